@@ -1,0 +1,15 @@
+//! The CPU path: an independent naive reference and the kernels' own code
+//! run on the host.
+//!
+//! * [`negacyclic_naive`]: O(N²) schoolbook product in `Z_q[X]/(X^N + 1)`
+//!   with `u128` arithmetic. It shares no code with the kernels, so it is
+//!   the ground truth every test compares with.
+//! * [`forward`], [`inverse`], [`polymul`]: the exact per-thread bodies the
+//!   GPU runs (`polymul_kernels::ntt::radix2`), looped over all threads of
+//!   every stage. A GPU result must equal these bit for bit.
+
+mod naive;
+mod ntt;
+
+pub use naive::negacyclic_naive;
+pub use ntt::{forward, inverse, pointwise_mul, polymul};

@@ -1,0 +1,50 @@
+use crate::params::arith::{add_mod, mul_mod, sub_mod};
+use crate::{Error, Result};
+
+/// `a · b mod (X^N + 1, q)` by the schoolbook method: `X^N = −1`, so the
+/// product term `a_i b_j` lands at `i + j` with sign `+` if `i + j < N`
+/// and at `i + j − N` with sign `−` otherwise.
+///
+/// `a` and `b` must have the same length `N` (any N ≥ 1); coefficients may be
+/// any `u64` (they are reduced first); `q ≥ 2`. Runs in O(N²): use it for N
+/// up to a few thousand.
+pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
+    let n = a.len();
+    if n != b.len() {
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: n });
+    }
+    if q < 2 {
+        return Err(Error::BadModulus { q, why: "a modulus must be at least 2" });
+    }
+    let mut c = vec![0u64; n];
+    for (i, &ai) in a.iter().enumerate() {
+        let ai = ai % q;
+        for (j, &bj) in b.iter().enumerate() {
+            let p = mul_mod(ai, bj % q, q);
+            let k = i + j;
+            if k < n {
+                c[k] = add_mod(c[k], p, q);
+            } else {
+                c[k - n] = sub_mod(c[k - n], p, q);
+            }
+        }
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_cases_by_hand() {
+        // (1 + X)(1 + X) = 1 + 2X + X^2 = 1 + 2X − 1 = 2X  in Z_17[X]/(X^2+1).
+        assert_eq!(negacyclic_naive(&[1, 1], &[1, 1], 17).unwrap(), vec![0, 2]);
+        // X^3 · X = X^4 = −1 in Z_17[X]/(X^4+1).
+        assert_eq!(negacyclic_naive(&[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(), vec![16, 0, 0, 0]);
+        // Multiplying by 1 is the identity.
+        assert_eq!(negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(), vec![5, 6, 7, 8]);
+        assert!(negacyclic_naive(&[1, 2], &[1], 17).is_err());
+        assert!(negacyclic_naive(&[1], &[1], 1).is_err());
+    }
+}

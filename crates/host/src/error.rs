@@ -1,0 +1,213 @@
+//! The one error type of the public API.
+//!
+//! Every public function returns [`Result`]; none panics on bad input. Each
+//! message says what was wrong and what to do about it.
+
+use polymul_kernels::arith::ModulusError;
+
+/// Result alias for polymul.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in polymul.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No usable CUDA device (no GPU, no driver, or the driver refused).
+    #[error(
+        "no CUDA GPU available ({detail}); run on a machine with an NVIDIA GPU and driver, \
+         or use the CPU path (polymul::cpu)"
+    )]
+    NoGpu {
+        /// What the driver reported.
+        detail: String,
+    },
+
+    /// The requested device ordinal does not exist.
+    #[error("GPU #{ordinal} does not exist: this machine has {count} CUDA device(s)")]
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: u32,
+        /// How many devices there are.
+        count: u32,
+    },
+
+    /// None of the embedded PTX modules suits the device.
+    #[error(
+        "no embedded PTX runs on this GPU (compute capability {major}.{minor}); rebuild with \
+         POLYMUL_PTX_ARCHS=sm_{major}{minor}"
+    )]
+    NoPtxForDevice {
+        /// Compute capability major.
+        major: i32,
+        /// Compute capability minor.
+        minor: i32,
+    },
+
+    /// The device ran out of memory.
+    #[error("out of GPU memory while {during} ({bytes} bytes requested); use a smaller batch")]
+    OutOfDeviceMemory {
+        /// What was being done.
+        during: &'static str,
+        /// Bytes requested (0 if unknown).
+        bytes: usize,
+    },
+
+    /// Any other CUDA driver error.
+    #[error("CUDA error while {during}: {source}")]
+    Cuda {
+        /// What was being done.
+        during: &'static str,
+        /// The driver's error.
+        #[source]
+        source: cust::error::CudaError,
+    },
+
+    /// N is not a power of two in the supported range.
+    #[error("N = {n} is not supported: N must be a power of two from {min} to {max}")]
+    InvalidN {
+        /// The N given.
+        n: usize,
+        /// Smallest supported N.
+        min: usize,
+        /// Largest supported N.
+        max: usize,
+    },
+
+    /// The modulus is not prime.
+    #[error("q = {q} is not prime; pick one with polymul::params::ntt_primes")]
+    NotPrime {
+        /// The modulus.
+        q: u64,
+    },
+
+    /// The modulus is prime but `q ≢ 1 (mod 2N)`, so no 2N-th root of unity exists.
+    #[error(
+        "q = {q} is not NTT-friendly for N = {n}: need q ≡ 1 (mod {two_n}); pick one with \
+         polymul::params::ntt_primes"
+    )]
+    NotNttFriendly {
+        /// The modulus.
+        q: u64,
+        /// The transform size.
+        n: usize,
+        /// 2N.
+        two_n: u64,
+    },
+
+    /// The modulus does not fit the word or the reduction.
+    #[error(
+        "q = {q} has {bits} bits but {word}-bit words with this reduction allow at most {max_bits}; \
+         use a smaller q or 64-bit words"
+    )]
+    ModulusTooWide {
+        /// The modulus.
+        q: u64,
+        /// Its bit length.
+        bits: u32,
+        /// Largest accepted bit length.
+        max_bits: u32,
+        /// Word size in bits.
+        word: u32,
+    },
+
+    /// The modulus is too small or even.
+    #[error("q = {q} is not a usable modulus: {why}")]
+    BadModulus {
+        /// The modulus.
+        q: u64,
+        /// Why.
+        why: &'static str,
+    },
+
+    /// A prime search found fewer primes than asked for.
+    #[error(
+        "only {found} prime(s) q ≡ 1 (mod 2N) of {bits} bits exist for N = {n}, {wanted} wanted; \
+         use more bits or a smaller N"
+    )]
+    NotEnoughPrimes {
+        /// Bits asked for.
+        bits: u32,
+        /// Transform size.
+        n: usize,
+        /// Primes wanted.
+        wanted: usize,
+        /// Primes found.
+        found: usize,
+    },
+
+    /// The requested prime width is outside what polymul supports.
+    #[error("primes of {bits} bits are not supported: choose {min} to {max} bits")]
+    UnsupportedPrimeWidth {
+        /// Bits asked for.
+        bits: u32,
+        /// Smallest supported width.
+        min: u32,
+        /// Largest supported width.
+        max: u32,
+    },
+
+    /// A buffer's length does not match the plan.
+    #[error("{what} has {got} coefficients, expected {expected}")]
+    LengthMismatch {
+        /// Which buffer.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// The expected length (or multiple, see message).
+        expected: usize,
+    },
+
+    /// A batch buffer's length is not a positive multiple of N.
+    #[error("{what} has {got} coefficients, which is not a positive multiple of N = {n}")]
+    NotAMultipleOfN {
+        /// Which buffer.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// N.
+        n: usize,
+    },
+
+    /// The batch needs more threads than one launch can address.
+    #[error("a batch of {batch} polynomials of N = {n} is too large for one launch (at most {max}); split it")]
+    BatchTooLarge {
+        /// Polynomials in the batch.
+        batch: usize,
+        /// N.
+        n: usize,
+        /// Largest batch for this N.
+        max: usize,
+    },
+
+    /// A coefficient is not reduced.
+    #[error("{what}[{index}] = {value} is not reduced modulo q = {q}; reduce inputs first")]
+    CoefficientOutOfRange {
+        /// Which buffer.
+        what: &'static str,
+        /// Position of the first bad coefficient.
+        index: usize,
+        /// Its value.
+        value: u64,
+        /// The modulus.
+        q: u64,
+    },
+}
+
+impl Error {
+    /// Wraps a CUDA error, mapping out-of-memory to [`Error::OutOfDeviceMemory`].
+    pub(crate) fn cuda(during: &'static str, bytes: usize) -> impl FnOnce(cust::error::CudaError) -> Error {
+        move |source| match source {
+            cust::error::CudaError::OutOfMemory => Error::OutOfDeviceMemory { during, bytes },
+            source => Error::Cuda { during, source },
+        }
+    }
+
+    /// Maps a reduction's refusal of `q` for `word`-bit words.
+    pub(crate) fn from_modulus(q: u64, word: u32, e: ModulusError) -> Error {
+        match e {
+            ModulusError::Even => Error::BadModulus { q, why: "it is even (NTT moduli are odd primes)" },
+            ModulusError::TooSmall { .. } => Error::BadModulus { q, why: "it is smaller than 5" },
+            ModulusError::TooWide { bits, max_bits } => Error::ModulusTooWide { q, bits, max_bits, word },
+        }
+    }
+}

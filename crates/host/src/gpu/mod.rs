@@ -1,0 +1,207 @@
+//! The GPU side: device selection, the loaded kernel module, streams, device
+//! buffers and CUDA-event timing. Kernel launches live in [`launch`](self::launch)
+//! (crate-private), and nowhere else.
+
+pub(crate) mod launch;
+mod timing;
+
+pub use timing::{Timing, median};
+
+use crate::{Coeff, Error, Result};
+use cust::context::{Context, CurrentContext};
+use cust::device::{Device, DeviceAttribute};
+use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use cust::CudaFlags;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/ptx_modules.rs"));
+}
+
+/// The SM versions whose PTX is embedded in this build, ascending.
+pub fn embedded_ptx_archs() -> Vec<u32> {
+    embedded::PTX_MODULES.iter().map(|(sm, _)| *sm).collect()
+}
+
+/// The embedded PTX text for one SM version, if it was built.
+pub fn embedded_ptx(sm: u32) -> Option<&'static str> {
+    embedded::PTX_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, p)| *p)
+}
+
+/// What polymul knows about the device it runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: u32,
+    /// Marketing name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (i32, i32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: i32,
+    /// Global memory in bytes.
+    pub total_memory: usize,
+    /// CUDA driver version, e.g. `13000` for 13.0.
+    pub driver_version: i32,
+    /// The SM version of the embedded PTX that was loaded.
+    pub ptx_arch: u32,
+}
+
+/// A CUDA device with polymul's kernels loaded and one stream.
+///
+/// Creating a `Gpu` never panics: no driver, no device or an unsuitable
+/// device give an [`Error`]. All work of the plans built on it is queued on
+/// its stream, in order.
+///
+/// ```no_run
+/// let gpu = polymul::Gpu::new()?;
+/// println!("running on {}", gpu.info().name);
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub struct Gpu {
+    // Drop order: module and stream before the context that owns them.
+    module: Module,
+    stream: Stream,
+    ctx: Context,
+    info: DeviceInfo,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// The first CUDA device.
+    pub fn new() -> Result<Self> {
+        Self::with_device(0)
+    }
+
+    /// Number of CUDA devices, or [`Error::NoGpu`].
+    pub fn device_count() -> Result<u32> {
+        cust::init(CudaFlags::empty()).map_err(|e| Error::NoGpu { detail: e.to_string() })?;
+        let n = Device::num_devices().map_err(|e| Error::NoGpu { detail: e.to_string() })?;
+        if n == 0 {
+            return Err(Error::NoGpu { detail: "the driver reports 0 devices".into() });
+        }
+        Ok(n)
+    }
+
+    /// The device with the given ordinal.
+    pub fn with_device(ordinal: u32) -> Result<Self> {
+        let count = Self::device_count()?;
+        if ordinal >= count {
+            return Err(Error::NoSuchDevice { ordinal, count });
+        }
+        let cuda = |during| move |source| Error::Cuda { during, source };
+        let device = Device::get_device(ordinal).map_err(cuda("opening the device"))?;
+        let attr = |a| device.get_attribute(a).map_err(cuda("reading device attributes"));
+        let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
+        let minor = attr(DeviceAttribute::ComputeCapabilityMinor)?;
+        let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
+        let cc = (major * 10 + minor) as u32;
+        let (ptx_arch, ptx) = embedded::PTX_MODULES
+            .iter()
+            .rev()
+            .find(|(sm, _)| *sm <= cc)
+            .ok_or(Error::NoPtxForDevice { major, minor })?;
+        let mut driver_version = 0i32;
+        // SAFETY: plain out-parameter call into the driver.
+        unsafe { cust::sys::cuDriverGetVersion(&mut driver_version) };
+        let info = DeviceInfo {
+            ordinal,
+            name: device.name().map_err(cuda("reading the device name"))?,
+            compute_capability: (major, minor),
+            multiprocessors,
+            total_memory: device.total_memory().map_err(cuda("reading the memory size"))?,
+            driver_version,
+            ptx_arch: *ptx_arch,
+        };
+        let ctx = Context::new(device).map_err(cuda("creating a context"))?;
+        let module = Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?;
+        let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
+        Ok(Self { module, stream, ctx, info })
+    }
+
+    /// What the device is.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Makes this GPU's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        CurrentContext::set_current(&self.ctx).map_err(|source| Error::Cuda { during: "binding the context", source })
+    }
+
+    pub(crate) fn module(&self) -> &Module {
+        &self.module
+    }
+
+    pub(crate) fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Waits until all queued work is done; reports errors of earlier launches.
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        self.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<W: Coeff>(&self, data: &[W]) -> Result<DeviceVec<W>> {
+        self.bind()?;
+        let bytes = std::mem::size_of_val(data);
+        let buf = DeviceBuffer::from_slice(data).map_err(Error::cuda("uploading", bytes))?;
+        Ok(DeviceVec { buf })
+    }
+
+    /// A new device buffer of `len` zeros.
+    pub fn zeros<W: Coeff>(&self, len: usize) -> Result<DeviceVec<W>> {
+        self.bind()?;
+        let bytes = len.saturating_mul(std::mem::size_of::<W>());
+        let buf = DeviceBuffer::zeroed(len).map_err(Error::cuda("allocating", bytes))?;
+        Ok(DeviceVec { buf })
+    }
+
+    /// Copies a device buffer back (after all queued work on the stream).
+    pub fn download<W: Coeff>(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.synchronize()?;
+        let mut out = vec![W::default(); v.len()];
+        v.buf.copy_to(&mut out[..]).map_err(Error::cuda("downloading", 0))?;
+        Ok(out)
+    }
+
+    /// Overwrites a device buffer with `data` (same length).
+    pub fn copy_into<W: Coeff>(&self, v: &mut DeviceVec<W>, data: &[W]) -> Result<()> {
+        if data.len() != v.len() {
+            return Err(Error::LengthMismatch { what: "data", got: data.len(), expected: v.len() });
+        }
+        self.synchronize()?;
+        v.buf.copy_from(data).map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
+    }
+}
+
+/// Coefficients in device memory.
+pub struct DeviceVec<W: Coeff> {
+    pub(crate) buf: DeviceBuffer<W>,
+}
+
+impl<W: Coeff> std::fmt::Debug for DeviceVec<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceVec<u{}>[{}]", W::BITS, self.len())
+    }
+}
+
+impl<W: Coeff> DeviceVec<W> {
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True if it holds no words.
+    pub fn is_empty(&self) -> bool {
+        self.buf.len() == 0
+    }
+}

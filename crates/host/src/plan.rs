@@ -1,0 +1,168 @@
+//! Plans: parameters and twiddles resident on a GPU, created once and
+//! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
+
+use crate::gpu::launch::{self, Direction, Radix2Kernels};
+use crate::gpu::{DeviceVec, Gpu};
+use crate::params::NttParams;
+use crate::{Coeff, Error, Result};
+
+/// Which NTT implementation a plan runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum NttKernel {
+    /// Radix-2, one launch per stage, coefficients in global memory: the
+    /// baseline every other kernel is measured against.
+    #[default]
+    Radix2Global,
+}
+
+/// A negacyclic NTT of size N modulo q on one GPU.
+///
+/// ```no_run
+/// use polymul::{Gpu, NttParams, NttPlan};
+/// let gpu = Gpu::new()?;
+/// let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 12, 62)?)?;
+/// let q = plan.params().q();
+/// let a: Vec<u64> = (0..1 << 12).map(|i| i as u64 % q).collect();
+/// let b = a.clone();
+/// let c = plan.polymul(&a, &b)?; // a·b mod (X^N + 1, q)
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub struct NttPlan<'g, W: Coeff> {
+    gpu: &'g Gpu,
+    params: NttParams<W>,
+    twiddles: DeviceVec<W>,
+    inv_twiddles: DeviceVec<W>,
+    kernels: Radix2Kernels<'g>,
+    kernel: NttKernel,
+}
+
+impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NttPlan")
+            .field("n", &self.params.n())
+            .field("q", &self.params.q())
+            .field("word_bits", &W::BITS)
+            .field("kernel", &self.kernel)
+            .finish()
+    }
+}
+
+impl<'g, W: Coeff> NttPlan<'g, W> {
+    /// Uploads the twiddles and prepares the kernels for `params`.
+    pub fn new(gpu: &'g Gpu, params: NttParams<W>) -> Result<Self> {
+        Self::with_kernel(gpu, params, NttKernel::default())
+    }
+
+    /// As [`NttPlan::new`], with an explicit kernel choice.
+    pub fn with_kernel(gpu: &'g Gpu, params: NttParams<W>, kernel: NttKernel) -> Result<Self> {
+        let twiddles = gpu.upload(params.twiddles())?;
+        let inv_twiddles = gpu.upload(params.inv_twiddles())?;
+        let kernels = Radix2Kernels::new::<W>(gpu)?;
+        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, kernel })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &NttParams<W> {
+        &self.params
+    }
+
+    /// The kernel this plan runs.
+    pub fn kernel(&self) -> NttKernel {
+        self.kernel
+    }
+
+    /// The GPU this plan runs on.
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    /// Validates host coefficients (a positive multiple of N, all `< q`) and
+    /// uploads them.
+    pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
+        self.params.check_batch("coeffs", coeffs)?;
+        self.gpu.upload(coeffs)
+    }
+
+    fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
+        let n = self.params.n();
+        if v.is_empty() || v.len() % n != 0 {
+            return Err(Error::NotAMultipleOfN { what, got: v.len(), n });
+        }
+        let batch = v.len() / n;
+        self.params.check_batch_size(batch)?;
+        Ok(batch)
+    }
+
+    /// Queues the forward NTT (normal order in, bit-reversed out) of every
+    /// polynomial in `data`. Coefficients must be reduced (as [`NttPlan::upload`]
+    /// guarantees).
+    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        let batch = self.batch_of("data", data)?;
+        let p = &self.params;
+        launch::radix2_ntt(self.gpu, &self.kernels, Direction::Forward, data, &self.twiddles, batch, p.log_n(), p.barrett())
+    }
+
+    /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
+    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        let batch = self.batch_of("data", data)?;
+        let p = &self.params;
+        launch::radix2_ntt(
+            self.gpu,
+            &self.kernels,
+            Direction::Inverse,
+            data,
+            &self.inv_twiddles,
+            batch,
+            p.log_n(),
+            p.barrett(),
+        )
+    }
+
+    /// Queues `acc ← acc ⊙ other` (element-wise product mod q).
+    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        self.batch_of("acc", acc)?;
+        if other.len() != acc.len() {
+            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
+        }
+        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, acc.len(), self.params.barrett())
+    }
+
+    /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is left in
+    /// the NTT domain.
+    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        self.forward(a)?;
+        self.forward(b)?;
+        self.pointwise_mul(a, b)?;
+        self.inverse(a)
+    }
+
+    /// Negacyclic product of each pair of polynomials in `a` and `b` (host in,
+    /// host out; one or many polynomials back to back).
+    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let mut da = self.upload(a)?;
+        let mut db = self.upload(b)?;
+        self.polymul_in_place(&mut da, &mut db)?;
+        self.gpu.download(&da)
+    }
+
+    /// Forward NTT of host data (convenience for tests and tools).
+    pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
+        let mut d = self.upload(a)?;
+        self.forward(&mut d)?;
+        self.gpu.download(&d)
+    }
+
+    /// Inverse NTT of host data.
+    pub fn inverse_host(&self, a: &[W]) -> Result<Vec<W>> {
+        let mut d = self.upload(a)?;
+        self.inverse(&mut d)?;
+        self.gpu.download(&d)
+    }
+}

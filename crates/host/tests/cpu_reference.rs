@@ -1,0 +1,145 @@
+//! The kernels' NTT code run on the CPU against independent references.
+
+use polymul::cpu;
+use polymul::params::arith::{bit_reverse, mul_mod, pow_mod};
+use polymul::params::{NttParams, ntt_primes};
+use polymul::random::SplitMix64;
+use polymul::{Coeff, Error};
+
+fn to_u64<W: Coeff>(v: &[W]) -> Vec<u64> {
+    v.iter().map(|x| x.as_u64()).collect()
+}
+
+/// polymul through the kernels' NTT == schoolbook negacyclic product.
+fn check_polymul<W: Coeff>(n: usize, bits: u32, seed: u64) {
+    let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+    let q = p.q();
+    let mut rng = SplitMix64::new(seed);
+    let qm1 = vec![q - W::one(); n];
+    let mut one = vec![W::zero(); n];
+    one[0] = W::one();
+    let mut x_last = vec![W::zero(); n];
+    x_last[n - 1] = W::one();
+    let cases: Vec<(Vec<W>, Vec<W>)> = vec![
+        (rng.coeffs(n, q), rng.coeffs(n, q)),
+        (rng.coeffs(n, q), rng.coeffs(n, q)),
+        (qm1.clone(), qm1.clone()),
+        (qm1.clone(), rng.coeffs(n, q)),
+        (vec![W::zero(); n], rng.coeffs(n, q)),
+        (one.clone(), rng.coeffs(n, q)),
+        (x_last.clone(), x_last.clone()),
+    ];
+    for (a, b) in cases {
+        let got = cpu::polymul(&p, &a, &b).unwrap();
+        let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q.as_u64()).unwrap();
+        assert_eq!(to_u64(&got), want, "N={n} bits={bits} word={}", W::BITS);
+    }
+}
+
+#[test]
+fn polymul_equals_naive_u64() {
+    for log_n in 1..=11 {
+        for bits in [20u32, 40, 61, 62] {
+            if bits > log_n + 2 {
+                check_polymul::<u64>(1 << log_n, bits, log_n as u64 * 100 + bits as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn polymul_equals_naive_u32() {
+    for log_n in 1..=11 {
+        for bits in [20u32, 28, 29, 30] {
+            check_polymul::<u32>(1 << log_n, bits, log_n as u64 * 1000 + bits as u64);
+        }
+    }
+}
+
+/// Merged CT NTT output i is the evaluation at ψ^(2·br(i)+1).
+#[test]
+fn forward_is_evaluation_at_odd_powers_of_psi() {
+    for (n, bits) in [(2usize, 30u32), (16, 30), (256, 62), (512, 50)] {
+        let p = NttParams::<u64>::with_prime_bits(n, bits).unwrap();
+        let q = p.q();
+        let a = SplitMix64::new(n as u64).coeffs(n, q);
+        let mut f = a.clone();
+        cpu::forward(&p, &mut f).unwrap();
+        let log_n = n.trailing_zeros();
+        for (i, &fi) in f.iter().enumerate() {
+            let x = pow_mod(p.psi(), 2 * bit_reverse(i, log_n) as u64 + 1, q);
+            let mut acc = 0u64;
+            for &c in a.iter().rev() {
+                acc = (mul_mod(acc, x, q) + c) % q;
+            }
+            assert_eq!(fi, acc, "N={n} output {i}");
+        }
+    }
+}
+
+fn check_round_trip<W: Coeff>(n: usize, bits: u32, batch: usize) {
+    let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+    let a = SplitMix64::new(bits as u64 ^ n as u64).coeffs(n * batch, p.q());
+    let mut f = a.clone();
+    cpu::forward(&p, &mut f).unwrap();
+    assert_ne!(f, a);
+    cpu::inverse(&p, &mut f).unwrap();
+    assert_eq!(f, a, "inverse(forward(a)) != a for N={n}");
+}
+
+#[test]
+fn forward_then_inverse_is_identity_for_all_sizes() {
+    for log_n in 10..=17 {
+        check_round_trip::<u64>(1 << log_n, 62, 1);
+        check_round_trip::<u32>(1 << log_n, 30, 1);
+    }
+    check_round_trip::<u64>(1 << 10, 62, 5);
+    check_round_trip::<u32>(1 << 12, 29, 3);
+}
+
+#[test]
+fn batched_polymul_is_per_polynomial() {
+    let n = 64;
+    let p = NttParams::<u64>::with_prime_bits(n, 62).unwrap();
+    let mut rng = SplitMix64::new(9);
+    let (a, b) = (rng.coeffs(4 * n, p.q()), rng.coeffs(4 * n, p.q()));
+    let c = cpu::polymul(&p, &a, &b).unwrap();
+    for k in 0..4 {
+        let s = k * n..(k + 1) * n;
+        assert_eq!(c[s.clone()], cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]);
+    }
+}
+
+#[test]
+fn linearity() {
+    let n = 1 << 10;
+    let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
+    let q = p.q();
+    let mut rng = SplitMix64::new(3);
+    let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
+    let s: Vec<u32> = a.iter().zip(&b).map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32).collect();
+    let (mut fa, mut fb, mut fs) = (a, b, s);
+    for v in [&mut fa, &mut fb, &mut fs] {
+        cpu::forward(&p, v).unwrap();
+    }
+    for i in 0..n {
+        assert_eq!(fs[i] as u64, (fa[i] as u64 + fb[i] as u64) % q as u64);
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let p = NttParams::<u64>::with_prime_bits(1024, 62).unwrap();
+    let q = p.q();
+    let good = vec![0u64; 1024];
+    let mut bad = good.clone();
+    bad[17] = q;
+    assert!(matches!(cpu::polymul(&p, &bad, &good), Err(Error::CoefficientOutOfRange { index: 17, .. })));
+    assert!(matches!(cpu::polymul(&p, &good, &good[..512]), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(cpu::polymul(&p, &good, &[good.clone(), good.clone()].concat()), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(cpu::forward(&p, &mut []), Err(Error::NotAMultipleOfN { .. })));
+    assert!(ntt_primes(62, 1024, 2).is_ok());
+    // Error messages say what to do.
+    let msg = NttParams::<u32>::new(1024, (1 << 40) + 1).unwrap_err().to_string();
+    assert!(msg.contains("at most 30"), "{msg}");
+}

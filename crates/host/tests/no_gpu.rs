@@ -1,0 +1,26 @@
+//! Without a GPU the library reports a typed error instead of panicking.
+
+use polymul::{Error, Gpu};
+
+#[test]
+fn gpu_creation_never_panics() {
+    match Gpu::new() {
+        Ok(gpu) => assert!(!gpu.info().name.is_empty()),
+        Err(Error::NoGpu { detail }) => assert!(!detail.is_empty()),
+        Err(e) => panic!("unexpected error kind: {e}"),
+    }
+    // A device ordinal that cannot exist is an error either way.
+    assert!(matches!(Gpu::with_device(1 << 20), Err(Error::NoGpu { .. } | Error::NoSuchDevice { .. })));
+}
+
+#[test]
+fn embedded_ptx_is_present_for_every_arch() {
+    let archs = polymul::gpu::embedded_ptx_archs();
+    assert!(!archs.is_empty());
+    for sm in archs {
+        let ptx = polymul::gpu::embedded_ptx(sm).unwrap();
+        assert!(ptx.contains(&format!(".target sm_{sm}")));
+        assert!(ptx.contains(".entry ntt_fwd_radix2_stage_u64"));
+        assert!(!ptx.contains("panic"));
+    }
+}

@@ -1,0 +1,95 @@
+//! Radix-2 butterflies, one thread per butterfly, one launch per stage.
+//!
+//! This is the baseline of the NTT family: every stage reads and writes the
+//! whole polynomial in global memory. The functions here are the per-thread
+//! bodies; `entry` wraps them as kernels and the host runs them in a loop.
+
+use crate::Word;
+use crate::arith::{Barrett4, add_mod, half_mod, sub_mod};
+
+/// Where the butterfly of thread `t` lives in stage `log_m` of an `N = 2^log_n`
+/// transform over a batch of polynomials stored back to back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Butterfly {
+    /// Index of the upper input `a[j]` in the whole batch.
+    pub j: usize,
+    /// Distance to the lower input `a[j + k]`.
+    pub k: usize,
+    /// Index of the twiddle in `Ψ_br` (or `Ψ⁻¹_br`): `m + i`.
+    pub tw: usize,
+}
+
+/// Maps thread `t` (over `batch · N/2` threads) to its butterfly in the stage
+/// with `m = 2^log_m` groups, `0 <= log_m < log_n`, `log_n >= 1`.
+///
+/// Shifts and masks only: no division, so no panic path on the GPU.
+#[inline(always)]
+pub fn butterfly(t: u32, log_n: u32, log_m: u32) -> Butterfly {
+    let log_half = log_n - 1;
+    let log_k = log_half - log_m;
+    let poly = (t >> log_half) as usize;
+    let b = t & ((1u32 << log_half) - 1);
+    let i = b >> log_k;
+    let j = (i << (log_k + 1)) | (b & ((1u32 << log_k) - 1));
+    Butterfly {
+        j: (poly << log_n) + j as usize,
+        k: 1usize << log_k,
+        tw: (1usize << log_m) + i as usize,
+    }
+}
+
+/// Forward merged-CT butterfly of thread `t` in stage `log_m`:
+/// `(a[j], a[j+k]) ← (a[j] + ξ·a[j+k], a[j] − ξ·a[j+k])` with `ξ = Ψ_br[m+i]`.
+///
+/// # Safety
+/// `a` must hold the whole batch and `tw` the `N` twiddles; every coefficient
+/// must be `< q`; `t < batch · N/2`.
+#[inline(always)]
+pub unsafe fn ct_butterfly<W: Word>(
+    a: *mut W,
+    tw: *const W,
+    t: u32,
+    log_n: u32,
+    log_m: u32,
+    red: &Barrett4<W>,
+) {
+    let bf = butterfly(t, log_n, log_m);
+    // SAFETY: the caller guarantees the indices are inside the buffers.
+    unsafe {
+        let xi = *tw.add(bf.tw);
+        let pu = a.add(bf.j);
+        let pv = a.add(bf.j + bf.k);
+        let u = *pu;
+        let v = red.mul(xi, *pv);
+        *pu = add_mod(u, v, red.q);
+        *pv = sub_mod(u, v, red.q);
+    }
+}
+
+/// Inverse merged-GS butterfly with ½-scaling of thread `t` in stage `log_m`:
+/// `(a[j], a[j+k]) ← ((a[j] + a[j+k])/2, ξ·(a[j] − a[j+k])/2)` with
+/// `ξ = Ψ⁻¹_br[m+i]`.
+///
+/// # Safety
+/// As for [`ct_butterfly`], with `tw` the inverse twiddles.
+#[inline(always)]
+pub unsafe fn gs_butterfly_half<W: Word>(
+    a: *mut W,
+    tw: *const W,
+    t: u32,
+    log_n: u32,
+    log_m: u32,
+    red: &Barrett4<W>,
+) {
+    let bf = butterfly(t, log_n, log_m);
+    // SAFETY: the caller guarantees the indices are inside the buffers.
+    unsafe {
+        let xi = *tw.add(bf.tw);
+        let pu = a.add(bf.j);
+        let pv = a.add(bf.j + bf.k);
+        let u = *pu;
+        let v = *pv;
+        *pu = half_mod(add_mod(u, v, red.q), red.q);
+        *pv = half_mod(red.mul(xi, sub_mod(u, v, red.q)), red.q);
+    }
+}

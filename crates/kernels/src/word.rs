@@ -1,0 +1,68 @@
+//! Machine words the kernels compute on: `u32` and `u64`.
+
+use num_traits::{PrimInt, Unsigned, WrappingAdd, WrappingMul, WrappingSub};
+
+/// An unsigned machine word (`u32` or `u64`) with a double-width product.
+///
+/// Every kernel is generic over `Word`, so the 32-bit and 64-bit variants are
+/// one source. The trait is sealed: only `u32` and `u64` implement it.
+pub trait Word:
+    PrimInt + Unsigned + WrappingAdd + WrappingSub + WrappingMul + Default + sealed::Sealed + 'static
+{
+    /// Width in bits (β in the SEED 2022 paper).
+    const BITS: u32;
+    /// Suffix of the kernel entry points for this word (`"u32"`, `"u64"`).
+    const NAME: &'static str;
+
+    /// Full product `self * rhs` as `(low word, high word)`.
+    fn mul_wide(self, rhs: Self) -> (Self, Self);
+
+    /// `(hi:lo) >> s` truncated to one word, for `0 <= s < 2 * BITS`.
+    fn shr_wide(lo: Self, hi: Self, s: u32) -> Self;
+
+    /// Conversion from `u64`, truncating.
+    fn from_u64(v: u64) -> Self;
+
+    /// Conversion to `u64`.
+    fn as_u64(self) -> u64;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+macro_rules! impl_word {
+    ($t:ty, $wide:ty, $name:literal) => {
+        impl Word for $t {
+            const BITS: u32 = <$t>::BITS;
+            const NAME: &'static str = $name;
+
+            #[inline(always)]
+            fn mul_wide(self, rhs: Self) -> (Self, Self) {
+                let p = (self as $wide) * (rhs as $wide);
+                (p as $t, (p >> <$t>::BITS) as $t)
+            }
+
+            #[inline(always)]
+            fn shr_wide(lo: Self, hi: Self, s: u32) -> Self {
+                let w = ((hi as $wide) << <$t>::BITS) | (lo as $wide);
+                (w >> s) as $t
+            }
+
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+
+            #[inline(always)]
+            fn as_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    };
+}
+
+impl_word!(u32, u64, "u32");
+impl_word!(u64, u128, "u64");

@@ -1,0 +1,61 @@
+//! Finding the `llvm-tools` component of the active toolchain.
+
+use crate::{BuildError, LLVM_TOOLS_ENV};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder holding `llvm-link`, `opt`, `llc` and `llvm-ar`.
+#[derive(Debug, Clone)]
+pub struct LlvmTools {
+    dir: PathBuf,
+}
+
+impl LlvmTools {
+    /// Uses [`LLVM_TOOLS_ENV`] if set, else
+    /// `$(rustc --print sysroot)/lib/rustlib/<host>/bin`.
+    pub fn locate() -> Result<Self, BuildError> {
+        if let Some(d) = std::env::var_os(LLVM_TOOLS_ENV) {
+            return Self::at(PathBuf::from(d));
+        }
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let run = |args: &[&str]| -> Result<String, BuildError> {
+            let out = Command::new(&rustc)
+                .args(args)
+                .output()
+                .map_err(|err| BuildError::Spawn { tool: rustc.to_string_lossy().into_owned(), err })?;
+            if !out.status.success() {
+                return Err(BuildError::ToolFailed {
+                    cmd: format!("rustc {}", args.join(" ")),
+                    detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+                });
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        };
+        let sysroot = run(&["--print", "sysroot"])?;
+        let host = run(&["-vV"])?
+            .lines()
+            .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+            .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
+        Self::at(Path::new(&sysroot).join("lib/rustlib").join(host).join("bin"))
+    }
+
+    fn at(dir: PathBuf) -> Result<Self, BuildError> {
+        let t = Self { dir };
+        for tool in ["llvm-link", "opt", "llc", "llvm-ar"] {
+            if !t.tool(tool).is_file() {
+                return Err(BuildError::MissingLlvmTools(t.dir));
+            }
+        }
+        Ok(t)
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of one tool.
+    pub fn tool(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
