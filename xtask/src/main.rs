@@ -1,8 +1,299 @@
-//! `cargo xtask <command>`: see `cargo xtask help`.
-fn main() {
+//! `cargo xtask <command>`: polymul's developer and user commands.
+//!
+//! ```text
+//! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
+//! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
+//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx (what CI runs)
+//! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
+//! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary for a GPU machine
+//! ```
+
+mod ptxas;
+
+use polymul_ptx_builder::{Arch, PtxBuilder};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+type Res<T = ()> = Result<T, String>;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(what: &str, cmd: &mut Command) -> Res {
+    eprintln!("\n==> {what}");
+    let st = cmd
+        .status()
+        .map_err(|e| format!("{what}: could not start: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({st})"))
+    }
+}
+
+fn flag_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn archs(args: &[String]) -> Res<Vec<Arch>> {
+    match flag_value(args, "--arch") {
+        Some(s) => Arch::parse_list(&s).map_err(|e| e.to_string()),
+        None => Ok(Arch::DEFAULTS.to_vec()),
+    }
+}
+
+fn expected_kernels() -> Vec<String> {
+    polymul_kernels::names::ALL
+        .iter()
+        .flat_map(|b| [format!("{b}_u32"), format!("{b}_u64")])
+        .collect()
+}
+
+/// Builds the PTX for each arch into `out`; returns the files.
+fn build_ptx(archs: &[Arch], out: &Path) -> Res<Vec<(Arch, PathBuf)>> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut files = Vec::new();
+    for &arch in archs {
+        eprintln!("building PTX for {arch} ...");
+        let art = PtxBuilder::new(
+            root().join("crates/kernels"),
+            root().join("target/ptx").join(arch.to_string()),
+            arch,
+        )
+        .expect_kernels(expected_kernels())
+        .build()
+        .map_err(|e| e.to_string())?;
+        let dst = out.join(format!("polymul_kernels_{arch}.ptx"));
+        std::fs::copy(&art.path, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        eprintln!(
+            "  {} ({} kernels, {} lines, no panic/fmt symbols)",
+            dst.display(),
+            art.entries.len(),
+            art.ptx.lines().count()
+        );
+        files.push((arch, dst));
+    }
+    Ok(files)
+}
+
+fn check_ptx(args: &[String]) -> Res {
+    let files = build_ptx(&archs(args)?, &root().join("target/ptx-out"))?;
+    let ptxas = ptxas::locate()?;
+    eprintln!("\nptxas: {}", ptxas.display());
+    let mut all_ok = true;
+    for (arch, file) in files {
+        let report = ptxas::assemble(&ptxas, arch, &file)?;
+        eprintln!("{arch}: {} kernels assembled", report.len());
+        for k in &report {
+            eprintln!(
+                "  {:32} {:3} regs  {:4} B stack  {:3} B spill stores  {:3} B spill loads",
+                k.name, k.registers, k.stack, k.spill_stores, k.spill_loads
+            );
+            if k.spill_stores + k.spill_loads > 0 {
+                all_ok = false;
+            }
+        }
+        let want = expected_kernels();
+        if let Some(missing) = want.iter().find(|w| !report.iter().any(|k| &k.name == *w)) {
+            return Err(format!(
+                "ptxas reported no properties for `{missing}` on {arch}"
+            ));
+        }
+    }
+    if all_ok {
+        Ok(())
+    } else {
+        Err("a kernel spills registers (see above)".into())
+    }
+}
+
+fn test(args: &[String]) -> Res {
+    let root = root();
+    run(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--", "--check"]),
+    )?;
+    run(
+        "cargo clippy (host, all targets)",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    run(
+        "cargo clippy (kernels for nvptx64-nvidia-cuda)",
+        cargo()
+            .args([
+                "clippy",
+                "-p",
+                "polymul-kernels",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Zbuild-std=core",
+            ])
+            .arg("--target-dir")
+            .arg(root.join("target/clippy-nvptx"))
+            .args(["--", "-D", "warnings"]),
+    )?;
+    run("cargo test", cargo().args(["test", "--workspace"]))?;
+    run(
+        "cargo doc",
+        cargo()
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    eprintln!("\n==> PTX build + ptxas");
+    check_ptx(args)?;
+    eprintln!("\nall checks passed");
+    Ok(())
+}
+
+fn device_slug(md: &str) -> String {
+    let name = md
+        .lines()
+        .find_map(|l| l.strip_prefix("- device: "))
+        .and_then(|l| l.split(" (").next())
+        .unwrap_or("gpu");
+    name.to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn bench(args: &[String]) -> Res {
+    run(
+        "build polymul-bench (release)",
+        cargo().args(["build", "--release", "-p", "polymul-bench"]),
+    )?;
+    let out = root().join("target/bench/latest");
+    let _ = std::fs::remove_dir_all(&out);
+    let mut cmd = Command::new(root().join("target/release/polymul-bench"));
+    cmd.arg("bench").arg("--out").arg(&out);
+    for f in ["--quick", "--cpu"] {
+        if args.iter().any(|a| a == f) {
+            cmd.arg(f);
+        }
+    }
+    run("polymul-bench bench", &mut cmd)?;
+    let gpu_md = out.join("gpu.md");
+    if let Ok(md) = std::fs::read_to_string(&gpu_md) {
+        let dst =
+            root()
+                .join("docs/results")
+                .join(format!("{}-{}", report_date(&md), device_slug(&md)));
+        std::fs::create_dir_all(&dst).map_err(|e| e.to_string())?;
+        for e in std::fs::read_dir(&out)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
+            std::fs::copy(e.path(), dst.join(e.file_name())).map_err(|e| e.to_string())?;
+        }
+        eprintln!("GPU results copied to {}", dst.display());
+    } else {
+        eprintln!(
+            "CPU results are in {} (docs/results/ keeps GPU runs only)",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn report_date(md: &str) -> String {
+    md.lines()
+        .find_map(|l| l.strip_prefix("- date: "))
+        .unwrap_or("undated")
+        .to_string()
+}
+
+fn gpu_bundle(args: &[String]) -> Res {
+    let dir = flag_value(args, "--dir")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("bundle"));
+    run(
+        "build polymul-bench (release)",
+        cargo().args(["build", "--release", "-p", "polymul-bench"]),
+    )?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let copy = |from: PathBuf, name: &str| {
+        std::fs::copy(&from, dir.join(name))
+            .map(|_| ())
+            .map_err(|e| format!("{}: {e}", from.display()))
+    };
+    copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
+    build_ptx(&Arch::DEFAULTS, &dir)?;
+    copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
+    let size: u64 = std::fs::read_dir(&dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .filter_map(|e| e.metadata().ok().map(|m| m.len()))
+        .sum();
+    if size > 64 << 20 {
+        return Err(format!(
+            "the bundle is {size} bytes, over the 64 MiB a device call can carry"
+        ));
+    }
+    eprintln!(
+        "\nGPU bundle ready: {} ({:.1} MiB). On a GPU machine (no Rust needed): bash {}/run.sh",
+        dir.display(),
+        size as f64 / (1u64 << 20) as f64,
+        dir.file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    Ok(())
+}
+
+const HELP: &str = "usage: cargo xtask <command>
+
+  build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
+  check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
+  test                        fmt, clippy (host + nvptx), tests, docs, check-ptx (what CI runs)
+  bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
+  gpu-bundle [--dir DIR]      pack the GPU check + bench binary and PTX for a machine with a GPU";
+
+fn main() -> ExitCode {
     polymul_ptx_builder::run_as_linker_if_requested();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let arch = polymul_ptx_builder::Arch(90);
-    let art = polymul_ptx_builder::PtxBuilder::new(root.join("crates/kernels"), root.join("target/ptx/sm_90"), arch).build();
-    match art { Ok(a) => println!("{} {:?}", a.path.display(), a.entries), Err(e) => { eprintln!("{e}"); std::process::exit(1) } }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
+    let r = match args.first().map(String::as_str) {
+        Some("build-ptx") => archs(rest).and_then(|a| {
+            let out = flag_value(rest, "--out")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("target/ptx-out"));
+            build_ptx(&a, &out).map(|_| ())
+        }),
+        Some("check-ptx") => check_ptx(rest),
+        Some("test") => test(rest),
+        Some("bench") => bench(rest),
+        Some("gpu-bundle") => gpu_bundle(rest),
+        Some("help" | "--help" | "-h") | None => {
+            println!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{HELP}")),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nerror: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -44,7 +44,13 @@ pub use polymul_kernels as kernels;
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
 /// `u64` (up to 62 bits).
 pub trait Coeff:
-    polymul_kernels::Word + cust::memory::DeviceCopy + cust::memory::bytemuck::Zeroable + std::fmt::Debug + std::fmt::Display + Send + Sync
+    polymul_kernels::Word
+    + cust::memory::DeviceCopy
+    + cust::memory::bytemuck::Zeroable
+    + std::fmt::Debug
+    + std::fmt::Display
+    + Send
+    + Sync
 {
 }
 

@@ -59,7 +59,14 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let twiddles = gpu.upload(params.twiddles())?;
         let inv_twiddles = gpu.upload(params.inv_twiddles())?;
         let kernels = Radix2Kernels::new::<W>(gpu)?;
-        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, kernel })
+        Ok(Self {
+            gpu,
+            params,
+            twiddles,
+            inv_twiddles,
+            kernels,
+            kernel,
+        })
     }
 
     /// The parameters.
@@ -86,8 +93,12 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
 
     fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
         let n = self.params.n();
-        if v.is_empty() || v.len() % n != 0 {
-            return Err(Error::NotAMultipleOfN { what, got: v.len(), n });
+        if v.is_empty() || !v.len().is_multiple_of(n) {
+            return Err(Error::NotAMultipleOfN {
+                what,
+                got: v.len(),
+                n,
+            });
         }
         let batch = v.len() / n;
         self.params.check_batch_size(batch)?;
@@ -100,7 +111,16 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let batch = self.batch_of("data", data)?;
         let p = &self.params;
-        launch::radix2_ntt(self.gpu, &self.kernels, Direction::Forward, data, &self.twiddles, batch, p.log_n(), p.barrett())
+        launch::radix2_ntt(
+            self.gpu,
+            &self.kernels,
+            Direction::Forward,
+            data,
+            &self.twiddles,
+            batch,
+            p.log_n(),
+            p.barrett(),
+        )
     }
 
     /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
@@ -123,16 +143,31 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
         self.batch_of("acc", acc)?;
         if other.len() != acc.len() {
-            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
+            return Err(Error::LengthMismatch {
+                what: "other",
+                got: other.len(),
+                expected: acc.len(),
+            });
         }
-        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, acc.len(), self.params.barrett())
+        launch::pointwise_mul(
+            self.gpu,
+            &self.kernels,
+            acc,
+            other,
+            acc.len(),
+            self.params.barrett(),
+        )
     }
 
     /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is left in
     /// the NTT domain.
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+            return Err(Error::LengthMismatch {
+                what: "b",
+                got: b.len(),
+                expected: a.len(),
+            });
         }
         self.forward(a)?;
         self.forward(b)?;
@@ -144,7 +179,11 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// host out; one or many polynomials back to back).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+            return Err(Error::LengthMismatch {
+                what: "b",
+                got: b.len(),
+                expected: a.len(),
+            });
         }
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;

@@ -106,7 +106,10 @@ fn batched_polymul_is_per_polynomial() {
     let c = cpu::polymul(&p, &a, &b).unwrap();
     for k in 0..4 {
         let s = k * n..(k + 1) * n;
-        assert_eq!(c[s.clone()], cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]);
+        assert_eq!(
+            c[s.clone()],
+            cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]
+        );
     }
 }
 
@@ -117,7 +120,11 @@ fn linearity() {
     let q = p.q();
     let mut rng = SplitMix64::new(3);
     let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
-    let s: Vec<u32> = a.iter().zip(&b).map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32).collect();
+    let s: Vec<u32> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32)
+        .collect();
     let (mut fa, mut fb, mut fs) = (a, b, s);
     for v in [&mut fa, &mut fb, &mut fs] {
         cpu::forward(&p, v).unwrap();
@@ -134,12 +141,26 @@ fn bad_input_is_a_typed_error() {
     let good = vec![0u64; 1024];
     let mut bad = good.clone();
     bad[17] = q;
-    assert!(matches!(cpu::polymul(&p, &bad, &good), Err(Error::CoefficientOutOfRange { index: 17, .. })));
-    assert!(matches!(cpu::polymul(&p, &good, &good[..512]), Err(Error::NotAMultipleOfN { .. })));
-    assert!(matches!(cpu::polymul(&p, &good, &[good.clone(), good.clone()].concat()), Err(Error::LengthMismatch { .. })));
-    assert!(matches!(cpu::forward(&p, &mut []), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(
+        cpu::polymul(&p, &bad, &good),
+        Err(Error::CoefficientOutOfRange { index: 17, .. })
+    ));
+    assert!(matches!(
+        cpu::polymul(&p, &good, &good[..512]),
+        Err(Error::NotAMultipleOfN { .. })
+    ));
+    assert!(matches!(
+        cpu::polymul(&p, &good, &[good.clone(), good.clone()].concat()),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        cpu::forward(&p, &mut []),
+        Err(Error::NotAMultipleOfN { .. })
+    ));
     assert!(ntt_primes(62, 1024, 2).is_ok());
     // Error messages say what to do.
-    let msg = NttParams::<u32>::new(1024, (1 << 40) + 1).unwrap_err().to_string();
+    let msg = NttParams::<u32>::new(1024, (1 << 40) + 1)
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("at most 30"), "{msg}");
 }

@@ -10,7 +10,10 @@ fn gpu_creation_never_panics() {
         Err(e) => panic!("unexpected error kind: {e}"),
     }
     // A device ordinal that cannot exist is an error either way.
-    assert!(matches!(Gpu::with_device(1 << 20), Err(Error::NoGpu { .. } | Error::NoSuchDevice { .. })));
+    assert!(matches!(
+        Gpu::with_device(1 << 20),
+        Err(Error::NoGpu { .. } | Error::NoSuchDevice { .. })
+    ));
 }
 
 #[test]

@@ -82,5 +82,15 @@ macro_rules! radix2_entries {
     };
 }
 
-radix2_entries!(u32, ntt_fwd_radix2_stage_u32, ntt_inv_radix2_stage_u32, pointwise_mul_u32);
-radix2_entries!(u64, ntt_fwd_radix2_stage_u64, ntt_inv_radix2_stage_u64, pointwise_mul_u64);
+radix2_entries!(
+    u32,
+    ntt_fwd_radix2_stage_u32,
+    ntt_inv_radix2_stage_u32,
+    pointwise_mul_u32
+);
+radix2_entries!(
+    u64,
+    ntt_fwd_radix2_stage_u64,
+    ntt_inv_radix2_stage_u64,
+    pointwise_mul_u64
+);

@@ -5,7 +5,7 @@
 //!
 //! The same source compiles twice:
 //!
-//! * for `nvptx64-nvidia-cuda`, where [`entry`] exposes `extern "ptx-kernel"`
+//! * for `nvptx64-nvidia-cuda`, where the `entry` module exposes `extern "ptx-kernel"`
 //!   entry points that `polymul-ptx-builder` links into PTX;
 //! * for the host, where the host crate calls the very same per-thread bodies
 //!   (for example [`ntt::radix2::ct_butterfly`]) in a loop, so every kernel's
@@ -16,10 +16,7 @@
 //! pointers (no bounds checks), and the PTX build fails if a panic or
 //! `core::fmt` symbol survives linking.
 #![no_std]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 
 pub mod arith;
 pub mod ntt;

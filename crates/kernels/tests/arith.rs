@@ -4,7 +4,10 @@ use polymul_kernels::Word;
 use polymul_kernels::arith::{Barrett4, ModulusError, add_mod, half_mod, sub_mod};
 
 fn is_prime(n: u64) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 struct Rng(u64);
@@ -49,13 +52,21 @@ fn random_products<W: Word>(q: u64, count: usize, seed: u64) {
     for &a in &edges {
         for &b in &edges {
             let got = r.mul(W::from_u64(a), W::from_u64(b)).as_u64();
-            assert_eq!(got as u128, a as u128 * b as u128 % q as u128, "{a}·{b} mod {q}");
+            assert_eq!(
+                got as u128,
+                a as u128 * b as u128 % q as u128,
+                "{a}·{b} mod {q}"
+            );
         }
     }
     for _ in 0..count {
         let (a, b) = (rng.next() % q, rng.next() % q);
         let got = r.mul(W::from_u64(a), W::from_u64(b)).as_u64();
-        assert_eq!(got as u128, a as u128 * b as u128 % q as u128, "{a}·{b} mod {q}");
+        assert_eq!(
+            got as u128,
+            a as u128 * b as u128 % q as u128,
+            "{a}·{b} mod {q}"
+        );
     }
 }
 
@@ -73,7 +84,10 @@ fn random_and_edge_products_u32() {
     // The paper's example.
     random_products::<u32>(994_705_409, 100_000, 11);
     let r = Barrett4::new(994_705_409u32).unwrap();
-    assert_eq!(r.mul(994_674_970, 994_705_408) as u64, 994_674_970u64 * 994_705_408 % 994_705_409);
+    assert_eq!(
+        r.mul(994_674_970, 994_705_408) as u64,
+        994_674_970u64 * 994_705_408 % 994_705_409
+    );
 }
 
 #[test]
@@ -94,8 +108,20 @@ fn constructor_rejects_bad_moduli() {
     assert_eq!(Barrett4::new(0u64), Err(ModulusError::Even));
     assert_eq!(Barrett4::new(1024u32), Err(ModulusError::Even));
     assert_eq!(Barrett4::new(3u64), Err(ModulusError::TooSmall { min: 5 }));
-    assert_eq!(Barrett4::new((1u32 << 30) + 1), Err(ModulusError::TooWide { bits: 31, max_bits: 30 }));
-    assert_eq!(Barrett4::new((1u64 << 62) + 1), Err(ModulusError::TooWide { bits: 63, max_bits: 62 }));
+    assert_eq!(
+        Barrett4::new((1u32 << 30) + 1),
+        Err(ModulusError::TooWide {
+            bits: 31,
+            max_bits: 30
+        })
+    );
+    assert_eq!(
+        Barrett4::new((1u64 << 62) + 1),
+        Err(ModulusError::TooWide {
+            bits: 63,
+            max_bits: 62
+        })
+    );
     assert!(Barrett4::new((1u64 << 62) - 1).is_ok());
     assert!(Barrett4::new((1u32 << 30) - 1).is_ok());
 }

@@ -68,7 +68,10 @@ impl Arch {
     /// Parses `sm_70`, `sm70`, `70` or `compute_70`.
     pub fn parse(s: &str) -> Result<Self, BuildError> {
         let t = s.trim();
-        let digits = t.trim_start_matches("compute_").trim_start_matches("sm_").trim_start_matches("sm");
+        let digits = t
+            .trim_start_matches("compute_")
+            .trim_start_matches("sm_")
+            .trim_start_matches("sm");
         match digits.parse::<u32>() {
             Ok(v) if (30..=120).contains(&v) => Ok(Arch(v)),
             _ => Err(BuildError::BadArch(s.to_string())),
@@ -129,7 +132,9 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::BadArch(s) => write!(f, "`{s}` is not a GPU arch; write sm_70, sm_80, sm_90 ..."),
+            BuildError::BadArch(s) => {
+                write!(f, "`{s}` is not a GPU arch; write sm_70, sm_80, sm_90 ...")
+            }
             BuildError::Spawn { tool, err } => write!(
                 f,
                 "could not start `{tool}`: {err}; run scripts/setup.sh to install the pinned toolchain"
@@ -141,7 +146,9 @@ impl fmt::Display for BuildError {
                  (scripts/setup.sh does this)",
                 p.display()
             ),
-            BuildError::NoOutput(p) => write!(f, "the kernel build produced no PTX at {}", p.display()),
+            BuildError::NoOutput(p) => {
+                write!(f, "the kernel build produced no PTX at {}", p.display())
+            }
             BuildError::Check(e) => write!(f, "PTX check failed: {e}"),
             BuildError::Io(p, e) => write!(f, "{}: {e}", p.display()),
         }
@@ -198,7 +205,8 @@ impl PtxBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.expected_kernels.extend(names.into_iter().map(Into::into));
+        self.expected_kernels
+            .extend(names.into_iter().map(Into::into));
         self
     }
 
@@ -210,7 +218,8 @@ impl PtxBuilder {
 
     /// Runs the nested build and the checks.
     pub fn build(&self) -> Result<PtxArtifact, BuildError> {
-        let linker = std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
+        let linker =
+            std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
         let tools = LlvmTools::locate()?;
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let manifest = self.crate_dir.join("Cargo.toml");
@@ -224,7 +233,14 @@ impl PtxBuilder {
         cmd.arg("rustc")
             .arg("--manifest-path")
             .arg(&manifest)
-            .args(["--lib", "--crate-type", "cdylib", "--target", TARGET, "-Zbuild-std=core"])
+            .args([
+                "--lib",
+                "--crate-type",
+                "cdylib",
+                "--target",
+                TARGET,
+                "-Zbuild-std=core",
+            ])
             .args(["--profile", PROFILE]);
         if self.quiet {
             cmd.arg("--quiet");
@@ -258,7 +274,10 @@ impl PtxBuilder {
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
             .env(LINKER_MODE_ENV, "1")
             .env(LLVM_TOOLS_ENV, tools.dir());
-        let out = cmd.output().map_err(|err| BuildError::Spawn { tool: format!("{}", cargo.to_string_lossy()), err })?;
+        let out = cmd.output().map_err(|err| BuildError::Spawn {
+            tool: format!("{}", cargo.to_string_lossy()),
+            err,
+        })?;
         if !out.status.success() {
             return Err(BuildError::ToolFailed {
                 cmd: format!("cargo rustc --target {TARGET} (kernels for {})", self.arch),
@@ -273,7 +292,12 @@ impl PtxBuilder {
         let path = self.output_path()?;
         let ptx = std::fs::read_to_string(&path).map_err(|e| BuildError::Io(path.clone(), e))?;
         let entries = check::check_ptx(&ptx, self.arch, &self.expected_kernels)?;
-        Ok(PtxArtifact { arch: self.arch, path, ptx, entries })
+        Ok(PtxArtifact {
+            arch: self.arch,
+            path,
+            ptx,
+            entries,
+        })
     }
 
     fn output_path(&self) -> Result<PathBuf, BuildError> {
@@ -283,14 +307,23 @@ impl PtxBuilder {
             .map(|_| crate_lib_name(&self.crate_dir.join("Cargo.toml")))
             .transpose()?
             .unwrap_or_default();
-        let path = self.target_dir.join(TARGET).join(PROFILE).join(format!("{name}.ptx"));
-        if path.is_file() { Ok(path) } else { Err(BuildError::NoOutput(path)) }
+        let path = self
+            .target_dir
+            .join(TARGET)
+            .join(PROFILE)
+            .join(format!("{name}.ptx"));
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(BuildError::NoOutput(path))
+        }
     }
 }
 
 /// The library name (`package.name` with `-` → `_`) from a manifest.
 fn crate_lib_name(manifest: &Path) -> Result<String, BuildError> {
-    let text = std::fs::read_to_string(manifest).map_err(|e| BuildError::Io(manifest.to_path_buf(), e))?;
+    let text =
+        std::fs::read_to_string(manifest).map_err(|e| BuildError::Io(manifest.to_path_buf(), e))?;
     let mut in_package = false;
     for line in text.lines() {
         let l = line.trim();
@@ -317,7 +350,10 @@ mod tests {
         assert_eq!(Arch::parse("70").unwrap(), Arch(70));
         assert!(Arch::parse("sm_x").is_err());
         assert!(Arch::parse("sm_7").is_err());
-        assert_eq!(Arch::parse_list("sm_90, sm_70,sm_90").unwrap(), vec![Arch(70), Arch(90)]);
+        assert_eq!(
+            Arch::parse_list("sm_90, sm_70,sm_90").unwrap(),
+            vec![Arch(70), Arch(90)]
+        );
         assert!(Arch::parse_list(",").is_err());
         assert_eq!(Arch(86).to_string(), "sm_86");
     }
@@ -327,7 +363,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptxb-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let m = dir.join("Cargo.toml");
-        std::fs::write(&m, "[package]\nname = \"polymul-kernels\"\n[lib]\nname = \"x\"\n").unwrap();
+        std::fs::write(
+            &m,
+            "[package]\nname = \"polymul-kernels\"\n[lib]\nname = \"x\"\n",
+        )
+        .unwrap();
         assert_eq!(crate_lib_name(&m).unwrap(), "polymul_kernels");
         std::fs::remove_dir_all(&dir).unwrap();
     }

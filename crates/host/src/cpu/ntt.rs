@@ -53,7 +53,11 @@ pub fn pointwise_mul<W: Coeff>(p: &NttParams<W>, acc: &mut [W], other: &[W]) -> 
     p.check_batch("acc", acc)?;
     p.check_batch("other", other)?;
     if acc.len() != other.len() {
-        return Err(crate::Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
+        return Err(crate::Error::LengthMismatch {
+            what: "other",
+            got: other.len(),
+            expected: acc.len(),
+        });
     }
     for i in 0..acc.len() {
         let a = acc.as_mut_ptr();
@@ -69,7 +73,11 @@ pub fn polymul<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W]) -> Result<Vec<W>> {
     p.check_batch("a", a)?;
     p.check_batch("b", b)?;
     if a.len() != b.len() {
-        return Err(crate::Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        return Err(crate::Error::LengthMismatch {
+            what: "b",
+            got: b.len(),
+            expected: a.len(),
+        });
     }
     let mut fa = a.to_vec();
     let mut fb = b.to_vec();

@@ -22,7 +22,10 @@ pub(crate) struct Radix2Kernels<'g> {
 fn get<'g>(gpu: &'g Gpu, base: &str, word: &str) -> Result<Function<'g>> {
     gpu.module()
         .get_function(format!("{base}_{word}"))
-        .map_err(|source| Error::Cuda { during: "looking up a kernel", source })
+        .map_err(|source| Error::Cuda {
+            during: "looking up a kernel",
+            source,
+        })
 }
 
 impl<'g> Radix2Kernels<'g> {

@@ -45,7 +45,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -74,7 +74,11 @@ pub fn is_prime(n: u64) -> bool {
 /// Reverses the low `bits` bits of `i`.
 #[inline]
 pub fn bit_reverse(i: usize, bits: u32) -> usize {
-    if bits == 0 { 0 } else { i.reverse_bits() >> (usize::BITS - bits) }
+    if bits == 0 {
+        0
+    } else {
+        i.reverse_bits() >> (usize::BITS - bits)
+    }
 }
 
 #[cfg(test)]
@@ -82,7 +86,10 @@ mod tests {
     use super::*;
 
     fn trial_division(n: u64) -> bool {
-        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+        n >= 2
+            && (2..)
+                .take_while(|d| d * d <= n)
+                .all(|d| !n.is_multiple_of(d))
     }
 
     #[test]
@@ -93,7 +100,7 @@ mod tests {
         // Large known primes and composites.
         assert!(is_prime(4611686018427387847)); // 2^62 - 57
         assert!(is_prime(18446744073709551557)); // 2^64 - 59
-        assert!(!is_prime(4611686018427387847 * 1 + 2));
+        assert!(!is_prime(4611686018427387847 + 2));
         assert!(!is_prime(3215031751)); // strong pseudoprime to bases 2, 3, 5, 7
         assert!(!is_prime(3825123056546413051)); // strong pseudoprime to the first 9 prime bases
         assert!(!is_prime(1_000_000_007u64 * 998_244_353));

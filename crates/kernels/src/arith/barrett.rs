@@ -31,11 +31,18 @@ impl<W: Word> Barrett4<W> {
         }
         let m = 64 - q64.leading_zeros();
         if m > Self::MAX_BITS {
-            return Err(ModulusError::TooWide { bits: m, max_bits: Self::MAX_BITS });
+            return Err(ModulusError::TooWide {
+                bits: m,
+                max_bits: Self::MAX_BITS,
+            });
         }
         // 2m + 1 <= 2 * 62 + 1 = 125 bits: exact in u128.
         let mu = (1u128 << (2 * m + 1)) / q64 as u128;
-        Ok(Self { q, mu: W::from_u64(mu as u64), m })
+        Ok(Self {
+            q,
+            mu: W::from_u64(mu as u64),
+            m,
+        })
     }
 
     /// Rebuilds the constants a host validated with [`Barrett4::new`].

@@ -1,0 +1,259 @@
+//! The benchmark runner. On a GPU: the measured device-to-device copy
+//! bandwidth (the ceiling), then the radix-2 NTT, inverse NTT and polymul for
+//! every N and word size, single (latency) and batched (throughput), each
+//! with achieved GB/s and percent of the copy bandwidth. Without a GPU: the
+//! CPU path, said so in one line.
+
+use crate::report::{self, Table};
+use crate::{Options, WORD_CONFIGS, log_ns};
+use polymul::gpu::median;
+use polymul::random::SplitMix64;
+use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
+use std::time::Instant;
+
+/// Coefficients per batched run (2^25: 256 MiB of u64, 128 MiB of u32).
+const BATCH_COEFFS: usize = 1 << 25;
+
+/// Bytes a radix-2 global-memory transform moves: every stage reads and
+/// writes all `N` coefficients.
+fn ntt_bytes(log_n: u32, word_bytes: usize) -> f64 {
+    (log_n as usize * 2 * (1usize << log_n) * word_bytes) as f64
+}
+
+struct Ctx<'a> {
+    gpu: &'a Gpu,
+    copy_gbs: f64,
+    quick: bool,
+}
+
+fn fmt(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn gpu_rows<W: Coeff>(c: &Ctx<'_>, bits: u32, log_n: u32, t: &mut Table) -> polymul::Result<()> {
+    let n = 1usize << log_n;
+    let w = std::mem::size_of::<W>();
+    let plan = NttPlan::new(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?)?;
+    let q = plan.params().q();
+    let mut rng = SplitMix64::new(0xbe_u64 ^ n as u64);
+    let transform = ntt_bytes(log_n, w);
+    let pointwise = (3 * n * w) as f64;
+    for batch in [1usize, (BATCH_COEFFS / n).max(1)] {
+        let (warm, reps) = match (batch, c.quick) {
+            (1, false) => (20, 200),
+            (1, true) => (10, 50),
+            (_, false) => (3, 20),
+            (_, true) => (2, 5),
+        };
+        let mut a = plan.upload(&rng.coeffs(n * batch, q))?;
+        let mut b = plan.upload(&rng.coeffs(n * batch, q))?;
+        let ops: [(&str, f64); 3] = [
+            ("forward", transform),
+            ("inverse", transform),
+            ("polymul", 3.0 * transform + pointwise),
+        ];
+        for (op, bytes) in ops {
+            let timing = c.gpu.time(warm, reps, || match op {
+                "forward" => plan.forward(&mut a),
+                "inverse" => plan.inverse(&mut a),
+                _ => plan.polymul_in_place(&mut a, &mut b),
+            })?;
+            let per = timing.median_us / batch as f64;
+            let gbs = bytes * batch as f64 / (timing.median_us * 1e3);
+            let one_pass = (2 * n * w * batch) as f64 / (timing.median_us * 1e3);
+            t.rows.push(vec![
+                format!("u{}", W::BITS),
+                bits.to_string(),
+                format!("2^{log_n}"),
+                op.into(),
+                batch.to_string(),
+                fmt(timing.median_us),
+                fmt(per),
+                fmt(gbs),
+                format!("{:.1}", 100.0 * gbs / c.copy_gbs),
+                fmt(one_pass),
+                timing.reps.to_string(),
+            ]);
+            eprintln!(
+                "  u{} N=2^{log_n} {op:8} batch {batch:6}: {:>10.2} µs/NTT",
+                W::BITS,
+                per
+            );
+        }
+    }
+    Ok(())
+}
+
+fn cpu_rows<W: Coeff>(bits: u32, log_n: u32, quick: bool, t: &mut Table) -> polymul::Result<()> {
+    let n = 1usize << log_n;
+    let p = NttParams::<W>::with_prime_bits(n, bits)?;
+    let mut rng = SplitMix64::new(n as u64);
+    let a = rng.coeffs(n, p.q());
+    let b = rng.coeffs(n, p.q());
+    let reps = if quick { 3 } else { 11 };
+    for op in ["forward", "inverse", "polymul"] {
+        let mut samples = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut x = a.clone();
+            let t0 = Instant::now();
+            match op {
+                "forward" => cpu::forward(&p, &mut x)?,
+                "inverse" => cpu::inverse(&p, &mut x)?,
+                _ => x = cpu::polymul(&p, &a, &b)?,
+            }
+            samples.push(t0.elapsed().as_secs_f64() * 1e6);
+            std::hint::black_box(&x);
+        }
+        let us = median(&mut samples);
+        t.rows.push(vec![
+            format!("u{}", W::BITS),
+            bits.to_string(),
+            format!("2^{log_n}"),
+            op.into(),
+            fmt(us),
+        ]);
+        eprintln!("  cpu u{} N=2^{log_n} {op:8}: {us:>10.1} µs", W::BITS);
+    }
+    Ok(())
+}
+
+fn stamp(device: &str, opts: &Options) -> String {
+    format!(
+        "# polymul benchmark results\n\n- device: {device}\n- date: {}\n- command: `{}`\n- polymul {} (commit {})\n",
+        report::today_utc(),
+        opts.command_line,
+        env!("CARGO_PKG_VERSION"),
+        env!("POLYMUL_GIT_COMMIT")
+    )
+}
+
+fn run_cpu(opts: &Options) -> i32 {
+    let mut t = Table::new(
+        "CPU path: the kernels' own code looped on the host (batch 1)",
+        &["word", "q bits", "N", "op", "µs (median)"],
+    );
+    t.note =
+        "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
+              called in a scalar loop."
+            .into();
+    for (word, bits) in WORD_CONFIGS {
+        for log_n in log_ns(opts.quick) {
+            let r = match word {
+                32 => cpu_rows::<u32>(bits, log_n, opts.quick, &mut t),
+                _ => cpu_rows::<u64>(bits, log_n, opts.quick, &mut t),
+            };
+            if let Err(e) = r {
+                eprintln!("polymul-bench: {e}");
+                return 1;
+            }
+        }
+    }
+    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &[t])
+}
+
+fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table]) -> i32 {
+    for t in tables {
+        println!("\n{}", t.markdown());
+    }
+    if let Some(dir) = &opts.out {
+        if let Err(e) = report::write(dir, name, preamble, tables) {
+            eprintln!("polymul-bench: writing results to {}: {e}", dir.display());
+            return 1;
+        }
+        eprintln!(
+            "results written to {}",
+            dir.join(format!("{name}.md")).display()
+        );
+    }
+    0
+}
+
+/// Runs the benchmarks; returns the process exit code.
+pub fn run(opts: &Options) -> i32 {
+    if opts.force_cpu {
+        return run_cpu(opts);
+    }
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!(
+                "polymul-bench: {e}\npolymul-bench: no GPU, so benchmarking the CPU path instead."
+            );
+            return run_cpu(opts);
+        }
+    };
+    let i = gpu.info().clone();
+    let device = format!(
+        "{} (compute capability {}.{}, {} SMs, {:.0} GiB, driver {}.{}, PTX sm_{})",
+        i.name,
+        i.compute_capability.0,
+        i.compute_capability.1,
+        i.multiprocessors,
+        i.total_memory as f64 / (1u64 << 30) as f64,
+        i.driver_version / 1000,
+        (i.driver_version % 1000) / 10,
+        i.ptx_arch
+    );
+    eprintln!("device: {device}");
+    let copy_gbs = match gpu.copy_bandwidth_gbs(1 << 30, if opts.quick { 10 } else { 30 }) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("polymul-bench: measuring copy bandwidth: {e}");
+            return 1;
+        }
+    };
+    eprintln!("device-to-device copy: {copy_gbs:.0} GB/s (read + write)");
+    let mut copy = Table::new(
+        "Ceiling: device-to-device copy",
+        &["bytes copied", "GB/s (read + write)"],
+    );
+    copy.rows
+        .push(vec![(1u64 << 30).to_string(), format!("{copy_gbs:.0}")]);
+    let mut t = Table::new(
+        "Radix-2 global-memory NTT (one launch per stage): the baseline",
+        &[
+            "word",
+            "q bits",
+            "N",
+            "op",
+            "batch",
+            "µs per call (median)",
+            "µs per polynomial",
+            "GB/s",
+            "% of copy",
+            "one-pass GB/s",
+            "reps",
+        ],
+    );
+    t.note = format!(
+        "CUDA-event timing after warm-up, median of `reps`, random inputs. GB/s counts the bytes this kernel \
+         moves (every stage reads and writes all N words; polymul = 3 transforms + the pointwise pass); \
+         % of copy compares with the {copy_gbs:.0} GB/s measured above in the same run. One-pass GB/s counts \
+         only 2·N words per transform (read once, write once): the figure a fused kernel is aiming at. \
+         Batched rows use 2^25 coefficients in total."
+    );
+    let c = Ctx {
+        gpu: &gpu,
+        copy_gbs,
+        quick: opts.quick,
+    };
+    for (word, bits) in WORD_CONFIGS {
+        for log_n in log_ns(opts.quick) {
+            let r = match word {
+                32 => gpu_rows::<u32>(&c, bits, log_n, &mut t),
+                _ => gpu_rows::<u64>(&c, bits, log_n, &mut t),
+            };
+            if let Err(e) = r {
+                eprintln!("polymul-bench: u{word} N=2^{log_n}: {e}");
+                return 1;
+            }
+        }
+    }
+    finish(opts, "gpu", &stamp(&device, opts), &[copy, t])
+}

@@ -1,0 +1,245 @@
+//! The GPU check suite: every GPU result is compared bit for bit with the CPU
+//! (the kernels' code run on the host, and for small N the naive schoolbook
+//! product) on fresh random inputs, plus edge operands and error paths.
+//!
+//! Prints one line per check and ends with `N passed, N failed`.
+
+use crate::{Options, WORD_CONFIGS, log_ns};
+use polymul::random::SplitMix64;
+use polymul::{Coeff, Error, Gpu, NttParams, NttPlan, cpu};
+
+/// Counts and prints results.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Checks that passed.
+    pub passed: usize,
+    /// Checks that failed.
+    pub failed: usize,
+}
+
+impl Tally {
+    /// Records one check.
+    pub fn record(&mut self, name: &str, r: Result<(), String>) {
+        match r {
+            Ok(()) => {
+                self.passed += 1;
+                println!("PASS {name}");
+            }
+            Err(e) => {
+                self.failed += 1;
+                println!("FAIL {name}: {e}");
+            }
+        }
+    }
+}
+
+fn eq<W: Coeff>(what: &str, got: &[W], want: &[W]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => {
+            let bad = got.iter().zip(want).filter(|(g, w)| g != w).count();
+            Err(format!(
+                "{what}: {bad} of {} words differ, first at {i}: {} != {}",
+                got.len(),
+                got[i],
+                want[i]
+            ))
+        }
+    }
+}
+
+fn s<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+fn word_suite<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let tag = format!("u{} q{}b N=2^{log_n}", W::BITS, bits);
+    let params = match NttParams::<W>::with_prime_bits(n, bits) {
+        Ok(p) => p,
+        Err(e) => return t.record(&format!("{tag} params"), Err(s(e))),
+    };
+    let plan = match NttPlan::new(gpu, params) {
+        Ok(p) => p,
+        Err(e) => return t.record(&format!("{tag} plan"), Err(s(e))),
+    };
+    let p = plan.params().clone();
+    let q = p.q();
+    let mut rng = SplitMix64::new(seed);
+
+    for batch in [1usize, 3] {
+        let a = rng.coeffs(n * batch, q);
+        t.record(
+            &format!("{tag} forward batch={batch} == CPU"),
+            (|| {
+                let got = plan.forward_host(&a).map_err(s)?;
+                let mut want = a.clone();
+                cpu::forward(&p, &mut want).map_err(s)?;
+                eq("forward", &got, &want)
+            })(),
+        );
+        t.record(
+            &format!("{tag} inverse batch={batch} == CPU"),
+            (|| {
+                let got = plan.inverse_host(&a).map_err(s)?;
+                let mut want = a.clone();
+                cpu::inverse(&p, &mut want).map_err(s)?;
+                eq("inverse", &got, &want)
+            })(),
+        );
+        t.record(
+            &format!("{tag} inverse(forward(a)) == a batch={batch}"),
+            (|| {
+                let mut d = plan.upload(&a).map_err(s)?;
+                plan.forward(&mut d).map_err(s)?;
+                plan.inverse(&mut d).map_err(s)?;
+                eq("round trip", &gpu.download(&d).map_err(s)?, &a)
+            })(),
+        );
+        let b = rng.coeffs(n * batch, q);
+        t.record(
+            &format!("{tag} polymul batch={batch} == CPU"),
+            (|| {
+                eq(
+                    "polymul",
+                    &plan.polymul(&a, &b).map_err(s)?,
+                    &cpu::polymul(&p, &a, &b).map_err(s)?,
+                )
+            })(),
+        );
+    }
+    if log_n <= 12 {
+        let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
+        t.record(
+            &format!("{tag} polymul == naive negacyclic convolution"),
+            (|| {
+                let got: Vec<u64> = plan
+                    .polymul(&a, &b)
+                    .map_err(s)?
+                    .iter()
+                    .map(|x| x.as_u64())
+                    .collect();
+                let au: Vec<u64> = a.iter().map(|x| x.as_u64()).collect();
+                let bu: Vec<u64> = b.iter().map(|x| x.as_u64()).collect();
+                eq(
+                    "naive",
+                    &got,
+                    &cpu::negacyclic_naive(&au, &bu, q.as_u64()).map_err(s)?,
+                )
+            })(),
+        );
+    }
+    let qm1 = vec![q - W::one(); n];
+    t.record(
+        &format!("{tag} polymul all q-1 == CPU"),
+        (|| {
+            eq(
+                "q-1",
+                &plan.polymul(&qm1, &qm1).map_err(s)?,
+                &cpu::polymul(&p, &qm1, &qm1).map_err(s)?,
+            )
+        })(),
+    );
+}
+
+fn error_suite(gpu: &Gpu, t: &mut Tally) {
+    let n = 1 << 12;
+    let plan = match NttParams::<u64>::with_prime_bits(n, 62).and_then(|p| NttPlan::new(gpu, p)) {
+        Ok(p) => p,
+        Err(e) => return t.record("errors: plan", Err(s(e))),
+    };
+    let q = plan.params().q();
+    let mut bad = vec![1u64; n];
+    bad[5] = q;
+    t.record(
+        "errors: coefficient >= q is rejected before upload",
+        match plan.polymul(&bad, &vec![1; n]) {
+            Err(Error::CoefficientOutOfRange { index: 5, .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    t.record(
+        "errors: length mismatch",
+        match plan.polymul(&vec![1; n], &vec![1; 2 * n]) {
+            Err(Error::LengthMismatch { .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    t.record(
+        "errors: not a multiple of N",
+        match plan.forward_host(&vec![1; n + 1]) {
+            Err(Error::NotAMultipleOfN { .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    let huge = gpu.info().total_memory / 8 * 2;
+    t.record(
+        "errors: out of device memory is a typed error",
+        match gpu.zeros::<u64>(huge) {
+            Err(Error::OutOfDeviceMemory { .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    t.record(
+        "errors: the context still works after out-of-memory",
+        (|| {
+            let mut rng = SplitMix64::new(77);
+            let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
+            eq(
+                "after OOM",
+                &plan.polymul(&a, &b).map_err(s)?,
+                &cpu::polymul(plan.params(), &a, &b).map_err(s)?,
+            )
+        })(),
+    );
+}
+
+/// Runs the suite; returns the process exit code.
+pub fn run(opts: &Options) -> i32 {
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("polymul-bench check: {e}");
+            println!("0 passed, 1 failed");
+            return 1;
+        }
+    };
+    let i = gpu.info();
+    println!(
+        "device: {} (sm_{}{}, {} SMs, driver {}), PTX sm_{}",
+        i.name,
+        i.compute_capability.0,
+        i.compute_capability.1,
+        i.multiprocessors,
+        i.driver_version,
+        i.ptx_arch
+    );
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    println!("seed: {seed}");
+    let mut t = Tally::default();
+    for (word, bits) in WORD_CONFIGS {
+        let mut sizes = log_ns(opts.quick);
+        if !opts.quick {
+            sizes.insert(0, 1);
+        }
+        for log_n in sizes {
+            let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
+            match word {
+                32 => word_suite::<u32>(&gpu, bits, log_n, sd, &mut t),
+                _ => word_suite::<u64>(&gpu, bits, log_n, sd, &mut t),
+            }
+        }
+    }
+    // Narrower primes on each word too.
+    word_suite::<u32>(&gpu, 28, 13, seed ^ 1, &mut t);
+    word_suite::<u64>(&gpu, 40, 13, seed ^ 2, &mut t);
+    error_suite(&gpu, &mut t);
+    println!("{} passed, {} failed", t.passed, t.failed);
+    if t.failed == 0 { 0 } else { 1 }
+}

@@ -1,0 +1,33 @@
+//! Library side of `polymul-bench`: the GPU check suite ([`check`]) and the
+//! benchmark runner ([`bench`](mod@crate::bench)), shared by the binary and `cargo xtask`.
+
+pub mod bench;
+pub mod check;
+pub mod report;
+
+use std::path::PathBuf;
+
+/// Command-line options.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Fewer sizes and repetitions.
+    pub quick: bool,
+    /// Benchmark the CPU path even if a GPU is present.
+    pub force_cpu: bool,
+    /// Folder for the result files.
+    pub out: Option<PathBuf>,
+    /// The command line, recorded in the results.
+    pub command_line: String,
+}
+
+/// The (word, prime bits) configurations every suite covers.
+pub const WORD_CONFIGS: [(u32, u32); 2] = [(32, 30), (64, 62)];
+
+/// `log2 N` values of the suite.
+pub fn log_ns(quick: bool) -> Vec<u32> {
+    if quick {
+        vec![10, 12, 14, 16, 17]
+    } else {
+        (10..=17).collect()
+    }
+}

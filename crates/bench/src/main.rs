@@ -1,0 +1,42 @@
+//! `polymul-bench`: the GPU check suite and the benchmark runner.
+//!
+//! ```text
+//! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
+//! polymul-bench bench [--quick] [--out DIR] [--cpu]
+//! ```
+//!
+//! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
+//! there: the PTX is embedded), see `cargo xtask gpu-bundle`.
+
+use polymul_bench::{Options, bench, check};
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR]"
+    );
+    std::process::exit(2)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else { usage() };
+    let mut opts = Options {
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        ..Options::default()
+    };
+    let mut it = args[1..].iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => opts.quick = true,
+            "--cpu" => opts.force_cpu = true,
+            "--out" => opts.out = Some(it.next().unwrap_or_else(|| usage()).into()),
+            _ => usage(),
+        }
+    }
+    let code = match cmd.as_str() {
+        "check" => check::run(&opts),
+        "bench" => bench::run(&opts),
+        _ => usage(),
+    };
+    std::process::exit(code)
+}

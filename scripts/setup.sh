@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# polymul setup: everything a fresh Debian/Ubuntu machine needs to build, test
+# and benchmark polymul. Idempotent: re-running it is quick.
+#
+#   1. the pinned nightly toolchain (rust-toolchain.toml) with rust-src and
+#      llvm-tools (the kernels are built with -Zbuild-std=core and linked with
+#      llvm-link/opt/llc, see docs/toolchain.md);
+#   2. libcuda.so.1, which every binary using `cust` links against. On a GPU
+#      machine the NVIDIA driver provides it; on a CPU-only Debian machine
+#      this installs Debian's `libcuda1` (non-free), and polymul then reports
+#      "no CUDA GPU available" at run time instead of failing to start;
+#   3. target/cuda-stub/lib64/libcuda.so, the folder cust's build script is
+#      pointed at (CUDA_LIBRARY_PATH in .cargo/config.toml);
+#   4. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
+#      release that still assembles sm_70) in target/tools/nvcc, for the
+#      offline PTX checks of `cargo xtask test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+# --- 1. toolchain --------------------------------------------------------------
+if ! command -v rustup >/dev/null 2>&1; then
+  echo "setup: rustup is required (https://rustup.rs)" >&2; exit 1
+fi
+channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
+   || ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^rust-src' \
+   || ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^llvm-tools'; then
+  say "installing toolchain $channel (rust-src, llvm-tools, rustfmt, clippy)"
+  rustup toolchain install "$channel" --profile minimal \
+    --component rust-src --component llvm-tools --component rustfmt --component clippy
+fi
+
+# --- 2. libcuda.so.1 -----------------------------------------------------------
+find_libcuda() { ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}'; }
+libcuda=$(find_libcuda || true)
+if [ -z "$libcuda" ]; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: libcuda.so.1 not found. Install the NVIDIA driver, or on Debian the package" >&2
+    echo "       libcuda1 from non-free (as root: rerun this script)." >&2
+    exit 1
+  fi
+  . /etc/os-release
+  if [ "${ID:-}" = debian ]; then
+    say "enabling Debian contrib/non-free for libcuda1 ($VERSION_CODENAME)"
+    cat > /etc/apt/sources.list.d/polymul-nonfree.sources <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $VERSION_CODENAME $VERSION_CODENAME-updates
+Components: contrib non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    pkg=libcuda1
+  else
+    pkg=$(apt-cache search --names-only '^libnvidia-compute-[0-9]+$' 2>/dev/null | sort -V | tail -1 | cut -d' ' -f1)
+    pkg=${pkg:-libcuda1}
+  fi
+  say "installing $pkg (provides libcuda.so.1; no GPU needed)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
+  libcuda=$(find_libcuda || true)
+  [ -n "$libcuda" ] || { echo "setup: libcuda.so.1 still missing after installing $pkg" >&2; exit 1; }
+fi
+mkdir -p target/cuda-stub/lib64
+ln -sf "$libcuda" target/cuda-stub/lib64/libcuda.so
+
+# --- 3. ptxas --------------------------------------------------------------------
+ptxas=target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas
+if [ ! -x "$ptxas" ]; then
+  say "installing ptxas (PyPI nvidia-cuda-nvcc-cu12==12.9.86) into target/tools/nvcc"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86
+fi
+"$ptxas" --version | tail -1 | sed 's/^/setup: ptxas: /'
+say "ready ($(rustup run "$channel" rustc --version), libcuda: $libcuda)"
