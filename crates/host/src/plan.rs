@@ -109,30 +109,27 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// polynomial in `data`. Coefficients must be reduced (as [`NttPlan::upload`]
     /// guarantees).
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        let batch = self.batch_of("data", data)?;
-        let p = &self.params;
-        launch::radix2_ntt(
-            self.gpu,
-            &self.kernels,
-            Direction::Forward,
-            data,
-            &self.twiddles,
-            batch,
-            p.log_n(),
-            p.barrett(),
-        )
+        self.transform(Direction::Forward, data)
     }
 
     /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
     pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.transform(Direction::Inverse, data)
+    }
+
+    fn transform(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
         let batch = self.batch_of("data", data)?;
+        let twiddles = match dir {
+            Direction::Forward => &self.twiddles,
+            Direction::Inverse => &self.inv_twiddles,
+        };
         let p = &self.params;
         launch::radix2_ntt(
             self.gpu,
             &self.kernels,
-            Direction::Inverse,
+            dir,
             data,
-            &self.inv_twiddles,
+            twiddles,
             batch,
             p.log_n(),
             p.barrett(),

@@ -10,14 +10,15 @@ use crate::arith::Barrett4;
 use crate::gpu::global_thread_x;
 use crate::{ntt, pointwise};
 
-macro_rules! radix2_entries {
-    ($w:ty, $fwd:ident, $inv:ident, $mul:ident) => {
-        /// One forward merged-CT stage over `total = batch · N/2` butterflies.
+/// One radix-2 stage kernel over `total = batch · N/2` butterflies.
+macro_rules! stage_entry {
+    ($w:ty, $name:ident, $body:path, $doc:literal) => {
+        #[doc = $doc]
         ///
         /// # Safety
         /// Launched by the host with validated buffers and parameters.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $fwd(
+        pub unsafe extern "ptx-kernel" fn $name(
             a: *mut $w,
             tw: *const $w,
             total: u32,
@@ -31,32 +32,26 @@ macro_rules! radix2_entries {
             if t < total {
                 let red = Barrett4::from_parts(q, mu, qbits);
                 // SAFETY: t < total, buffers sized by the host.
-                unsafe { ntt::radix2::ct_butterfly(a, tw, t, log_n, log_m, &red) }
+                unsafe { $body(a, tw, t, log_n, log_m, &red) }
             }
         }
+    };
+}
 
-        /// One inverse merged-GS stage (½-scaled) over `total` butterflies.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $inv(
-            a: *mut $w,
-            tw: *const $w,
-            total: u32,
-            log_n: u32,
-            log_m: u32,
-            q: $w,
-            mu: $w,
-            qbits: u32,
-        ) {
-            let t = global_thread_x();
-            if t < total {
-                let red = Barrett4::from_parts(q, mu, qbits);
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { ntt::radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red) }
-            }
-        }
+macro_rules! word_entries {
+    ($w:ty, $fwd:ident, $inv:ident, $mul:ident) => {
+        stage_entry!(
+            $w,
+            $fwd,
+            ntt::radix2::ct_butterfly,
+            "One forward merged-CT stage."
+        );
+        stage_entry!(
+            $w,
+            $inv,
+            ntt::radix2::gs_butterfly_half,
+            "One inverse merged-GS stage (½-scaled)."
+        );
 
         /// `out[i] = a[i] · b[i] mod q` for `i < len`.
         ///
@@ -82,13 +77,13 @@ macro_rules! radix2_entries {
     };
 }
 
-radix2_entries!(
+word_entries!(
     u32,
     ntt_fwd_radix2_stage_u32,
     ntt_inv_radix2_stage_u32,
     pointwise_mul_u32
 );
-radix2_entries!(
+word_entries!(
     u64,
     ntt_fwd_radix2_stage_u64,
     ntt_inv_radix2_stage_u64,

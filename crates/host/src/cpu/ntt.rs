@@ -6,9 +6,8 @@ use polymul_kernels::{ntt::radix2, pointwise};
 /// back), running the GPU kernel's per-thread body for every thread.
 pub fn forward<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
     let batch = p.check_batch("data", data)?;
-    let total = (batch * p.n() / 2) as u32;
     for log_m in 0..p.log_n() {
-        for t in 0..total {
+        run_stage(batch, p.n(), |t| {
             // SAFETY: check_batch sized the buffer; t < batch·N/2.
             unsafe {
                 radix2::ct_butterfly(
@@ -20,7 +19,7 @@ pub fn forward<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
                     p.barrett(),
                 )
             }
-        }
+        });
     }
     Ok(())
 }
@@ -29,9 +28,8 @@ pub fn forward<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
 /// runs it.
 pub fn inverse<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
     let batch = p.check_batch("data", data)?;
-    let total = (batch * p.n() / 2) as u32;
     for log_m in (0..p.log_n()).rev() {
-        for t in 0..total {
+        run_stage(batch, p.n(), |t| {
             // SAFETY: as in `forward`.
             unsafe {
                 radix2::gs_butterfly_half(
@@ -43,9 +41,16 @@ pub fn inverse<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
                     p.barrett(),
                 )
             }
-        }
+        });
     }
     Ok(())
+}
+
+/// Runs one stage's body for every thread `t < batch·N/2`, as a launch would.
+fn run_stage(batch: usize, n: usize, mut body: impl FnMut(u32)) {
+    for t in 0..(batch * n / 2) as u32 {
+        body(t);
+    }
 }
 
 /// `acc[i] ← acc[i] · other[i] mod q`, as the GPU's pointwise kernel.

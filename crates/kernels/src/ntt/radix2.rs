@@ -38,6 +38,31 @@ pub fn butterfly(t: u32, log_n: u32, log_m: u32) -> Butterfly {
     }
 }
 
+/// Loads the pair and twiddle of thread `t`, applies `f(u, v, ξ)` and stores
+/// the two results back in place.
+///
+/// # Safety
+/// As for [`ct_butterfly`].
+#[inline(always)]
+unsafe fn butterfly_with<W: Word>(
+    a: *mut W,
+    tw: *const W,
+    t: u32,
+    log_n: u32,
+    log_m: u32,
+    f: impl FnOnce(W, W, W) -> (W, W),
+) {
+    let bf = butterfly(t, log_n, log_m);
+    // SAFETY: the caller guarantees the indices are inside the buffers.
+    unsafe {
+        let pu = a.add(bf.j);
+        let pv = a.add(bf.j + bf.k);
+        let (x, y) = f(*pu, *pv, *tw.add(bf.tw));
+        *pu = x;
+        *pv = y;
+    }
+}
+
 /// Forward merged-CT butterfly of thread `t` in stage `log_m`:
 /// `(a[j], a[j+k]) ← (a[j] + ξ·a[j+k], a[j] − ξ·a[j+k])` with `ξ = Ψ_br[m+i]`.
 ///
@@ -53,16 +78,12 @@ pub unsafe fn ct_butterfly<W: Word>(
     log_m: u32,
     red: &Barrett4<W>,
 ) {
-    let bf = butterfly(t, log_n, log_m);
-    // SAFETY: the caller guarantees the indices are inside the buffers.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let xi = *tw.add(bf.tw);
-        let pu = a.add(bf.j);
-        let pv = a.add(bf.j + bf.k);
-        let u = *pu;
-        let v = red.mul(xi, *pv);
-        *pu = add_mod(u, v, red.q);
-        *pv = sub_mod(u, v, red.q);
+        butterfly_with(a, tw, t, log_n, log_m, |u, v, xi| {
+            let v = red.mul(xi, v);
+            (add_mod(u, v, red.q), sub_mod(u, v, red.q))
+        })
     }
 }
 
@@ -81,15 +102,13 @@ pub unsafe fn gs_butterfly_half<W: Word>(
     log_m: u32,
     red: &Barrett4<W>,
 ) {
-    let bf = butterfly(t, log_n, log_m);
-    // SAFETY: the caller guarantees the indices are inside the buffers.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let xi = *tw.add(bf.tw);
-        let pu = a.add(bf.j);
-        let pv = a.add(bf.j + bf.k);
-        let u = *pu;
-        let v = *pv;
-        *pu = half_mod(add_mod(u, v, red.q), red.q);
-        *pv = half_mod(red.mul(xi, sub_mod(u, v, red.q)), red.q);
+        butterfly_with(a, tw, t, log_n, log_m, |u, v, xi| {
+            (
+                half_mod(add_mod(u, v, red.q), red.q),
+                half_mod(red.mul(xi, sub_mod(u, v, red.q)), red.q),
+            )
+        })
     }
 }
