@@ -300,6 +300,24 @@ impl PtxBuilder {
         })
     }
 
+    /// Copies the running executable to `<target_dir>/polymul-ptx-linker`
+    /// and returns that path.
+    ///
+    /// The `-C linker=` path is part of cargo's fingerprint: passing each
+    /// caller's own path (build script, xtask) would make every caller
+    /// rebuild `core` for nvptx. The copy is written beside the final name
+    /// and renamed over it, which is atomic and safe while another build is
+    /// running the previous copy.
+    fn stable_linker(&self) -> Result<PathBuf, BuildError> {
+        let exe = std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
+        std::fs::create_dir_all(&self.target_dir).map_err(|e| BuildError::Io(self.target_dir.clone(), e))?;
+        let dst = self.target_dir.join("polymul-ptx-linker");
+        let tmp = self.target_dir.join(format!(".polymul-ptx-linker.{}.tmp", std::process::id()));
+        std::fs::copy(&exe, &tmp).map_err(|e| BuildError::Io(tmp.clone(), e))?;
+        std::fs::rename(&tmp, &dst).map_err(|e| BuildError::Io(dst.clone(), e))?;
+        Ok(dst)
+    }
+
     fn output_path(&self) -> Result<PathBuf, BuildError> {
         let name = self
             .crate_dir
