@@ -309,10 +309,14 @@ impl PtxBuilder {
     /// and renamed over it, which is atomic and safe while another build is
     /// running the previous copy.
     fn stable_linker(&self) -> Result<PathBuf, BuildError> {
-        let exe = std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
-        std::fs::create_dir_all(&self.target_dir).map_err(|e| BuildError::Io(self.target_dir.clone(), e))?;
+        let exe =
+            std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
+        std::fs::create_dir_all(&self.target_dir)
+            .map_err(|e| BuildError::Io(self.target_dir.clone(), e))?;
         let dst = self.target_dir.join("polymul-ptx-linker");
-        let tmp = self.target_dir.join(format!(".polymul-ptx-linker.{}.tmp", std::process::id()));
+        let tmp = self
+            .target_dir
+            .join(format!(".polymul-ptx-linker.{}.tmp", std::process::id()));
         std::fs::copy(&exe, &tmp).map_err(|e| BuildError::Io(tmp.clone(), e))?;
         std::fs::rename(&tmp, &dst).map_err(|e| BuildError::Io(dst.clone(), e))?;
         Ok(dst)
