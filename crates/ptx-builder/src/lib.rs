@@ -218,8 +218,7 @@ impl PtxBuilder {
 
     /// Runs the nested build and the checks.
     pub fn build(&self) -> Result<PtxArtifact, BuildError> {
-        let linker =
-            std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
+        let linker = self.stable_linker()?;
         let tools = LlvmTools::locate()?;
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let manifest = self.crate_dir.join("Cargo.toml");
