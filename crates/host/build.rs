@@ -20,10 +20,7 @@ fn run() -> Result<(), String> {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
     let kernels = manifest.join("../kernels");
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        kernels.join("Cargo.toml").display()
-    );
+    println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-env-changed=POLYMUL_PTX_ARCHS");
 
     let archs = match std::env::var("POLYMUL_PTX_ARCHS") {
@@ -34,13 +31,11 @@ fn run() -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../../target"))
         .join("ptx");
-    let expected: Vec<String> = polymul_kernels::names::ALL
-        .iter()
-        .flat_map(|b| [format!("{b}_u32"), format!("{b}_u64")])
+    let expected: Vec<String> = polymul_kernels::names::entries()
+        .map(|parts| parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("_"))
         .collect();
 
-    let mut index =
-        String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
+    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
     index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
     for arch in archs {
         let art = PtxBuilder::new(&kernels, target_root.join(arch.to_string()), arch)
@@ -50,10 +45,8 @@ fn run() -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let file = format!("polymul_kernels_{arch}.ptx");
         std::fs::write(out_dir.join(&file), &art.ptx).map_err(|e| e.to_string())?;
-        index.push_str(&format!(
-            "    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n",
-            arch.0
-        ));
+        index
+            .push_str(&format!("    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n", arch.0));
     }
     index.push_str("];\n");
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())

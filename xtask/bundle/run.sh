@@ -1,6 +1,8 @@
 #!/bin/bash
 # polymul GPU bundle (made by `cargo xtask gpu-bundle`): runs on a machine with an
-# NVIDIA GPU and driver, no Rust needed. Results go to ${OUT:-./out}.
+# NVIDIA GPU and driver, no Rust needed. Results go to ./out next to this script;
+# if $OUT is set (the device tool's output folder), also packed as $OUT/results.tgz
+# with gpu.md and check.log beside it.
 #
 #   bash run.sh              check suite, then the benchmarks
 #   bash run.sh --check-only check suite only
@@ -9,7 +11,7 @@
 # Exit status: non-zero if any check failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}; mkdir -p "$out"
+out=$here/out; rm -rf "$out"; mkdir -p "$out"
 bench=1; sanitize=0
 for a in "$@"; do case "$a" in --check-only) bench=0;; --sanitize) sanitize=1;; esac; done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/nvidia-smi.csv" 2>&1
@@ -24,5 +26,9 @@ if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
 fi
 if [ "$bench" = 1 ]; then
   "$here/polymul-bench" bench --out "$out" 2>"$out/bench.stderr.log" | tail -40
+fi
+if [ -n "${OUT:-}" ] && [ "$OUT" != "$out" ]; then
+  tar czf "$OUT/results.tgz" -C "$out" .
+  cp "$out/check.log" "$OUT/" 2>/dev/null; cp "$out/gpu.md" "$OUT/" 2>/dev/null
 fi
 exit $rc

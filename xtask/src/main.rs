@@ -17,10 +17,7 @@ use std::process::{Command, ExitCode};
 type Res<T = ()> = Result<T, String>;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 fn cargo() -> Command {
@@ -31,20 +28,12 @@ fn cargo() -> Command {
 
 fn run(what: &str, cmd: &mut Command) -> Res {
     eprintln!("\n==> {what}");
-    let st = cmd
-        .status()
-        .map_err(|e| format!("{what}: could not start: {e}"))?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed ({st})"))
-    }
+    let st = cmd.status().map_err(|e| format!("{what}: could not start: {e}"))?;
+    if st.success() { Ok(()) } else { Err(format!("{what} failed ({st})")) }
 }
 
 fn flag_value(args: &[String], flag: &str) -> Option<String> {
-    args.iter()
-        .position(|a| a == flag)
-        .and_then(|i| args.get(i + 1).cloned())
+    args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1).cloned())
 }
 
 fn archs(args: &[String]) -> Res<Vec<Arch>> {
@@ -55,9 +44,8 @@ fn archs(args: &[String]) -> Res<Vec<Arch>> {
 }
 
 fn expected_kernels() -> Vec<String> {
-    polymul_kernels::names::ALL
-        .iter()
-        .flat_map(|b| [format!("{b}_u32"), format!("{b}_u64")])
+    polymul_kernels::names::entries()
+        .map(|parts| parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("_"))
         .collect()
 }
 
@@ -107,57 +95,29 @@ fn check_ptx(args: &[String]) -> Res {
         }
         let want = expected_kernels();
         if let Some(missing) = want.iter().find(|w| !report.iter().any(|k| &k.name == *w)) {
-            return Err(format!(
-                "ptxas reported no properties for `{missing}` on {arch}"
-            ));
+            return Err(format!("ptxas reported no properties for `{missing}` on {arch}"));
         }
     }
-    if all_ok {
-        Ok(())
-    } else {
-        Err("a kernel spills registers (see above)".into())
-    }
+    if all_ok { Ok(()) } else { Err("a kernel spills registers (see above)".into()) }
 }
 
 fn test(args: &[String]) -> Res {
     let root = root();
-    run(
-        "cargo fmt --check",
-        cargo().args(["fmt", "--all", "--", "--check"]),
-    )?;
+    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     run(
         "cargo clippy (host, all targets)",
-        cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
+        cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
     )?;
     run(
         "cargo clippy (kernels for nvptx64-nvidia-cuda)",
         cargo()
-            .args([
-                "clippy",
-                "-p",
-                "polymul-kernels",
-                "--target",
-                "nvptx64-nvidia-cuda",
-                "-Zbuild-std=core",
-            ])
+            .args(["clippy", "-p", "polymul-kernels", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
             .arg("--target-dir")
             .arg(root.join("target/clippy-nvptx"))
             .args(["--", "-D", "warnings"]),
     )?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
-    run(
-        "cargo doc",
-        cargo()
-            .args(["doc", "--workspace", "--no-deps"])
-            .env("RUSTDOCFLAGS", "-D warnings"),
-    )?;
+    run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
     eprintln!("\nall checks passed");
@@ -170,17 +130,11 @@ fn device_slug(md: &str) -> String {
         .find_map(|l| l.strip_prefix("- device: "))
         .and_then(|l| l.split(" (").next())
         .unwrap_or("gpu");
-    name.to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
 }
 
 fn bench(args: &[String]) -> Res {
-    run(
-        "build polymul-bench (release)",
-        cargo().args(["build", "--release", "-p", "polymul-bench"]),
-    )?;
+    run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
     let out = root().join("target/bench/latest");
     let _ = std::fs::remove_dir_all(&out);
     let mut cmd = Command::new(root().join("target/release/polymul-bench"));
@@ -193,48 +147,29 @@ fn bench(args: &[String]) -> Res {
     run("polymul-bench bench", &mut cmd)?;
     let gpu_md = out.join("gpu.md");
     if let Ok(md) = std::fs::read_to_string(&gpu_md) {
-        let dst =
-            root()
-                .join("docs/results")
-                .join(format!("{}-{}", report_date(&md), device_slug(&md)));
+        let dst = root().join("docs/results").join(format!("{}-{}", report_date(&md), device_slug(&md)));
         std::fs::create_dir_all(&dst).map_err(|e| e.to_string())?;
-        for e in std::fs::read_dir(&out)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
+        for e in std::fs::read_dir(&out).map_err(|e| e.to_string())?.flatten() {
             std::fs::copy(e.path(), dst.join(e.file_name())).map_err(|e| e.to_string())?;
         }
         eprintln!("GPU results copied to {}", dst.display());
     } else {
-        eprintln!(
-            "CPU results are in {} (docs/results/ keeps GPU runs only)",
-            out.display()
-        );
+        eprintln!("CPU results are in {} (docs/results/ keeps GPU runs only)", out.display());
     }
     Ok(())
 }
 
 fn report_date(md: &str) -> String {
-    md.lines()
-        .find_map(|l| l.strip_prefix("- date: "))
-        .unwrap_or("undated")
-        .to_string()
+    md.lines().find_map(|l| l.strip_prefix("- date: ")).unwrap_or("undated").to_string()
 }
 
 fn gpu_bundle(args: &[String]) -> Res {
-    let dir = flag_value(args, "--dir")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("bundle"));
-    run(
-        "build polymul-bench (release)",
-        cargo().args(["build", "--release", "-p", "polymul-bench"]),
-    )?;
+    let dir = flag_value(args, "--dir").map(PathBuf::from).unwrap_or_else(|| root().join("bundle"));
+    run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let copy = |from: PathBuf, name: &str| {
-        std::fs::copy(&from, dir.join(name))
-            .map(|_| ())
-            .map_err(|e| format!("{}: {e}", from.display()))
+        std::fs::copy(&from, dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {e}", from.display()))
     };
     copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
     build_ptx(&Arch::DEFAULTS, &dir)?;
@@ -245,17 +180,13 @@ fn gpu_bundle(args: &[String]) -> Res {
         .filter_map(|e| e.metadata().ok().map(|m| m.len()))
         .sum();
     if size > 64 << 20 {
-        return Err(format!(
-            "the bundle is {size} bytes, over the 64 MiB a device call can carry"
-        ));
+        return Err(format!("the bundle is {size} bytes, over the 64 MiB a device call can carry"));
     }
     eprintln!(
         "\nGPU bundle ready: {} ({:.1} MiB). On a GPU machine (no Rust needed): bash {}/run.sh",
         dir.display(),
         size as f64 / (1u64 << 20) as f64,
-        dir.file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
     );
     Ok(())
 }
@@ -274,9 +205,8 @@ fn main() -> ExitCode {
     let rest = args.get(1..).unwrap_or_default();
     let r = match args.first().map(String::as_str) {
         Some("build-ptx") => archs(rest).and_then(|a| {
-            let out = flag_value(rest, "--out")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| root().join("target/ptx-out"));
+            let out =
+                flag_value(rest, "--out").map(PathBuf::from).unwrap_or_else(|| root().join("target/ptx-out"));
             build_ptx(&a, &out).map(|_| ())
         }),
         Some("check-ptx") => check_ptx(rest),

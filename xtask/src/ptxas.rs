@@ -31,11 +31,7 @@ pub fn locate() -> Res<PathBuf> {
     if wheel.is_file() {
         return Ok(wheel);
     }
-    if Command::new("ptxas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
         return Ok(PathBuf::from("ptxas"));
     }
     Err("ptxas not found: run scripts/setup.sh (installs PyPI's nvidia-cuda-nvcc-cu12 into target/tools) \
@@ -53,13 +49,9 @@ pub fn assemble(ptxas: &Path, arch: Arch, ptx: &Path) -> Res<Vec<KernelResources
         .arg(ptx)
         .output()
         .map_err(|e| format!("could not run {}: {e}", ptxas.display()))?;
-    let log =
-        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        return Err(format!(
-            "ptxas rejected {} for {arch}:\n{log}",
-            ptx.display()
-        ));
+        return Err(format!("ptxas rejected {} for {arch}:\n{log}", ptx.display()));
     }
     Ok(parse(&log))
 }
@@ -77,21 +69,14 @@ pub fn parse(log: &str) -> Vec<KernelResources> {
     let mut v: Vec<KernelResources> = Vec::new();
     for line in log.lines() {
         if let Some(rest) = line.split("Function properties for ").nth(1) {
-            v.push(KernelResources {
-                name: rest.trim().to_string(),
-                ..Default::default()
-            });
+            v.push(KernelResources { name: rest.trim().to_string(), ..Default::default() });
         } else if let Some(k) = v.last_mut() {
             if line.contains("stack frame") {
                 k.stack = num_before(line, "stack frame");
                 k.spill_stores = num_before(line, "spill stores");
                 k.spill_loads = num_before(line, "spill loads");
             } else if let Some(rest) = line.split("Used ").nth(1) {
-                k.registers = rest
-                    .split_whitespace()
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0);
+                k.registers = rest.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
             }
         }
     }

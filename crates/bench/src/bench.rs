@@ -4,6 +4,8 @@
 //! with achieved GB/s and percent of the copy bandwidth. Without a GPU: the
 //! CPU path, said so in one line.
 
+use crate::plot::{self, Series};
+use crate::reductions;
 use crate::report::{self, Table};
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::gpu::median;
@@ -53,11 +55,8 @@ fn gpu_rows<W: Coeff>(c: &Ctx<'_>, bits: u32, log_n: u32, t: &mut Table) -> poly
         };
         let mut a = plan.upload(&rng.coeffs(n * batch, q))?;
         let mut b = plan.upload(&rng.coeffs(n * batch, q))?;
-        let ops: [(&str, f64); 3] = [
-            ("forward", transform),
-            ("inverse", transform),
-            ("polymul", 3.0 * transform + pointwise),
-        ];
+        let ops: [(&str, f64); 3] =
+            [("forward", transform), ("inverse", transform), ("polymul", 3.0 * transform + pointwise)];
         for (op, bytes) in ops {
             let timing = c.gpu.time(warm, reps, || match op {
                 "forward" => plan.forward(&mut a),
@@ -80,11 +79,7 @@ fn gpu_rows<W: Coeff>(c: &Ctx<'_>, bits: u32, log_n: u32, t: &mut Table) -> poly
                 fmt(one_pass),
                 timing.reps.to_string(),
             ]);
-            eprintln!(
-                "  u{} N=2^{log_n} {op:8} batch {batch:6}: {:>10.2} µs/NTT",
-                W::BITS,
-                per
-            );
+            eprintln!("  u{} N=2^{log_n} {op:8} batch {batch:6}: {:>10.2} µs/NTT", W::BITS, per);
         }
     }
     Ok(())
@@ -138,10 +133,9 @@ fn run_cpu(opts: &Options) -> i32 {
         "CPU path: the kernels' own code looped on the host (batch 1)",
         &["word", "q bits", "N", "op", "µs (median)"],
     );
-    t.note =
-        "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
+    t.note = "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
               called in a scalar loop."
-            .into();
+        .into();
     for (word, bits) in WORD_CONFIGS {
         for log_n in log_ns(opts.quick) {
             let r = match word {
@@ -154,22 +148,19 @@ fn run_cpu(opts: &Options) -> i32 {
             }
         }
     }
-    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &[t])
+    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &[t], &[])
 }
 
-fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table]) -> i32 {
+fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table], figures: &[(String, String)]) -> i32 {
     for t in tables {
         println!("\n{}", t.markdown());
     }
     if let Some(dir) = &opts.out {
-        if let Err(e) = report::write(dir, name, preamble, tables) {
+        if let Err(e) = report::write(dir, name, preamble, tables, figures) {
             eprintln!("polymul-bench: writing results to {}: {e}", dir.display());
             return 1;
         }
-        eprintln!(
-            "results written to {}",
-            dir.join(format!("{name}.md")).display()
-        );
+        eprintln!("results written to {}", dir.join(format!("{name}.md")).display());
     }
     0
 }
@@ -182,9 +173,7 @@ pub fn run(opts: &Options) -> i32 {
     let gpu = match Gpu::new() {
         Ok(g) => g,
         Err(e) => {
-            eprintln!(
-                "polymul-bench: {e}\npolymul-bench: no GPU, so benchmarking the CPU path instead."
-            );
+            eprintln!("polymul-bench: {e}\npolymul-bench: no GPU, so benchmarking the CPU path instead.");
             return run_cpu(opts);
         }
     };
@@ -209,12 +198,8 @@ pub fn run(opts: &Options) -> i32 {
         }
     };
     eprintln!("device-to-device copy: {copy_gbs:.0} GB/s (read + write)");
-    let mut copy = Table::new(
-        "Ceiling: device-to-device copy",
-        &["bytes copied", "GB/s (read + write)"],
-    );
-    copy.rows
-        .push(vec![(1u64 << 30).to_string(), format!("{copy_gbs:.0}")]);
+    let mut copy = Table::new("Ceiling: device-to-device copy", &["bytes copied", "GB/s (read + write)"]);
+    copy.rows.push(vec![(1u64 << 30).to_string(), format!("{copy_gbs:.0}")]);
     let mut t = Table::new(
         "Radix-2 global-memory NTT (one launch per stage): the baseline",
         &[
@@ -238,11 +223,7 @@ pub fn run(opts: &Options) -> i32 {
          only 2·N words per transform (read once, write once): the figure a fused kernel is aiming at. \
          Batched rows use 2^25 coefficients in total."
     );
-    let c = Ctx {
-        gpu: &gpu,
-        copy_gbs,
-        quick: opts.quick,
-    };
+    let c = Ctx { gpu: &gpu, copy_gbs, quick: opts.quick };
     for (word, bits) in WORD_CONFIGS {
         for log_n in log_ns(opts.quick) {
             let r = match word {
@@ -255,5 +236,89 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
-    finish(opts, "gpu", &stamp(&device, opts), &[copy, t])
+    let (mm, mm_rows, failures) = match reductions::modmul_table(&gpu, opts.quick) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("polymul-bench: reduction microbenchmark: {e}");
+            return 1;
+        }
+    };
+    let by_red = match reductions::ntt_table(&gpu, copy_gbs, opts.quick) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("polymul-bench: NTT by reduction: {e}");
+            return 1;
+        }
+    };
+    let figures = vec![
+        ("reductions.svg".to_string(), reductions_figure(&mm_rows, &device)),
+        ("ntt-radix2.svg".to_string(), ntt_figure(&t, &device)),
+    ];
+    let code = finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red], &figures);
+    for f in &failures {
+        println!("FAIL {f}");
+    }
+    if failures.is_empty() { code } else { 1 }
+}
+
+/// Fig. 4 on this GPU: ns per modular multiplication by width and variant.
+fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
+    let widths = reductions::WIDTHS;
+    let cats: Vec<String> = widths.iter().map(|(w, b)| format!("u{w}, {b}-bit q")).collect();
+    let series: Vec<Series> = polymul::Reduction::ALL
+        .iter()
+        .map(|&r| Series {
+            name: r.label().to_string(),
+            values: widths
+                .iter()
+                .map(|&(w, b)| {
+                    rows.iter()
+                        .find(|x| x.word == w && x.bits == b && x.reduction == r && !x.select)
+                        .map_or(f64::NAN, |x| x.ns)
+                })
+                .collect(),
+        })
+        .collect();
+    let short = device.split(" (").next().unwrap_or(device);
+    plot::grouped_bar_chart(
+        &format!("Modular multiplication throughput by variant ({short}), lower is faster"),
+        "ns per modmul (whole GPU)",
+        &cats,
+        &series,
+    )
+}
+
+/// The radix-2 baseline: µs per polynomial against N, single and batched.
+fn ntt_figure(t: &Table, device: &str) -> String {
+    let exps: Vec<u32> = (10..=17).collect();
+    let mut series = Vec::new();
+    for word in ["u32", "u64"] {
+        for batched in [false, true] {
+            let values = exps
+                .iter()
+                .map(|e| {
+                    t.rows
+                        .iter()
+                        .find(|r| {
+                            r[0] == word
+                                && r[2] == format!("2^{e}")
+                                && r[3] == "forward"
+                                && (r[4] != "1") == batched
+                        })
+                        .and_then(|r| r[6].parse::<f64>().ok())
+                        .unwrap_or(f64::NAN)
+                })
+                .collect();
+            let how = if batched { "batched" } else { "single" };
+            series.push(Series { name: format!("{word} forward, {how}"), values });
+        }
+    }
+    let short = device.split(" (").next().unwrap_or(device);
+    plot::log_line_chart(
+        &format!("Radix-2 global-memory NTT ({short})"),
+        "N",
+        "µs per polynomial",
+        &exps,
+        &series,
+    )
 }

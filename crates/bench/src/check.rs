@@ -6,7 +6,8 @@
 
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::random::SplitMix64;
-use polymul::{Coeff, Error, Gpu, NttParams, NttPlan, cpu};
+use polymul::reduction::ModMulBench;
+use polymul::{Coeff, Error, Gpu, NttParams, NttPlan, PlanOptions, Reduction, cpu};
 
 /// Counts and prints results.
 #[derive(Debug, Default)]
@@ -102,13 +103,7 @@ fn word_suite<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, seed: u64, t: &mut Tal
         let b = rng.coeffs(n * batch, q);
         t.record(
             &format!("{tag} polymul batch={batch} == CPU"),
-            (|| {
-                eq(
-                    "polymul",
-                    &plan.polymul(&a, &b).map_err(s)?,
-                    &cpu::polymul(&p, &a, &b).map_err(s)?,
-                )
-            })(),
+            (|| eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?))(),
         );
     }
     if log_n <= 12 {
@@ -116,33 +111,64 @@ fn word_suite<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, seed: u64, t: &mut Tal
         t.record(
             &format!("{tag} polymul == naive negacyclic convolution"),
             (|| {
-                let got: Vec<u64> = plan
-                    .polymul(&a, &b)
-                    .map_err(s)?
-                    .iter()
-                    .map(|x| x.as_u64())
-                    .collect();
+                let got: Vec<u64> = plan.polymul(&a, &b).map_err(s)?.iter().map(|x| x.as_u64()).collect();
                 let au: Vec<u64> = a.iter().map(|x| x.as_u64()).collect();
                 let bu: Vec<u64> = b.iter().map(|x| x.as_u64()).collect();
-                eq(
-                    "naive",
-                    &got,
-                    &cpu::negacyclic_naive(&au, &bu, q.as_u64()).map_err(s)?,
-                )
+                eq("naive", &got, &cpu::negacyclic_naive(&au, &bu, q.as_u64()).map_err(s)?)
             })(),
         );
     }
     let qm1 = vec![q - W::one(); n];
     t.record(
         &format!("{tag} polymul all q-1 == CPU"),
-        (|| {
-            eq(
-                "q-1",
-                &plan.polymul(&qm1, &qm1).map_err(s)?,
-                &cpu::polymul(&p, &qm1, &qm1).map_err(s)?,
-            )
-        })(),
+        (|| eq("q-1", &plan.polymul(&qm1, &qm1).map_err(s)?, &cpu::polymul(&p, &qm1, &qm1).map_err(s)?))(),
     );
+}
+
+/// Every reduction's NTT kernels on the GPU against the same kernels' code on
+/// the CPU, at each word's widest modulus the reduction accepts.
+fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    for r in Reduction::ALL {
+        let bits = bits.min(r.max_bits(W::BITS));
+        for log_n in [12u32, 16] {
+            let n = 1usize << log_n;
+            let name = format!("reduction {r} u{} q{bits}b N=2^{log_n}", W::BITS);
+            let res = (|| {
+                let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+                let opts = PlanOptions { reduction: r, ..PlanOptions::default() };
+                let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
+                let mut rng = SplitMix64::new(seed ^ n as u64);
+                let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
+                let mut want = a.clone();
+                cpu::forward_with(&p, r, &mut want).map_err(s)?;
+                eq("forward", &plan.forward_host(&a).map_err(s)?, &want)?;
+                eq(
+                    "polymul",
+                    &plan.polymul(&a, &b).map_err(s)?,
+                    &cpu::polymul_with(&p, r, &a, &b).map_err(s)?,
+                )
+            })();
+            t.record(&name, res);
+        }
+        for select in [false, true] {
+            let name = format!(
+                "microbenchmark {r} {} u{} q{bits}b == CPU",
+                if select { "select" } else { "if" },
+                W::BITS
+            );
+            let res = (|| {
+                let q = polymul::params::ntt_primes(bits, 2, 1).map_err(s)?[0];
+                let mut mb = ModMulBench::new(gpu, r, select, W::from_u64(q), 4096, seed).map_err(s)?;
+                mb.run(50).map_err(s)?;
+                let got = mb.values().map_err(s)?;
+                for th in (0..4096).step_by(7) {
+                    eq("chains", &got[4 * th..4 * th + 4], &mb.cpu_thread(th, 50))?;
+                }
+                Ok(())
+            })();
+            t.record(&name, res);
+        }
+    }
 }
 
 fn error_suite(gpu: &Gpu, t: &mut Tally) {
@@ -158,6 +184,17 @@ fn error_suite(gpu: &Gpu, t: &mut Tally) {
         "errors: coefficient >= q is rejected before upload",
         match plan.polymul(&bad, &vec![1; n]) {
             Err(Error::CoefficientOutOfRange { index: 5, .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    t.record(
+        "errors: a modulus too wide for the reduction is refused",
+        match NttPlan::with_options(
+            gpu,
+            plan.params().clone(),
+            PlanOptions { reduction: Reduction::DhemQuisquater, ..PlanOptions::default() },
+        ) {
+            Err(Error::ModulusTooWide { max_bits: 60, .. }) => Ok(()),
             other => Err(format!("{other:?}")),
         },
     );
@@ -239,6 +276,8 @@ pub fn run(opts: &Options) -> i32 {
     // Narrower primes on each word too.
     word_suite::<u32>(&gpu, 28, 13, seed ^ 1, &mut t);
     word_suite::<u64>(&gpu, 40, 13, seed ^ 2, &mut t);
+    reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
+    reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

@@ -3,6 +3,8 @@
 
 pub mod bench;
 pub mod check;
+pub mod plot;
+pub mod reductions;
 pub mod report;
 
 use std::path::PathBuf;
@@ -25,9 +27,5 @@ pub const WORD_CONFIGS: [(u32, u32); 2] = [(32, 30), (64, 62)];
 
 /// `log2 N` values of the suite.
 pub fn log_ns(quick: bool) -> Vec<u32> {
-    if quick {
-        vec![10, 12, 14, 16, 17]
-    } else {
-        (10..=17).collect()
-    }
+    if quick { vec![10, 12, 14, 16, 17] } else { (10..=17).collect() }
 }

@@ -20,10 +20,8 @@ fn usage() -> ! {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { usage() };
-    let mut opts = Options {
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        ..Options::default()
-    };
+    let mut opts =
+        Options { command_line: std::env::args().collect::<Vec<_>>().join(" "), ..Options::default() };
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
         match a.as_str() {

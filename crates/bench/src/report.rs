@@ -6,10 +6,8 @@ use std::path::Path;
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
 pub fn today_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (y, m, d) = civil_from_days((secs / 86_400) as i64);
     format!("{y:04}-{m:02}-{d:02}")
 }
@@ -75,10 +73,23 @@ impl Table {
     }
 }
 
-/// Writes `name.md` (all tables under a preamble) and one CSV per table.
-pub fn write(dir: &Path, name: &str, preamble: &str, tables: &[Table]) -> std::io::Result<()> {
+/// Writes `name.md` (all tables under a preamble, then links to the
+/// figures), one CSV per table, and each figure `(file name, SVG)`.
+pub fn write(
+    dir: &Path,
+    name: &str,
+    preamble: &str,
+    tables: &[Table],
+    figures: &[(String, String)],
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    for (file, svg) in figures {
+        std::fs::write(dir.join(file), svg)?;
+    }
     let mut md = preamble.to_string();
+    for (file, _) in figures {
+        md += &format!("\n![{file}]({file})\n");
+    }
     for t in tables {
         md += "\n";
         md += &t.markdown();

@@ -197,10 +197,7 @@ pub enum Error {
 
 impl Error {
     /// Wraps a CUDA error, mapping out-of-memory to [`Error::OutOfDeviceMemory`].
-    pub(crate) fn cuda(
-        during: &'static str,
-        bytes: usize,
-    ) -> impl FnOnce(cust::error::CudaError) -> Error {
+    pub(crate) fn cuda(during: &'static str, bytes: usize) -> impl FnOnce(cust::error::CudaError) -> Error {
         move |source| match source {
             cust::error::CudaError::OutOfMemory => Error::OutOfDeviceMemory { during, bytes },
             source => Error::Cuda { during, source },
@@ -210,20 +207,9 @@ impl Error {
     /// Maps a reduction's refusal of `q` for `word`-bit words.
     pub(crate) fn from_modulus(q: u64, word: u32, e: ModulusError) -> Error {
         match e {
-            ModulusError::Even => Error::BadModulus {
-                q,
-                why: "it is even (NTT moduli are odd primes)",
-            },
-            ModulusError::TooSmall { .. } => Error::BadModulus {
-                q,
-                why: "it is smaller than 5",
-            },
-            ModulusError::TooWide { bits, max_bits } => Error::ModulusTooWide {
-                q,
-                bits,
-                max_bits,
-                word,
-            },
+            ModulusError::Even => Error::BadModulus { q, why: "it is even (NTT moduli are odd primes)" },
+            ModulusError::TooSmall { .. } => Error::BadModulus { q, why: "it is smaller than 5" },
+            ModulusError::TooWide { bits, max_bits } => Error::ModulusTooWide { q, bits, max_bits, word },
         }
     }
 }

@@ -34,12 +34,14 @@ pub mod gpu;
 pub mod params;
 mod plan;
 pub mod random;
+pub mod reduction;
 
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, Timing};
 pub use params::NttParams;
-pub use plan::{NttKernel, NttPlan};
+pub use plan::{NttKernel, NttPlan, PlanOptions};
 pub use polymul_kernels as kernels;
+pub use reduction::Reduction;
 
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
 /// `u64` (up to 62 bits).

@@ -4,6 +4,7 @@
 use crate::gpu::launch::{self, Direction, Radix2Kernels};
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
+use crate::reduction::{DevicePrepared, Prepared, Reduction};
 use crate::{Coeff, Error, Result};
 
 /// Which NTT implementation a plan runs.
@@ -14,6 +15,16 @@ pub enum NttKernel {
     /// baseline every other kernel is measured against.
     #[default]
     Radix2Global,
+}
+
+/// How a plan computes: which NTT kernel and which modular reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PlanOptions {
+    /// The NTT implementation.
+    pub kernel: NttKernel,
+    /// The reduction in the butterflies (the pointwise product always uses
+    /// Algorithm 4). Default: Algorithm 4.
+    pub reduction: Reduction,
 }
 
 /// A negacyclic NTT of size N modulo q on one GPU.
@@ -31,10 +42,10 @@ pub enum NttKernel {
 pub struct NttPlan<'g, W: Coeff> {
     gpu: &'g Gpu,
     params: NttParams<W>,
-    twiddles: DeviceVec<W>,
-    inv_twiddles: DeviceVec<W>,
+    twiddles: DevicePrepared<W>,
+    inv_twiddles: DevicePrepared<W>,
     kernels: Radix2Kernels<'g>,
-    kernel: NttKernel,
+    options: PlanOptions,
 }
 
 impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
@@ -43,30 +54,27 @@ impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
             .field("n", &self.params.n())
             .field("q", &self.params.q())
             .field("word_bits", &W::BITS)
-            .field("kernel", &self.kernel)
+            .field("options", &self.options)
             .finish()
     }
 }
 
 impl<'g, W: Coeff> NttPlan<'g, W> {
-    /// Uploads the twiddles and prepares the kernels for `params`.
+    /// Uploads the twiddles and prepares the kernels for `params`, with the
+    /// default options.
     pub fn new(gpu: &'g Gpu, params: NttParams<W>) -> Result<Self> {
-        Self::with_kernel(gpu, params, NttKernel::default())
+        Self::with_options(gpu, params, PlanOptions::default())
     }
 
-    /// As [`NttPlan::new`], with an explicit kernel choice.
-    pub fn with_kernel(gpu: &'g Gpu, params: NttParams<W>, kernel: NttKernel) -> Result<Self> {
-        let twiddles = gpu.upload(params.twiddles())?;
-        let inv_twiddles = gpu.upload(params.inv_twiddles())?;
-        let kernels = Radix2Kernels::new::<W>(gpu)?;
-        Ok(Self {
-            gpu,
-            params,
-            twiddles,
-            inv_twiddles,
-            kernels,
-            kernel,
-        })
+    /// As [`NttPlan::new`], with an explicit kernel and reduction. Errors if
+    /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
+    pub fn with_options(gpu: &'g Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
+        let r = options.reduction;
+        let twiddles = DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.twiddles())?)?;
+        let inv_twiddles =
+            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.inv_twiddles())?)?;
+        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
+        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, options })
     }
 
     /// The parameters.
@@ -74,9 +82,9 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         &self.params
     }
 
-    /// The kernel this plan runs.
-    pub fn kernel(&self) -> NttKernel {
-        self.kernel
+    /// The kernel and reduction this plan runs.
+    pub fn options(&self) -> PlanOptions {
+        self.options
     }
 
     /// The GPU this plan runs on.
@@ -94,11 +102,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
         let n = self.params.n();
         if v.is_empty() || !v.len().is_multiple_of(n) {
-            return Err(Error::NotAMultipleOfN {
-                what,
-                got: v.len(),
-                n,
-            });
+            return Err(Error::NotAMultipleOfN { what, got: v.len(), n });
         }
         let batch = v.len() / n;
         self.params.check_batch_size(batch)?;
@@ -123,48 +127,23 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             Direction::Forward => &self.twiddles,
             Direction::Inverse => &self.inv_twiddles,
         };
-        let p = &self.params;
-        launch::radix2_ntt(
-            self.gpu,
-            &self.kernels,
-            dir,
-            data,
-            twiddles,
-            batch,
-            p.log_n(),
-            p.barrett(),
-        )
+        launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
     }
 
     /// Queues `acc ← acc ⊙ other` (element-wise product mod q).
     pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
         self.batch_of("acc", acc)?;
         if other.len() != acc.len() {
-            return Err(Error::LengthMismatch {
-                what: "other",
-                got: other.len(),
-                expected: acc.len(),
-            });
+            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
         }
-        launch::pointwise_mul(
-            self.gpu,
-            &self.kernels,
-            acc,
-            other,
-            acc.len(),
-            self.params.barrett(),
-        )
+        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, acc.len(), self.params.barrett())
     }
 
     /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is left in
     /// the NTT domain.
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         if a.len() != b.len() {
-            return Err(Error::LengthMismatch {
-                what: "b",
-                got: b.len(),
-                expected: a.len(),
-            });
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
         self.forward(a)?;
         self.forward(b)?;
@@ -176,11 +155,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// host out; one or many polynomials back to back).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         if a.len() != b.len() {
-            return Err(Error::LengthMismatch {
-                what: "b",
-                got: b.len(),
-                expected: a.len(),
-            });
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;

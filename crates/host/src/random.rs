@@ -33,8 +33,6 @@ impl SplitMix64 {
 
     /// `len` coefficients uniform in `[0, q)`.
     pub fn coeffs<W: crate::Coeff>(&mut self, len: usize, q: W) -> Vec<W> {
-        (0..len)
-            .map(|_| W::from_u64(self.below(q.as_u64())))
-            .collect()
+        (0..len).map(|_| W::from_u64(self.below(q.as_u64()))).collect()
     }
 }

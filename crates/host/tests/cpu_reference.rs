@@ -106,10 +106,7 @@ fn batched_polymul_is_per_polynomial() {
     let c = cpu::polymul(&p, &a, &b).unwrap();
     for k in 0..4 {
         let s = k * n..(k + 1) * n;
-        assert_eq!(
-            c[s.clone()],
-            cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]
-        );
+        assert_eq!(c[s.clone()], cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]);
     }
 }
 
@@ -120,11 +117,7 @@ fn linearity() {
     let q = p.q();
     let mut rng = SplitMix64::new(3);
     let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
-    let s: Vec<u32> = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32)
-        .collect();
+    let s: Vec<u32> = a.iter().zip(&b).map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32).collect();
     let (mut fa, mut fb, mut fs) = (a, b, s);
     for v in [&mut fa, &mut fb, &mut fs] {
         cpu::forward(&p, v).unwrap();
@@ -141,26 +134,67 @@ fn bad_input_is_a_typed_error() {
     let good = vec![0u64; 1024];
     let mut bad = good.clone();
     bad[17] = q;
-    assert!(matches!(
-        cpu::polymul(&p, &bad, &good),
-        Err(Error::CoefficientOutOfRange { index: 17, .. })
-    ));
-    assert!(matches!(
-        cpu::polymul(&p, &good, &good[..512]),
-        Err(Error::NotAMultipleOfN { .. })
-    ));
+    assert!(matches!(cpu::polymul(&p, &bad, &good), Err(Error::CoefficientOutOfRange { index: 17, .. })));
+    assert!(matches!(cpu::polymul(&p, &good, &good[..512]), Err(Error::NotAMultipleOfN { .. })));
     assert!(matches!(
         cpu::polymul(&p, &good, &[good.clone(), good.clone()].concat()),
         Err(Error::LengthMismatch { .. })
     ));
-    assert!(matches!(
-        cpu::forward(&p, &mut []),
-        Err(Error::NotAMultipleOfN { .. })
-    ));
+    assert!(matches!(cpu::forward(&p, &mut []), Err(Error::NotAMultipleOfN { .. })));
     assert!(ntt_primes(62, 1024, 2).is_ok());
     // Error messages say what to do.
-    let msg = NttParams::<u32>::new(1024, (1 << 40) + 1)
-        .unwrap_err()
-        .to_string();
+    let msg = NttParams::<u32>::new(1024, (1 << 40) + 1).unwrap_err().to_string();
     assert!(msg.contains("at most 30"), "{msg}");
+}
+
+/// Every reduction's NTT kernels (run on the CPU) give the naive product,
+/// wherever the reduction accepts the modulus; and refuse it with a typed
+/// error where it does not.
+#[test]
+fn every_reduction_gives_the_naive_product() {
+    use polymul::Reduction;
+    fn one<W: Coeff>(bits: u32, n: usize, r: Reduction, seed: u64) {
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let q = p.q();
+        let mut rng = SplitMix64::new(seed);
+        let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
+        match cpu::polymul_with(&p, r, &a, &b) {
+            Ok(got) => {
+                assert!(bits <= r.max_bits(W::BITS));
+                let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q.as_u64()).unwrap();
+                assert_eq!(to_u64(&got), want, "{r} u{} {bits}-bit N={n}", W::BITS);
+                let mut f = a.clone();
+                cpu::forward_with(&p, r, &mut f).unwrap();
+                let mut g = a.clone();
+                cpu::forward(&p, &mut g).unwrap();
+                assert_eq!(f, g, "{r}: forward transform differs from Algorithm 4's");
+            }
+            Err(Error::ModulusTooWide { max_bits, .. }) => {
+                assert!(bits > r.max_bits(W::BITS));
+                assert_eq!(max_bits, r.max_bits(W::BITS));
+            }
+            Err(e) => panic!("{r}: {e}"),
+        }
+    }
+    for r in Reduction::ALL {
+        for (bits, log_n) in [(28u32, 8u32), (30, 10)] {
+            one::<u32>(bits, 1 << log_n, r, bits as u64);
+        }
+        for (bits, log_n) in [(60u32, 9u32), (62, 10)] {
+            one::<u64>(bits, 1 << log_n, r, bits as u64);
+        }
+    }
+}
+
+#[test]
+fn reduction_names_round_trip() {
+    use polymul::Reduction;
+    for r in Reduction::ALL {
+        assert_eq!(Reduction::from_name(r.name()), Some(r));
+        assert!(r.max_bits(32) < r.max_bits(64));
+    }
+    assert_eq!(Reduction::default(), Reduction::Barrett4);
+    assert_eq!(Reduction::BarrettClassic.max_corrections(), 2);
+    assert_eq!(Reduction::DhemQuisquater.max_bits(64), 60);
+    assert_eq!(Reduction::from_name("nope"), None);
 }

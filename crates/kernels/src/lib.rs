@@ -19,6 +19,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 
 pub mod arith;
+pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
 pub mod word;
@@ -43,15 +44,39 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }
 }
 
-/// Base names of the kernel entry points; the full symbol is
-/// `<base>_<Word::NAME>` (for example `ntt_fwd_radix2_stage_u64`).
+/// Names of the kernel entry points, shared by the device and the host.
+///
+/// NTT stages and microbenchmarks exist once per reduction and word:
+/// `<base>_<reduction>_<word>`, e.g. `ntt_fwd_radix2_stage_barrett4_u64`;
+/// the pointwise product once per word: `pointwise_mul_u64`.
 pub mod names {
     /// One forward merged-CT radix-2 stage in global memory.
     pub const NTT_FWD_RADIX2_STAGE: &str = "ntt_fwd_radix2_stage";
     /// One inverse merged-GS radix-2 stage (½-scaled) in global memory.
     pub const NTT_INV_RADIX2_STAGE: &str = "ntt_inv_radix2_stage";
+    /// Microbenchmark, corrections written as `if`.
+    pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
+    /// Microbenchmark, corrections by mask (select).
+    pub const MODMUL_BENCH_SELECT: &str = "modmul_bench_select";
     /// Element-wise modular product.
     pub const POINTWISE_MUL: &str = "pointwise_mul";
-    /// Every base name, for build-time checks that each entry exists.
-    pub const ALL: &[&str] = &[NTT_FWD_RADIX2_STAGE, NTT_INV_RADIX2_STAGE, POINTWISE_MUL];
+    /// Kernels that exist per reduction.
+    pub const PER_REDUCTION: &[&str] =
+        &[NTT_FWD_RADIX2_STAGE, NTT_INV_RADIX2_STAGE, MODMUL_BENCH_IF, MODMUL_BENCH_SELECT];
+    /// [`crate::arith::ModMul::NAME`] of every reduction with kernels.
+    pub const REDUCTIONS: &[&str] = &["rem", "barrett2", "dq3", "barrett4", "montgomery", "shoup"];
+    /// Word suffixes.
+    pub const WORDS: &[&str] = &["u32", "u64"];
+
+    /// Every entry point as name parts, `[base, reduction, word]` (the
+    /// reduction part is empty for the pointwise kernel); join the non-empty
+    /// parts with `_` for the symbol.
+    pub fn entries() -> impl Iterator<Item = [&'static str; 3]> {
+        WORDS.iter().flat_map(|&w| {
+            PER_REDUCTION
+                .iter()
+                .flat_map(move |&b| REDUCTIONS.iter().map(move |&r| [b, r, w]))
+                .chain(core::iter::once([POINTWISE_MUL, "", w]))
+        })
+    }
 }

@@ -1,7 +1,7 @@
 //! Element-wise (Hadamard) modular product.
 
 use crate::Word;
-use crate::arith::Barrett4;
+use crate::arith::{Barrett4, ModMul};
 
 /// `out[i] = a[i] · b[i] mod q` for element `i`.
 ///

@@ -20,6 +20,10 @@ pub trait Word:
     /// `(hi:lo) >> s` truncated to one word, for `0 <= s < 2 * BITS`.
     fn shr_wide(lo: Self, hi: Self, s: u32) -> Self;
 
+    /// `(self · rhs) mod q` by the built-in `%` on the double-width product
+    /// (`0` for `q = 0`, so no panic path exists).
+    fn mul_rem(self, rhs: Self, q: Self) -> Self;
+
     /// Conversion from `u64`, truncating.
     fn from_u64(v: u64) -> Self;
 
@@ -49,6 +53,11 @@ macro_rules! impl_word {
             fn shr_wide(lo: Self, hi: Self, s: u32) -> Self {
                 let w = ((hi as $wide) << <$t>::BITS) | (lo as $wide);
                 (w >> s) as $t
+            }
+
+            #[inline(always)]
+            fn mul_rem(self, rhs: Self, q: Self) -> Self {
+                ((self as $wide) * (rhs as $wide)).checked_rem(q as $wide).unwrap_or(0) as $t
             }
 
             #[inline(always)]

@@ -43,14 +43,7 @@ impl std::error::Error for CheckError {}
 
 /// Substrings that betray panic or formatting machinery, in legacy (`_ZN…`)
 /// and v0 (`_R…`) mangling alike.
-const FORBIDDEN: &[&str] = &[
-    "panic",
-    "core..fmt",
-    "3fmt",
-    "unwrap_failed",
-    "expect_failed",
-    "slice_index",
-];
+const FORBIDDEN: &[&str] = &["panic", "core..fmt", "3fmt", "unwrap_failed", "expect_failed", "slice_index"];
 
 /// Returns the lines of `ptx` that contain a forbidden symbol (at most 8).
 pub fn forbidden_lines(ptx: &str) -> Vec<String> {
@@ -67,12 +60,8 @@ pub fn entries(ptx: &str) -> Vec<String> {
     ptx.lines()
         .filter_map(|l| {
             let l = l.trim();
-            let rest = l
-                .strip_prefix(".visible .entry ")
-                .or_else(|| l.strip_prefix(".entry "))?;
-            let end = rest
-                .find(|c: char| c == '(' || c.is_whitespace())
-                .unwrap_or(rest.len());
+            let rest = l.strip_prefix(".visible .entry ").or_else(|| l.strip_prefix(".entry "))?;
+            let end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
             Some(rest[..end].to_string())
         })
         .collect()
@@ -84,18 +73,10 @@ pub fn check_ptx(ptx: &str, arch: Arch, expected: &[String]) -> Result<Vec<Strin
     if !bad.is_empty() {
         return Err(CheckError::ForbiddenSymbol { lines: bad });
     }
-    let target = ptx
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with(".target"))
-        .unwrap_or("")
-        .to_string();
+    let target = ptx.lines().map(str::trim).find(|l| l.starts_with(".target")).unwrap_or("").to_string();
     let want = format!(".target {arch}");
     if target != want && !target.starts_with(&format!("{want},")) {
-        return Err(CheckError::WrongTarget {
-            expected: arch,
-            found: target,
-        });
+        return Err(CheckError::WrongTarget { expected: arch, found: target });
     }
     let found = entries(ptx);
     for k in expected {
@@ -122,15 +103,9 @@ mod tests {
     #[test]
     fn rejects_panic_symbols() {
         let bad = format!("{GOOD}.extern .func _ZN4core9panicking5panic17h0E();\n");
-        assert!(matches!(
-            check_ptx(&bad, Arch(90), &[]),
-            Err(CheckError::ForbiddenSymbol { .. })
-        ));
+        assert!(matches!(check_ptx(&bad, Arch(90), &[]), Err(CheckError::ForbiddenSymbol { .. })));
         let bad_v0 = format!("{GOOD}.func _RNvNtCs1_4core3fmt5write();\n");
-        assert!(matches!(
-            check_ptx(&bad_v0, Arch(90), &[]),
-            Err(CheckError::ForbiddenSymbol { .. })
-        ));
+        assert!(matches!(check_ptx(&bad_v0, Arch(90), &[]), Err(CheckError::ForbiddenSymbol { .. })));
     }
 
     #[test]
@@ -139,9 +114,6 @@ mod tests {
             check_ptx(GOOD, Arch(90), &["other".to_string()]),
             Err(CheckError::MissingKernel("other".into()))
         );
-        assert!(matches!(
-            check_ptx(GOOD, Arch(70), &[]),
-            Err(CheckError::WrongTarget { .. })
-        ));
+        assert!(matches!(check_ptx(GOOD, Arch(70), &[]), Err(CheckError::WrongTarget { .. })));
     }
 }

@@ -68,10 +68,7 @@ impl Arch {
     /// Parses `sm_70`, `sm70`, `70` or `compute_70`.
     pub fn parse(s: &str) -> Result<Self, BuildError> {
         let t = s.trim();
-        let digits = t
-            .trim_start_matches("compute_")
-            .trim_start_matches("sm_")
-            .trim_start_matches("sm");
+        let digits = t.trim_start_matches("compute_").trim_start_matches("sm_").trim_start_matches("sm");
         match digits.parse::<u32>() {
             Ok(v) if (30..=120).contains(&v) => Ok(Arch(v)),
             _ => Err(BuildError::BadArch(s.to_string())),
@@ -80,11 +77,8 @@ impl Arch {
 
     /// Parses a comma-separated list such as `sm_70,sm_90`.
     pub fn parse_list(s: &str) -> Result<Vec<Self>, BuildError> {
-        let mut v = s
-            .split(',')
-            .filter(|p| !p.trim().is_empty())
-            .map(Arch::parse)
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut v =
+            s.split(',').filter(|p| !p.trim().is_empty()).map(Arch::parse).collect::<Result<Vec<_>, _>>()?;
         v.sort();
         v.dedup();
         if v.is_empty() {
@@ -205,8 +199,7 @@ impl PtxBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.expected_kernels
-            .extend(names.into_iter().map(Into::into));
+        self.expected_kernels.extend(names.into_iter().map(Into::into));
         self
     }
 
@@ -232,14 +225,7 @@ impl PtxBuilder {
         cmd.arg("rustc")
             .arg("--manifest-path")
             .arg(&manifest)
-            .args([
-                "--lib",
-                "--crate-type",
-                "cdylib",
-                "--target",
-                TARGET,
-                "-Zbuild-std=core",
-            ])
+            .args(["--lib", "--crate-type", "cdylib", "--target", TARGET, "-Zbuild-std=core"])
             .args(["--profile", PROFILE]);
         if self.quiet {
             cmd.arg("--quiet");
@@ -273,10 +259,9 @@ impl PtxBuilder {
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
             .env(LINKER_MODE_ENV, "1")
             .env(LLVM_TOOLS_ENV, tools.dir());
-        let out = cmd.output().map_err(|err| BuildError::Spawn {
-            tool: format!("{}", cargo.to_string_lossy()),
-            err,
-        })?;
+        let out = cmd
+            .output()
+            .map_err(|err| BuildError::Spawn { tool: format!("{}", cargo.to_string_lossy()), err })?;
         if !out.status.success() {
             return Err(BuildError::ToolFailed {
                 cmd: format!("cargo rustc --target {TARGET} (kernels for {})", self.arch),
@@ -291,12 +276,7 @@ impl PtxBuilder {
         let path = self.output_path()?;
         let ptx = std::fs::read_to_string(&path).map_err(|e| BuildError::Io(path.clone(), e))?;
         let entries = check::check_ptx(&ptx, self.arch, &self.expected_kernels)?;
-        Ok(PtxArtifact {
-            arch: self.arch,
-            path,
-            ptx,
-            entries,
-        })
+        Ok(PtxArtifact { arch: self.arch, path, ptx, entries })
     }
 
     /// Copies the running executable to `<target_dir>/polymul-ptx-linker`
@@ -308,14 +288,10 @@ impl PtxBuilder {
     /// and renamed over it, which is atomic and safe while another build is
     /// running the previous copy.
     fn stable_linker(&self) -> Result<PathBuf, BuildError> {
-        let exe =
-            std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
-        std::fs::create_dir_all(&self.target_dir)
-            .map_err(|e| BuildError::Io(self.target_dir.clone(), e))?;
+        let exe = std::env::current_exe().map_err(|e| BuildError::Io(PathBuf::from("current_exe"), e))?;
+        std::fs::create_dir_all(&self.target_dir).map_err(|e| BuildError::Io(self.target_dir.clone(), e))?;
         let dst = self.target_dir.join("polymul-ptx-linker");
-        let tmp = self
-            .target_dir
-            .join(format!(".polymul-ptx-linker.{}.tmp", std::process::id()));
+        let tmp = self.target_dir.join(format!(".polymul-ptx-linker.{}.tmp", std::process::id()));
         std::fs::copy(&exe, &tmp).map_err(|e| BuildError::Io(tmp.clone(), e))?;
         std::fs::rename(&tmp, &dst).map_err(|e| BuildError::Io(dst.clone(), e))?;
         Ok(dst)
@@ -328,23 +304,14 @@ impl PtxBuilder {
             .map(|_| crate_lib_name(&self.crate_dir.join("Cargo.toml")))
             .transpose()?
             .unwrap_or_default();
-        let path = self
-            .target_dir
-            .join(TARGET)
-            .join(PROFILE)
-            .join(format!("{name}.ptx"));
-        if path.is_file() {
-            Ok(path)
-        } else {
-            Err(BuildError::NoOutput(path))
-        }
+        let path = self.target_dir.join(TARGET).join(PROFILE).join(format!("{name}.ptx"));
+        if path.is_file() { Ok(path) } else { Err(BuildError::NoOutput(path)) }
     }
 }
 
 /// The library name (`package.name` with `-` → `_`) from a manifest.
 fn crate_lib_name(manifest: &Path) -> Result<String, BuildError> {
-    let text =
-        std::fs::read_to_string(manifest).map_err(|e| BuildError::Io(manifest.to_path_buf(), e))?;
+    let text = std::fs::read_to_string(manifest).map_err(|e| BuildError::Io(manifest.to_path_buf(), e))?;
     let mut in_package = false;
     for line in text.lines() {
         let l = line.trim();
@@ -371,10 +338,7 @@ mod tests {
         assert_eq!(Arch::parse("70").unwrap(), Arch(70));
         assert!(Arch::parse("sm_x").is_err());
         assert!(Arch::parse("sm_7").is_err());
-        assert_eq!(
-            Arch::parse_list("sm_90, sm_70,sm_90").unwrap(),
-            vec![Arch(70), Arch(90)]
-        );
+        assert_eq!(Arch::parse_list("sm_90, sm_70,sm_90").unwrap(), vec![Arch(70), Arch(90)]);
         assert!(Arch::parse_list(",").is_err());
         assert_eq!(Arch(86).to_string(), "sm_86");
     }
@@ -384,11 +348,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptxb-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let m = dir.join("Cargo.toml");
-        std::fs::write(
-            &m,
-            "[package]\nname = \"polymul-kernels\"\n[lib]\nname = \"x\"\n",
-        )
-        .unwrap();
+        std::fs::write(&m, "[package]\nname = \"polymul-kernels\"\n[lib]\nname = \"x\"\n").unwrap();
         assert_eq!(crate_lib_name(&m).unwrap(), "polymul_kernels");
         std::fs::remove_dir_all(&dir).unwrap();
     }

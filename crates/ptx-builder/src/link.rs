@@ -48,21 +48,17 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs, BuildError> {
     };
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--export-symbol" => la
-                .exports
-                .push(it.next().ok_or_else(|| missing(a))?.clone()),
+            "--export-symbol" => la.exports.push(it.next().ok_or_else(|| missing(a))?.clone()),
             "-o" => la.output = Some(PathBuf::from(it.next().ok_or_else(|| missing(a))?)),
             "--target-cpu" => la.target_cpu = Some(it.next().ok_or_else(|| missing(a))?.clone()),
-            "--target-feature" => la
-                .target_features
-                .push(it.next().ok_or_else(|| missing(a))?.clone()),
+            "--target-feature" => la.target_features.push(it.next().ok_or_else(|| missing(a))?.clone()),
             "-L" | "--target" | "--bitcode-linker" | "--linker-plugin-lto" => {
                 it.next();
             }
             "--debug" => {}
-            s if s.starts_with("--target-feature=") => la
-                .target_features
-                .push(s["--target-feature=".len()..].to_string()),
+            s if s.starts_with("--target-feature=") => {
+                la.target_features.push(s["--target-feature=".len()..].to_string())
+            }
             s if s.starts_with("-O") => la.opt_level = Some(s[2..].to_string()),
             s if s.ends_with(".rlib") => la.rlibs.push(PathBuf::from(s)),
             s if s.ends_with(".o") || s.ends_with(".bc") => la.objects.push(PathBuf::from(s)),
@@ -74,10 +70,7 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs, BuildError> {
 
 fn run_tool(cmd: &mut Command) -> Result<(), BuildError> {
     let shown = format!("{cmd:?}");
-    let out = cmd.output().map_err(|err| BuildError::Spawn {
-        tool: shown.clone(),
-        err,
-    })?;
+    let out = cmd.output().map_err(|err| BuildError::Spawn { tool: shown.clone(), err })?;
     if out.status.success() {
         Ok(())
     } else {
@@ -91,12 +84,7 @@ fn run_tool(cmd: &mut Command) -> Result<(), BuildError> {
 /// Extracts the bitcode members (`*.o`) of an rlib into `dir`.
 fn extract_rlib(tools: &LlvmTools, rlib: &Path, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     std::fs::create_dir_all(dir).map_err(|e| BuildError::Io(dir.to_path_buf(), e))?;
-    run_tool(
-        Command::new(tools.tool("llvm-ar"))
-            .arg("x")
-            .arg(rlib)
-            .current_dir(dir),
-    )?;
+    run_tool(Command::new(tools.tool("llvm-ar")).arg("x").arg(rlib).current_dir(dir))?;
     let mut objs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| BuildError::Io(dir.to_path_buf(), e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -125,12 +113,7 @@ pub fn run(args: &[String]) -> Result<(), BuildError> {
     std::fs::create_dir_all(&work).map_err(|e| BuildError::Io(work.clone(), e))?;
 
     let main_bc = work.join("main.bc");
-    run_tool(
-        Command::new(tools.tool("llvm-link"))
-            .args(&la.objects)
-            .arg("-o")
-            .arg(&main_bc),
-    )?;
+    run_tool(Command::new(tools.tool("llvm-link")).args(&la.objects).arg("-o").arg(&main_bc))?;
 
     let mut deps = Vec::new();
     for (i, rlib) in la.rlibs.iter().enumerate() {
@@ -160,13 +143,8 @@ pub fn run(args: &[String]) -> Result<(), BuildError> {
     };
     run_tool(
         Command::new(tools.tool("opt"))
-            .arg(format!(
-                "-passes=internalize,globaldce,default<{level}>,globaldce"
-            ))
-            .arg(format!(
-                "-internalize-public-api-list={}",
-                la.exports.join(",")
-            ))
+            .arg(format!("-passes=internalize,globaldce,default<{level}>,globaldce"))
+            .arg(format!("-internalize-public-api-list={}", la.exports.join(",")))
             .arg(&linked_bc)
             .arg("-o")
             .arg(&opt_bc),

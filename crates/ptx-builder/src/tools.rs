@@ -19,14 +19,10 @@ impl LlvmTools {
         }
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         let run = |args: &[&str]| -> Result<String, BuildError> {
-            let out =
-                Command::new(&rustc)
-                    .args(args)
-                    .output()
-                    .map_err(|err| BuildError::Spawn {
-                        tool: rustc.to_string_lossy().into_owned(),
-                        err,
-                    })?;
+            let out = Command::new(&rustc)
+                .args(args)
+                .output()
+                .map_err(|err| BuildError::Spawn { tool: rustc.to_string_lossy().into_owned(), err })?;
             if !out.status.success() {
                 return Err(BuildError::ToolFailed {
                     cmd: format!("rustc {}", args.join(" ")),
@@ -40,12 +36,7 @@ impl LlvmTools {
             .lines()
             .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
             .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
-        Self::at(
-            Path::new(&sysroot)
-                .join("lib/rustlib")
-                .join(host)
-                .join("bin"),
-        )
+        Self::at(Path::new(&sysroot).join("lib/rustlib").join(host).join("bin"))
     }
 
     fn at(dir: PathBuf) -> Result<Self, BuildError> {

@@ -4,12 +4,14 @@
 //! * [`negacyclic_naive`]: O(N²) schoolbook product in `Z_q[X]/(X^N + 1)`
 //!   with `u128` arithmetic. It shares no code with the kernels, so it is
 //!   the ground truth every test compares with.
-//! * [`forward`], [`inverse`], [`polymul`]: the exact per-thread bodies the
-//!   GPU runs (`polymul_kernels::ntt::radix2`), looped over all threads of
-//!   every stage. A GPU result must equal these bit for bit.
+//! * [`forward`], [`inverse`], [`polymul`] (and their `_with` forms taking a
+//!   [`Reduction`](crate::Reduction)): the exact per-thread bodies the GPU
+//!   runs (`polymul_kernels::ntt::radix2`), looped over all threads of every
+//!   stage. A GPU result must equal these bit for bit.
 
 mod naive;
 mod ntt;
 
 pub use naive::negacyclic_naive;
-pub use ntt::{forward, inverse, pointwise_mul, polymul};
+pub(crate) use ntt::modmul_chains;
+pub use ntt::{forward, forward_with, inverse, inverse_with, pointwise_mul, polymul, polymul_with};

@@ -11,17 +11,10 @@ use crate::{Error, Result};
 pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
     let n = a.len();
     if n != b.len() {
-        return Err(Error::LengthMismatch {
-            what: "b",
-            got: b.len(),
-            expected: n,
-        });
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: n });
     }
     if q < 2 {
-        return Err(Error::BadModulus {
-            q,
-            why: "a modulus must be at least 2",
-        });
+        return Err(Error::BadModulus { q, why: "a modulus must be at least 2" });
     }
     let mut c = vec![0u64; n];
     for (i, &ai) in a.iter().enumerate() {
@@ -48,15 +41,9 @@ mod tests {
         // (1 + X)(1 + X) = 1 + 2X + X^2 = 1 + 2X − 1 = 2X  in Z_17[X]/(X^2+1).
         assert_eq!(negacyclic_naive(&[1, 1], &[1, 1], 17).unwrap(), vec![0, 2]);
         // X^3 · X = X^4 = −1 in Z_17[X]/(X^4+1).
-        assert_eq!(
-            negacyclic_naive(&[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(),
-            vec![16, 0, 0, 0]
-        );
+        assert_eq!(negacyclic_naive(&[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(), vec![16, 0, 0, 0]);
         // Multiplying by 1 is the identity.
-        assert_eq!(
-            negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(),
-            vec![5, 6, 7, 8]
-        );
+        assert_eq!(negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(), vec![5, 6, 7, 8]);
         assert!(negacyclic_naive(&[1, 2], &[1], 17).is_err());
         assert!(negacyclic_naive(&[1], &[1], 1).is_err());
     }

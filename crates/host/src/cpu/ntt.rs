@@ -1,68 +1,85 @@
 use crate::params::NttParams;
-use crate::{Coeff, Result};
-use polymul_kernels::{ntt::radix2, pointwise};
+use crate::reduction::{Prepared, Reduction, Visitor};
+use crate::{Coeff, Error, Result};
+use polymul_kernels::arith::ModMul;
+use polymul_kernels::ntt::radix2::{self, Twiddles};
+use polymul_kernels::{microbench, pointwise};
+
+/// Runs every stage of one transform with reduction `R`, calling the GPU
+/// kernel's per-thread body for every thread `t < batch·N/2`.
+struct Stages<'a, W> {
+    p: &'a NttParams<W>,
+    tw: &'a Prepared<W>,
+    data: &'a mut [W],
+    batch: usize,
+    inverse: bool,
+}
+
+impl<W: Coeff> Visitor<W> for Stages<'_, W> {
+    type Out = ();
+    fn visit<R: ModMul<W>>(self) {
+        let (q, k, m) = self.tw.parts;
+        let red = R::from_parts(q, k, m);
+        let tw = Twiddles {
+            main: self.tw.main.as_ptr(),
+            aux: self.tw.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()),
+        };
+        let (log_n, threads) = (self.p.log_n(), (self.batch * self.p.n() / 2) as u32);
+        let a = self.data.as_mut_ptr();
+        let stages: Vec<u32> = if self.inverse { (0..log_n).rev().collect() } else { (0..log_n).collect() };
+        for log_m in stages {
+            for t in 0..threads {
+                // SAFETY: check_batch sized `data`; the tables hold N words; t < batch·N/2.
+                unsafe {
+                    if self.inverse {
+                        radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red)
+                    } else {
+                        radix2::ct_butterfly(a, tw, t, log_n, log_m, &red)
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], inverse: bool) -> Result<()> {
+    let batch = p.check_batch("data", data)?;
+    let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
+    let tw = Prepared::new(reduction, p.q(), table)?;
+    reduction.visit::<W, _>(Stages { p, tw: &tw, data, batch, inverse });
+    Ok(())
+}
 
 /// Forward merged-CT NTT of every polynomial in `data` (a batch stored back to
-/// back), running the GPU kernel's per-thread body for every thread.
+/// back), running the GPU kernel's per-thread body for every thread, with
+/// the default reduction (Algorithm 4).
 pub fn forward<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
-    let batch = p.check_batch("data", data)?;
-    for log_m in 0..p.log_n() {
-        run_stage(batch, p.n(), |t| {
-            // SAFETY: check_batch sized the buffer; t < batch·N/2.
-            unsafe {
-                radix2::ct_butterfly(
-                    data.as_mut_ptr(),
-                    p.twiddles().as_ptr(),
-                    t,
-                    p.log_n(),
-                    log_m,
-                    p.barrett(),
-                )
-            }
-        });
-    }
-    Ok(())
+    transform(p, Reduction::default(), data, false)
+}
+
+/// [`forward`] with the butterflies' products reduced by `reduction`.
+pub fn forward_with<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W]) -> Result<()> {
+    transform(p, reduction, data, false)
 }
 
 /// Inverse merged-GS NTT with ½-scaling (so including the `1/N`), as the GPU
 /// runs it.
 pub fn inverse<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
-    let batch = p.check_batch("data", data)?;
-    for log_m in (0..p.log_n()).rev() {
-        run_stage(batch, p.n(), |t| {
-            // SAFETY: as in `forward`.
-            unsafe {
-                radix2::gs_butterfly_half(
-                    data.as_mut_ptr(),
-                    p.inv_twiddles().as_ptr(),
-                    t,
-                    p.log_n(),
-                    log_m,
-                    p.barrett(),
-                )
-            }
-        });
-    }
-    Ok(())
+    transform(p, Reduction::default(), data, true)
 }
 
-/// Runs one stage's body for every thread `t < batch·N/2`, as a launch would.
-fn run_stage(batch: usize, n: usize, mut body: impl FnMut(u32)) {
-    for t in 0..(batch * n / 2) as u32 {
-        body(t);
-    }
+/// [`inverse`] with the butterflies' products reduced by `reduction`.
+pub fn inverse_with<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W]) -> Result<()> {
+    transform(p, reduction, data, true)
 }
 
-/// `acc[i] ← acc[i] · other[i] mod q`, as the GPU's pointwise kernel.
+/// `acc[i] ← acc[i] · other[i] mod q`, as the GPU's pointwise kernel
+/// (Algorithm 4).
 pub fn pointwise_mul<W: Coeff>(p: &NttParams<W>, acc: &mut [W], other: &[W]) -> Result<()> {
     p.check_batch("acc", acc)?;
     p.check_batch("other", other)?;
     if acc.len() != other.len() {
-        return Err(crate::Error::LengthMismatch {
-            what: "other",
-            got: other.len(),
-            expected: acc.len(),
-        });
+        return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
     }
     for i in 0..acc.len() {
         let a = acc.as_mut_ptr();
@@ -75,20 +92,67 @@ pub fn pointwise_mul<W: Coeff>(p: &NttParams<W>, acc: &mut [W], other: &[W]) -> 
 /// Negacyclic product of each pair of polynomials in `a` and `b`:
 /// forward, forward, pointwise, inverse (equation (2) of the SEED paper).
 pub fn polymul<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    polymul_with(p, Reduction::default(), a, b)
+}
+
+/// [`polymul`] with the transforms' products reduced by `reduction`.
+pub fn polymul_with<W: Coeff>(p: &NttParams<W>, reduction: Reduction, a: &[W], b: &[W]) -> Result<Vec<W>> {
     p.check_batch("a", a)?;
     p.check_batch("b", b)?;
     if a.len() != b.len() {
-        return Err(crate::Error::LengthMismatch {
-            what: "b",
-            got: b.len(),
-            expected: a.len(),
-        });
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
     }
     let mut fa = a.to_vec();
     let mut fb = b.to_vec();
-    forward(p, &mut fa)?;
-    forward(p, &mut fb)?;
+    forward_with(p, reduction, &mut fa)?;
+    forward_with(p, reduction, &mut fb)?;
     pointwise_mul(p, &mut fa, &fb)?;
-    inverse(p, &mut fa)?;
+    inverse_with(p, reduction, &mut fa)?;
     Ok(fa)
+}
+
+struct Chains<'a, W> {
+    ops: &'a Prepared<W>,
+    select: bool,
+    data: &'a mut [W],
+    t: usize,
+    iters: u32,
+}
+
+impl<W: Coeff> Visitor<W> for Chains<'_, W> {
+    type Out = ();
+    fn visit<R: ModMul<W>>(self) {
+        let (q, k, m) = self.ops.parts;
+        let red = R::from_parts(q, k, m);
+        let aux = self.ops.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr());
+        let (d, main) = (self.data.as_mut_ptr(), self.ops.main.as_ptr());
+        // SAFETY: the caller sized `data` to 4·(t+1) and the tables to t+1.
+        unsafe {
+            if self.select {
+                microbench::modmul_chains::<W, R, true>(d, main, aux, self.t, self.iters, &red)
+            } else {
+                microbench::modmul_chains::<W, R, false>(d, main, aux, self.t, self.iters, &red)
+            }
+        }
+    }
+}
+
+/// The microbenchmark's thread `t` on the CPU: its four chains from `start`
+/// after `iters` steps, multiplying by `ops` entry `t`.
+pub(crate) fn modmul_chains<W: Coeff>(
+    ops: &Prepared<W>,
+    select: bool,
+    start: &[W],
+    t: usize,
+    iters: u32,
+) -> [W; 4] {
+    let mut data = start[4 * t..4 * t + 4].to_vec();
+    let one = Prepared {
+        reduction: ops.reduction,
+        parts: ops.parts,
+        main: vec![ops.main[t]],
+        aux: ops.aux.as_ref().map(|a| vec![a[t]]),
+    };
+    ops.reduction.visit::<W, _>(Chains { ops: &one, select, data: &mut data, t: 0, iters });
+    [data[0], data[1], data[2], data[3]]
 }

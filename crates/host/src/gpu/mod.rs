@@ -26,10 +26,7 @@ pub fn embedded_ptx_archs() -> Vec<u32> {
 
 /// The embedded PTX text for one SM version, if it was built.
 pub fn embedded_ptx(sm: u32) -> Option<&'static str> {
-    embedded::PTX_MODULES
-        .iter()
-        .find(|(s, _)| *s == sm)
-        .map(|(_, p)| *p)
+    embedded::PTX_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, p)| *p)
 }
 
 /// What polymul knows about the device it runs on.
@@ -72,9 +69,7 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu")
-            .field("info", &self.info)
-            .finish_non_exhaustive()
+        f.debug_struct("Gpu").field("info", &self.info).finish_non_exhaustive()
     }
 }
 
@@ -86,16 +81,10 @@ impl Gpu {
 
     /// Number of CUDA devices, or [`Error::NoGpu`].
     pub fn device_count() -> Result<u32> {
-        cust::init(CudaFlags::empty()).map_err(|e| Error::NoGpu {
-            detail: e.to_string(),
-        })?;
-        let n = Device::num_devices().map_err(|e| Error::NoGpu {
-            detail: e.to_string(),
-        })?;
+        cust::init(CudaFlags::empty()).map_err(|e| Error::NoGpu { detail: e.to_string() })?;
+        let n = Device::num_devices().map_err(|e| Error::NoGpu { detail: e.to_string() })?;
         if n == 0 {
-            return Err(Error::NoGpu {
-                detail: "the driver reports 0 devices".into(),
-            });
+            return Err(Error::NoGpu { detail: "the driver reports 0 devices".into() });
         }
         Ok(n)
     }
@@ -108,11 +97,7 @@ impl Gpu {
         }
         let cuda = |during| move |source| Error::Cuda { during, source };
         let device = Device::get_device(ordinal).map_err(cuda("opening the device"))?;
-        let attr = |a| {
-            device
-                .get_attribute(a)
-                .map_err(cuda("reading device attributes"))
-        };
+        let attr = |a| device.get_attribute(a).map_err(cuda("reading device attributes"));
         let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = attr(DeviceAttribute::ComputeCapabilityMinor)?;
         let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
@@ -130,21 +115,14 @@ impl Gpu {
             name: device.name().map_err(cuda("reading the device name"))?,
             compute_capability: (major, minor),
             multiprocessors,
-            total_memory: device
-                .total_memory()
-                .map_err(cuda("reading the memory size"))?,
+            total_memory: device.total_memory().map_err(cuda("reading the memory size"))?,
             driver_version,
             ptx_arch: *ptx_arch,
         };
         let ctx = Context::new(device).map_err(cuda("creating a context"))?;
         let module = Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?;
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
-        Ok(Self {
-            module,
-            stream,
-            ctx,
-            info,
-        })
+        Ok(Self { module, stream, ctx, info })
     }
 
     /// What the device is.
@@ -154,10 +132,8 @@ impl Gpu {
 
     /// Makes this GPU's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
-        CurrentContext::set_current(&self.ctx).map_err(|source| Error::Cuda {
-            during: "binding the context",
-            source,
-        })
+        CurrentContext::set_current(&self.ctx)
+            .map_err(|source| Error::Cuda { during: "binding the context", source })
     }
 
     pub(crate) fn module(&self) -> &Module {
@@ -171,9 +147,7 @@ impl Gpu {
     /// Waits until all queued work is done; reports errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        self.stream
-            .synchronize()
-            .map_err(Error::cuda("waiting for the GPU", 0))
+        self.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
     }
 
     /// Copies `data` to a new device buffer.
@@ -196,25 +170,17 @@ impl Gpu {
     pub fn download<W: Coeff>(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
         self.synchronize()?;
         let mut out = vec![W::default(); v.len()];
-        v.buf
-            .copy_to(&mut out[..])
-            .map_err(Error::cuda("downloading", 0))?;
+        v.buf.copy_to(&mut out[..]).map_err(Error::cuda("downloading", 0))?;
         Ok(out)
     }
 
     /// Overwrites a device buffer with `data` (same length).
     pub fn copy_into<W: Coeff>(&self, v: &mut DeviceVec<W>, data: &[W]) -> Result<()> {
         if data.len() != v.len() {
-            return Err(Error::LengthMismatch {
-                what: "data",
-                got: data.len(),
-                expected: v.len(),
-            });
+            return Err(Error::LengthMismatch { what: "data", got: data.len(), expected: v.len() });
         }
         self.synchronize()?;
-        v.buf
-            .copy_from(data)
-            .map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
+        v.buf.copy_from(data).map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
     }
 }
 

@@ -26,23 +26,14 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
     v.sort_by(|a, b| a.total_cmp(b));
     let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
+    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
 }
 
 impl Gpu {
     /// Runs `work` `warmup` times, then times `reps` runs with CUDA events.
     ///
     /// `work` must only queue work on this GPU's stream (plans do).
-    pub fn time<F: FnMut() -> Result<()>>(
-        &self,
-        warmup: usize,
-        reps: usize,
-        mut work: F,
-    ) -> Result<Timing> {
+    pub fn time<F: FnMut() -> Result<()>>(&self, warmup: usize, reps: usize, mut work: F) -> Result<Timing> {
         self.bind()?;
         let ev = |_| Event::new(EventFlags::DEFAULT).map_err(Error::cuda("creating an event", 0));
         let (start, stop) = (ev(())?, ev(())?);
@@ -52,28 +43,17 @@ impl Gpu {
         self.synchronize()?;
         let mut samples = Vec::with_capacity(reps);
         for _ in 0..reps.max(1) {
-            start
-                .record(self.stream())
-                .map_err(Error::cuda("recording an event", 0))?;
+            start.record(self.stream()).map_err(Error::cuda("recording an event", 0))?;
             work()?;
-            stop.record(self.stream())
-                .map_err(Error::cuda("recording an event", 0))?;
-            stop.synchronize()
-                .map_err(Error::cuda("waiting for an event", 0))?;
-            let ms = stop
-                .elapsed_time_f32(&start)
-                .map_err(Error::cuda("reading an event", 0))?;
+            stop.record(self.stream()).map_err(Error::cuda("recording an event", 0))?;
+            stop.synchronize().map_err(Error::cuda("waiting for an event", 0))?;
+            let ms = stop.elapsed_time_f32(&start).map_err(Error::cuda("reading an event", 0))?;
             samples.push(ms as f64 * 1e3);
         }
         let min_us = samples.iter().copied().fold(f64::INFINITY, f64::min);
         let max_us = samples.iter().copied().fold(0.0, f64::max);
         let n = samples.len();
-        Ok(Timing {
-            median_us: median(&mut samples),
-            min_us,
-            max_us,
-            reps: n,
-        })
+        Ok(Timing { median_us: median(&mut samples), min_us, max_us, reps: n })
     }
 
     /// Device-to-device copy bandwidth in GB/s (bytes read + bytes written),
@@ -86,8 +66,7 @@ impl Gpu {
         let t = self.time(3, reps, || {
             // SAFETY: both buffers live until the closure's work completes
             // (`time` synchronises before returning).
-            unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }
-                .map_err(Error::cuda("copying", bytes))
+            unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }.map_err(Error::cuda("copying", bytes))
         })?;
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
     }

@@ -74,11 +74,7 @@ pub fn is_prime(n: u64) -> bool {
 /// Reverses the low `bits` bits of `i`.
 #[inline]
 pub fn bit_reverse(i: usize, bits: u32) -> usize {
-    if bits == 0 {
-        0
-    } else {
-        i.reverse_bits() >> (usize::BITS - bits)
-    }
+    if bits == 0 { 0 } else { i.reverse_bits() >> (usize::BITS - bits) }
 }
 
 #[cfg(test)]
@@ -86,10 +82,7 @@ mod tests {
     use super::*;
 
     fn trial_division(n: u64) -> bool {
-        n >= 2
-            && (2..)
-                .take_while(|d| d * d <= n)
-                .all(|d| !n.is_multiple_of(d))
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
     }
 
     #[test]

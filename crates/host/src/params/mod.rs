@@ -9,7 +9,7 @@ pub use primes::{MAX_PRIME_BITS, MIN_PRIME_BITS, ntt_prime_below, ntt_primes};
 
 use crate::{Coeff, Error, Result};
 use arith::{bit_reverse, inv_mod, is_prime, mul_mod, pow_mod};
-use polymul_kernels::arith::Barrett4;
+use polymul_kernels::arith::{Barrett4, ModMul};
 
 /// Smallest supported transform size.
 pub const MIN_N: usize = 2;
@@ -21,11 +21,7 @@ pub fn check_n(n: usize) -> Result<u32> {
     if n.is_power_of_two() && (MIN_N..=MAX_N).contains(&n) {
         Ok(n.trailing_zeros())
     } else {
-        Err(Error::InvalidN {
-            n,
-            min: MIN_N,
-            max: MAX_N,
-        })
+        Err(Error::InvalidN { n, min: MIN_N, max: MAX_N })
     }
 }
 
@@ -84,15 +80,9 @@ impl<W: Coeff> NttParams<W> {
         let max_bits = Barrett4::<W>::MAX_BITS;
         let bits = 64 - q.leading_zeros();
         if bits > max_bits {
-            return Err(Error::ModulusTooWide {
-                q,
-                bits,
-                max_bits,
-                word: W::BITS,
-            });
+            return Err(Error::ModulusTooWide { q, bits, max_bits, word: W::BITS });
         }
-        let barrett =
-            Barrett4::new(W::from_u64(q)).map_err(|e| Error::from_modulus(q, W::BITS, e))?;
+        let barrett = Barrett4::new(W::from_u64(q)).map_err(|e| Error::from_modulus(q, W::BITS, e))?;
         let psi = primitive_root_2n(q, n)?;
         let psi_inv = inv_mod(psi, q);
         let conv = |v: Vec<u64>| v.into_iter().map(W::from_u64).collect::<Vec<W>>();
@@ -114,11 +104,7 @@ impl<W: Coeff> NttParams<W> {
         check_n(n)?;
         let max_bits = Barrett4::<W>::MAX_BITS;
         if bits > max_bits {
-            return Err(Error::UnsupportedPrimeWidth {
-                bits,
-                min: MIN_PRIME_BITS,
-                max: max_bits,
-            });
+            return Err(Error::UnsupportedPrimeWidth { bits, min: MIN_PRIME_BITS, max: max_bits });
         }
         Self::new(n, ntt_primes(bits, n, 1)?[0])
     }
@@ -164,19 +150,10 @@ impl<W: Coeff> NttParams<W> {
     /// returns the number of polynomials.
     pub fn check_batch(&self, what: &'static str, data: &[W]) -> Result<usize> {
         if data.is_empty() || !data.len().is_multiple_of(self.n) {
-            return Err(Error::NotAMultipleOfN {
-                what,
-                got: data.len(),
-                n: self.n,
-            });
+            return Err(Error::NotAMultipleOfN { what, got: data.len(), n: self.n });
         }
         if let Some((index, v)) = data.iter().enumerate().find(|(_, v)| **v >= self.q) {
-            return Err(Error::CoefficientOutOfRange {
-                what,
-                index,
-                value: v.as_u64(),
-                q: self.q.as_u64(),
-            });
+            return Err(Error::CoefficientOutOfRange { what, index, value: v.as_u64(), q: self.q.as_u64() });
         }
         let batch = data.len() / self.n;
         self.check_batch_size(batch)?;
@@ -192,18 +169,10 @@ impl<W: Coeff> NttParams<W> {
     /// Checks a batch size against [`NttParams::max_batch`].
     pub fn check_batch_size(&self, batch: usize) -> Result<()> {
         if batch == 0 {
-            return Err(Error::NotAMultipleOfN {
-                what: "batch",
-                got: 0,
-                n: self.n,
-            });
+            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n });
         }
         if batch > self.max_batch() {
-            return Err(Error::BatchTooLarge {
-                batch,
-                n: self.n,
-                max: self.max_batch(),
-            });
+            return Err(Error::BatchTooLarge { batch, n: self.n, max: self.max_batch() });
         }
         Ok(())
     }
@@ -233,40 +202,16 @@ mod tests {
     fn params_validate_everything() {
         let q62 = ntt_primes(62, 1024, 1).unwrap()[0];
         assert!(NttParams::<u64>::new(1024, q62).is_ok());
-        assert!(matches!(
-            NttParams::<u32>::new(1024, q62),
-            Err(Error::ModulusTooWide { word: 32, .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(1000, q62),
-            Err(Error::InvalidN { .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(0, q62),
-            Err(Error::InvalidN { .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(1 << 25, q62),
-            Err(Error::InvalidN { .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(1024, q62 - 2),
-            Err(Error::NotPrime { .. })
-        ));
+        assert!(matches!(NttParams::<u32>::new(1024, q62), Err(Error::ModulusTooWide { word: 32, .. })));
+        assert!(matches!(NttParams::<u64>::new(1000, q62), Err(Error::InvalidN { .. })));
+        assert!(matches!(NttParams::<u64>::new(0, q62), Err(Error::InvalidN { .. })));
+        assert!(matches!(NttParams::<u64>::new(1 << 25, q62), Err(Error::InvalidN { .. })));
+        assert!(matches!(NttParams::<u64>::new(1024, q62 - 2), Err(Error::NotPrime { .. })));
         // 2^61 - 1 is prime but ≢ 1 (mod 2048).
         let mersenne = (1u64 << 61) - 1;
-        assert!(matches!(
-            NttParams::<u64>::new(1024, mersenne),
-            Err(Error::NotNttFriendly { .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(1024, 1u64 << 62 | 1),
-            Err(Error::ModulusTooWide { .. })
-        ));
-        assert!(matches!(
-            NttParams::<u64>::new(1024, 4),
-            Err(Error::BadModulus { .. })
-        ));
+        assert!(matches!(NttParams::<u64>::new(1024, mersenne), Err(Error::NotNttFriendly { .. })));
+        assert!(matches!(NttParams::<u64>::new(1024, 1u64 << 62 | 1), Err(Error::ModulusTooWide { .. })));
+        assert!(matches!(NttParams::<u64>::new(1024, 4), Err(Error::BadModulus { .. })));
         assert!(matches!(
             NttParams::<u32>::with_prime_bits(1024, 31),
             Err(Error::UnsupportedPrimeWidth { .. })
@@ -290,18 +235,9 @@ mod tests {
     fn batch_checks() {
         let p = NttParams::<u32>::with_prime_bits(4, 30).unwrap();
         let q = p.q();
-        assert_eq!(
-            p.check_batch("a", &[0, 1, 2, q - 1, 0, 0, 0, 0]).unwrap(),
-            2
-        );
-        assert!(matches!(
-            p.check_batch("a", &[]),
-            Err(Error::NotAMultipleOfN { .. })
-        ));
-        assert!(matches!(
-            p.check_batch("a", &[0; 6]),
-            Err(Error::NotAMultipleOfN { .. })
-        ));
+        assert_eq!(p.check_batch("a", &[0, 1, 2, q - 1, 0, 0, 0, 0]).unwrap(), 2);
+        assert!(matches!(p.check_batch("a", &[]), Err(Error::NotAMultipleOfN { .. })));
+        assert!(matches!(p.check_batch("a", &[0; 6]), Err(Error::NotAMultipleOfN { .. })));
         assert!(matches!(
             p.check_batch("a", &[0, 0, q, 0]),
             Err(Error::CoefficientOutOfRange { index: 2, .. })

@@ -18,43 +18,30 @@ pub const MAX_PRIME_BITS: u32 = 62;
 /// ```
 pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     if !(MIN_PRIME_BITS..=MAX_PRIME_BITS).contains(&bits) {
-        return Err(Error::UnsupportedPrimeWidth {
-            bits,
-            min: MIN_PRIME_BITS,
-            max: MAX_PRIME_BITS,
-        });
+        return Err(Error::UnsupportedPrimeWidth { bits, min: MIN_PRIME_BITS, max: MAX_PRIME_BITS });
     }
-    ntt_primes_below(1u64 << bits, 1u64 << (bits - 1), n, count).map_err(|found| {
-        Error::NotEnoughPrimes {
-            bits,
-            n,
-            wanted: count,
-            found,
-        }
+    ntt_primes_below(1u64 << bits, 1u64 << (bits - 1), n, count).map_err(|found| Error::NotEnoughPrimes {
+        bits,
+        n,
+        wanted: count,
+        found,
     })
 }
 
 /// The largest prime `q < bound` with `q ≡ 1 (mod 2n)`.
 pub fn ntt_prime_below(bound: u64, n: usize) -> Result<u64> {
     let bits = 64 - bound.leading_zeros();
-    ntt_primes_below(bound, 2, n, 1)
-        .map(|v| v[0])
-        .map_err(|found| Error::NotEnoughPrimes {
-            bits,
-            n,
-            wanted: 1,
-            found,
-        })
+    ntt_primes_below(bound, 2, n, 1).map(|v| v[0]).map_err(|found| Error::NotEnoughPrimes {
+        bits,
+        n,
+        wanted: 1,
+        found,
+    })
 }
 
 /// Primes `q ≡ 1 (mod 2n)` with `floor <= q < bound`, largest first;
 /// `Err(found)` if fewer than `count` exist.
-fn ntt_primes_below(
-    bound: u64,
-    floor: u64,
-    n: usize,
-    count: usize,
-) -> std::result::Result<Vec<u64>, usize> {
+fn ntt_primes_below(bound: u64, floor: u64, n: usize, count: usize) -> std::result::Result<Vec<u64>, usize> {
     let two_n = 2 * n as u64;
     if n == 0 || bound < two_n + 2 {
         return Err(0);
@@ -71,11 +58,7 @@ fn ntt_primes_below(
             None => break,
         }
     }
-    if out.len() == count {
-        Ok(out)
-    } else {
-        Err(out.len())
-    }
+    if out.len() == count { Ok(out) } else { Err(out.len()) }
 }
 
 #[cfg(test)]
@@ -84,13 +67,7 @@ mod tests {
 
     #[test]
     fn primes_have_the_right_form_and_are_the_largest() {
-        for (bits, n) in [
-            (20, 1024usize),
-            (30, 1 << 17),
-            (31, 1 << 12),
-            (62, 1 << 16),
-            (62, 1 << 17),
-        ] {
+        for (bits, n) in [(20, 1024usize), (30, 1 << 17), (31, 1 << 12), (62, 1 << 16), (62, 1 << 17)] {
             let qs = ntt_primes(bits, n, 4).unwrap();
             let two_n = 2 * n as u64;
             for w in qs.windows(2) {
@@ -124,22 +101,10 @@ mod tests {
 
     #[test]
     fn bad_requests_are_errors() {
-        assert!(matches!(
-            ntt_primes(63, 1024, 1),
-            Err(Error::UnsupportedPrimeWidth { .. })
-        ));
-        assert!(matches!(
-            ntt_primes(19, 1024, 1),
-            Err(Error::UnsupportedPrimeWidth { .. })
-        ));
+        assert!(matches!(ntt_primes(63, 1024, 1), Err(Error::UnsupportedPrimeWidth { .. })));
+        assert!(matches!(ntt_primes(19, 1024, 1), Err(Error::UnsupportedPrimeWidth { .. })));
         // 20-bit primes ≡ 1 mod 2^21 cannot exist.
-        assert!(matches!(
-            ntt_primes(20, 1 << 20, 1),
-            Err(Error::NotEnoughPrimes { found: 0, .. })
-        ));
-        assert!(matches!(
-            ntt_prime_below(10, 1024),
-            Err(Error::NotEnoughPrimes { .. })
-        ));
+        assert!(matches!(ntt_primes(20, 1 << 20, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
+        assert!(matches!(ntt_prime_below(10, 1024), Err(Error::NotEnoughPrimes { .. })));
     }
 }

@@ -5,7 +5,7 @@
 //! bodies; `entry` wraps them as kernels and the host runs them in a loop.
 
 use crate::Word;
-use crate::arith::{Barrett4, add_mod, half_mod, sub_mod};
+use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
 
 /// Where the butterfly of thread `t` lives in stage `log_m` of an `N = 2^log_n`
 /// transform over a batch of polynomials stored back to back.
@@ -31,58 +31,67 @@ pub fn butterfly(t: u32, log_n: u32, log_m: u32) -> Butterfly {
     let b = t & ((1u32 << log_half) - 1);
     let i = b >> log_k;
     let j = (i << (log_k + 1)) | (b & ((1u32 << log_k) - 1));
-    Butterfly {
-        j: (poly << log_n) + j as usize,
-        k: 1usize << log_k,
-        tw: (1usize << log_m) + i as usize,
-    }
+    Butterfly { j: (poly << log_n) + j as usize, k: 1usize << log_k, tw: (1usize << log_m) + i as usize }
 }
 
-/// Loads the pair and twiddle of thread `t`, applies `f(u, v, ξ)` and stores
-/// the two results back in place.
+/// Loads the pair and the prepared twiddle of thread `t`, applies
+/// `f(u, v, ξ)` and stores the two results back in place.
 ///
 /// # Safety
 /// As for [`ct_butterfly`].
 #[inline(always)]
-unsafe fn butterfly_with<W: Word>(
+unsafe fn butterfly_with<W: Word, R: ModMul<W>>(
     a: *mut W,
-    tw: *const W,
+    tw: Twiddles<W>,
     t: u32,
     log_n: u32,
     log_m: u32,
-    f: impl FnOnce(W, W, W) -> (W, W),
+    f: impl FnOnce(W, W, R::Op) -> (W, W),
 ) {
     let bf = butterfly(t, log_n, log_m);
     // SAFETY: the caller guarantees the indices are inside the buffers.
     unsafe {
+        let aux = if R::NEEDS_AUX { *tw.aux.add(bf.tw) } else { W::zero() };
+        let xi = R::op(*tw.main.add(bf.tw), aux);
         let pu = a.add(bf.j);
         let pv = a.add(bf.j + bf.k);
-        let (x, y) = f(*pu, *pv, *tw.add(bf.tw));
+        let (x, y) = f(*pu, *pv, xi);
         *pu = x;
         *pv = y;
     }
+}
+
+/// A twiddle table prepared for a reduction ([`ModMul::prepare`]): the main
+/// words and, for reductions that need one (Shoup), the auxiliary words.
+#[derive(Debug, Clone, Copy)]
+pub struct Twiddles<W> {
+    /// `N` main words.
+    pub main: *const W,
+    /// `N` auxiliary words, or null when the reduction needs none.
+    pub aux: *const W,
 }
 
 /// Forward merged-CT butterfly of thread `t` in stage `log_m`:
 /// `(a[j], a[j+k]) ← (a[j] + ξ·a[j+k], a[j] − ξ·a[j+k])` with `ξ = Ψ_br[m+i]`.
 ///
 /// # Safety
-/// `a` must hold the whole batch and `tw` the `N` twiddles; every coefficient
-/// must be `< q`; `t < batch · N/2`.
+/// `a` must hold the whole batch and `tw` the `N` prepared twiddles (and
+/// auxiliary words if `R::NEEDS_AUX`); every coefficient must be `< q`;
+/// `t < batch · N/2`.
 #[inline(always)]
-pub unsafe fn ct_butterfly<W: Word>(
+pub unsafe fn ct_butterfly<W: Word, R: ModMul<W>>(
     a: *mut W,
-    tw: *const W,
+    tw: Twiddles<W>,
     t: u32,
     log_n: u32,
     log_m: u32,
-    red: &Barrett4<W>,
+    red: &R,
 ) {
     // SAFETY: forwarded from the caller.
     unsafe {
-        butterfly_with(a, tw, t, log_n, log_m, |u, v, xi| {
-            let v = red.mul(xi, v);
-            (add_mod(u, v, red.q), sub_mod(u, v, red.q))
+        butterfly_with::<W, R>(a, tw, t, log_n, log_m, |u, v, xi| {
+            let v = red.mul(v, xi);
+            (add_mod(u, v, red.q()), sub_mod(u, v, red.q()))
         })
     }
 }
@@ -94,21 +103,19 @@ pub unsafe fn ct_butterfly<W: Word>(
 /// # Safety
 /// As for [`ct_butterfly`], with `tw` the inverse twiddles.
 #[inline(always)]
-pub unsafe fn gs_butterfly_half<W: Word>(
+pub unsafe fn gs_butterfly_half<W: Word, R: ModMul<W>>(
     a: *mut W,
-    tw: *const W,
+    tw: Twiddles<W>,
     t: u32,
     log_n: u32,
     log_m: u32,
-    red: &Barrett4<W>,
+    red: &R,
 ) {
     // SAFETY: forwarded from the caller.
     unsafe {
-        butterfly_with(a, tw, t, log_n, log_m, |u, v, xi| {
-            (
-                half_mod(add_mod(u, v, red.q), red.q),
-                half_mod(red.mul(xi, sub_mod(u, v, red.q)), red.q),
-            )
+        butterfly_with::<W, R>(a, tw, t, log_n, log_m, |u, v, xi| {
+            let q = red.q();
+            (half_mod(add_mod(u, v, q), q), half_mod(red.mul(sub_mod(u, v, q), xi), q))
         })
     }
 }

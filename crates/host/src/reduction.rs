@@ -1,0 +1,260 @@
+//! Choosing the modular reduction the NTT kernels use, and the
+//! modular-multiplication microbenchmark (Fig. 4 of the SEED 2022 paper).
+//!
+//! Every variant of `polymul_kernels::arith` has its own compiled kernels;
+//! [`Reduction`] names one at run time, and plans prepare their twiddle
+//! tables for it (Montgomery form, Shoup's companion table).
+
+use crate::gpu::launch;
+use crate::gpu::{DeviceVec, Gpu};
+use crate::{Coeff, Error, Result};
+use polymul_kernels::arith::{
+    Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup,
+};
+
+/// A modular-reduction variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Reduction {
+    /// The built-in `%` on the double-width product.
+    Builtin,
+    /// Classical Barrett, Algorithm 2 (up to two corrections).
+    BarrettClassic,
+    /// Dhem–Quisquater, Algorithm 3 (one correction; `q` up to β − 4 bits).
+    DhemQuisquater,
+    /// The SEED 2022 paper's Algorithm 4 (one correction; `q` up to β − 2 bits).
+    #[default]
+    Barrett4,
+    /// Montgomery multiplication (twiddles stored in Montgomery form).
+    Montgomery,
+    /// Shoup multiplication (a second, precomputed twiddle table).
+    Shoup,
+}
+
+impl Reduction {
+    /// All variants, in the order of the paper's survey then the baselines.
+    pub const ALL: [Reduction; 6] = [
+        Reduction::Builtin,
+        Reduction::BarrettClassic,
+        Reduction::DhemQuisquater,
+        Reduction::Barrett4,
+        Reduction::Montgomery,
+        Reduction::Shoup,
+    ];
+
+    /// The kernel-name part (`ModMul::NAME`), e.g. `"barrett4"`.
+    pub fn name(self) -> &'static str {
+        self.visit_u64(NameOf)
+    }
+
+    /// A label for tables and plots.
+    pub fn label(self) -> &'static str {
+        match self {
+            Reduction::Builtin => "builtin %",
+            Reduction::BarrettClassic => "Barrett (Alg. 2)",
+            Reduction::DhemQuisquater => "Dhem–Quisquater (Alg. 3)",
+            Reduction::Barrett4 => "SEED Alg. 4",
+            Reduction::Montgomery => "Montgomery",
+            Reduction::Shoup => "Shoup",
+        }
+    }
+
+    /// Parses a [`Reduction::name`].
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == s)
+    }
+
+    /// Widest modulus in bits this variant accepts on `word_bits`-bit words.
+    pub fn max_bits(self, word_bits: u32) -> u32 {
+        match word_bits {
+            32 => self.visit::<u32, _>(MaxBits),
+            _ => self.visit::<u64, _>(MaxBits),
+        }
+    }
+
+    /// Most conditional subtractions the variant can need.
+    pub fn max_corrections(self) -> u32 {
+        self.visit_u64(MaxCorrections)
+    }
+
+    fn visit_u64<V: Visitor<u64>>(self, v: V) -> V::Out {
+        self.visit::<u64, V>(v)
+    }
+
+    /// Calls `v.visit::<R>()` with the kernel type `R` of this variant on
+    /// words `W` (static dispatch from a run-time choice).
+    pub(crate) fn visit<W: Coeff, V: Visitor<W>>(self, v: V) -> V::Out {
+        match self {
+            Reduction::Builtin => v.visit::<BuiltinRem<W>>(),
+            Reduction::BarrettClassic => v.visit::<BarrettClassic<W>>(),
+            Reduction::DhemQuisquater => v.visit::<DhemQuisquater<W>>(),
+            Reduction::Barrett4 => v.visit::<Barrett4<W>>(),
+            Reduction::Montgomery => v.visit::<Montgomery<W>>(),
+            Reduction::Shoup => v.visit::<Shoup<W>>(),
+        }
+    }
+}
+
+impl std::fmt::Display for Reduction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Something generic over the reduction type, run by [`Reduction::visit`].
+pub(crate) trait Visitor<W: Coeff> {
+    type Out;
+    fn visit<R: ModMul<W>>(self) -> Self::Out;
+}
+
+struct NameOf;
+impl<W: Coeff> Visitor<W> for NameOf {
+    type Out = &'static str;
+    fn visit<R: ModMul<W>>(self) -> &'static str {
+        R::NAME
+    }
+}
+
+struct MaxBits;
+impl<W: Coeff> Visitor<W> for MaxBits {
+    type Out = u32;
+    fn visit<R: ModMul<W>>(self) -> u32 {
+        R::MAX_BITS
+    }
+}
+
+struct MaxCorrections;
+impl<W: Coeff> Visitor<W> for MaxCorrections {
+    type Out = u32;
+    fn visit<R: ModMul<W>>(self) -> u32 {
+        R::MAX_CORRECTIONS
+    }
+}
+
+/// Multiplicands prepared for one reduction and modulus: the launch
+/// constants `(q, k, m)` and the main/auxiliary words of each multiplicand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared<W> {
+    /// The variant.
+    pub reduction: Reduction,
+    /// `(q, k, m)` launch constants ([`ModMul::parts`]).
+    pub parts: (W, W, u32),
+    /// Main words.
+    pub main: Vec<W>,
+    /// Auxiliary words (Shoup), else `None`.
+    pub aux: Option<Vec<W>>,
+}
+
+struct Prepare<'a, W> {
+    q: W,
+    values: &'a [W],
+}
+
+impl<W: Coeff> Visitor<W> for Prepare<'_, W> {
+    type Out = Result<(W, W, u32, Vec<W>, Option<Vec<W>>)>;
+    fn visit<R: ModMul<W>>(self) -> Self::Out {
+        let red = R::new(self.q).map_err(|e| Error::from_modulus(self.q.as_u64(), W::BITS, e))?;
+        let (p0, p1, p2) = red.parts();
+        let (main, aux): (Vec<W>, Vec<W>) = self.values.iter().map(|&w| red.prepare(w)).unzip();
+        Ok((p0, p1, p2, main, R::NEEDS_AUX.then_some(aux)))
+    }
+}
+
+impl<W: Coeff> Prepared<W> {
+    /// Prepares every value of `values` (each `< q`) for `reduction`.
+    /// Errors if `q` is refused by the variant (too wide, even, too small).
+    pub fn new(reduction: Reduction, q: W, values: &[W]) -> Result<Self> {
+        let (a, b, c, main, aux) = reduction.visit::<W, _>(Prepare { q, values })?;
+        Ok(Self { reduction, parts: (a, b, c), main, aux })
+    }
+}
+
+/// Device-resident prepared multiplicands.
+#[derive(Debug)]
+pub(crate) struct DevicePrepared<W: Coeff> {
+    pub(crate) parts: (W, W, u32),
+    pub(crate) main: DeviceVec<W>,
+    pub(crate) aux: Option<DeviceVec<W>>,
+}
+
+impl<W: Coeff> DevicePrepared<W> {
+    pub(crate) fn upload(gpu: &Gpu, p: &Prepared<W>) -> Result<Self> {
+        Ok(Self {
+            parts: p.parts,
+            main: gpu.upload(&p.main)?,
+            aux: p.aux.as_ref().map(|a| gpu.upload(a)).transpose()?,
+        })
+    }
+}
+
+/// The modular-multiplication microbenchmark on the GPU: `threads` threads,
+/// each running 4 independent chains `x ← x · w mod q` for `iters` steps.
+#[derive(Debug)]
+pub struct ModMulBench<'g, W: Coeff> {
+    gpu: &'g Gpu,
+    reduction: Reduction,
+    select: bool,
+    threads: u32,
+    prepared: Prepared<W>,
+    ops: DevicePrepared<W>,
+    start: Vec<W>,
+    data: DeviceVec<W>,
+}
+
+impl<'g, W: Coeff> ModMulBench<'g, W> {
+    /// Uploads random starting values (`4·threads`) and multiplicands
+    /// (`threads`), all uniform below `q`, from `seed`. `select` chooses the
+    /// mask-and-subtract correction instead of the `if`.
+    pub fn new(
+        gpu: &'g Gpu,
+        reduction: Reduction,
+        select: bool,
+        q: W,
+        threads: u32,
+        seed: u64,
+    ) -> Result<Self> {
+        if threads == 0 {
+            return Err(Error::NotAMultipleOfN { what: "threads", got: 0, n: 1 });
+        }
+        let mut rng = crate::random::SplitMix64::new(seed);
+        let start = rng.coeffs(polymul_kernels::microbench::CHAINS * threads as usize, q);
+        let values = rng.coeffs(threads as usize, q);
+        let prepared = Prepared::new(reduction, q, &values)?;
+        let ops = DevicePrepared::upload(gpu, &prepared)?;
+        let data = gpu.upload(&start)?;
+        Ok(Self { gpu, reduction, select, threads, prepared, ops, start, data })
+    }
+
+    /// Modular multiplications one [`ModMulBench::run`] performs.
+    pub fn modmuls(&self, iters: u32) -> u64 {
+        self.threads as u64 * polymul_kernels::microbench::CHAINS as u64 * iters as u64
+    }
+
+    /// Queues one run of `iters` steps (continuing from the current values).
+    pub fn run(&mut self, iters: u32) -> Result<()> {
+        launch::modmul_bench(
+            self.gpu,
+            self.reduction,
+            self.select,
+            &mut self.data,
+            &self.ops,
+            self.threads,
+            iters,
+        )
+    }
+
+    /// Resets the values to the starting ones.
+    pub fn reset(&mut self) -> Result<()> {
+        self.gpu.copy_into(&mut self.data, &self.start)
+    }
+
+    /// Downloads the current values.
+    pub fn values(&self) -> Result<Vec<W>> {
+        self.gpu.download(&self.data)
+    }
+
+    /// The CPU result for thread `t` after `iters` steps from the starting
+    /// values: the kernels' own chain body run on the host.
+    pub fn cpu_thread(&self, t: usize, iters: u32) -> [W; 4] {
+        crate::cpu::modmul_chains(&self.prepared, self.select, &self.start, t, iters)
+    }
+}
