@@ -13,7 +13,8 @@
 #      pointed at (CUDA_LIBRARY_PATH in .cargo/config.toml);
 #   4. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
 #      release that still assembles sm_70) in target/tools/nvcc, for the
-#      offline PTX checks of `cargo xtask test`.
+#      offline PTX checks of `cargo xtask test`; and nvdisasm (PyPI
+#      nvidia-cuda-nvdisasm) for `cargo xtask sass`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
@@ -72,4 +73,13 @@ if [ ! -x "$ptxas" ]; then
     --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86
 fi
 "$ptxas" --version | tail -1 | sed 's/^/setup: ptxas: /'
+
+# --- 4. nvdisasm (for `cargo xtask sass`; optional, no GPU needed) ---------------
+nvdisasm=target/tools/nvdisasm/nvidia/cu13/bin/nvdisasm
+if [ ! -x "$nvdisasm" ]; then
+  say "installing nvdisasm (PyPI nvidia-cuda-nvdisasm==13.2.86) into target/tools/nvdisasm"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target target/tools/nvdisasm nvidia-cuda-nvdisasm==13.2.86 \
+    || echo "setup: nvdisasm not installed (only \`cargo xtask sass\` needs it)" >&2
+fi
 say "ready ($(rustup run "$channel" rustc --version), libcuda: $libcuda)"

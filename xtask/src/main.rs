@@ -9,6 +9,7 @@
 //! ```
 
 mod ptxas;
+mod sass;
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
 use std::path::{Path, PathBuf};
@@ -191,13 +192,34 @@ fn gpu_bundle(args: &[String]) -> Res {
     Ok(())
 }
 
+fn sass_cmd(args: &[String]) -> Res {
+    let arch = archs(args)?.into_iter().max().unwrap_or(Arch(90));
+    let files = build_ptx(&[arch], &root().join("target/ptx-out"))?;
+    let ptxas = ptxas::locate()?;
+    let nvdisasm = sass::locate_nvdisasm()?;
+    let out_dir = root().join("target/sass");
+    let text = sass::disassemble(&ptxas, &nvdisasm, arch, &files[0].1, &out_dir)?;
+    let file = out_dir.join(format!("polymul_kernels_{arch}.sass"));
+    std::fs::write(&file, &text).map_err(|e| e.to_string())?;
+    let report = sass::modmul_report(&text, arch);
+    println!("{report}");
+    if let Some(dst) = flag_value(args, "--out") {
+        std::fs::write(&dst, &report).map_err(|e| format!("{dst}: {e}"))?;
+        eprintln!("written to {dst}");
+    }
+    eprintln!("full SASS: {}", file.display());
+    Ok(())
+}
+
 const HELP: &str = "usage: cargo xtask <command>
 
   build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
   test                        fmt, clippy (host + nvptx), tests, docs, check-ptx (what CI runs)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
-  gpu-bundle [--dir DIR]      pack the GPU check + bench binary and PTX for a machine with a GPU";
+  gpu-bundle [--dir DIR]      pack the GPU check + bench binary and PTX for a machine with a GPU
+  sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
+                              instructions per modular multiplication of each reduction";
 
 fn main() -> ExitCode {
     polymul_ptx_builder::run_as_linker_if_requested();
@@ -213,6 +235,7 @@ fn main() -> ExitCode {
         Some("test") => test(rest),
         Some("bench") => bench(rest),
         Some("gpu-bundle") => gpu_bundle(rest),
+        Some("sass") => sass_cmd(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())

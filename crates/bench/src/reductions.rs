@@ -104,7 +104,7 @@ pub fn modmul_table(gpu: &Gpu, quick: bool) -> polymul::Result<(Table, Vec<ModMu
                     bits.to_string(),
                     r.label().into(),
                     if select { "select" } else { "if" }.into(),
-                    format!("{ns:.4}"),
+                    format!("{ns:.6}"),
                     format!("{g:.1}"),
                     format!("{:.2}", ns_alg4 / ns),
                 ]);

@@ -21,12 +21,15 @@ pub enum Reduction {
     BarrettClassic,
     /// Dhem–Quisquater, Algorithm 3 (one correction; `q` up to β − 4 bits).
     DhemQuisquater,
-    /// The SEED 2022 paper's Algorithm 4 (one correction; `q` up to β − 2 bits).
-    #[default]
+    /// The SEED 2022 paper's Algorithm 4 (one correction; `q` up to β − 2 bits):
+    /// the fastest reduction of a general product, used by the pointwise kernel.
     Barrett4,
     /// Montgomery multiplication (twiddles stored in Montgomery form).
     Montgomery,
-    /// Shoup multiplication (a second, precomputed twiddle table).
+    /// Shoup multiplication (a second, precomputed twiddle table): the
+    /// fastest multiplication by a fixed twiddle measured on an H200
+    /// (docs/results), so the default for the NTT butterflies.
+    #[default]
     Shoup,
 }
 

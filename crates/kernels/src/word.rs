@@ -24,6 +24,10 @@ pub trait Word:
     /// (`0` for `q = 0`, so no panic path exists).
     fn mul_rem(self, rhs: Self, q: Self) -> Self;
 
+    /// `(hi:lo) >> s` truncated to one word, for `0 < s < BITS` (a funnel
+    /// shift: two shifts and an or, no select).
+    fn funnel_shr(lo: Self, hi: Self, s: u32) -> Self;
+
     /// Conversion from `u64`, truncating.
     fn from_u64(v: u64) -> Self;
 
@@ -53,6 +57,11 @@ macro_rules! impl_word {
             fn shr_wide(lo: Self, hi: Self, s: u32) -> Self {
                 let w = ((hi as $wide) << <$t>::BITS) | (lo as $wide);
                 (w >> s) as $t
+            }
+
+            #[inline(always)]
+            fn funnel_shr(lo: Self, hi: Self, s: u32) -> Self {
+                (lo >> s) | (hi << (<$t>::BITS - s))
             }
 
             #[inline(always)]

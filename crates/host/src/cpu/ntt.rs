@@ -52,7 +52,7 @@ fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], i
 
 /// Forward merged-CT NTT of every polynomial in `data` (a batch stored back to
 /// back), running the GPU kernel's per-thread body for every thread, with
-/// the default reduction (Algorithm 4).
+/// the default reduction ([`Reduction::default`]).
 pub fn forward<W: Coeff>(p: &NttParams<W>, data: &mut [W]) -> Result<()> {
     transform(p, Reduction::default(), data, false)
 }

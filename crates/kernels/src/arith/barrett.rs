@@ -16,9 +16,9 @@ impl<W: Word> BarrettClassic<W> {
     /// `x mod q` before corrections for `x = (hi:lo) < 2^(2m)`: in `[0, 3q)`.
     #[inline(always)]
     pub fn estimate_wide(&self, lo: W, hi: W) -> W {
-        let c = W::shr_wide(lo, hi, self.m - 1); // < 2^(m+1)
-        let (plo, phi) = c.mul_wide(self.mu);
-        let quot = W::shr_wide(plo, phi, self.m + 1);
+        let c = W::funnel_shr(lo, hi, self.m - 1); // < 2^(m+1)
+        // quot = (c · μ) >> (m + 1) = hi(c · μ·2^(β−m−1)): μ is stored pre-scaled.
+        let (_, quot) = c.mul_wide(self.mu);
         lo.wrapping_sub(&quot.wrapping_mul(&self.q))
     }
 }
@@ -33,6 +33,8 @@ impl<W: Word> ModMul<W> for BarrettClassic<W> {
     fn new(q: W) -> Result<Self, ModulusError> {
         let m = check_modulus(q, Self::MAX_BITS)?;
         let mu = (1u128 << (2 * m)) / q.as_u64() as u128;
+        // μ < 2^(m+1) and m <= β − 2, so μ·2^(β−m−1) < 2^β fits.
+        let mu = mu << (W::BITS - m - 1);
         Ok(Self { q, mu: W::from_u64(mu as u64), m })
     }
     #[inline(always)]

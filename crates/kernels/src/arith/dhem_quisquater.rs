@@ -17,9 +17,11 @@ impl<W: Word> DhemQuisquater<W> {
     /// `x mod q` before the correction for `x = (hi:lo) < 2^(2m)`: in `[0, 2q)`.
     #[inline(always)]
     pub fn estimate_wide(&self, lo: W, hi: W) -> W {
-        let c = W::shr_wide(lo, hi, self.m - 2); // < 2^(m+2)
-        let (plo, phi) = c.mul_wide(self.mu);
-        let quot = W::shr_wide(plo, phi, self.m + 5);
+        let c = W::funnel_shr(lo, hi, self.m - 2); // < 2^(m+2)
+        // quot = (c · μ) >> (m + 5) = hi(c · μ·2^k) >> r, k = β − m − 5 or
+        // r = 1 when m = β − 4: μ is stored pre-scaled.
+        let (_, phi) = c.mul_wide(self.mu);
+        let quot = phi >> ((self.m + 5).saturating_sub(W::BITS) as usize);
         lo.wrapping_sub(&quot.wrapping_mul(&self.q))
     }
 }
@@ -34,6 +36,8 @@ impl<W: Word> ModMul<W> for DhemQuisquater<W> {
     fn new(q: W) -> Result<Self, ModulusError> {
         let m = check_modulus(q, Self::MAX_BITS)?;
         let mu = (1u128 << (2 * m + 3)) / q.as_u64() as u128;
+        // μ < 2^(m+4); pre-scaled by 2^(β−m−5) when that is >= 1.
+        let mu = mu << (W::BITS.saturating_sub(m + 5));
         Ok(Self { q, mu: W::from_u64(mu as u64), m })
     }
     #[inline(always)]
