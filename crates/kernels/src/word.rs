@@ -13,6 +13,10 @@ pub trait Word:
     const BITS: u32;
     /// Suffix of the kernel entry points for this word (`"u32"`, `"u64"`).
     const NAME: &'static str;
+    /// Whether a variable shift of the double word is cheap on a GPU (a
+    /// native 64-bit shift for `u32`; for `u64` a 128-bit shift costs
+    /// shifts plus selects, so Barrett variants pre-scale μ instead).
+    const CHEAP_WIDE_SHIFT: bool;
 
     /// Full product `self * rhs` as `(low word, high word)`.
     fn mul_wide(self, rhs: Self) -> (Self, Self);
@@ -42,10 +46,11 @@ mod sealed {
 }
 
 macro_rules! impl_word {
-    ($t:ty, $wide:ty, $name:literal) => {
+    ($t:ty, $wide:ty, $name:literal, $cheap:literal) => {
         impl Word for $t {
             const BITS: u32 = <$t>::BITS;
             const NAME: &'static str = $name;
+            const CHEAP_WIDE_SHIFT: bool = $cheap;
 
             #[inline(always)]
             fn mul_wide(self, rhs: Self) -> (Self, Self) {
@@ -82,5 +87,5 @@ macro_rules! impl_word {
     };
 }
 
-impl_word!(u32, u64, "u32");
-impl_word!(u64, u128, "u64");
+impl_word!(u32, u64, "u32", true);
+impl_word!(u64, u128, "u64", false);

@@ -11,7 +11,7 @@ use crate::Word;
 pub struct Barrett4<W> {
     /// The modulus.
     pub q: W,
-    /// `μ = ⌊2^(2m+1) / q⌋` pre-scaled by `2^max(0, β − m − 3)`, so that the
+    /// `μ = ⌊2^(2m+1) / q⌋`, on `u64` pre-scaled by `2^max(0, β − m − 3)` so that the
     /// quotient estimate is one high-half product (see
     /// [`Barrett4::estimate_wide`]); fits in one word because `m ≤ β − 2`.
     pub mu: W,
@@ -23,13 +23,20 @@ impl<W: Word> Barrett4<W> {
     /// `x mod q` before the correction for `x = (hi:lo) < 2^(2m)`: in `[0, 2q)`.
     #[inline(always)]
     pub fn estimate_wide(&self, lo: W, hi: W) -> W {
-        // c = x >> (m − 2) < 2^(m+2) fits in a word; 1 <= m − 2 < β.
-        let c = W::funnel_shr(lo, hi, self.m - 2);
-        // quot = (c · μ) >> (m + 3) < 2^(m+1), computed as
-        // hi(c · μ·2^k) >> r with k = β − m − 3 (or r = 1 when m = β − 2):
-        // the same number, without a variable double-word shift.
-        let (_, phi) = c.mul_wide(self.mu);
-        let quot = phi >> ((self.m + 3).saturating_sub(W::BITS) as usize);
+        // c = x >> (m − 2) fits in a word.
+        let quot = if W::CHEAP_WIDE_SHIFT {
+            // u32: shifts of the 64-bit double word are cheap; μ is stored as is.
+            let c = W::shr_wide(lo, hi, self.m - 2);
+            let (plo, phi) = c.mul_wide(self.mu);
+            W::shr_wide(plo, phi, self.m + 3)
+        } else {
+            // u64: quot = (c · μ) >> (m + 3) = hi(c · μ·2^k) >> r with μ stored
+            // pre-scaled by 2^k, k = max(0, β − m − 3), r = max(0, m + 3 − β):
+            // the same number without a variable 128-bit shift.
+            let c = W::funnel_shr(lo, hi, self.m - 2);
+            let (_, phi) = c.mul_wide(self.mu);
+            phi >> ((self.m + 3).saturating_sub(W::BITS) as usize)
+        };
         // The true remainder is < 2q < 2^β, so the low word is enough.
         lo.wrapping_sub(&quot.wrapping_mul(&self.q))
     }
@@ -54,7 +61,7 @@ impl<W: Word> ModMul<W> for Barrett4<W> {
         // 2m + 1 <= 2 * 62 + 1 = 125 bits: exact in u128.
         let mu = (1u128 << (2 * m + 1)) / q.as_u64() as u128;
         // Pre-scaled so that quot = hi(c · mu) >> r (see estimate_wide).
-        let mu = mu << (W::BITS.saturating_sub(m + 3));
+        let mu = if W::CHEAP_WIDE_SHIFT { mu } else { mu << W::BITS.saturating_sub(m + 3) };
         Ok(Self { q, mu: W::from_u64(mu as u64), m })
     }
     #[inline(always)]

@@ -17,11 +17,21 @@ impl<W: Word> DhemQuisquater<W> {
     /// `x mod q` before the correction for `x = (hi:lo) < 2^(2m)`: in `[0, 2q)`.
     #[inline(always)]
     pub fn estimate_wide(&self, lo: W, hi: W) -> W {
-        let c = W::funnel_shr(lo, hi, self.m - 2); // < 2^(m+2)
-        // quot = (c · μ) >> (m + 5) = hi(c · μ·2^k) >> r, k = β − m − 5 or
-        // r = 1 when m = β − 4: μ is stored pre-scaled.
-        let (_, phi) = c.mul_wide(self.mu);
-        let quot = phi >> ((self.m + 5).saturating_sub(W::BITS) as usize);
+        // c = x >> (m − 2) fits in a word.
+        let quot = if W::CHEAP_WIDE_SHIFT {
+            // u32: shifts of the 64-bit double word are cheap; μ is stored as is.
+            let c = W::shr_wide(lo, hi, self.m - 2);
+            let (plo, phi) = c.mul_wide(self.mu);
+            W::shr_wide(plo, phi, self.m + 5)
+        } else {
+            // u64: quot = (c · μ) >> (m + 5) = hi(c · μ·2^k) >> r with μ stored
+            // pre-scaled by 2^k, k = max(0, β − m − 5), r = max(0, m + 5 − β):
+            // the same number without a variable 128-bit shift.
+            let c = W::funnel_shr(lo, hi, self.m - 2);
+            let (_, phi) = c.mul_wide(self.mu);
+            phi >> ((self.m + 5).saturating_sub(W::BITS) as usize)
+        };
+        // The true remainder is < 2q < 2^β, so the low word is enough.
         lo.wrapping_sub(&quot.wrapping_mul(&self.q))
     }
 }
@@ -37,7 +47,7 @@ impl<W: Word> ModMul<W> for DhemQuisquater<W> {
         let m = check_modulus(q, Self::MAX_BITS)?;
         let mu = (1u128 << (2 * m + 3)) / q.as_u64() as u128;
         // μ < 2^(m+4); pre-scaled by 2^(β−m−5) when that is >= 1.
-        let mu = mu << (W::BITS.saturating_sub(m + 5));
+        let mu = if W::CHEAP_WIDE_SHIFT { mu } else { mu << W::BITS.saturating_sub(m + 5) };
         Ok(Self { q, mu: W::from_u64(mu as u64), m })
     }
     #[inline(always)]
