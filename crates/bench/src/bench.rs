@@ -261,7 +261,44 @@ pub fn run(opts: &Options) -> i32 {
     if failures.is_empty() { code } else { 1 }
 }
 
-/// Fig. 4 on this GPU: ns per modular multiplication by width and variant.
+/// Rewrites the figures of a results folder from its CSV files (after a
+/// change to the plotting code; no GPU needed). Returns the exit code.
+pub fn replot(dir: &std::path::Path) -> i32 {
+    let read = |name: &str| -> Result<Vec<Vec<String>>, String> {
+        let text = std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        Ok(text.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect())
+    };
+    let md = std::fs::read_to_string(dir.join("gpu.md")).unwrap_or_default();
+    let device = md.lines().find_map(|l| l.strip_prefix("- device: ")).unwrap_or("GPU").to_string();
+    let run = || -> Result<(), String> {
+        let mut ntt = Table::default();
+        ntt.rows = read("gpu-1.csv")?;
+        let rows: Vec<reductions::ModMulRow> = read("gpu-2.csv")?
+            .into_iter()
+            .filter_map(|r| {
+                Some(reductions::ModMulRow {
+                    word: r.first()?.trim_start_matches('u').parse().ok()?,
+                    bits: r.get(1)?.parse().ok()?,
+                    reduction: polymul::Reduction::ALL.into_iter().find(|x| x.label() == r[2])?,
+                    select: r.get(3)? == "select",
+                    ns: r.get(4)?.parse().ok()?,
+                })
+            })
+            .collect();
+        let w = |name: &str, svg: String| std::fs::write(dir.join(name), svg).map_err(|e| e.to_string());
+        w("reductions.svg", reductions_figure(&rows, &device))?;
+        w("ntt-radix2.svg", ntt_figure(&ntt, &device))
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("polymul-bench replot: {e}");
+            1
+        }
+    }
+}
+
+/// Fig. 4 on this GPU: modular multiplications per second by width and variant.
 fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
     let widths = reductions::WIDTHS;
     let cats: Vec<String> = widths.iter().map(|(w, b)| format!("u{w}, {b}-bit q")).collect();
@@ -274,15 +311,15 @@ fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
                 .map(|&(w, b)| {
                     rows.iter()
                         .find(|x| x.word == w && x.bits == b && x.reduction == r && !x.select)
-                        .map_or(f64::NAN, |x| x.ns)
+                        .map_or(f64::NAN, |x| 1.0 / x.ns)
                 })
                 .collect(),
         })
         .collect();
     let short = device.split(" (").next().unwrap_or(device);
     plot::grouped_bar_chart(
-        &format!("Modular multiplication throughput by variant ({short}), lower is faster"),
-        "ns per modmul (whole GPU)",
+        &format!("Modular multiplications per second by variant ({short}), higher is faster"),
+        "Gmodmul/s (whole GPU)",
         &cats,
         &series,
     )

@@ -3,6 +3,7 @@
 //! ```text
 //! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu]
+//! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
@@ -12,7 +13,8 @@ use polymul_bench::{Options, bench, check};
 
 fn usage() -> ! {
     eprintln!(
-        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR]"
+        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR]\n       \
+         polymul-bench replot DIR"
     );
     std::process::exit(2)
 }
@@ -22,7 +24,7 @@ fn main() {
     let Some(cmd) = args.first() else { usage() };
     let mut opts =
         Options { command_line: std::env::args().collect::<Vec<_>>().join(" "), ..Options::default() };
-    let mut it = args[1..].iter();
+    let mut it = args[1..].iter().skip(usize::from(cmd == "replot"));
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => opts.quick = true,
@@ -34,6 +36,10 @@ fn main() {
     let code = match cmd.as_str() {
         "check" => check::run(&opts),
         "bench" => bench::run(&opts),
+        "replot" => match args.get(1) {
+            Some(dir) => bench::replot(std::path::Path::new(dir)),
+            None => usage(),
+        },
         _ => usage(),
     };
     std::process::exit(code)

@@ -9,11 +9,11 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
-const WIDTH: f64 = 900.0;
+const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;
 /// Plot area: left, right, top, bottom (the legend sits right of the plot area).
 const PLOT_L: f64 = 80.0;
-const PLOT_R: f64 = WIDTH - 190.0;
+const PLOT_R: f64 = WIDTH - 240.0;
 const PLOT_T: f64 = 50.0;
 const PLOT_B: f64 = HEIGHT - 70.0;
 /// Okabe–Ito colour-blind-friendly palette.
@@ -190,16 +190,23 @@ pub fn grouped_bar_chart(title: &str, y_label: &str, categories: &[String], seri
                 }
                 let x = gx + group_w * 0.1 + bar_w * si as f64;
                 let top = y_of(v);
+                let (lx, ly) = (x + bar_w / 2.0, top - 3.0);
+                // Narrow bars get their value written upwards so labels never overlap.
+                let label_attrs = if bar_w < 34.0 {
+                    format!("text-anchor=\"start\" transform=\"rotate(-90 {:.1} {:.1})\"", lx + 3.5, ly)
+                } else {
+                    "text-anchor=\"middle\"".to_string()
+                };
                 s.push_str(&format!(
                     "<rect class=\"bar\" x=\"{x:.1}\" y=\"{top:.1}\" width=\"{bar_w:.1}\" height=\"{:.1}\" \
                      fill=\"{}\"><title>{}: {}</title></rect>\n\
-                     <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n",
+                     <text x=\"{:.1}\" y=\"{:.1}\" {label_attrs} font-size=\"10\">{}</text>\n",
                     PLOT_B - top,
                     colour(si),
                     escape(&se.name),
                     fmt3(v),
-                    x + bar_w / 2.0,
-                    top - 3.0,
+                    lx + 3.5,
+                    ly,
                     fmt3(v)
                 ));
             }
