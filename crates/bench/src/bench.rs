@@ -271,8 +271,7 @@ pub fn replot(dir: &std::path::Path) -> i32 {
     let md = std::fs::read_to_string(dir.join("gpu.md")).unwrap_or_default();
     let device = md.lines().find_map(|l| l.strip_prefix("- device: ")).unwrap_or("GPU").to_string();
     let run = || -> Result<(), String> {
-        let mut ntt = Table::default();
-        ntt.rows = read("gpu-1.csv")?;
+        let ntt = Table { rows: read("gpu-1.csv")?, ..Table::default() };
         let rows: Vec<reductions::ModMulRow> = read("gpu-2.csv")?
             .into_iter()
             .filter_map(|r| {
