@@ -10,7 +10,15 @@ use crate::report::{self, Table};
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::gpu::median;
 use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
+use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
+
+/// Short name of a kernel for tables.
+pub fn kernel_name(k: NttKernel) -> &'static str {
+    match k {
+        NttKernel::Radix2Global => "radix-2 global",
+        _ => "tiled shared-memory",
+    }
+}
 use std::time::Instant;
 
 /// Coefficients per batched run (2^25: 256 MiB of u64, 128 MiB of u32).
@@ -38,10 +46,17 @@ fn fmt(x: f64) -> String {
     }
 }
 
-fn gpu_rows<W: Coeff>(c: &Ctx<'_>, bits: u32, log_n: u32, t: &mut Table) -> polymul::Result<()> {
+fn gpu_rows<W: Coeff>(
+    c: &Ctx<'_>,
+    kernel: NttKernel,
+    bits: u32,
+    log_n: u32,
+    t: &mut Table,
+) -> polymul::Result<()> {
     let n = 1usize << log_n;
     let w = std::mem::size_of::<W>();
-    let plan = NttPlan::new(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?)?;
+    let opts = PlanOptions { kernel, ..PlanOptions::default() };
+    let plan = NttPlan::with_options(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?, opts)?;
     let q = plan.params().q();
     let mut rng = SplitMix64::new(0xbe_u64 ^ n as u64);
     let transform = ntt_bytes(log_n, w);
@@ -78,6 +93,7 @@ fn gpu_rows<W: Coeff>(c: &Ctx<'_>, bits: u32, log_n: u32, t: &mut Table) -> poly
                 format!("{:.1}", 100.0 * gbs / c.copy_gbs),
                 fmt(one_pass),
                 timing.reps.to_string(),
+                kernel_name(kernel).into(),
             ]);
             eprintln!("  u{} N=2^{log_n} {op:8} batch {batch:6}: {:>10.2} µs/NTT", W::BITS, per);
         }
@@ -201,7 +217,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut copy = Table::new("Ceiling: device-to-device copy", &["bytes copied", "GB/s (read + write)"]);
     copy.rows.push(vec![(1u64 << 30).to_string(), format!("{copy_gbs:.0}")]);
     let mut t = Table::new(
-        "Radix-2 global-memory NTT (one launch per stage): the baseline",
+        "NTT kernels: radix-2 global memory (one launch per stage, the baseline) and tiled shared memory",
         &[
             "word",
             "q bits",
@@ -214,6 +230,7 @@ pub fn run(opts: &Options) -> i32 {
             "% of copy",
             "one-pass GB/s",
             "reps",
+            "kernel",
         ],
     );
     t.note = format!(
@@ -225,14 +242,16 @@ pub fn run(opts: &Options) -> i32 {
     );
     let c = Ctx { gpu: &gpu, copy_gbs, quick: opts.quick };
     for (word, bits) in WORD_CONFIGS {
-        for log_n in log_ns(opts.quick) {
-            let r = match word {
-                32 => gpu_rows::<u32>(&c, bits, log_n, &mut t),
-                _ => gpu_rows::<u64>(&c, bits, log_n, &mut t),
-            };
-            if let Err(e) = r {
-                eprintln!("polymul-bench: u{word} N=2^{log_n}: {e}");
-                return 1;
+        for kernel in [NttKernel::Radix2Global, NttKernel::Tiled] {
+            for log_n in log_ns(opts.quick) {
+                let r = match word {
+                    32 => gpu_rows::<u32>(&c, kernel, bits, log_n, &mut t),
+                    _ => gpu_rows::<u64>(&c, kernel, bits, log_n, &mut t),
+                };
+                if let Err(e) = r {
+                    eprintln!("polymul-bench: u{word} N=2^{log_n}: {e}");
+                    return 1;
+                }
             }
         }
     }
@@ -351,7 +370,7 @@ fn ntt_figure(t: &Table, device: &str) -> String {
     }
     let short = device.split(" (").next().unwrap_or(device);
     plot::log_line_chart(
-        &format!("Radix-2 global-memory NTT ({short})"),
+        &format!("Forward NTT, µs per polynomial ({short})"),
         "N",
         "µs per polynomial",
         &exps,

@@ -7,7 +7,17 @@
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::random::SplitMix64;
 use polymul::reduction::ModMulBench;
-use polymul::{Coeff, Error, Gpu, NttParams, NttPlan, PlanOptions, Reduction, cpu};
+use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
+
+/// Both NTT implementations, each checked everywhere.
+const KERNELS: [NttKernel; 2] = [NttKernel::Radix2Global, NttKernel::Tiled];
+
+fn kernel_tag(k: NttKernel) -> &'static str {
+    match k {
+        NttKernel::Radix2Global => "radix2",
+        _ => "tiled",
+    }
+}
 
 /// Counts and prints results.
 #[derive(Debug, Default)]
@@ -56,14 +66,14 @@ fn s<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-fn word_suite<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
+fn word_suite<W: Coeff>(gpu: &Gpu, kernel: NttKernel, bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
     let n = 1usize << log_n;
-    let tag = format!("u{} q{}b N=2^{log_n}", W::BITS, bits);
+    let tag = format!("{} u{} q{}b N=2^{log_n}", kernel_tag(kernel), W::BITS, bits);
     let params = match NttParams::<W>::with_prime_bits(n, bits) {
         Ok(p) => p,
         Err(e) => return t.record(&format!("{tag} params"), Err(s(e))),
     };
-    let plan = match NttPlan::new(gpu, params) {
+    let plan = match NttPlan::with_options(gpu, params, PlanOptions { kernel, ..PlanOptions::default() }) {
         Ok(p) => p,
         Err(e) => return t.record(&format!("{tag} plan"), Err(s(e))),
     };
@@ -135,18 +145,18 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
             let name = format!("reduction {r} u{} q{bits}b N=2^{log_n}", W::BITS);
             let res = (|| {
                 let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-                let opts = PlanOptions { reduction: r, ..PlanOptions::default() };
-                let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
                 let mut rng = SplitMix64::new(seed ^ n as u64);
                 let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
                 let mut want = a.clone();
                 cpu::forward_with(&p, r, &mut want).map_err(s)?;
-                eq("forward", &plan.forward_host(&a).map_err(s)?, &want)?;
-                eq(
-                    "polymul",
-                    &plan.polymul(&a, &b).map_err(s)?,
-                    &cpu::polymul_with(&p, r, &a, &b).map_err(s)?,
-                )
+                let want_mul = cpu::polymul_with(&p, r, &a, &b).map_err(s)?;
+                for kernel in KERNELS {
+                    let opts = PlanOptions { reduction: r, kernel };
+                    let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
+                    eq(kernel_tag(kernel), &plan.forward_host(&a).map_err(s)?, &want)?;
+                    eq(kernel_tag(kernel), &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
+                }
+                Ok(())
             })();
             t.record(&name, res);
         }
@@ -267,15 +277,19 @@ pub fn run(opts: &Options) -> i32 {
         }
         for log_n in sizes {
             let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
-            match word {
-                32 => word_suite::<u32>(&gpu, bits, log_n, sd, &mut t),
-                _ => word_suite::<u64>(&gpu, bits, log_n, sd, &mut t),
+            for k in KERNELS {
+                match word {
+                    32 => word_suite::<u32>(&gpu, k, bits, log_n, sd, &mut t),
+                    _ => word_suite::<u64>(&gpu, k, bits, log_n, sd, &mut t),
+                }
             }
         }
     }
     // Narrower primes on each word too.
-    word_suite::<u32>(&gpu, 28, 13, seed ^ 1, &mut t);
-    word_suite::<u64>(&gpu, 40, 13, seed ^ 2, &mut t);
+    for k in KERNELS {
+        word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
+        word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
+    }
     reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
     reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
     error_suite(&gpu, &mut t);

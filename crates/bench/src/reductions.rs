@@ -6,7 +6,7 @@ use crate::report::Table;
 use polymul::params::ntt_primes;
 use polymul::random::SplitMix64;
 use polymul::reduction::ModMulBench;
-use polymul::{Coeff, Gpu, NttParams, NttPlan, PlanOptions, Reduction};
+use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
 
 /// The widths of Fig. 4 (u32) and their 64-bit counterparts.
 pub const WIDTHS: [(u32, u32); 6] = [(32, 28), (32, 29), (32, 30), (64, 60), (64, 61), (64, 62)];
@@ -115,6 +115,7 @@ pub fn modmul_table(gpu: &Gpu, quick: bool) -> polymul::Result<(Table, Vec<ModMu
 }
 
 fn ntt_rows<W: Coeff>(
+    kernel: NttKernel,
     gpu: &Gpu,
     bits: u32,
     log_n: u32,
@@ -129,7 +130,7 @@ fn ntt_rows<W: Coeff>(
     for r in Reduction::ALL {
         let b = bits.min(r.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(n, b)?;
-        let plan = NttPlan::with_options(gpu, p, PlanOptions { reduction: r, ..PlanOptions::default() })?;
+        let plan = NttPlan::with_options(gpu, p, PlanOptions { reduction: r, kernel })?;
         let q = plan.params().q();
         let mut rng = SplitMix64::new(r as u64);
         for batch in [1usize, batch] {
@@ -148,6 +149,7 @@ fn ntt_rows<W: Coeff>(
                 base = per;
             }
             t.rows.push(vec![
+                crate::bench::kernel_name(kernel).into(),
                 format!("u{}", W::BITS),
                 b.to_string(),
                 format!("2^{log_n}"),
@@ -161,8 +163,8 @@ fn ntt_rows<W: Coeff>(
     }
     // Ratio column for the batched rows, relative to Algorithm 4.
     for row in t.rows.iter_mut().rev().take(2 * Reduction::ALL.len()) {
-        let per: f64 = row[5].parse().unwrap_or(f64::NAN);
-        let is_batched = row[4] != "1";
+        let per: f64 = row[6].parse().unwrap_or(f64::NAN);
+        let is_batched = row[5] != "1";
         row.push(if is_batched { format!("{:.2}", base / per) } else { String::new() });
     }
     Ok(())
@@ -172,7 +174,7 @@ fn ntt_rows<W: Coeff>(
 /// "+ Alg4" step, on this GPU).
 pub fn ntt_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table> {
     let mut t = Table::new(
-        "Radix-2 forward NTT with each reduction (N = 2^16)",
+        "Forward NTT with each reduction, both kernels (N = 2^16; Table III's \"+ Alg. 4\" step)",
         &[
             "word",
             "q bits",
@@ -189,7 +191,9 @@ pub fn ntt_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table
         "Same kernel, only the butterflies' modular multiplication differs. Dhem–Quisquater runs at its \
               widest modulus (28 / 60 bits). GB/s counts every stage reading and writing all N words."
             .into();
-    ntt_rows::<u32>(gpu, 30, 16, copy_gbs, quick, &mut t)?;
-    ntt_rows::<u64>(gpu, 62, 16, copy_gbs, quick, &mut t)?;
+    for kernel in [NttKernel::Radix2Global, NttKernel::Tiled] {
+        ntt_rows::<u32>(kernel, gpu, 30, 16, copy_gbs, quick, &mut t)?;
+        ntt_rows::<u64>(kernel, gpu, 62, 16, copy_gbs, quick, &mut t)?;
+    }
     Ok(t)
 }

@@ -1,7 +1,7 @@
 //! Plans: parameters and twiddles resident on a GPU, created once and
 //! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
 
-use crate::gpu::launch::{self, Direction, Radix2Kernels};
+use crate::gpu::launch::{self, Direction, Radix2Kernels, TiledKernels};
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
 use crate::reduction::{DevicePrepared, Prepared, Reduction};
@@ -13,8 +13,14 @@ use crate::{Coeff, Error, Result};
 pub enum NttKernel {
     /// Radix-2, one launch per stage, coefficients in global memory: the
     /// baseline every other kernel is measured against.
-    #[default]
     Radix2Global,
+    /// Shared memory: one block per polynomial runs every stage when a
+    /// polynomial fits in a tile (32 KiB: N ≤ 2^12 on `u64`, 2^13 on `u32`;
+    /// the paper's LOS-NTT); larger N take two passes, a strided one for the
+    /// first stages and a contiguous one for the rest (LOM). Batches are one
+    /// launch per pass.
+    #[default]
+    Tiled,
 }
 
 /// How a plan computes: which NTT kernel and which modular reduction.
@@ -45,6 +51,8 @@ pub struct NttPlan<'g, W: Coeff> {
     twiddles: DevicePrepared<W>,
     inv_twiddles: DevicePrepared<W>,
     kernels: Radix2Kernels<'g>,
+    tiled: TiledKernels<'g>,
+    geometry: polymul_kernels::ntt::tiled::TileGeometry,
     options: PlanOptions,
 }
 
@@ -74,7 +82,10 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let inv_twiddles =
             DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.inv_twiddles())?)?;
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
-        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, options })
+        let tiled = TiledKernels::new::<W>(gpu, r)?;
+        let log_max_tile = (polymul_kernels::TILE_BYTES / std::mem::size_of::<W>()).trailing_zeros();
+        let geometry = crate::cpu::tile_geometry(params.log_n(), log_max_tile)?;
+        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometry, options })
     }
 
     /// The parameters.
@@ -127,7 +138,14 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             Direction::Forward => &self.twiddles,
             Direction::Inverse => &self.inv_twiddles,
         };
-        launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
+        match self.options.kernel {
+            NttKernel::Radix2Global => {
+                launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
+            }
+            NttKernel::Tiled => {
+                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &self.geometry)
+            }
+        }
     }
 
     /// Queues `acc ← acc ⊙ other` (element-wise product mod q).

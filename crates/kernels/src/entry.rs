@@ -7,15 +7,119 @@
 //! host and the device agree. Reduction constants arrive as the scalars
 //! `(q, k, m)` of [`ModMul::parts`], validated on the host.
 
+use crate::TILE_BYTES;
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::gpu::global_thread_x;
+use crate::gpu::{block_thread, sync};
 use crate::ntt::radix2::{self, Twiddles};
+use crate::ntt::tiled::{self, TileGeometry};
+use crate::smem::DeviceShared;
 use crate::{microbench, pointwise};
+use core::arch::asm;
 
 /// The radix-2 stage kernels and the microbenchmark kernels of one reduction
 /// on one word.
+/// Declares the kernel's static shared tile and returns its shared-window address.
+#[inline(always)]
+fn shared_tile() -> DeviceShared {
+    let base: u32;
+    // SAFETY: declares a .shared array in the calling kernel and reads its
+    // address; called once at the top of each tiled kernel.
+    unsafe {
+        asm!(
+            ".shared .align 16 .b8 polymul_tile[{bytes}];",
+            "mov.u32 {p}, polymul_tile;",
+            bytes = const TILE_BYTES,
+            p = out(reg32) base,
+            options(nostack, preserves_flags)
+        );
+    }
+    DeviceShared { base }
+}
+
+/// One tiled pass: load, the pass's stages between barriers, store.
+///
+/// # Safety
+/// Launched by the host with validated geometry: one block per tile,
+/// `tile ≤ TILE_BYTES`, buffers sized for the batch.
+#[inline(always)]
+unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
+    a: *mut W,
+    tw: Twiddles<W>,
+    geo: TileGeometry,
+    strided: bool,
+    inverse: bool,
+    red: &R,
+) where
+    DeviceShared: crate::smem::Shared<W>,
+{
+    let s = shared_tile();
+    let (blk, t, nt) = block_thread();
+    // SAFETY: geometry and buffers validated by the host.
+    unsafe { tiled::load(a, &s, &geo, strided, blk, t, nt) };
+    sync();
+    let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
+    let mut i = lo;
+    while i < hi {
+        let log_m = if inverse { hi - 1 - (i - lo) } else { i };
+        // SAFETY: as above.
+        unsafe { tiled::stage(&s, tw, &geo, blk, log_m, inverse, t, nt, red) };
+        sync();
+        i += 1;
+    }
+    // SAFETY: as above.
+    unsafe { tiled::store(a, &s, &geo, strided, blk, t, nt) };
+}
+
 macro_rules! reduction_entries {
-    ($w:ty, $red:ty, $fwd:ident, $inv:ident, $bench_if:ident, $bench_sel:ident) => {
+    ($w:ty, $red:ty, $fwd:ident, $inv:ident, $bench_if:ident, $bench_sel:ident, $tfwd:ident, $tinv:ident) => {
+        /// One forward shared-memory pass (`strided` = 1: stages `0..l1`;
+        /// 0: stages `l1..log_n`), one block per tile.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers and parameters.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $tfwd(
+            a: *mut $w,
+            tw: *const $w,
+            tw_aux: *const $w,
+            log_n: u32,
+            l1: u32,
+            log_tile: u32,
+            strided: u32,
+            q: $w,
+            k: $w,
+            m: u32,
+        ) {
+            let red = <$red>::from_parts(q, k, m);
+            let geo = TileGeometry { log_n, l1, log_tile };
+            // SAFETY: validated by the host.
+            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, false, &red) }
+        }
+
+        /// One inverse shared-memory pass (GS, ½-scaled), one block per tile.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers and parameters.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $tinv(
+            a: *mut $w,
+            tw: *const $w,
+            tw_aux: *const $w,
+            log_n: u32,
+            l1: u32,
+            log_tile: u32,
+            strided: u32,
+            q: $w,
+            k: $w,
+            m: u32,
+        ) {
+            let red = <$red>::from_parts(q, k, m);
+            let geo = TileGeometry { log_n, l1, log_tile };
+            // SAFETY: validated by the host.
+            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, true, &red) }
+        }
+
         /// One forward merged-CT radix-2 stage over `total = batch · N/2` butterflies.
         ///
         /// # Safety
@@ -119,8 +223,8 @@ macro_rules! reduction_entries {
 }
 
 macro_rules! word_entries {
-    ($w:ty, $mul:ident, [$($red:ty => $fwd:ident, $inv:ident, $bi:ident, $bs:ident;)*]) => {
-        $(reduction_entries!($w, $red, $fwd, $inv, $bi, $bs);)*
+    ($w:ty, $mul:ident, [$($red:ty => $fwd:ident, $inv:ident, $bi:ident, $bs:ident, $tf:ident, $ti:ident;)*]) => {
+        $(reduction_entries!($w, $red, $fwd, $inv, $bi, $bs, $tf, $ti);)*
 
         /// `out[i] = a[i] · b[i] mod q` for `i < len` (Algorithm 4).
         ///
@@ -148,30 +252,42 @@ macro_rules! word_entries {
 
 word_entries!(u32, pointwise_mul_u32, [
     BuiltinRem<u32> => ntt_fwd_radix2_stage_rem_u32, ntt_inv_radix2_stage_rem_u32,
-        modmul_bench_if_rem_u32, modmul_bench_select_rem_u32;
+        modmul_bench_if_rem_u32, modmul_bench_select_rem_u32,
+        ntt_fwd_tiled_rem_u32, ntt_inv_tiled_rem_u32;
     BarrettClassic<u32> => ntt_fwd_radix2_stage_barrett2_u32, ntt_inv_radix2_stage_barrett2_u32,
-        modmul_bench_if_barrett2_u32, modmul_bench_select_barrett2_u32;
+        modmul_bench_if_barrett2_u32, modmul_bench_select_barrett2_u32,
+        ntt_fwd_tiled_barrett2_u32, ntt_inv_tiled_barrett2_u32;
     DhemQuisquater<u32> => ntt_fwd_radix2_stage_dq3_u32, ntt_inv_radix2_stage_dq3_u32,
-        modmul_bench_if_dq3_u32, modmul_bench_select_dq3_u32;
+        modmul_bench_if_dq3_u32, modmul_bench_select_dq3_u32,
+        ntt_fwd_tiled_dq3_u32, ntt_inv_tiled_dq3_u32;
     Barrett4<u32> => ntt_fwd_radix2_stage_barrett4_u32, ntt_inv_radix2_stage_barrett4_u32,
-        modmul_bench_if_barrett4_u32, modmul_bench_select_barrett4_u32;
+        modmul_bench_if_barrett4_u32, modmul_bench_select_barrett4_u32,
+        ntt_fwd_tiled_barrett4_u32, ntt_inv_tiled_barrett4_u32;
     Montgomery<u32> => ntt_fwd_radix2_stage_montgomery_u32, ntt_inv_radix2_stage_montgomery_u32,
-        modmul_bench_if_montgomery_u32, modmul_bench_select_montgomery_u32;
+        modmul_bench_if_montgomery_u32, modmul_bench_select_montgomery_u32,
+        ntt_fwd_tiled_montgomery_u32, ntt_inv_tiled_montgomery_u32;
     Shoup<u32> => ntt_fwd_radix2_stage_shoup_u32, ntt_inv_radix2_stage_shoup_u32,
-        modmul_bench_if_shoup_u32, modmul_bench_select_shoup_u32;
+        modmul_bench_if_shoup_u32, modmul_bench_select_shoup_u32,
+        ntt_fwd_tiled_shoup_u32, ntt_inv_tiled_shoup_u32;
 ]);
 
 word_entries!(u64, pointwise_mul_u64, [
     BuiltinRem<u64> => ntt_fwd_radix2_stage_rem_u64, ntt_inv_radix2_stage_rem_u64,
-        modmul_bench_if_rem_u64, modmul_bench_select_rem_u64;
+        modmul_bench_if_rem_u64, modmul_bench_select_rem_u64,
+        ntt_fwd_tiled_rem_u64, ntt_inv_tiled_rem_u64;
     BarrettClassic<u64> => ntt_fwd_radix2_stage_barrett2_u64, ntt_inv_radix2_stage_barrett2_u64,
-        modmul_bench_if_barrett2_u64, modmul_bench_select_barrett2_u64;
+        modmul_bench_if_barrett2_u64, modmul_bench_select_barrett2_u64,
+        ntt_fwd_tiled_barrett2_u64, ntt_inv_tiled_barrett2_u64;
     DhemQuisquater<u64> => ntt_fwd_radix2_stage_dq3_u64, ntt_inv_radix2_stage_dq3_u64,
-        modmul_bench_if_dq3_u64, modmul_bench_select_dq3_u64;
+        modmul_bench_if_dq3_u64, modmul_bench_select_dq3_u64,
+        ntt_fwd_tiled_dq3_u64, ntt_inv_tiled_dq3_u64;
     Barrett4<u64> => ntt_fwd_radix2_stage_barrett4_u64, ntt_inv_radix2_stage_barrett4_u64,
-        modmul_bench_if_barrett4_u64, modmul_bench_select_barrett4_u64;
+        modmul_bench_if_barrett4_u64, modmul_bench_select_barrett4_u64,
+        ntt_fwd_tiled_barrett4_u64, ntt_inv_tiled_barrett4_u64;
     Montgomery<u64> => ntt_fwd_radix2_stage_montgomery_u64, ntt_inv_radix2_stage_montgomery_u64,
-        modmul_bench_if_montgomery_u64, modmul_bench_select_montgomery_u64;
+        modmul_bench_if_montgomery_u64, modmul_bench_select_montgomery_u64,
+        ntt_fwd_tiled_montgomery_u64, ntt_inv_tiled_montgomery_u64;
     Shoup<u64> => ntt_fwd_radix2_stage_shoup_u64, ntt_inv_radix2_stage_shoup_u64,
-        modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
+        modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64,
+        ntt_fwd_tiled_shoup_u64, ntt_inv_tiled_shoup_u64;
 ]);

@@ -1,10 +1,25 @@
 //! Thin wrappers over `core::arch::nvptx` special registers.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
 
 /// Global linear thread index in x: `blockIdx.x · blockDim.x + threadIdx.x`.
 #[inline(always)]
 pub fn global_thread_x() -> u32 {
     // SAFETY: reading special registers has no preconditions.
     unsafe { (_block_idx_x() as u32) * (_block_dim_x() as u32) + _thread_idx_x() as u32 }
+}
+
+/// `(blockIdx.x, threadIdx.x, blockDim.x)`.
+#[inline(always)]
+pub fn block_thread() -> (usize, usize, usize) {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe { (_block_idx_x() as usize, _thread_idx_x() as usize, _block_dim_x() as usize) }
+}
+
+/// Block-wide barrier (`bar.sync 0`).
+#[inline(always)]
+pub fn sync() {
+    // SAFETY: every thread of the block reaches the same barriers (the
+    // tiled kernels call it outside any thread-dependent branch).
+    unsafe { _syncthreads() }
 }

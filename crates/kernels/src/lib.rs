@@ -16,12 +16,13 @@
 //! pointers (no bounds checks), and the PTX build fails if a panic or
 //! `core::fmt` symbol survives linking.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
 
 pub mod arith;
 pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
+pub mod smem;
 pub mod word;
 
 #[cfg(target_arch = "nvptx64")]
@@ -35,6 +36,10 @@ pub use word::Word;
 ///
 /// The host launch code reads this constant, so the two sides cannot disagree.
 pub const BLOCK_THREADS: u32 = 256;
+
+/// Bytes of the static shared tile each tiled-NTT block declares (a `u64`
+/// tile holds up to 4096 words, a `u32` tile 8192).
+pub const TILE_BYTES: usize = 32 * 1024;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
@@ -54,6 +59,10 @@ pub mod names {
     pub const NTT_FWD_RADIX2_STAGE: &str = "ntt_fwd_radix2_stage";
     /// One inverse merged-GS radix-2 stage (½-scaled) in global memory.
     pub const NTT_INV_RADIX2_STAGE: &str = "ntt_inv_radix2_stage";
+    /// A forward shared-memory pass (contiguous or strided, see `ntt::tiled`).
+    pub const NTT_FWD_TILED: &str = "ntt_fwd_tiled";
+    /// An inverse shared-memory pass.
+    pub const NTT_INV_TILED: &str = "ntt_inv_tiled";
     /// Microbenchmark, corrections written as `if`.
     pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
     /// Microbenchmark, corrections by mask (select).
@@ -61,8 +70,14 @@ pub mod names {
     /// Element-wise modular product.
     pub const POINTWISE_MUL: &str = "pointwise_mul";
     /// Kernels that exist per reduction.
-    pub const PER_REDUCTION: &[&str] =
-        &[NTT_FWD_RADIX2_STAGE, NTT_INV_RADIX2_STAGE, MODMUL_BENCH_IF, MODMUL_BENCH_SELECT];
+    pub const PER_REDUCTION: &[&str] = &[
+        NTT_FWD_RADIX2_STAGE,
+        NTT_INV_RADIX2_STAGE,
+        NTT_FWD_TILED,
+        NTT_INV_TILED,
+        MODMUL_BENCH_IF,
+        MODMUL_BENCH_SELECT,
+    ];
     /// [`crate::arith::ModMul::NAME`] of every reduction with kernels.
     pub const REDUCTIONS: &[&str] = &["rem", "barrett2", "dq3", "barrett4", "montgomery", "shoup"];
     /// Word suffixes.

@@ -3,6 +3,8 @@ use crate::reduction::{Prepared, Reduction, Visitor};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::ModMul;
 use polymul_kernels::ntt::radix2::{self, Twiddles};
+use polymul_kernels::ntt::tiled::{self, TileGeometry};
+use polymul_kernels::smem::HostShared;
 use polymul_kernels::{microbench, pointwise};
 
 /// Runs every stage of one transform with reduction `R`, calling the GPU
@@ -155,4 +157,113 @@ pub(crate) fn modmul_chains<W: Coeff>(
     };
     ops.reduction.visit::<W, _>(Chains { ops: &one, select, data: &mut data, t: 0, iters });
     [data[0], data[1], data[2], data[3]]
+}
+
+/// Runs one tiled pass (all blocks, `nt` emulated threads per block) with
+/// reduction `R`: the same per-thread phases the GPU runs between barriers.
+struct TiledPass<'a, W> {
+    tw: &'a Prepared<W>,
+    data: &'a mut [W],
+    geo: TileGeometry,
+    blocks: usize,
+    strided: bool,
+    inverse: bool,
+    nt: usize,
+}
+
+impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
+    type Out = ();
+    fn visit<R: ModMul<W>>(self) {
+        let (q, k, m) = self.tw.parts;
+        let red = R::from_parts(q, k, m);
+        let tw = Twiddles {
+            main: self.tw.main.as_ptr(),
+            aux: self.tw.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()),
+        };
+        let geo = self.geo;
+        let (lo, hi) = if self.strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
+        let stages: Vec<u32> = if self.inverse { (lo..hi).rev().collect() } else { (lo..hi).collect() };
+        let mut tile = vec![W::zero(); 1 << geo.log_tile];
+        let s = HostShared(tile.as_mut_ptr());
+        let g = self.data.as_mut_ptr();
+        for blk in 0..self.blocks {
+            // SAFETY: the geometry was validated by `tile_geometry`; `data`
+            // holds `blocks` tiles; `tile` holds one.
+            unsafe {
+                for t in 0..self.nt {
+                    tiled::load(g, &s, &geo, self.strided, blk, t, self.nt);
+                }
+                for &log_m in &stages {
+                    for t in 0..self.nt {
+                        tiled::stage(&s, tw, &geo, blk, log_m, self.inverse, t, self.nt, &red);
+                    }
+                }
+                for t in 0..self.nt {
+                    tiled::store(g, &s, &geo, self.strided, blk, t, self.nt);
+                }
+            }
+        }
+    }
+}
+
+/// The tile geometry for `N = 2^log_n` with tiles of at most `2^log_max_tile`
+/// words: one tile if the polynomial fits, else a strided pass over the first
+/// `log_n − log_max_tile` stages and a contiguous pass over the rest.
+pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
+    let log_tile = log_n.min(log_max_tile);
+    let l1 = log_n - log_tile;
+    if log_tile == 0 || l1 > log_tile {
+        return Err(Error::InvalidN { n: 1 << log_n, min: 2, max: 1 << (2 * log_max_tile) });
+    }
+    Ok(TileGeometry { log_n, l1, log_tile })
+}
+
+/// The shared-memory (tiled) forward NTT exactly as the GPU runs it, with
+/// tiles of at most `2^log_max_tile` words and `threads` emulated threads per
+/// block. Its result equals [`forward_with`]'s bit for bit.
+pub fn forward_tiled<W: Coeff>(
+    p: &NttParams<W>,
+    reduction: Reduction,
+    data: &mut [W],
+    log_max_tile: u32,
+    threads: usize,
+) -> Result<()> {
+    tiled_transform(p, reduction, data, log_max_tile, threads, false)
+}
+
+/// The shared-memory (tiled) inverse NTT as the GPU runs it.
+pub fn inverse_tiled<W: Coeff>(
+    p: &NttParams<W>,
+    reduction: Reduction,
+    data: &mut [W],
+    log_max_tile: u32,
+    threads: usize,
+) -> Result<()> {
+    tiled_transform(p, reduction, data, log_max_tile, threads, true)
+}
+
+fn tiled_transform<W: Coeff>(
+    p: &NttParams<W>,
+    reduction: Reduction,
+    data: &mut [W],
+    log_max_tile: u32,
+    threads: usize,
+    inverse: bool,
+) -> Result<()> {
+    let batch = p.check_batch("data", data)?;
+    let geo = tile_geometry(p.log_n(), log_max_tile)?;
+    let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
+    let tw = Prepared::new(reduction, p.q(), table)?;
+    let blocks = batch * geo.blocks_per_poly();
+    let nt = threads.max(1);
+    // Forward: strided pass (if any) then contiguous; inverse: the reverse.
+    let order: &[bool] = match (geo.l1 > 0, inverse) {
+        (false, _) => &[false],
+        (true, false) => &[true, false],
+        (true, true) => &[false, true],
+    };
+    for &strided in order {
+        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, nt });
+    }
+    Ok(())
 }

@@ -14,6 +14,7 @@ use cust::memory::DevicePointer;
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::names;
+use polymul_kernels::ntt::tiled::TileGeometry;
 
 fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {
     gpu.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })
@@ -35,6 +36,63 @@ impl<'g> Radix2Kernels<'g> {
             mul: get(gpu, format!("{}_{w}", names::POINTWISE_MUL))?,
         })
     }
+}
+
+/// The shared-memory pass kernels of one plan.
+pub(crate) struct TiledKernels<'g> {
+    fwd: Function<'g>,
+    inv: Function<'g>,
+}
+
+impl<'g> TiledKernels<'g> {
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> Result<Self> {
+        let (r, w) = (reduction.name(), W::NAME);
+        Ok(Self {
+            fwd: get(gpu, format!("{}_{r}_{w}", names::NTT_FWD_TILED))?,
+            inv: get(gpu, format!("{}_{r}_{w}", names::NTT_INV_TILED))?,
+        })
+    }
+}
+
+/// Threads per block of a tiled pass: half a tile's butterflies per thread
+/// pair up to 512, at least one warp.
+fn tiled_threads(log_tile: u32) -> u32 {
+    (1u32 << (log_tile - 1)).clamp(32, 512)
+}
+
+/// Queues a shared-memory transform: forward = strided pass (if the
+/// polynomial needs two) then contiguous pass; inverse = the reverse.
+pub(crate) fn tiled_ntt<W: Coeff>(
+    gpu: &Gpu,
+    k: &TiledKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DevicePrepared<W>,
+    batch: usize,
+    geo: &TileGeometry,
+) -> Result<()> {
+    gpu.bind()?;
+    let stream = gpu.stream();
+    let (f, order): (&Function<'_>, &[u32]) = match (geo.l1 > 0, dir) {
+        (false, Direction::Forward) => (&k.fwd, &[0]),
+        (false, Direction::Inverse) => (&k.inv, &[0]),
+        (true, Direction::Forward) => (&k.fwd, &[1, 0]),
+        (true, Direction::Inverse) => (&k.inv, &[0, 1]),
+    };
+    let grid = (batch * geo.blocks_per_poly()) as u32;
+    let threads = tiled_threads(geo.log_tile);
+    let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
+    let (q, kk, m) = tw.parts;
+    let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
+    for &strided in order {
+        // SAFETY: the plan validated the geometry (tile within TILE_BYTES,
+        // l1 <= log_tile) and sized `data` to batch·N words.
+        unsafe {
+            launch!(f<<<grid, threads, 0, stream>>>(a, main, aux, log_n, l1, log_tile, strided, q, kk, m))
+                .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
+        }
+    }
+    Ok(())
 }
 
 fn blocks(threads: u32) -> u32 {

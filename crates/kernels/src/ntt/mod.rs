@@ -12,3 +12,4 @@
 //! of `k = N / (2m)` butterflies; the inverse runs the same stages in reverse.
 
 pub mod radix2;
+pub mod tiled;

@@ -1,0 +1,93 @@
+//! Shared memory behind one interface, so the tiled NTT's per-thread code
+//! runs on the GPU (real `.shared` accesses) and on the host (a buffer).
+
+use crate::Word;
+
+/// A block's shared tile of words.
+pub trait Shared<W: Word> {
+    /// Reads word `i`.
+    ///
+    /// # Safety
+    /// `i` must be inside the tile.
+    unsafe fn ld(&self, i: usize) -> W;
+    /// Writes word `i`.
+    ///
+    /// # Safety
+    /// `i` must be inside the tile.
+    unsafe fn st(&self, i: usize, v: W);
+}
+
+/// A tile in ordinary memory: what the host emulation of a block uses.
+#[derive(Debug, Clone, Copy)]
+pub struct HostShared<W>(pub *mut W);
+
+impl<W: Word> Shared<W> for HostShared<W> {
+    #[inline(always)]
+    unsafe fn ld(&self, i: usize) -> W {
+        // SAFETY: forwarded.
+        unsafe { *self.0.add(i) }
+    }
+    #[inline(always)]
+    unsafe fn st(&self, i: usize, v: W) {
+        // SAFETY: forwarded.
+        unsafe { *self.0.add(i) = v }
+    }
+}
+
+/// The static shared tile of a kernel, addressed through the 32-bit shared
+/// window so that accesses compile to `ld.shared` / `st.shared` (a generic
+/// pointer would make every access a generic `ld`/`st`).
+#[cfg(target_arch = "nvptx64")]
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceShared {
+    /// Shared-window address of word 0.
+    pub base: u32,
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod device {
+    use super::{DeviceShared, Shared};
+    use core::arch::asm;
+
+    impl Shared<u64> for DeviceShared {
+        #[inline(always)]
+        unsafe fn ld(&self, i: usize) -> u64 {
+            let v: u64;
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * i as u32,
+                     options(nostack, readonly, preserves_flags));
+            }
+            v
+        }
+        #[inline(always)]
+        unsafe fn st(&self, i: usize, v: u64) {
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i as u32,
+                     options(nostack, preserves_flags));
+            }
+        }
+    }
+
+    impl Shared<u32> for DeviceShared {
+        #[inline(always)]
+        unsafe fn ld(&self, i: usize) -> u32 {
+            let v: u32;
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i as u32,
+                     options(nostack, readonly, preserves_flags));
+            }
+            v
+        }
+        #[inline(always)]
+        unsafe fn st(&self, i: usize, v: u32) {
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * i as u32,
+                     options(nostack, preserves_flags));
+            }
+        }
+    }
+}
