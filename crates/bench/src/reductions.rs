@@ -142,7 +142,7 @@ fn ntt_rows<W: Coeff>(
                 (_, true) => (2, 5),
             };
             let tm = gpu.time(warm, reps, || plan.forward(&mut a))?;
-            let bytes = (log_n as usize * 2 * n * w * batch) as f64;
+            let bytes = crate::bench::ntt_bytes(kernel, log_n, w) * batch as f64;
             let gbs = bytes / (tm.median_us * 1e3);
             let per = tm.median_us / batch as f64;
             if r == Reduction::Barrett4 && batch > 1 {
@@ -189,7 +189,7 @@ pub fn ntt_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table
     );
     t.note =
         "Same kernel, only the butterflies' modular multiplication differs. Dhem–Quisquater runs at its \
-              widest modulus (28 / 60 bits). GB/s counts every stage reading and writing all N words."
+              widest modulus (28 / 60 bits). GB/s counts the global-memory passes as in the kernel table."
             .into();
     for kernel in [NttKernel::Radix2Global, NttKernel::Tiled] {
         ntt_rows::<u32>(kernel, gpu, 30, 16, copy_gbs, quick, &mut t)?;
