@@ -46,13 +46,14 @@ struct Ctx<'a> {
     quick: bool,
 }
 
+/// Three significant digits (at least), without exponent.
 fn fmt(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
+    match x {
+        x if x >= 100.0 => format!("{x:.0}"),
+        x if x >= 10.0 => format!("{x:.1}"),
+        x if x >= 1.0 => format!("{x:.2}"),
+        x if x >= 0.1 => format!("{x:.3}"),
+        x => format!("{x:.4}"),
     }
 }
 
@@ -358,25 +359,32 @@ fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
 fn ntt_figure(t: &Table, device: &str) -> String {
     let exps: Vec<u32> = (10..=17).collect();
     let mut series = Vec::new();
-    for word in ["u32", "u64"] {
-        for batched in [false, true] {
-            let values = exps
-                .iter()
-                .map(|e| {
-                    t.rows
-                        .iter()
-                        .find(|r| {
-                            r[0] == word
-                                && r[2] == format!("2^{e}")
-                                && r[3] == "forward"
-                                && (r[4] != "1") == batched
-                        })
-                        .and_then(|r| r[6].parse::<f64>().ok())
-                        .unwrap_or(f64::NAN)
-                })
-                .collect();
-            let how = if batched { "batched" } else { "single" };
-            series.push(Series { name: format!("{word} forward, {how}"), values });
+    for kernel in ["radix-2 global", "tiled shared-memory"] {
+        for word in ["u32", "u64"] {
+            for batched in [false, true] {
+                let values: Vec<f64> = exps
+                    .iter()
+                    .map(|e| {
+                        t.rows
+                            .iter()
+                            .find(|r| {
+                                r[0] == word
+                                    && r[2] == format!("2^{e}")
+                                    && r[3] == "forward"
+                                    && (r[4] != "1") == batched
+                                    && r.get(11).map_or("radix-2 global", String::as_str) == kernel
+                            })
+                            .and_then(|r| r[6].parse::<f64>().ok())
+                            .unwrap_or(f64::NAN)
+                    })
+                    .collect();
+                if values.iter().all(|v| v.is_nan()) {
+                    continue;
+                }
+                let how = if batched { "batched" } else { "single" };
+                let k = if kernel.starts_with("tiled") { "tiled" } else { "radix-2" };
+                series.push(Series { name: format!("{k} {word} {how}"), values });
+            }
         }
     }
     let short = device.split(" (").next().unwrap_or(device);
