@@ -71,154 +71,109 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
     unsafe { tiled::store(a, &s, &geo, strided, blk, t, nt) };
 }
 
+/// A radix-2 stage kernel over `total = batch · N/2` butterflies.
+macro_rules! radix2_entry {
+    ($w:ty, $red:ty, $name:ident, $body:path, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers and parameters.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            a: *mut $w,
+            tw: *const $w,
+            tw_aux: *const $w,
+            total: u32,
+            log_n: u32,
+            log_m: u32,
+            q: $w,
+            k: $w,
+            m: u32,
+        ) {
+            let t = global_thread_x();
+            if t < total {
+                let red = <$red>::from_parts(q, k, m);
+                // SAFETY: t < total, buffers sized by the host.
+                unsafe { $body(a, Twiddles { main: tw, aux: tw_aux }, t, log_n, log_m, &red) }
+            }
+        }
+    };
+}
+
+/// A shared-memory pass kernel (`strided` = 1: stages `0..l1`, 0: stages
+/// `l1..log_n`), one block per tile.
+macro_rules! tiled_entry {
+    ($w:ty, $red:ty, $name:ident, $inverse:literal, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers and parameters.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            a: *mut $w,
+            tw: *const $w,
+            tw_aux: *const $w,
+            log_n: u32,
+            l1: u32,
+            log_tile: u32,
+            strided: u32,
+            q: $w,
+            k: $w,
+            m: u32,
+        ) {
+            let red = <$red>::from_parts(q, k, m);
+            let geo = TileGeometry { log_n, l1, log_tile };
+            // SAFETY: validated by the host.
+            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, $inverse, &red) }
+        }
+    };
+}
+
+/// A modular-multiplication microbenchmark kernel: `threads` threads, 4 chains each.
+macro_rules! bench_entry {
+    ($w:ty, $red:ty, $name:ident, $select:literal, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers and parameters.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            data: *mut $w,
+            ops: *const $w,
+            ops_aux: *const $w,
+            threads: u32,
+            iters: u32,
+            q: $w,
+            k: $w,
+            m: u32,
+        ) {
+            let t = global_thread_x();
+            if t < threads {
+                let red = <$red>::from_parts(q, k, m);
+                // SAFETY: t < threads, buffers sized by the host.
+                unsafe {
+                    microbench::modmul_chains::<_, _, $select>(data, ops, ops_aux, t as usize, iters, &red)
+                }
+            }
+        }
+    };
+}
+
+/// Every kernel of one reduction on one word.
 macro_rules! reduction_entries {
     ($w:ty, $red:ty, $fwd:ident, $inv:ident, $bench_if:ident, $bench_sel:ident, $tfwd:ident, $tinv:ident) => {
-        /// One forward shared-memory pass (`strided` = 1: stages `0..l1`;
-        /// 0: stages `l1..log_n`), one block per tile.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $tfwd(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            log_n: u32,
-            l1: u32,
-            log_tile: u32,
-            strided: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let red = <$red>::from_parts(q, k, m);
-            let geo = TileGeometry { log_n, l1, log_tile };
-            // SAFETY: validated by the host.
-            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, false, &red) }
-        }
-
-        /// One inverse shared-memory pass (GS, ½-scaled), one block per tile.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $tinv(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            log_n: u32,
-            l1: u32,
-            log_tile: u32,
-            strided: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let red = <$red>::from_parts(q, k, m);
-            let geo = TileGeometry { log_n, l1, log_tile };
-            // SAFETY: validated by the host.
-            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, true, &red) }
-        }
-
-        /// One forward merged-CT radix-2 stage over `total = batch · N/2` butterflies.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $fwd(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            total: u32,
-            log_n: u32,
-            log_m: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let t = global_thread_x();
-            if t < total {
-                let red = <$red>::from_parts(q, k, m);
-                let tw = Twiddles { main: tw, aux: tw_aux };
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { radix2::ct_butterfly(a, tw, t, log_n, log_m, &red) }
-            }
-        }
-
-        /// One inverse merged-GS radix-2 stage (½-scaled) over `total` butterflies.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $inv(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            total: u32,
-            log_n: u32,
-            log_m: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let t = global_thread_x();
-            if t < total {
-                let red = <$red>::from_parts(q, k, m);
-                let tw = Twiddles { main: tw, aux: tw_aux };
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red) }
-            }
-        }
-
-        /// Microbenchmark, corrections as `if`s: `threads` threads, 4 chains each.
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $bench_if(
-            data: *mut $w,
-            ops: *const $w,
-            ops_aux: *const $w,
-            threads: u32,
-            iters: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let t = global_thread_x();
-            if t < threads {
-                let red = <$red>::from_parts(q, k, m);
-                // SAFETY: t < threads, buffers sized by the host.
-                unsafe {
-                    microbench::modmul_chains::<_, _, false>(data, ops, ops_aux, t as usize, iters, &red)
-                }
-            }
-        }
-
-        /// Microbenchmark, corrections by mask-and-subtract (no branch possible).
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $bench_sel(
-            data: *mut $w,
-            ops: *const $w,
-            ops_aux: *const $w,
-            threads: u32,
-            iters: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let t = global_thread_x();
-            if t < threads {
-                let red = <$red>::from_parts(q, k, m);
-                // SAFETY: t < threads, buffers sized by the host.
-                unsafe {
-                    microbench::modmul_chains::<_, _, true>(data, ops, ops_aux, t as usize, iters, &red)
-                }
-            }
-        }
+        radix2_entry!($w, $red, $fwd, radix2::ct_butterfly, "One forward merged-CT radix-2 stage.");
+        radix2_entry!(
+            $w,
+            $red,
+            $inv,
+            radix2::gs_butterfly_half,
+            "One inverse merged-GS radix-2 stage (½-scaled)."
+        );
+        tiled_entry!($w, $red, $tfwd, false, "One forward shared-memory pass.");
+        tiled_entry!($w, $red, $tinv, true, "One inverse shared-memory pass (GS, ½-scaled).");
+        bench_entry!($w, $red, $bench_if, false, "Microbenchmark, corrections written as `if`.");
+        bench_entry!($w, $red, $bench_sel, true, "Microbenchmark, corrections by mask-and-subtract.");
     };
 }
 

@@ -20,12 +20,7 @@ struct Stages<'a, W> {
 impl<W: Coeff> Visitor<W> for Stages<'_, W> {
     type Out = ();
     fn visit<R: ModMul<W>>(self) {
-        let (q, k, m) = self.tw.parts;
-        let red = R::from_parts(q, k, m);
-        let tw = Twiddles {
-            main: self.tw.main.as_ptr(),
-            aux: self.tw.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()),
-        };
+        let (red, tw) = unpack::<W, R>(self.tw);
         let (log_n, threads) = (self.p.log_n(), (self.batch * self.p.n() / 2) as u32);
         let a = self.data.as_mut_ptr();
         let stages: Vec<u32> = if self.inverse { (0..log_n).rev().collect() } else { (0..log_n).collect() };
@@ -42,6 +37,13 @@ impl<W: Coeff> Visitor<W> for Stages<'_, W> {
             }
         }
     }
+}
+
+/// The reduction constants and twiddle pointers of a prepared table.
+fn unpack<W: Coeff, R: ModMul<W>>(p: &Prepared<W>) -> (R, Twiddles<W>) {
+    let (q, k, m) = p.parts;
+    let aux = p.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr());
+    (R::from_parts(q, k, m), Twiddles { main: p.main.as_ptr(), aux })
 }
 
 fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], inverse: bool) -> Result<()> {
@@ -174,12 +176,7 @@ struct TiledPass<'a, W> {
 impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
     type Out = ();
     fn visit<R: ModMul<W>>(self) {
-        let (q, k, m) = self.tw.parts;
-        let red = R::from_parts(q, k, m);
-        let tw = Twiddles {
-            main: self.tw.main.as_ptr(),
-            aux: self.tw.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()),
-        };
+        let (red, tw) = unpack::<W, R>(self.tw);
         let geo = self.geo;
         let (lo, hi) = if self.strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
         let stages: Vec<u32> = if self.inverse { (lo..hi).rev().collect() } else { (lo..hi).collect() };
