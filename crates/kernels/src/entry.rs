@@ -59,13 +59,10 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
     unsafe { tiled::load(a, &s, &geo, strided, blk, t, nt) };
     sync();
     let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-    let mut i = lo;
-    while i < hi {
-        let log_m = if inverse { hi - 1 - (i - lo) } else { i };
+    for st in tiled::steps(lo, hi, inverse) {
         // SAFETY: as above.
-        unsafe { tiled::stage(&s, tw, &geo, blk, log_m, inverse, t, nt, red) };
+        unsafe { tiled::step(&s, tw, &geo, blk, st, inverse, t, nt, red) };
         sync();
-        i += 1;
     }
     // SAFETY: as above.
     unsafe { tiled::store(a, &s, &geo, strided, blk, t, nt) };

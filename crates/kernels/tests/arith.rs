@@ -293,3 +293,30 @@ fn wide_helpers() {
     assert_eq!(7u64.mul_rem(9, 0), 0);
     assert_eq!(u64::MAX.mul_rem(u64::MAX, 1 << 63 | 1), reference(u64::MAX, u64::MAX, 1 << 63 | 1));
 }
+
+/// The tiled passes' step plan covers every stage of a pass exactly once,
+/// in order (ascending forward, descending inverse), pairs first.
+#[test]
+fn tiled_steps_cover_each_stage_once_in_order() {
+    use polymul_kernels::ntt::tiled::steps;
+    for lo in 0..4u32 {
+        for hi in lo..lo + 9 {
+            for inverse in [false, true] {
+                let mut order = Vec::new();
+                for (log_m, pair) in steps(lo, hi, inverse) {
+                    let s = if pair { vec![log_m, log_m + 1] } else { vec![log_m] };
+                    if inverse {
+                        order.extend(s.into_iter().rev());
+                    } else {
+                        order.extend(s);
+                    }
+                }
+                let mut want: Vec<u32> = (lo..hi).collect();
+                if inverse {
+                    want.reverse();
+                }
+                assert_eq!(order, want, "lo={lo} hi={hi} inverse={inverse}");
+            }
+        }
+    }
+}

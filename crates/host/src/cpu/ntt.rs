@@ -179,7 +179,7 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
         let (red, tw) = unpack::<W, R>(self.tw);
         let geo = self.geo;
         let (lo, hi) = if self.strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-        let stages: Vec<u32> = if self.inverse { (lo..hi).rev().collect() } else { (lo..hi).collect() };
+        let steps: Vec<(u32, bool)> = tiled::steps(lo, hi, self.inverse).collect();
         let mut tile = vec![W::zero(); 1 << geo.log_tile];
         let s = HostShared(tile.as_mut_ptr());
         let g = self.data.as_mut_ptr();
@@ -190,9 +190,9 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
                 for t in 0..self.nt {
                     tiled::load(g, &s, &geo, self.strided, blk, t, self.nt);
                 }
-                for &log_m in &stages {
+                for &st in &steps {
                     for t in 0..self.nt {
-                        tiled::stage(&s, tw, &geo, blk, log_m, self.inverse, t, self.nt, &red);
+                        tiled::step(&s, tw, &geo, blk, st, self.inverse, t, self.nt, &red);
                     }
                 }
                 for t in 0..self.nt {
