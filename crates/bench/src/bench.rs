@@ -396,3 +396,36 @@ fn ntt_figure(t: &Table, device: &str) -> String {
         &series,
     )
 }
+
+/// `polymul-bench profile`: a few forward transforms of one configuration,
+/// for `ncu` or `compute-sanitizer` to look at. Returns the exit code.
+pub fn profile(word: u32, log_n: u32, batch: usize, kernel: NttKernel, reps: usize) -> i32 {
+    fn go<W: Coeff>(log_n: u32, batch: usize, kernel: NttKernel, reps: usize) -> polymul::Result<()> {
+        let gpu = Gpu::new()?;
+        let bits = if W::BITS == 32 { 30 } else { 62 };
+        let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
+        let plan = NttPlan::with_options(&gpu, p, PlanOptions { kernel, ..PlanOptions::default() })?;
+        let q = plan.params().q();
+        let mut a = plan.upload(&polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q))?;
+        let t = gpu.time(1, reps, || plan.forward(&mut a))?;
+        println!(
+            "u{} N=2^{log_n} batch {batch} {}: {:.2} µs per call",
+            W::BITS,
+            kernel_name(kernel),
+            t.median_us
+        );
+        Ok(())
+    }
+    let r = if word == 32 {
+        go::<u32>(log_n, batch, kernel, reps)
+    } else {
+        go::<u64>(log_n, batch, kernel, reps)
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("polymul-bench profile: {e}");
+            1
+        }
+    }
+}

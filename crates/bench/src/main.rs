@@ -4,6 +4,7 @@
 //! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
+//! polymul-bench profile WORD LOG_N BATCH [tiled|radix2]   3 timed forward NTTs, for ncu
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
@@ -24,7 +25,12 @@ fn main() {
     let Some(cmd) = args.first() else { usage() };
     let mut opts =
         Options { command_line: std::env::args().collect::<Vec<_>>().join(" "), ..Options::default() };
-    let mut it = args[1..].iter().skip(usize::from(cmd == "replot"));
+    let positional = match cmd.as_str() {
+        "replot" => 1,
+        "profile" => 4,
+        _ => 0,
+    };
+    let mut it = args[1..].iter().skip(positional);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => opts.quick = true,
@@ -36,6 +42,14 @@ fn main() {
     let code = match cmd.as_str() {
         "check" => check::run(&opts),
         "bench" => bench::run(&opts),
+        "profile" => {
+            let num = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+            let kernel = match args.get(4).map(String::as_str) {
+                Some("radix2") => polymul::NttKernel::Radix2Global,
+                _ => polymul::NttKernel::Tiled,
+            };
+            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, kernel, 3)
+        }
         "replot" => match args.get(1) {
             Some(dir) => bench::replot(std::path::Path::new(dir)),
             None => usage(),
