@@ -399,30 +399,50 @@ fn ntt_figure(t: &Table, device: &str) -> String {
 
 /// `polymul-bench profile`: a few forward transforms of one configuration,
 /// for `ncu` or `compute-sanitizer` to look at. Returns the exit code.
-pub fn profile(word: u32, log_n: u32, batch: usize, kernel: NttKernel, reps: usize) -> i32 {
-    fn go<W: Coeff>(log_n: u32, batch: usize, kernel: NttKernel, reps: usize) -> polymul::Result<()> {
+pub fn profile(
+    word: u32,
+    log_n: u32,
+    batch: usize,
+    kernel: NttKernel,
+    reduction: polymul::Reduction,
+    reps: usize,
+) -> i32 {
+    fn go<W: Coeff>(
+        log_n: u32,
+        batch: usize,
+        kernel: NttKernel,
+        reduction: polymul::Reduction,
+        reps: usize,
+    ) -> polymul::Result<usize> {
         let gpu = Gpu::new()?;
-        let bits = if W::BITS == 32 { 30 } else { 62 };
+        let bits = (if W::BITS == 32 { 30 } else { 62 }).min(reduction.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
-        let plan = NttPlan::with_options(&gpu, p, PlanOptions { kernel, ..PlanOptions::default() })?;
+        let plan = NttPlan::with_options(&gpu, p.clone(), PlanOptions { kernel, reduction })?;
         let q = plan.params().q();
-        let mut a = plan.upload(&polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q))?;
+        let input = polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q);
+        let mut want = input.clone();
+        cpu::forward_with(&p, reduction, &mut want)?;
+        let got = plan.forward_host(&input)?;
+        let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+        let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;
         println!(
-            "u{} N=2^{log_n} batch {batch} {}: {:.2} µs per call",
+            "u{} N=2^{log_n} batch {batch} {} {reduction}: {:.2} µs per call; {bad} of {} words differ from the CPU",
             W::BITS,
             kernel_name(kernel),
-            t.median_us
+            t.median_us,
+            got.len()
         );
-        Ok(())
+        Ok(bad)
     }
     let r = if word == 32 {
-        go::<u32>(log_n, batch, kernel, reps)
+        go::<u32>(log_n, batch, kernel, reduction, reps)
     } else {
-        go::<u64>(log_n, batch, kernel, reps)
+        go::<u64>(log_n, batch, kernel, reduction, reps)
     };
     match r {
-        Ok(()) => 0,
+        Ok(0) => 0,
+        Ok(_) => 1,
         Err(e) => {
             eprintln!("polymul-bench profile: {e}");
             1

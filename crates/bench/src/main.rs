@@ -27,7 +27,7 @@ fn main() {
         Options { command_line: std::env::args().collect::<Vec<_>>().join(" "), ..Options::default() };
     let positional = match cmd.as_str() {
         "replot" => 1,
-        "profile" => 4,
+        "profile" => 5,
         _ => 0,
     };
     let mut it = args[1..].iter().skip(positional);
@@ -48,7 +48,8 @@ fn main() {
                 Some("radix2") => polymul::NttKernel::Radix2Global,
                 _ => polymul::NttKernel::Tiled,
             };
-            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, kernel, 3)
+            let reduction = args.get(5).and_then(|s| polymul::Reduction::from_name(s)).unwrap_or_default();
+            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, kernel, reduction, 3)
         }
         "replot" => match args.get(1) {
             Some(dir) => bench::replot(std::path::Path::new(dir)),

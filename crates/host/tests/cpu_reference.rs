@@ -239,3 +239,16 @@ fn tiled_transform_equals_radix2() {
     assert!(cpu::tile_geometry(9, 4).is_err());
     assert!(cpu::tile_geometry(8, 4).is_ok());
 }
+
+#[test]
+fn tiled_gpu_configuration_barrett2_u32() {
+    use polymul::Reduction;
+    let n = 1 << 16;
+    let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
+    let a = SplitMix64::new(5).coeffs(2 * n, p.q());
+    let mut want = a.clone();
+    cpu::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
+    let mut got = a.clone();
+    cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, 13, 512).unwrap();
+    assert_eq!(got, want);
+}

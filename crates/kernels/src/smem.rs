@@ -9,12 +9,12 @@ pub trait Shared<W: Word> {
     ///
     /// # Safety
     /// `i` must be inside the tile.
-    unsafe fn ld(&self, i: u32) -> W;
+    unsafe fn ld(&self, i: usize) -> W;
     /// Writes word `i`.
     ///
     /// # Safety
     /// `i` must be inside the tile.
-    unsafe fn st(&self, i: u32, v: W);
+    unsafe fn st(&self, i: usize, v: W);
 }
 
 /// A tile in ordinary memory: what the host emulation of a block uses.
@@ -23,14 +23,14 @@ pub struct HostShared<W>(pub *mut W);
 
 impl<W: Word> Shared<W> for HostShared<W> {
     #[inline(always)]
-    unsafe fn ld(&self, i: u32) -> W {
+    unsafe fn ld(&self, i: usize) -> W {
         // SAFETY: forwarded.
-        unsafe { *self.0.add(i as usize) }
+        unsafe { *self.0.add(i) }
     }
     #[inline(always)]
-    unsafe fn st(&self, i: u32, v: W) {
+    unsafe fn st(&self, i: usize, v: W) {
         // SAFETY: forwarded.
-        unsafe { *self.0.add(i as usize) = v }
+        unsafe { *self.0.add(i) = v }
     }
 }
 
@@ -51,20 +51,20 @@ mod device {
 
     impl Shared<u64> for DeviceShared {
         #[inline(always)]
-        unsafe fn ld(&self, i: u32) -> u64 {
+        unsafe fn ld(&self, i: usize) -> u64 {
             let v: u64;
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * i,
+                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * i as u32,
                      options(nostack, readonly, preserves_flags));
             }
             v
         }
         #[inline(always)]
-        unsafe fn st(&self, i: u32, v: u64) {
+        unsafe fn st(&self, i: usize, v: u64) {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i,
+                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i as u32,
                      options(nostack, preserves_flags));
             }
         }
@@ -72,20 +72,20 @@ mod device {
 
     impl Shared<u32> for DeviceShared {
         #[inline(always)]
-        unsafe fn ld(&self, i: u32) -> u32 {
+        unsafe fn ld(&self, i: usize) -> u32 {
             let v: u32;
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i,
+                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i as u32,
                      options(nostack, readonly, preserves_flags));
             }
             v
         }
         #[inline(always)]
-        unsafe fn st(&self, i: u32, v: u32) {
+        unsafe fn st(&self, i: usize, v: u32) {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * i,
+                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * i as u32,
                      options(nostack, preserves_flags));
             }
         }

@@ -88,9 +88,9 @@ pub unsafe fn load<W: Word, S: Shared<W>>(
     t: usize,
     nt: usize,
 ) {
-    let (mut e, nt, size) = (t as u32, nt as u32, 1u32 << geo.log_tile);
-    while e < size {
-        let gi = if strided { geo.strided_index(blk, e as usize) } else { geo.contig_index(blk, e as usize) };
+    let mut e = t;
+    while e < 1 << geo.log_tile {
+        let gi = if strided { geo.strided_index(blk, e) } else { geo.contig_index(blk, e) };
         // SAFETY: indices inside the batch and the tile (caller).
         unsafe { s.st(e, *g.add(gi)) };
         e += nt;
@@ -111,9 +111,9 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
     t: usize,
     nt: usize,
 ) {
-    let (mut e, nt, size) = (t as u32, nt as u32, 1u32 << geo.log_tile);
-    while e < size {
-        let gi = if strided { geo.strided_index(blk, e as usize) } else { geo.contig_index(blk, e as usize) };
+    let mut e = t;
+    while e < 1 << geo.log_tile {
+        let gi = if strided { geo.strided_index(blk, e) } else { geo.contig_index(blk, e) };
         // SAFETY: indices inside the batch and the tile (caller).
         unsafe { *g.add(gi) = s.ld(e) };
         e += nt;
@@ -181,11 +181,8 @@ pub unsafe fn stage<W: Word, R: ModMul<W>, S: Shared<W>>(
     red: &R,
 ) {
     let (log_k, row_shift, base) = stage_shape(geo, blk, log_m);
-    let tw0 = (1usize << log_m) + base;
-    // Tile-local index arithmetic in 32 bits (64-bit adds and shifts cost
-    // two instructions each on the GPU).
-    let (half, nt) = (1u32 << (geo.log_tile - 1), nt as u32);
-    let mut p = t as u32;
+    let half = 1usize << (geo.log_tile - 1);
+    let mut p = t;
     while p < half {
         let (b, cc) = (p >> row_shift, p & ((1 << row_shift) - 1));
         let i = b >> log_k;
@@ -193,7 +190,7 @@ pub unsafe fn stage<W: Word, R: ModMul<W>, S: Shared<W>>(
         let (pu, pv) = ((j << row_shift) + cc, ((j + (1 << log_k)) << row_shift) + cc);
         // SAFETY: positions inside the tile, twiddle index < N (caller).
         unsafe {
-            let xi = twiddle::<W, R>(tw, tw0 + i as usize);
+            let xi = twiddle::<W, R>(tw, (1usize << log_m) + base + i);
             let (x, y) = butterfly(s.ld(pu), s.ld(pv), xi, inverse, red);
             s.st(pu, x);
             s.st(pv, y);
@@ -226,24 +223,21 @@ pub unsafe fn stage_pair<W: Word, R: ModMul<W>, S: Shared<W>>(
     // Shape of the first (wider) stage; its distance k = 2^log_k >= 2.
     let (log_k, row_shift, base) = stage_shape(geo, blk, log_m);
     let (_, _, base2) = stage_shape(geo, blk, log_m + 1);
-    let (tw_outer, tw_inner) = ((1usize << log_m) + base, (2usize << log_m) + base2);
-    let (quarter, nt) = (1u32 << (geo.log_tile - 2), nt as u32);
-    // Tile-local index arithmetic in 32 bits, as in `stage`.
-    let (h, row_bytes) = (1u32 << (log_k - 1), 1u32 << row_shift);
-    let mut p = t as u32;
+    let quarter = 1usize << (geo.log_tile - 2);
+    let mut p = t;
     while p < quarter {
-        let (u, cc) = (p >> row_shift, p & (row_bytes - 1));
+        let (u, cc) = (p >> row_shift, p & ((1 << row_shift) - 1));
         // Unit u of group i covers rows j0, j0 + k/2, j0 + k, j0 + 3k/2.
         let i = u >> (log_k - 1);
-        let j0 = (i << (log_k + 1)) | (u & (h - 1));
-        let p0 = (j0 << row_shift) + cc;
-        let step = h << row_shift;
-        let (p1, p2, p3) = (p0 + step, p0 + 2 * step, p0 + 3 * step);
+        let j0 = (i << (log_k + 1)) | (u & ((1 << (log_k - 1)) - 1));
+        let h = 1usize << (log_k - 1);
+        let pos = |r: usize| (r << row_shift) + cc;
+        let (p0, p1, p2, p3) = (pos(j0), pos(j0 + h), pos(j0 + 2 * h), pos(j0 + 3 * h));
         // SAFETY: positions inside the tile, twiddle indices < N (caller).
         unsafe {
-            let w_outer = twiddle::<W, R>(tw, tw_outer + i as usize);
-            let w_lo = twiddle::<W, R>(tw, tw_inner + 2 * i as usize);
-            let w_hi = twiddle::<W, R>(tw, tw_inner + 2 * i as usize + 1);
+            let w_outer = twiddle::<W, R>(tw, (1usize << log_m) + base + i);
+            let w_lo = twiddle::<W, R>(tw, (2usize << log_m) + base2 + 2 * i);
+            let w_hi = twiddle::<W, R>(tw, (2usize << log_m) + base2 + 2 * i + 1);
             let (mut a0, mut a1, mut a2, mut a3) = (s.ld(p0), s.ld(p1), s.ld(p2), s.ld(p3));
             if inverse {
                 (a0, a1) = butterfly(a0, a1, w_lo, true, red);
