@@ -16,6 +16,7 @@ use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
 pub fn kernel_name(k: NttKernel) -> &'static str {
     match k {
         NttKernel::Radix2Global => "radix-2 global",
+        NttKernel::TiledRadix2 => "tiled shared-memory radix-2",
         _ => "tiled shared-memory",
     }
 }
@@ -254,7 +255,7 @@ pub fn run(opts: &Options) -> i32 {
     );
     let c = Ctx { gpu: &gpu, copy_gbs, quick: opts.quick };
     for (word, bits) in WORD_CONFIGS {
-        for kernel in [NttKernel::Radix2Global, NttKernel::Tiled] {
+        for kernel in [NttKernel::Radix2Global, NttKernel::TiledRadix2, NttKernel::Tiled] {
             for log_n in log_ns(opts.quick) {
                 let r = match word {
                     32 => gpu_rows::<u32>(&c, kernel, bits, log_n, &mut t),
@@ -281,11 +282,18 @@ pub fn run(opts: &Options) -> i32 {
             return 1;
         }
     };
+    let table3 = match crate::ablation::table(&gpu, opts.quick) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("polymul-bench: Table III: {e}");
+            return 1;
+        }
+    };
     let figures = vec![
         ("reductions.svg".to_string(), reductions_figure(&mm_rows, &device)),
         ("ntt.svg".to_string(), ntt_figure(&t, &device)),
     ];
-    let code = finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red], &figures);
+    let code = finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red, table3], &figures);
     for f in &failures {
         println!("FAIL {f}");
     }

@@ -10,11 +10,12 @@ use polymul::reduction::ModMulBench;
 use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
 
 /// Both NTT implementations, each checked everywhere.
-const KERNELS: [NttKernel; 2] = [NttKernel::Radix2Global, NttKernel::Tiled];
+const KERNELS: [NttKernel; 3] = [NttKernel::Radix2Global, NttKernel::TiledRadix2, NttKernel::Tiled];
 
 fn kernel_tag(k: NttKernel) -> &'static str {
     match k {
         NttKernel::Radix2Global => "radix2",
+        NttKernel::TiledRadix2 => "tiled-r2",
         _ => "tiled",
     }
 }

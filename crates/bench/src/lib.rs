@@ -1,6 +1,7 @@
 //! Library side of `polymul-bench`: the GPU check suite ([`check`]) and the
 //! benchmark runner ([`bench`](mod@crate::bench)), shared by the binary and `cargo xtask`.
 
+pub mod ablation;
 pub mod bench;
 pub mod check;
 pub mod plot;

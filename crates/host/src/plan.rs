@@ -14,11 +14,15 @@ pub enum NttKernel {
     /// Radix-2, one launch per stage, coefficients in global memory: the
     /// baseline every other kernel is measured against.
     Radix2Global,
+    /// Shared memory like [`NttKernel::Tiled`], but one stage per
+    /// shared-memory round trip (radix-2): the "SM" step of Table III.
+    TiledRadix2,
     /// Shared memory: one block per polynomial runs every stage when a
     /// polynomial fits in a tile (32 KiB: N ≤ 2^12 on `u64`, 2^13 on `u32`;
     /// the paper's LOS-NTT); larger N take two passes, a strided one for the
     /// first stages and a contiguous one for the rest (LOM). Batches are one
-    /// launch per pass.
+    /// launch per pass. Stages go two at a time: each thread keeps a radix-4
+    /// unit's four words in registers between them.
     #[default]
     Tiled,
 }
@@ -142,8 +146,9 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             NttKernel::Radix2Global => {
                 launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
             }
-            NttKernel::Tiled => {
-                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &self.geometry)
+            NttKernel::Tiled | NttKernel::TiledRadix2 => {
+                let pairs = self.options.kernel == NttKernel::Tiled;
+                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &self.geometry, pairs)
             }
         }
     }

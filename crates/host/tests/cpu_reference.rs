@@ -206,6 +206,12 @@ fn reduction_names_round_trip() {
 fn tiled_transform_equals_radix2() {
     use polymul::Reduction;
     fn one<W: Coeff>(log_n: u32, log_tile: u32, threads: usize, r: Reduction, batch: usize) {
+        for pairs in [false, true] {
+            one_cfg::<W>(log_n, cpu::TiledConfig { log_max_tile: log_tile, threads, pairs }, r, batch);
+        }
+    }
+    fn one_cfg<W: Coeff>(log_n: u32, cfg: cpu::TiledConfig, r: Reduction, batch: usize) {
+        let log_tile = cfg.log_max_tile;
         let n = 1usize << log_n;
         let bits = if W::BITS == 32 { 30 } else { 62 }.min(r.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
@@ -213,11 +219,11 @@ fn tiled_transform_equals_radix2() {
         let mut want = a.clone();
         cpu::forward_with(&p, r, &mut want).unwrap();
         let mut got = a.clone();
-        cpu::forward_tiled(&p, r, &mut got, log_tile, threads).unwrap();
-        assert_eq!(got, want, "forward: u{} N=2^{log_n} tile 2^{log_tile} threads {threads} {r}", W::BITS);
+        cpu::forward_tiled(&p, r, &mut got, cfg).unwrap();
+        assert_eq!(got, want, "forward: u{} N=2^{log_n} {cfg:?} {r}", W::BITS);
         let mut inv_want = want.clone();
         cpu::inverse_with(&p, r, &mut inv_want).unwrap();
-        cpu::inverse_tiled(&p, r, &mut got, log_tile, threads).unwrap();
+        cpu::inverse_tiled(&p, r, &mut got, cfg).unwrap();
         assert_eq!(got, inv_want, "inverse: u{} N=2^{log_n} tile 2^{log_tile} {r}", W::BITS);
         assert_eq!(got, a, "round trip");
     }
@@ -249,6 +255,7 @@ fn tiled_gpu_configuration_barrett2_u32() {
     let mut want = a.clone();
     cpu::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
     let mut got = a.clone();
-    cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, 13, 512).unwrap();
+    let cfg = cpu::TiledConfig { log_max_tile: 13, threads: 512, pairs: true };
+    cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, cfg).unwrap();
     assert_eq!(got, want);
 }

@@ -49,6 +49,7 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
     geo: TileGeometry,
     strided: bool,
     inverse: bool,
+    pairs: bool,
     red: &R,
 ) where
     DeviceShared: crate::smem::Shared<W>,
@@ -59,7 +60,7 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
     unsafe { tiled::load(a, &s, &geo, strided, blk, t, nt) };
     sync();
     let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-    for st in tiled::steps(lo, hi, inverse) {
+    for st in tiled::steps(lo, hi, inverse, pairs) {
         // SAFETY: as above.
         unsafe { tiled::step(&s, tw, &geo, blk, st, inverse, t, nt, red) };
         sync();
@@ -98,7 +99,7 @@ macro_rules! radix2_entry {
 }
 
 /// A shared-memory pass kernel (`strided` = 1: stages `0..l1`, 0: stages
-/// `l1..log_n`), one block per tile.
+/// `l1..log_n`; `pairs` = 1: two stages per round trip), one block per tile.
 macro_rules! tiled_entry {
     ($w:ty, $red:ty, $name:ident, $inverse:literal, $doc:literal) => {
         #[doc = $doc]
@@ -114,14 +115,16 @@ macro_rules! tiled_entry {
             l1: u32,
             log_tile: u32,
             strided: u32,
+            pairs: u32,
             q: $w,
             k: $w,
             m: u32,
         ) {
             let red = <$red>::from_parts(q, k, m);
             let geo = TileGeometry { log_n, l1, log_tile };
+            let tw = Twiddles { main: tw, aux: tw_aux };
             // SAFETY: validated by the host.
-            unsafe { tiled_pass(a, Twiddles { main: tw, aux: tw_aux }, geo, strided != 0, $inverse, &red) }
+            unsafe { tiled_pass(a, tw, geo, strided != 0, $inverse, pairs != 0, &red) }
         }
     };
 }

@@ -301,9 +301,10 @@ fn tiled_steps_cover_each_stage_once_in_order() {
     use polymul_kernels::ntt::tiled::steps;
     for lo in 0..4u32 {
         for hi in lo..lo + 9 {
-            for inverse in [false, true] {
+            for (inverse, pairs) in [(false, false), (false, true), (true, false), (true, true)] {
                 let mut order = Vec::new();
-                for (log_m, pair) in steps(lo, hi, inverse) {
+                for (log_m, pair) in steps(lo, hi, inverse, pairs) {
+                    assert!(pairs || !pair);
                     let s = if pair { vec![log_m, log_m + 1] } else { vec![log_m] };
                     if inverse {
                         order.extend(s.into_iter().rev());

@@ -170,6 +170,7 @@ struct TiledPass<'a, W> {
     blocks: usize,
     strided: bool,
     inverse: bool,
+    pairs: bool,
     nt: usize,
 }
 
@@ -179,7 +180,7 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
         let (red, tw) = unpack::<W, R>(self.tw);
         let geo = self.geo;
         let (lo, hi) = if self.strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-        let steps: Vec<(u32, bool)> = tiled::steps(lo, hi, self.inverse).collect();
+        let steps: Vec<(u32, bool)> = tiled::steps(lo, hi, self.inverse, self.pairs).collect();
         let mut tile = vec![W::zero(); 1 << geo.log_tile];
         let s = HostShared(tile.as_mut_ptr());
         let g = self.data.as_mut_ptr();
@@ -215,17 +216,27 @@ pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     Ok(TileGeometry { log_n, l1, log_tile })
 }
 
-/// The shared-memory (tiled) forward NTT exactly as the GPU runs it, with
-/// tiles of at most `2^log_max_tile` words and `threads` emulated threads per
-/// block. Its result equals [`forward_with`]'s bit for bit.
+/// How the host emulates the tiled kernel: tile size, threads per block and
+/// whether stages go two at a time (radix-4) or one (radix-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TiledConfig {
+    /// `log2` of the largest tile in words.
+    pub log_max_tile: u32,
+    /// Emulated threads per block (any number ≥ 1 gives the same result).
+    pub threads: usize,
+    /// Two stages per shared-memory round trip.
+    pub pairs: bool,
+}
+
+/// The shared-memory (tiled) forward NTT exactly as the GPU runs it. Its
+/// result equals [`forward_with`]'s bit for bit.
 pub fn forward_tiled<W: Coeff>(
     p: &NttParams<W>,
     reduction: Reduction,
     data: &mut [W],
-    log_max_tile: u32,
-    threads: usize,
+    cfg: TiledConfig,
 ) -> Result<()> {
-    tiled_transform(p, reduction, data, log_max_tile, threads, false)
+    tiled_transform(p, reduction, data, cfg, false)
 }
 
 /// The shared-memory (tiled) inverse NTT as the GPU runs it.
@@ -233,26 +244,24 @@ pub fn inverse_tiled<W: Coeff>(
     p: &NttParams<W>,
     reduction: Reduction,
     data: &mut [W],
-    log_max_tile: u32,
-    threads: usize,
+    cfg: TiledConfig,
 ) -> Result<()> {
-    tiled_transform(p, reduction, data, log_max_tile, threads, true)
+    tiled_transform(p, reduction, data, cfg, true)
 }
 
 fn tiled_transform<W: Coeff>(
     p: &NttParams<W>,
     reduction: Reduction,
     data: &mut [W],
-    log_max_tile: u32,
-    threads: usize,
+    cfg: TiledConfig,
     inverse: bool,
 ) -> Result<()> {
     let batch = p.check_batch("data", data)?;
-    let geo = tile_geometry(p.log_n(), log_max_tile)?;
+    let geo = tile_geometry(p.log_n(), cfg.log_max_tile)?;
     let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
     let tw = Prepared::new(reduction, p.q(), table)?;
     let blocks = batch * geo.blocks_per_poly();
-    let nt = threads.max(1);
+    let (nt, pairs) = (cfg.threads.max(1), cfg.pairs);
     // Forward: strided pass (if any) then contiguous; inverse: the reverse.
     let order: &[bool] = match (geo.l1 > 0, inverse) {
         (false, _) => &[false],
@@ -260,7 +269,7 @@ fn tiled_transform<W: Coeff>(
         (true, true) => &[false, true],
     };
     for &strided in order {
-        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, nt });
+        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, pairs, nt });
     }
     Ok(())
 }

@@ -70,6 +70,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     tw: &DevicePrepared<W>,
     batch: usize,
     geo: &TileGeometry,
+    pairs: bool,
 ) -> Result<()> {
     gpu.bind()?;
     let stream = gpu.stream();
@@ -83,12 +84,12 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     let threads = tiled_threads(geo.log_tile);
     let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
-    let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
+    let (log_n, l1, log_tile, pairs) = (geo.log_n, geo.l1, geo.log_tile, u32::from(pairs));
     for &strided in order {
         // SAFETY: the plan validated the geometry (tile within TILE_BYTES,
         // l1 <= log_tile) and sized `data` to batch·N words.
         unsafe {
-            launch!(f<<<grid, threads, 0, stream>>>(a, main, aux, log_n, l1, log_tile, strided, q, kk, m))
+            launch!(f<<<grid, threads, 0, stream>>>(a, main, aux, log_n, l1, log_tile, strided, pairs, q, kk, m))
                 .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
         }
     }

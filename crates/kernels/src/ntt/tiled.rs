@@ -261,21 +261,25 @@ pub unsafe fn stage_pair<W: Word, R: ModMul<W>, S: Shared<W>>(
 
 /// The steps that run stages `lo .. hi` of a pass: `(log_m, pair)` where
 /// `pair` means [`stage_pair`] on `log_m, log_m + 1`, else [`stage`] on
-/// `log_m`. Two stages at a time where possible; forward goes up from `lo`,
-/// inverse down from `hi − 1`. A block barrier follows every step.
+/// `log_m`. With `pairs`, two stages at a time where possible (radix-4),
+/// else one (radix-2); forward goes up from `lo`, inverse down from
+/// `hi − 1`. A block barrier follows every step.
 #[inline(always)]
-pub fn steps(lo: u32, hi: u32, inverse: bool) -> impl Iterator<Item = (u32, bool)> {
+pub fn steps(lo: u32, hi: u32, inverse: bool, pairs: bool) -> impl Iterator<Item = (u32, bool)> {
     let n = hi - lo;
-    (0..n.div_ceil(2)).map(move |i| {
-        let pair = 2 * i + 1 < n;
-        let done = 2 * i;
-        let log_m = match (inverse, pair) {
-            (false, _) => lo + done,
-            (true, true) => hi - done - 2,
-            (true, false) => lo,
-        };
-        (log_m, pair)
-    })
+    let singles = if pairs { 0 } else { n };
+    (0..singles).map(move |i| (if inverse { hi - 1 - i } else { lo + i }, false)).chain(
+        (0..(n - singles).div_ceil(2)).map(move |i| {
+            let pair = 2 * i + 1 < n;
+            let done = 2 * i;
+            let log_m = match (inverse, pair) {
+                (false, _) => lo + done,
+                (true, true) => hi - done - 2,
+                (true, false) => lo,
+            };
+            (log_m, pair)
+        }),
+    )
 }
 
 /// Runs one step of [`steps`] for thread `t` of `nt`.
