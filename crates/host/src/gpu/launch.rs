@@ -62,6 +62,7 @@ fn tiled_threads(log_tile: u32) -> u32 {
 
 /// Queues a shared-memory transform: forward = strided pass (if the
 /// polynomial needs two) then contiguous pass; inverse = the reverse.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt<W: Coeff>(
     gpu: &Gpu,
     k: &TiledKernels<'_>,
