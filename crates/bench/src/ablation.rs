@@ -20,7 +20,7 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
     let (mut first, mut prev) = (f64::NAN, f64::NAN);
     for (label, kernel, reduction) in STEPS {
         let p = NttParams::<W>::with_prime_bits(n, bits)?;
-        let plan = NttPlan::with_options(gpu, p, PlanOptions { kernel, reduction })?;
+        let plan = NttPlan::with_options(gpu, p, PlanOptions { kernel, reduction, tile_bytes: None })?;
         let q = plan.params().q();
         let mut rng = SplitMix64::new(log_n as u64);
         let mut single = plan.upload(&rng.coeffs(n, q))?;

@@ -289,11 +289,19 @@ pub fn run(opts: &Options) -> i32 {
             return 1;
         }
     };
+    let tile_sweep = match crate::tiles::table(&gpu, opts.quick) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("polymul-bench: tile sweep: {e}");
+            return 1;
+        }
+    };
     let figures = vec![
         ("reductions.svg".to_string(), reductions_figure(&mm_rows, &device)),
         ("ntt.svg".to_string(), ntt_figure(&t, &device)),
     ];
-    let code = finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red, table3], &figures);
+    let code =
+        finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red, table3, tile_sweep], &figures);
     for f in &failures {
         println!("FAIL {f}");
     }
@@ -425,7 +433,8 @@ pub fn profile(
         let gpu = Gpu::new()?;
         let bits = (if W::BITS == 32 { 30 } else { 62 }).min(reduction.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
-        let plan = NttPlan::with_options(&gpu, p.clone(), PlanOptions { kernel, reduction })?;
+        let plan =
+            NttPlan::with_options(&gpu, p.clone(), PlanOptions { kernel, reduction, tile_bytes: None })?;
         let q = plan.params().q();
         let input = polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q);
         let mut want = input.clone();

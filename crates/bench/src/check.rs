@@ -152,7 +152,7 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 cpu::forward_with(&p, r, &mut want).map_err(s)?;
                 let want_mul = cpu::polymul_with(&p, r, &a, &b).map_err(s)?;
                 for kernel in KERNELS {
-                    let opts = PlanOptions { reduction: r, kernel };
+                    let opts = PlanOptions { reduction: r, kernel, tile_bytes: None };
                     let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
                     eq(kernel_tag(kernel), &plan.forward_host(&a).map_err(s)?, &want)?;
                     eq(kernel_tag(kernel), &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
@@ -176,6 +176,36 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                     eq("chains", &got[4 * th..4 * th + 4], &mb.cpu_thread(th, 50))?;
                 }
                 Ok(())
+            })();
+            t.record(&name, res);
+        }
+    }
+}
+
+/// Tiles of every size from 8 KiB to 128 KiB (dynamic shared memory) give
+/// the CPU's result.
+fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    for kib in [8usize, 16, 64, 128] {
+        for log_n in [12u32, 15, 17] {
+            let n = 1usize << log_n;
+            let name = format!("tile {kib} KiB u{} N=2^{log_n} forward/polymul == CPU", W::BITS);
+            if kib * 1024 > gpu.info().max_shared_per_block {
+                continue;
+            }
+            let res = (|| {
+                let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+                let opts = PlanOptions { tile_bytes: Some(kib * 1024), ..PlanOptions::default() };
+                let plan = match NttPlan::with_options(gpu, p.clone(), opts) {
+                    Ok(plan) => plan,
+                    Err(Error::InvalidN { .. }) => return Ok(()),
+                    Err(e) => return Err(s(e)),
+                };
+                let mut rng = SplitMix64::new(seed ^ (kib as u64) << 20 ^ n as u64);
+                let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
+                let mut want = a.clone();
+                cpu::forward(&p, &mut want).map_err(s)?;
+                eq("forward", &plan.forward_host(&a).map_err(s)?, &want)?;
+                eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?)
             })();
             t.record(&name, res);
         }
@@ -206,6 +236,17 @@ fn error_suite(gpu: &Gpu, t: &mut Tally) {
             PlanOptions { reduction: Reduction::DhemQuisquater, ..PlanOptions::default() },
         ) {
             Err(Error::ModulusTooWide { max_bits: 60, .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    t.record(
+        "errors: a shared-memory tile larger than the device allows is refused",
+        match NttPlan::with_options(
+            gpu,
+            plan.params().clone(),
+            PlanOptions { tile_bytes: Some(1 << 30), ..PlanOptions::default() },
+        ) {
+            Err(Error::BadTile { .. }) => Ok(()),
             other => Err(format!("{other:?}")),
         },
     );
@@ -293,6 +334,8 @@ pub fn run(opts: &Options) -> i32 {
     }
     reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
     reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
+    tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
+    tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

@@ -7,6 +7,7 @@ pub mod check;
 pub mod plot;
 pub mod reductions;
 pub mod report;
+pub mod tiles;
 
 use std::path::PathBuf;
 

@@ -181,6 +181,20 @@ pub enum Error {
         max: usize,
     },
 
+    /// A requested shared-memory tile is not a power of two of at least two
+    /// words, or exceeds what the device gives one block.
+    #[error(
+        "a {bytes}-byte shared-memory tile is not usable: choose a power of two from {min} to {max} bytes"
+    )]
+    BadTile {
+        /// Bytes requested.
+        bytes: usize,
+        /// Smallest tile.
+        min: usize,
+        /// Largest tile this device allows.
+        max: usize,
+    },
+
     /// A coefficient is not reduced.
     #[error("{what}[{index}] = {value} is not reduced modulo q = {q}; reduce inputs first")]
     CoefficientOutOfRange {

@@ -35,6 +35,9 @@ pub struct PlanOptions {
     /// The reduction in the butterflies (the pointwise product always uses
     /// Algorithm 4). Default: Shoup, the fastest measured.
     pub reduction: Reduction,
+    /// Bytes of shared memory per tile for the tiled kernels (a power of
+    /// two); `None` = [`polymul_kernels::TILE_BYTES`] (32 KiB).
+    pub tile_bytes: Option<usize>,
 }
 
 /// A negacyclic NTT of size N modulo q on one GPU.
@@ -86,8 +89,14 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let inv_twiddles =
             DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.inv_twiddles())?)?;
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
-        let tiled = TiledKernels::new::<W>(gpu, r)?;
-        let log_max_tile = (polymul_kernels::TILE_BYTES / std::mem::size_of::<W>()).trailing_zeros();
+        let w = std::mem::size_of::<W>();
+        let tile_bytes = options.tile_bytes.unwrap_or(polymul_kernels::TILE_BYTES);
+        let max = gpu.info().max_shared_per_block;
+        if !tile_bytes.is_power_of_two() || tile_bytes < 2 * w || tile_bytes > max {
+            return Err(Error::BadTile { bytes: tile_bytes, min: 2 * w, max });
+        }
+        let tiled = TiledKernels::new::<W>(gpu, r, tile_bytes)?;
+        let log_max_tile = (tile_bytes / w).trailing_zeros();
         let geometry = crate::cpu::tile_geometry(params.log_n(), log_max_tile)?;
         Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometry, options })
     }

@@ -7,7 +7,6 @@
 //! host and the device agree. Reduction constants arrive as the scalars
 //! `(q, k, m)` of [`ModMul::parts`], validated on the host.
 
-use crate::TILE_BYTES;
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::gpu::global_thread_x;
 use crate::gpu::{block_thread, sync};
@@ -17,19 +16,19 @@ use crate::smem::DeviceShared;
 use crate::{microbench, pointwise};
 use core::arch::asm;
 
-/// The radix-2 stage kernels and the microbenchmark kernels of one reduction
-/// on one word.
-/// Declares the kernel's static shared tile and returns its shared-window address.
+// The tiled kernels' tile lives in dynamic shared memory, whose size the host
+// chooses per launch. An `.extern .shared` array must be declared at module
+// scope; `global_asm!` puts it there.
+core::arch::global_asm!(".extern .shared .align 16 .b8 polymul_dyn[];");
+
+/// The shared-window address of the kernel's dynamic shared tile.
 #[inline(always)]
 fn shared_tile() -> DeviceShared {
     let base: u32;
-    // SAFETY: declares a .shared array in the calling kernel and reads its
-    // address; called once at the top of each tiled kernel.
+    // SAFETY: reads the address of the module's dynamic shared array.
     unsafe {
         asm!(
-            ".shared .align 16 .b8 polymul_tile[{bytes}];",
-            "mov.u32 {p}, polymul_tile;",
-            bytes = const TILE_BYTES,
+            "mov.u32 {p}, polymul_dyn;",
             p = out(reg32) base,
             options(nostack, preserves_flags)
         );
@@ -40,8 +39,8 @@ fn shared_tile() -> DeviceShared {
 /// One tiled pass: load, the pass's stages between barriers, store.
 ///
 /// # Safety
-/// Launched by the host with validated geometry: one block per tile,
-/// `tile ≤ TILE_BYTES`, buffers sized for the batch.
+/// Launched by the host with validated geometry: one block per tile, at
+/// least a tile of dynamic shared memory, buffers sized for the batch.
 #[inline(always)]
 unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
     a: *mut W,

@@ -37,8 +37,9 @@ pub use word::Word;
 /// The host launch code reads this constant, so the two sides cannot disagree.
 pub const BLOCK_THREADS: u32 = 256;
 
-/// Bytes of the static shared tile each tiled-NTT block declares (a `u64`
-/// tile holds up to 4096 words, a `u32` tile 8192).
+/// Default bytes of the shared-memory tile of a tiled-NTT block (4096 `u64`
+/// or 8192 `u32` words); plans may choose other powers of two up to the
+/// device's per-block limit (dynamic shared memory).
 pub const TILE_BYTES: usize = 32 * 1024;
 
 #[cfg(target_arch = "nvptx64")]

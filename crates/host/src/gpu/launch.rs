@@ -45,12 +45,32 @@ pub(crate) struct TiledKernels<'g> {
 }
 
 impl<'g> TiledKernels<'g> {
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> Result<Self> {
+    /// Looks the kernels up and lets them use `tile_bytes` of dynamic shared
+    /// memory (above 48 KiB a kernel must opt in).
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, reduction: Reduction, tile_bytes: usize) -> Result<Self> {
         let (r, w) = (reduction.name(), W::NAME);
-        Ok(Self {
+        let k = Self {
             fwd: get(gpu, format!("{}_{r}_{w}", names::NTT_FWD_TILED))?,
             inv: get(gpu, format!("{}_{r}_{w}", names::NTT_INV_TILED))?,
-        })
+        };
+        if tile_bytes > 48 * 1024 {
+            for f in [&k.fwd, &k.inv] {
+                // SAFETY: a valid function handle; the size was checked
+                // against the device's opt-in limit by the plan.
+                let rc = unsafe {
+                    cust::sys::cuFuncSetAttribute(
+                        f.to_raw(),
+                        cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        tile_bytes as i32,
+                    )
+                };
+                if rc != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                    let max = gpu.info().max_shared_per_block;
+                    return Err(Error::BadTile { bytes: tile_bytes, min: 2 * std::mem::size_of::<W>(), max });
+                }
+            }
+        }
+        Ok(k)
     }
 }
 
@@ -83,14 +103,15 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     };
     let grid = (batch * geo.blocks_per_poly()) as u32;
     let threads = tiled_threads(geo.log_tile);
+    let smem = ((1usize << geo.log_tile) * std::mem::size_of::<W>()) as u32;
     let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
     let (log_n, l1, log_tile, pairs) = (geo.log_n, geo.l1, geo.log_tile, u32::from(pairs));
     for &strided in order {
-        // SAFETY: the plan validated the geometry (tile within TILE_BYTES,
-        // l1 <= log_tile) and sized `data` to batch·N words.
+        // SAFETY: the plan validated the geometry (tile within the device's
+        // shared memory, l1 <= log_tile) and sized `data` to batch·N words.
         unsafe {
-            launch!(f<<<grid, threads, 0, stream>>>(a, main, aux, log_n, l1, log_tile, strided, pairs, q, kk, m))
+            launch!(f<<<grid, threads, smem, stream>>>(a, main, aux, log_n, l1, log_tile, strided, pairs, q, kk, m))
                 .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
         }
     }

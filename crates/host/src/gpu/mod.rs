@@ -46,6 +46,8 @@ pub struct DeviceInfo {
     pub driver_version: i32,
     /// The SM version of the embedded PTX that was loaded.
     pub ptx_arch: u32,
+    /// Most shared memory one block may opt in to, in bytes.
+    pub max_shared_per_block: usize,
 }
 
 /// A CUDA device with polymul's kernels loaded and one stream.
@@ -108,8 +110,16 @@ impl Gpu {
             .find(|(sm, _)| *sm <= cc)
             .ok_or(Error::NoPtxForDevice { major, minor })?;
         let mut driver_version = 0i32;
-        // SAFETY: plain out-parameter call into the driver.
-        unsafe { cust::sys::cuDriverGetVersion(&mut driver_version) };
+        let mut smem_optin = 0i32;
+        // SAFETY: plain out-parameter calls into the driver.
+        unsafe {
+            cust::sys::cuDriverGetVersion(&mut driver_version);
+            cust::sys::cuDeviceGetAttribute(
+                &mut smem_optin,
+                cust::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                device.as_raw(),
+            );
+        }
         let info = DeviceInfo {
             ordinal,
             name: device.name().map_err(cuda("reading the device name"))?,
@@ -118,6 +128,7 @@ impl Gpu {
             total_memory: device.total_memory().map_err(cuda("reading the memory size"))?,
             driver_version,
             ptx_arch: *ptx_arch,
+            max_shared_per_block: smem_optin.max(48 * 1024) as usize,
         };
         let ctx = Context::new(device).map_err(cuda("creating a context"))?;
         let module = Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?;
