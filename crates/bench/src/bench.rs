@@ -25,20 +25,10 @@ use std::time::Instant;
 /// Coefficients per batched run (2^25: 256 MiB of u64, 128 MiB of u32).
 const BATCH_COEFFS: usize = 1 << 25;
 
-/// Bytes a radix-2 global-memory transform moves: every stage reads and
-/// writes all `N` coefficients.
-/// Bytes one transform moves through global memory: every pass reads and
-/// writes all N words — `log N` passes for the radix-2 kernel (one per
-/// stage), one or two for the tiled kernel.
-pub fn ntt_bytes(kernel: NttKernel, log_n: u32, word_bytes: usize) -> f64 {
-    let passes = match kernel {
-        NttKernel::Radix2Global => log_n as usize,
-        _ => {
-            let log_tile = (polymul::kernels::TILE_BYTES / word_bytes).trailing_zeros();
-            if log_n > log_tile { 2 } else { 1 }
-        }
-    };
-    (passes * 2 * (1usize << log_n) * word_bytes) as f64
+/// Bytes one transform of a `batch` moves through global memory: every pass
+/// reads and writes all N words of every polynomial.
+pub fn ntt_bytes<W: Coeff>(plan: &NttPlan<'_, W>, batch: usize) -> f64 {
+    (plan.global_passes(batch) as usize * 2 * plan.params().n() * std::mem::size_of::<W>() * batch) as f64
 }
 
 struct Ctx<'a> {
@@ -71,9 +61,9 @@ fn gpu_rows<W: Coeff>(
     let plan = NttPlan::with_options(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?, opts)?;
     let q = plan.params().q();
     let mut rng = SplitMix64::new(0xbe_u64 ^ n as u64);
-    let transform = ntt_bytes(kernel, log_n, w);
     let pointwise = (3 * n * w) as f64;
     for batch in [1usize, (BATCH_COEFFS / n).max(1)] {
+        let transform = ntt_bytes(&plan, batch) / batch as f64;
         let (warm, reps) = match (batch, c.quick) {
             (1, false) => (20, 200),
             (1, true) => (10, 50),

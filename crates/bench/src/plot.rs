@@ -253,7 +253,8 @@ pub fn log_line_chart(
     let py = |l: f64| PLOT_B - (l - f64::from(d_lo)) / f64::from(d_hi - d_lo) * (PLOT_B - PLOT_T);
     let mut s = open_svg(title, y_label);
     for d in d_lo..=d_hi {
-        grid_line(&mut s, py(f64::from(d)), &fmt3(10f64.powi(d)));
+        let label = if (-3..4).contains(&d) { fmt3(10f64.powi(d)) } else { format!("1e{d}") };
+        grid_line(&mut s, py(f64::from(d)), &label);
     }
     for &e in x_exponents {
         s.push_str(&format!(
@@ -333,6 +334,16 @@ mod tests {
         assert!(!s.contains("NaN") && !s.contains("inf"));
         let all_bad = grouped_bar_chart("t", "y", &cats(2), &[ser("a", &[f64::NAN, -1.0])]);
         assert!(is_svg(&all_bad) && !all_bad.contains("NaN"));
+    }
+
+    #[test]
+    fn extreme_values() {
+        let extreme = [f64::MAX, f64::MIN_POSITIVE, 5e-324, -f64::MAX];
+        let big = grouped_bar_chart("t", "y", &cats(4), &[ser("a", &extreme)]);
+        assert!(is_svg(&big) && !big.contains("NaN") && !big.contains("inf"));
+        let big = log_line_chart("t", "x", "y", &[0, 1, 2, u32::MAX], &[ser("a", &extreme)]);
+        assert!(is_svg(&big) && !big.contains("NaN") && !big.contains("inf"));
+        assert!(big.contains(">1e309</text>") && big.contains(">1e-324</text>"));
     }
 
     #[test]

@@ -124,7 +124,6 @@ fn ntt_rows<W: Coeff>(
     t: &mut Table,
 ) -> polymul::Result<()> {
     let n = 1usize << log_n;
-    let w = std::mem::size_of::<W>();
     let batch = (1usize << 25) / n;
     let mut base = f64::NAN;
     for r in Reduction::ALL {
@@ -142,7 +141,7 @@ fn ntt_rows<W: Coeff>(
                 (_, true) => (2, 5),
             };
             let tm = gpu.time(warm, reps, || plan.forward(&mut a))?;
-            let bytes = crate::bench::ntt_bytes(kernel, log_n, w) * batch as f64;
+            let bytes = crate::bench::ntt_bytes(&plan, batch);
             let gbs = bytes / (tm.median_us * 1e3);
             let per = tm.median_us / batch as f64;
             if r == Reduction::Barrett4 && batch > 1 {

@@ -6,6 +6,10 @@ use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
 use crate::reduction::{DevicePrepared, Prepared, Reduction};
 use crate::{Coeff, Error, Result};
+use polymul_kernels::ntt::tiled::TileGeometry;
+
+/// Tile sizes the automatic rule chooses from, smallest first.
+const AUTO_TILES: [usize; 4] = [8 << 10, 16 << 10, 32 << 10, 64 << 10];
 
 /// Which NTT implementation a plan runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -35,8 +39,12 @@ pub struct PlanOptions {
     /// The reduction in the butterflies (the pointwise product always uses
     /// Algorithm 4). Default: Shoup, the fastest measured.
     pub reduction: Reduction,
-    /// Bytes of shared memory per tile for the tiled kernels (a power of
-    /// two); `None` = [`polymul_kernels::TILE_BYTES`] (32 KiB).
+    /// Bytes of shared memory per tile for the tiled kernels (a power of two
+    /// up to the device's per-block limit). `None` (the default) chooses per
+    /// call, by the rule measured on an H200 (docs/ntt.md): the largest of
+    /// 8, 16, 32 and 64 KiB that still gives at least two blocks per SM,
+    /// else 8 KiB — big tiles (fewer passes) for batches, small tiles (more
+    /// blocks in flight) for a single polynomial.
     pub tile_bytes: Option<usize>,
 }
 
@@ -59,7 +67,8 @@ pub struct NttPlan<'g, W: Coeff> {
     inv_twiddles: DevicePrepared<W>,
     kernels: Radix2Kernels<'g>,
     tiled: TiledKernels<'g>,
-    geometry: polymul_kernels::ntt::tiled::TileGeometry,
+    /// Usable tile geometries, smallest tile first.
+    geometries: Vec<TileGeometry>,
     options: PlanOptions,
 }
 
@@ -90,15 +99,29 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.inv_twiddles())?)?;
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let w = std::mem::size_of::<W>();
-        let tile_bytes = options.tile_bytes.unwrap_or(polymul_kernels::TILE_BYTES);
         let max = gpu.info().max_shared_per_block;
-        if !tile_bytes.is_power_of_two() || tile_bytes < 2 * w || tile_bytes > max {
-            return Err(Error::BadTile { bytes: tile_bytes, min: 2 * w, max });
-        }
-        let tiled = TiledKernels::new::<W>(gpu, r, tile_bytes)?;
-        let log_max_tile = (tile_bytes / w).trailing_zeros();
-        let geometry = crate::cpu::tile_geometry(params.log_n(), log_max_tile)?;
-        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometry, options })
+        // The tile sizes this plan may use: the one asked for, or the
+        // automatic candidates (see `PlanOptions::tile_bytes`).
+        let candidates: Vec<usize> = match options.tile_bytes {
+            Some(b) => {
+                if !b.is_power_of_two() || b < 2 * w || b > max {
+                    return Err(Error::BadTile { bytes: b, min: 2 * w, max });
+                }
+                vec![b]
+            }
+            None => AUTO_TILES.iter().copied().filter(|&b| b <= max).collect(),
+        };
+        let geometries: Vec<TileGeometry> = candidates
+            .iter()
+            .filter_map(|&b| crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()).ok())
+            .collect();
+        let Some(largest) = geometries.last().map(|g| (1usize << g.log_tile) * w) else {
+            // Not even the largest tile covers N in two passes.
+            let b = *candidates.last().unwrap_or(&polymul_kernels::TILE_BYTES);
+            return Err(crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()).unwrap_err());
+        };
+        let tiled = TiledKernels::new::<W>(gpu, r, largest)?;
+        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometries, options })
     }
 
     /// The parameters.
@@ -145,6 +168,29 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.transform(Direction::Inverse, data)
     }
 
+    /// The tile geometry for a batch: the largest candidate tile that still
+    /// launches at least two blocks per SM, else the smallest.
+    fn tile_for(&self, batch: usize) -> TileGeometry {
+        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
+        let first = self.geometries[0];
+        self.geometries.iter().rev().copied().find(|g| batch * g.blocks_per_poly() >= want).unwrap_or(first)
+    }
+
+    /// How many passes over global memory one transform of a `batch` makes:
+    /// `log N` for the radix-2 kernel, 1 or 2 for the tiled kernels.
+    pub fn global_passes(&self, batch: usize) -> u32 {
+        match self.options.kernel {
+            NttKernel::Radix2Global => self.params.log_n(),
+            _ => 1 + u32::from(self.tile_for(batch).l1 > 0),
+        }
+    }
+
+    /// The tile geometries this plan chooses from (one when a tile size was
+    /// requested), smallest tile first.
+    pub fn tile_geometries(&self) -> &[TileGeometry] {
+        &self.geometries
+    }
+
     fn transform(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
         let batch = self.batch_of("data", data)?;
         let twiddles = match dir {
@@ -157,7 +203,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             }
             NttKernel::Tiled | NttKernel::TiledRadix2 => {
                 let pairs = self.options.kernel == NttKernel::Tiled;
-                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &self.geometry, pairs)
+                let geo = self.tile_for(batch);
+                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &geo, pairs)
             }
         }
     }
