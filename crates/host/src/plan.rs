@@ -22,8 +22,8 @@ pub enum NttKernel {
     /// shared-memory round trip (radix-2): the "SM" step of Table III.
     TiledRadix2,
     /// Shared memory: one block per polynomial runs every stage when a
-    /// polynomial fits in a tile (32 KiB: N ≤ 2^12 on `u64`, 2^13 on `u32`;
-    /// the paper's LOS-NTT); larger N take two passes, a strided one for the
+    /// polynomial fits in a tile (see [`PlanOptions::tile_bytes`]; the
+    /// paper's LOS-NTT); larger N take two passes, a strided one for the
     /// first stages and a contiguous one for the rest (LOM). Batches are one
     /// launch per pass. Stages go two at a time: each thread keeps a radix-4
     /// unit's four words in registers between them.
@@ -31,7 +31,8 @@ pub enum NttKernel {
     Tiled,
 }
 
-/// How a plan computes: which NTT kernel and which modular reduction.
+/// How a plan computes: which NTT kernel, which modular reduction, which
+/// shared-memory tile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct PlanOptions {
     /// The NTT implementation.
