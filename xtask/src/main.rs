@@ -173,6 +173,10 @@ fn gpu_bundle(args: &[String]) -> Res {
         std::fs::copy(&from, dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {e}", from.display()))
     };
     copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
+    run("build the examples (release)", cargo().args(["build", "--release", "-p", "polymul", "--examples"]))?;
+    for ex in ["polymul", "choose_kernel"] {
+        copy(root().join("target/release/examples").join(ex), &format!("example-{ex}"))?;
+    }
     build_ptx(&Arch::DEFAULTS, &dir)?;
     copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
     let size: u64 = std::fs::read_dir(&dir)
