@@ -112,14 +112,20 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             }
             None => AUTO_TILES.iter().copied().filter(|&b| b <= max).collect(),
         };
-        let geometries: Vec<TileGeometry> = candidates
-            .iter()
-            .filter_map(|&b| crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()).ok())
-            .collect();
-        let Some(largest) = geometries.last().map(|g| (1usize << g.log_tile) * w) else {
-            // Not even the largest tile covers N in two passes.
-            let b = *candidates.last().unwrap_or(&polymul_kernels::TILE_BYTES);
-            return Err(crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()).unwrap_err());
+        let (mut geometries, mut refusal) = (Vec::new(), None);
+        for &b in &candidates {
+            match crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()) {
+                Ok(g) => geometries.push(g),
+                Err(e) => refusal = Some(e),
+            }
+        }
+        let Some(largest) = geometries.last().map(|g: &TileGeometry| (1usize << g.log_tile) * w) else {
+            // Not even the largest tile covers N in two passes (or none fits the device).
+            return Err(refusal.unwrap_or(Error::BadTile {
+                bytes: polymul_kernels::TILE_BYTES,
+                min: 2 * w,
+                max,
+            }));
         };
         let tiled = TiledKernels::new::<W>(gpu, r, largest)?;
         Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometries, options })

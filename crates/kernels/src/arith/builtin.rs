@@ -33,13 +33,7 @@ impl<W: Word> ModMul<W> for BuiltinRem<W> {
     fn q(&self) -> W {
         self.q
     }
-    fn prepare(&self, w: W) -> (W, W) {
-        (w, W::zero())
-    }
-    #[inline(always)]
-    fn op(main: W, _: W) -> W {
-        main
-    }
+    plain_operand!();
     #[inline(always)]
     fn estimate(&self, x: W, w: W) -> W {
         x.mul_rem(w, self.q)

@@ -18,6 +18,19 @@
 //! the per-element functions assume validated inputs (`x, w < q`).
 //! [`add`] holds modular addition, subtraction and the division-free `x/2`.
 
+/// `prepare` and `op` of a reduction whose operand is the plain word `w`.
+macro_rules! plain_operand {
+    () => {
+        fn prepare(&self, w: W) -> (W, W) {
+            (w, W::zero())
+        }
+        #[inline(always)]
+        fn op(main: W, _: W) -> W {
+            main
+        }
+    };
+}
+
 pub mod add;
 pub mod barrett;
 pub mod barrett4;
