@@ -5,45 +5,88 @@ use crate::report::Table;
 use polymul::random::SplitMix64;
 use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
 
+/// One cumulative configuration of the ablation.
+pub struct Step {
+    /// Row label.
+    pub label: &'static str,
+    /// The options it runs with.
+    pub opts: PlanOptions,
+}
+
 /// The cumulative configurations, in order.
-pub const STEPS: [(&str, NttKernel, Reduction); 5] = [
-    ("global memory, radix-2, builtin %", NttKernel::Radix2Global, Reduction::Builtin),
-    ("+ Algorithm 4", NttKernel::Radix2Global, Reduction::Barrett4),
-    ("+ shared memory (tiled, one stage per round trip)", NttKernel::TiledRadix2, Reduction::Barrett4),
-    ("+ radix 4 (two stages per round trip)", NttKernel::Tiled, Reduction::Barrett4),
-    ("+ Shoup twiddles (the default)", NttKernel::Tiled, Reduction::Shoup),
-];
+pub fn steps() -> Vec<Step> {
+    let base = PlanOptions::default();
+    let tiled = |radix: usize, shared_only: bool, reduction: Reduction| PlanOptions {
+        kernel: NttKernel::Tiled,
+        radix: Some(radix),
+        shared_only,
+        reduction,
+        ..base
+    };
+    vec![
+        Step {
+            label: "global memory, radix-2, builtin %",
+            opts: PlanOptions { kernel: NttKernel::Radix2Global, reduction: Reduction::Builtin, ..base },
+        },
+        Step {
+            label: "+ Algorithm 4",
+            opts: PlanOptions { kernel: NttKernel::Radix2Global, reduction: Reduction::Barrett4, ..base },
+        },
+        Step {
+            label: "+ shared memory (tiled, one stage per round trip)",
+            opts: tiled(2, true, Reduction::Barrett4),
+        },
+        Step { label: "+ radix 4 (two stages per round trip)", opts: tiled(4, true, Reduction::Barrett4) },
+        Step {
+            label: "+ radix 16, first/last step straight from/to global memory",
+            opts: tiled(16, false, Reduction::Barrett4),
+        },
+        Step {
+            label: "+ 2D split (balanced column/row passes), radix 16",
+            opts: PlanOptions { kernel: NttKernel::TwoD, radix: Some(16), reduction: Reduction::Barrett4, ..base },
+        },
+        Step { label: "+ Shoup twiddles, best radix (the default plan)", opts: PlanOptions::default() },
+    ]
+}
 
 fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) -> polymul::Result<()> {
     let n = 1usize << log_n;
     let batch = (1usize << 25) / n;
-    let (mut first, mut prev) = (f64::NAN, f64::NAN);
-    for (label, kernel, reduction) in STEPS {
+    let (mut first, mut prev) = ([f64::NAN; 3], f64::NAN);
+    for step in steps() {
         let p = NttParams::<W>::with_prime_bits(n, bits)?;
-        let plan = NttPlan::with_options(gpu, p, PlanOptions { kernel, reduction, tile_bytes: None })?;
+        let plan = NttPlan::with_options(gpu, p, step.opts)?;
         let q = plan.params().q();
         let mut rng = SplitMix64::new(log_n as u64);
         let mut single = plan.upload(&rng.coeffs(n, q))?;
         let mut many = plan.upload(&rng.coeffs(n * batch, q))?;
+        let mut other = plan.upload(&rng.coeffs(n * batch, q))?;
         let (r1, rb) = if quick { (50, 5) } else { (200, 20) };
         let lat = gpu.time(10, r1, || plan.forward(&mut single))?.median_us;
-        let per = gpu.time(2, rb, || plan.forward(&mut many))?.median_us / batch as f64;
-        if first.is_nan() {
+        let fwd = gpu.time(2, rb, || plan.forward(&mut many))?.median_us / batch as f64;
+        let inv = gpu.time(2, rb, || plan.inverse(&mut many))?.median_us / batch as f64;
+        let mul = gpu.time(2, rb, || plan.polymul_in_place(&mut many, &mut other))?.median_us / batch as f64;
+        let per = [fwd, inv, mul];
+        if first[0].is_nan() {
             first = per;
         }
-        let step = if prev.is_nan() { 1.0 } else { prev / per };
-        prev = per;
+        let step_up = if prev.is_nan() { 1.0 } else { prev / fwd };
+        prev = fwd;
         t.rows.push(vec![
             format!("u{}", W::BITS),
             bits.to_string(),
             format!("2^{log_n}"),
-            label.into(),
+            step.label.into(),
             format!("{lat:.1}"),
-            format!("{per:.4}"),
-            format!("{step:.2}"),
-            format!("{:.2}", first / per),
+            format!("{fwd:.4}"),
+            format!("{step_up:.2}"),
+            format!("{:.2}", first[0] / fwd),
+            format!("{inv:.4}"),
+            format!("{:.2}", first[1] / inv),
+            format!("{mul:.4}"),
+            format!("{:.2}", first[2] / mul),
         ]);
-        eprintln!("  table III u{} N=2^{log_n} {label}: {per:.4} µs per NTT", W::BITS);
+        eprintln!("  table III u{} N=2^{log_n} {}: fwd {fwd:.4} inv {inv:.4} mul {mul:.4} µs", W::BITS, step.label);
     }
     Ok(())
 }
@@ -51,7 +94,7 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
 /// Runs every step for `u64`/62-bit and `u32`/30-bit at N = 2^12 and 2^16.
 pub fn table(gpu: &Gpu, quick: bool) -> polymul::Result<Table> {
     let mut t = Table::new(
-        "Table III on this GPU: forward NTT, cumulative optimisations",
+        "Table III on this GPU: forward, inverse and polymul, cumulative optimisations",
         &[
             "word",
             "q bits",
@@ -59,8 +102,12 @@ pub fn table(gpu: &Gpu, quick: bool) -> polymul::Result<Table> {
             "configuration",
             "µs single polynomial",
             "µs per NTT (batched)",
-            "speed-up over the previous row",
-            "cumulative speed-up",
+            "forward: speed-up over the previous row",
+            "forward: cumulative speed-up",
+            "inverse µs per NTT (batched)",
+            "inverse: cumulative",
+            "polymul µs per product (batched)",
+            "polymul: cumulative",
         ],
     );
     t.note =

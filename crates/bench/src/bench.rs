@@ -12,14 +12,35 @@ use polymul::gpu::median;
 use polymul::random::SplitMix64;
 use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
 
-/// Short name of a kernel for tables.
-pub fn kernel_name(k: NttKernel) -> &'static str {
-    match k {
-        NttKernel::Radix2Global => "radix-2 global",
-        NttKernel::TiledRadix2 => "tiled shared-memory radix-2",
-        _ => "tiled shared-memory",
+/// The kernel configurations of the NTT table: every kernel, the tiled
+/// kernel at each largest radix (radix 2 and 4 also kept entirely in shared
+/// memory), the 2D kernels and the automatic choice. `(name, options)`.
+pub fn configs() -> Vec<(String, PlanOptions)> {
+    let mut v = vec![("radix-2 global".to_string(), PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() })];
+    let tiled = |radix: usize, shared_only: bool| PlanOptions {
+        kernel: NttKernel::Tiled,
+        radix: Some(radix),
+        shared_only,
+        ..PlanOptions::default()
+    };
+    v.push(("tiled r2 smem".into(), tiled(2, true)));
+    v.push(("tiled r4 smem".into(), tiled(4, true)));
+    for r in [4usize, 8, 16] {
+        v.push((format!("tiled r{r}"), tiled(r, false)));
     }
+    for r in [8usize, 16] {
+        let o = PlanOptions { kernel: NttKernel::TwoD, radix: Some(r), ..PlanOptions::default() };
+        v.push((format!("2d r{r}"), o));
+    }
+    v.push(("2d pipelined".into(), PlanOptions { kernel: NttKernel::TwoDPipelined, ..PlanOptions::default() }));
+    v.push(("auto".into(), PlanOptions::default()));
+    v
 }
+
+/// Most polynomials a pipelined (one launch pair per polynomial) batched row
+/// uses.
+const PIPELINED_MAX_BATCH: usize = 256;
+
 use std::time::Instant;
 
 /// Coefficients per batched run (2^25: 256 MiB of u64, 128 MiB of u32).
@@ -50,19 +71,22 @@ fn fmt(x: f64) -> String {
 
 fn gpu_rows<W: Coeff>(
     c: &Ctx<'_>,
-    kernel: NttKernel,
+    (name, opts): &(String, PlanOptions),
     bits: u32,
     log_n: u32,
     t: &mut Table,
 ) -> polymul::Result<()> {
     let n = 1usize << log_n;
     let w = std::mem::size_of::<W>();
-    let opts = PlanOptions { kernel, ..PlanOptions::default() };
-    let plan = NttPlan::with_options(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?, opts)?;
+    let plan = NttPlan::with_options(c.gpu, NttParams::<W>::with_prime_bits(n, bits)?, *opts)?;
     let q = plan.params().q();
     let mut rng = SplitMix64::new(0xbe_u64 ^ n as u64);
     let pointwise = (3 * n * w) as f64;
-    for batch in [1usize, (BATCH_COEFFS / n).max(1)] {
+    let mut big = (BATCH_COEFFS / n).max(1);
+    if opts.kernel == NttKernel::TwoDPipelined {
+        big = big.min(PIPELINED_MAX_BATCH);
+    }
+    for batch in [1usize, big] {
         let transform = ntt_bytes(&plan, batch) / batch as f64;
         let (warm, reps) = match (batch, c.quick) {
             (1, false) => (20, 200),
@@ -95,9 +119,10 @@ fn gpu_rows<W: Coeff>(
                 format!("{:.1}", 100.0 * gbs / c.copy_gbs),
                 fmt(one_pass),
                 timing.reps.to_string(),
-                kernel_name(kernel).into(),
+                name.clone(),
+                plan.kernel_for(batch).name().into(),
             ]);
-            eprintln!("  u{} N=2^{log_n} {op:8} batch {batch:6}: {:>10.2} µs/NTT", W::BITS, per);
+            eprintln!("  u{} N=2^{log_n} {name:14} {op:8} batch {batch:6}: {:>10.3} µs/NTT", W::BITS, per);
         }
     }
     Ok(())
@@ -219,7 +244,8 @@ pub fn run(opts: &Options) -> i32 {
     let mut copy = Table::new("Ceiling: device-to-device copy", &["bytes copied", "GB/s (read + write)"]);
     copy.rows.push(vec![(1u64 << 30).to_string(), format!("{copy_gbs:.0}")]);
     let mut t = Table::new(
-        "NTT kernels: radix-2 global memory (one launch per stage, the baseline) and tiled shared memory",
+        "NTT kernels by configuration: radix-2 global memory (one launch per stage, the baseline), tiled \
+         shared memory by largest radix, 2D, and the automatic choice",
         &[
             "word",
             "q bits",
@@ -232,7 +258,8 @@ pub fn run(opts: &Options) -> i32 {
             "% of copy",
             "one-pass GB/s",
             "reps",
-            "kernel",
+            "configuration",
+            "kernel run",
         ],
     );
     t.note = format!(
@@ -244,12 +271,13 @@ pub fn run(opts: &Options) -> i32 {
          2^25 coefficients in total."
     );
     let c = Ctx { gpu: &gpu, copy_gbs, quick: opts.quick };
-    for (word, bits) in WORD_CONFIGS {
-        for kernel in [NttKernel::Radix2Global, NttKernel::TiledRadix2, NttKernel::Tiled] {
+    let configs = configs();
+    for (word, bits) in WORD_CONFIGS.into_iter().filter(|_| opts.runs("ntt")) {
+        for cfg in &configs {
             for log_n in log_ns(opts.quick) {
                 let r = match word {
-                    32 => gpu_rows::<u32>(&c, kernel, bits, log_n, &mut t),
-                    _ => gpu_rows::<u64>(&c, kernel, bits, log_n, &mut t),
+                    32 => gpu_rows::<u32>(&c, cfg, bits, log_n, &mut t),
+                    _ => gpu_rows::<u64>(&c, cfg, bits, log_n, &mut t),
                 };
                 if let Err(e) = r {
                     eprintln!("polymul-bench: u{word} N=2^{log_n}: {e}");
@@ -258,46 +286,58 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
-    let (mm, mm_rows, failures) = match reductions::modmul_table(&gpu, opts.quick) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("polymul-bench: reduction microbenchmark: {e}");
-            return 1;
+    let mut tables = vec![copy];
+    let mut figures = Vec::new();
+    let mut failures = Vec::new();
+    if opts.runs("ntt") {
+        tables.push(best_table(&t));
+        figures.push(("ntt.svg".to_string(), ntt_figure(&t, &device)));
+        tables.insert(1, t);
+    }
+    if opts.runs("reductions") {
+        let (mm, mm_rows, fails) = match reductions::modmul_table(&gpu, opts.quick) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("polymul-bench: reduction microbenchmark: {e}");
+                return 1;
+            }
+        };
+        failures = fails;
+        let by_red = match reductions::ntt_table(&gpu, copy_gbs, opts.quick) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("polymul-bench: NTT by reduction: {e}");
+                return 1;
+            }
+        };
+        figures.push(("reductions.svg".to_string(), reductions_figure(&mm_rows, &device)));
+        tables.push(mm);
+        tables.push(by_red);
+    }
+    if opts.runs("table3") {
+        match crate::ablation::table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: Table III: {e}");
+                return 1;
+            }
         }
-    };
-    let by_red = match reductions::ntt_table(&gpu, copy_gbs, opts.quick) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("polymul-bench: NTT by reduction: {e}");
-            return 1;
+    }
+    if opts.runs("tiles") {
+        match crate::tiles::table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: tile sweep: {e}");
+                return 1;
+            }
         }
-    };
-    let table3 = match crate::ablation::table(&gpu, opts.quick) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("polymul-bench: Table III: {e}");
-            return 1;
-        }
-    };
-    let tile_sweep = match crate::tiles::table(&gpu, opts.quick) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("polymul-bench: tile sweep: {e}");
-            return 1;
-        }
-    };
-    let figures = vec![
-        ("reductions.svg".to_string(), reductions_figure(&mm_rows, &device)),
-        ("ntt.svg".to_string(), ntt_figure(&t, &device)),
-    ];
-    let code =
-        finish(opts, "gpu", &stamp(&device, opts), &[copy, t, mm, by_red, table3, tile_sweep], &figures);
+    }
+    let code = finish(opts, "gpu", &stamp(&device, opts), &tables, &figures);
     for f in &failures {
         println!("FAIL {f}");
     }
     if failures.is_empty() { code } else { 1 }
 }
-
 /// Rewrites the figures of a results folder from its CSV files (after a
 /// change to the plotting code; no GPU needed). Returns the exit code.
 pub fn replot(dir: &std::path::Path) -> i32 {
@@ -309,7 +349,7 @@ pub fn replot(dir: &std::path::Path) -> i32 {
     let device = md.lines().find_map(|l| l.strip_prefix("- device: ")).unwrap_or("GPU").to_string();
     let run = || -> Result<(), String> {
         let ntt = Table { rows: read("gpu-1.csv")?, ..Table::default() };
-        let rows: Vec<reductions::ModMulRow> = read("gpu-2.csv")?
+        let rows: Vec<reductions::ModMulRow> = read("gpu-3.csv")?
             .into_iter()
             .filter_map(|r| {
                 Some(reductions::ModMulRow {
@@ -361,11 +401,55 @@ fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
     )
 }
 
-/// The radix-2 baseline: µs per polynomial against N, single and batched.
+/// The fastest configuration per word, N, op and single/batched, from the
+/// NTT table (the evidence behind `NttKernel::Auto`'s rule).
+pub fn best_table(t: &Table) -> Table {
+    let mut b = Table::new(
+        "Fastest configuration per word, N and batch (from the table above)",
+        &["word", "N", "op", "batch", "fastest", "µs per polynomial", "auto", "auto vs fastest"],
+    );
+    b.note = "\"auto\" is what `NttKernel::Auto` ran; its ratio to the fastest measured configuration \
+              (1.00 = it picked the best or tied)."
+        .into();
+    let mut keys: Vec<(String, String, String, bool)> = Vec::new();
+    for r in &t.rows {
+        let k = (r[0].clone(), r[2].clone(), r[3].clone(), r[4] != "1");
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for (word, n, op, batched) in keys {
+        let rows: Vec<&Vec<String>> = t
+            .rows
+            .iter()
+            .filter(|r| r[0] == word && r[2] == n && r[3] == op && (r[4] != "1") == batched)
+            .filter(|r| r[11] != "auto" && r[11] != "2d pipelined")
+            .collect();
+        let per = |r: &Vec<String>| r[6].parse::<f64>().unwrap_or(f64::INFINITY);
+        let Some(best) = rows.iter().min_by(|a, c| per(a).total_cmp(&per(c))) else { continue };
+        let auto = t
+            .rows
+            .iter()
+            .find(|r| r[0] == word && r[2] == n && r[3] == op && (r[4] != "1") == batched && r[11] == "auto");
+        b.rows.push(vec![
+            word,
+            n,
+            op,
+            if batched { "batched".into() } else { "1".into() },
+            best[11].clone(),
+            best[6].clone(),
+            auto.map_or("-".into(), |a| a[12].clone()),
+            auto.map_or("-".into(), |a| format!("{:.2}", per(a) / per(best))),
+        ]);
+    }
+    b
+}
+
+/// µs per polynomial against N, single and batched, for the main kernels.
 fn ntt_figure(t: &Table, device: &str) -> String {
     let exps: Vec<u32> = (10..=17).collect();
     let mut series = Vec::new();
-    for kernel in ["radix-2 global", "tiled shared-memory"] {
+    for kernel in ["radix-2 global", "tiled r4 smem", "tiled r8", "tiled r16", "2d r16", "auto"] {
         for word in ["u32", "u64"] {
             for batched in [false, true] {
                 let values: Vec<f64> = exps
@@ -388,8 +472,7 @@ fn ntt_figure(t: &Table, device: &str) -> String {
                     continue;
                 }
                 let how = if batched { "batched" } else { "single" };
-                let k = if kernel.starts_with("tiled") { "tiled" } else { "radix-2" };
-                series.push(Series { name: format!("{k} {word} {how}"), values });
+                series.push(Series { name: format!("{kernel} {word} {how}"), values });
             }
         }
     }
@@ -409,22 +492,21 @@ pub fn profile(
     word: u32,
     log_n: u32,
     batch: usize,
-    kernel: NttKernel,
+    opts: PlanOptions,
     reduction: polymul::Reduction,
     reps: usize,
 ) -> i32 {
     fn go<W: Coeff>(
         log_n: u32,
         batch: usize,
-        kernel: NttKernel,
+        opts: PlanOptions,
         reduction: polymul::Reduction,
         reps: usize,
     ) -> polymul::Result<usize> {
         let gpu = Gpu::new()?;
         let bits = (if W::BITS == 32 { 30 } else { 62 }).min(reduction.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
-        let plan =
-            NttPlan::with_options(&gpu, p.clone(), PlanOptions { kernel, reduction, tile_bytes: None })?;
+        let plan = NttPlan::with_options(&gpu, p.clone(), PlanOptions { reduction, ..opts })?;
         let q = plan.params().q();
         let input = polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q);
         let mut want = input.clone();
@@ -434,18 +516,18 @@ pub fn profile(
         let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;
         println!(
-            "u{} N=2^{log_n} batch {batch} {} {reduction}: {:.2} µs per call; {bad} of {} words differ from the CPU",
+            "u{} N=2^{log_n} batch {batch} {:?} {reduction}: {:.2} µs per call; {bad} of {} words differ from the CPU",
             W::BITS,
-            kernel_name(kernel),
+            opts,
             t.median_us,
             got.len()
         );
         Ok(bad)
     }
     let r = if word == 32 {
-        go::<u32>(log_n, batch, kernel, reduction, reps)
+        go::<u32>(log_n, batch, opts, reduction, reps)
     } else {
-        go::<u64>(log_n, batch, kernel, reduction, reps)
+        go::<u64>(log_n, batch, opts, reduction, reps)
     };
     match r {
         Ok(0) => 0,

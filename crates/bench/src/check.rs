@@ -9,15 +9,28 @@ use polymul::random::SplitMix64;
 use polymul::reduction::ModMulBench;
 use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
 
-/// Both NTT implementations, each checked everywhere.
-const KERNELS: [NttKernel; 3] = [NttKernel::Radix2Global, NttKernel::TiledRadix2, NttKernel::Tiled];
-
-fn kernel_tag(k: NttKernel) -> &'static str {
-    match k {
-        NttKernel::Radix2Global => "radix2",
-        NttKernel::TiledRadix2 => "tiled-r2",
-        _ => "tiled",
+/// Every kernel configuration the suite checks everywhere: each kernel, each
+/// largest radix of the tiled kernel (with and without direct global I/O),
+/// the 2D kernels, and the automatic choice.
+pub fn variants() -> Vec<(String, PlanOptions)> {
+    let mut v = vec![(
+        "radix2".to_string(),
+        PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() },
+    )];
+    for radix in [2usize, 4, 8, 16] {
+        for shared_only in [true, false] {
+            if shared_only && radix > 4 {
+                continue;
+            }
+            let tag = format!("tiled-r{radix}{}", if shared_only { "-smem" } else { "" });
+            let o = PlanOptions { kernel: NttKernel::Tiled, radix: Some(radix), shared_only, ..PlanOptions::default() };
+            v.push((tag, o));
+        }
     }
+    for kernel in [NttKernel::TwoD, NttKernel::TwoDPipelined, NttKernel::Auto] {
+        v.push((kernel.name().to_string(), PlanOptions { kernel, ..PlanOptions::default() }));
+    }
+    v
 }
 
 /// Counts and prints results.
@@ -67,15 +80,24 @@ fn s<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-fn word_suite<W: Coeff>(gpu: &Gpu, kernel: NttKernel, bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
+fn word_suite<W: Coeff>(
+    gpu: &Gpu,
+    (name, opts): &(String, PlanOptions),
+    bits: u32,
+    log_n: u32,
+    seed: u64,
+    t: &mut Tally,
+) {
     let n = 1usize << log_n;
-    let tag = format!("{} u{} q{}b N=2^{log_n}", kernel_tag(kernel), W::BITS, bits);
+    let tag = format!("{name} u{} q{}b N=2^{log_n}", W::BITS, bits);
     let params = match NttParams::<W>::with_prime_bits(n, bits) {
         Ok(p) => p,
         Err(e) => return t.record(&format!("{tag} params"), Err(s(e))),
     };
-    let plan = match NttPlan::with_options(gpu, params, PlanOptions { kernel, ..PlanOptions::default() }) {
+    let plan = match NttPlan::with_options(gpu, params, *opts) {
         Ok(p) => p,
+        // The 2D split needs N >= 4.
+        Err(Error::InvalidN { .. }) if log_n < 2 => return,
         Err(e) => return t.record(&format!("{tag} plan"), Err(s(e))),
     };
     let p = plan.params().clone();
@@ -151,11 +173,11 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 let mut want = a.clone();
                 cpu::forward_with(&p, r, &mut want).map_err(s)?;
                 let want_mul = cpu::polymul_with(&p, r, &a, &b).map_err(s)?;
-                for kernel in KERNELS {
-                    let opts = PlanOptions { reduction: r, kernel, tile_bytes: None };
+                for (tag, o) in variants() {
+                    let opts = PlanOptions { reduction: r, ..o };
                     let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
-                    eq(kernel_tag(kernel), &plan.forward_host(&a).map_err(s)?, &want)?;
-                    eq(kernel_tag(kernel), &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
+                    eq(&tag, &plan.forward_host(&a).map_err(s)?, &want)?;
+                    eq(&tag, &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
                 }
                 Ok(())
             })();
@@ -194,18 +216,30 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
             }
             let res = (|| {
                 let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-                let opts = PlanOptions { tile_bytes: Some(kib * 1024), ..PlanOptions::default() };
-                let plan = match NttPlan::with_options(gpu, p.clone(), opts) {
-                    Ok(plan) => plan,
-                    Err(Error::InvalidN { .. }) => return Ok(()),
-                    Err(e) => return Err(s(e)),
-                };
                 let mut rng = SplitMix64::new(seed ^ (kib as u64) << 20 ^ n as u64);
                 let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
                 let mut want = a.clone();
                 cpu::forward(&p, &mut want).map_err(s)?;
-                eq("forward", &plan.forward_host(&a).map_err(s)?, &want)?;
-                eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?)
+                let want_mul = cpu::polymul(&p, &a, &b).map_err(s)?;
+                for kernel in [NttKernel::Tiled, NttKernel::TwoD] {
+                    for radix in [4usize, 16] {
+                        let opts = PlanOptions {
+                            kernel,
+                            radix: Some(radix),
+                            tile_bytes: Some(kib * 1024),
+                            ..PlanOptions::default()
+                        };
+                        let plan = match NttPlan::with_options(gpu, p.clone(), opts) {
+                            Ok(plan) => plan,
+                            Err(Error::InvalidN { .. }) => continue,
+                            Err(e) => return Err(s(e)),
+                        };
+                        let what = format!("{} r{radix}", kernel.name());
+                        eq(&what, &plan.forward_host(&a).map_err(s)?, &want)?;
+                        eq(&what, &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
+                    }
+                }
+                Ok(())
             })();
             t.record(&name, res);
         }
@@ -288,6 +322,7 @@ fn error_suite(gpu: &Gpu, t: &mut Tally) {
 
 /// Runs the suite; returns the process exit code.
 pub fn run(opts: &Options) -> i32 {
+    let t0 = std::time::Instant::now();
     let gpu = match Gpu::new() {
         Ok(g) => g,
         Err(e) => {
@@ -298,13 +333,14 @@ pub fn run(opts: &Options) -> i32 {
     };
     let i = gpu.info();
     println!(
-        "device: {} (sm_{}{}, {} SMs, driver {}), PTX sm_{}",
+        "device: {} (sm_{}{}, {} SMs, driver {}), PTX sm_{}, context + module load {:.2} s",
         i.name,
         i.compute_capability.0,
         i.compute_capability.1,
         i.multiprocessors,
         i.driver_version,
-        i.ptx_arch
+        i.ptx_arch,
+        t0.elapsed().as_secs_f64()
     );
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -312,6 +348,7 @@ pub fn run(opts: &Options) -> i32 {
         .unwrap_or(1);
     println!("seed: {seed}");
     let mut t = Tally::default();
+    let variants = variants();
     for (word, bits) in WORD_CONFIGS {
         let mut sizes = log_ns(opts.quick);
         if !opts.quick {
@@ -319,7 +356,7 @@ pub fn run(opts: &Options) -> i32 {
         }
         for log_n in sizes {
             let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
-            for k in KERNELS {
+            for k in &variants {
                 match word {
                     32 => word_suite::<u32>(&gpu, k, bits, log_n, sd, &mut t),
                     _ => word_suite::<u64>(&gpu, k, bits, log_n, sd, &mut t),
@@ -328,7 +365,7 @@ pub fn run(opts: &Options) -> i32 {
         }
     }
     // Narrower primes on each word too.
-    for k in KERNELS {
+    for k in &variants {
         word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
         word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
     }

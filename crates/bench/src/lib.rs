@@ -22,6 +22,16 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// The command line, recorded in the results.
     pub command_line: String,
+    /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
+    /// `table3`, `tiles`); empty = all.
+    pub only: Vec<String>,
+}
+
+impl Options {
+    /// Whether the benchmark section `name` runs.
+    pub fn runs(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == name)
+    }
 }
 
 /// The (word, prime bits) configurations every suite covers.

@@ -2,9 +2,10 @@
 //!
 //! ```text
 //! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
-//! polymul-bench bench [--quick] [--out DIR] [--cpu]
+//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only ntt,reductions,table3,tiles]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
-//! polymul-bench profile WORD LOG_N BATCH [tiled|radix2]   3 timed forward NTTs, for ncu
+//! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
+//!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
@@ -14,7 +15,8 @@ use polymul_bench::{Options, bench, check};
 
 fn usage() -> ! {
     eprintln!(
-        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR]\n       \
+        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
+         [--only ntt,reductions,table3,tiles]\n       \
          polymul-bench replot DIR"
     );
     std::process::exit(2)
@@ -36,6 +38,9 @@ fn main() {
             "--quick" => opts.quick = true,
             "--cpu" => opts.force_cpu = true,
             "--out" => opts.out = Some(it.next().unwrap_or_else(|| usage()).into()),
+            "--only" => {
+                opts.only = it.next().unwrap_or_else(|| usage()).split(',').map(str::to_string).collect()
+            }
             _ => usage(),
         }
     }
@@ -44,12 +49,16 @@ fn main() {
         "bench" => bench::run(&opts),
         "profile" => {
             let num = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-            let kernel = match args.get(4).map(String::as_str) {
-                Some("radix2") => polymul::NttKernel::Radix2Global,
-                _ => polymul::NttKernel::Tiled,
+            let name = args.get(4).map_or("auto", String::as_str);
+            let Some((_, o)) = bench::configs().into_iter().find(|(n, _)| n.replace(' ', "-") == name) else {
+                eprintln!(
+                    "unknown configuration {name}; one of: {}",
+                    bench::configs().iter().map(|(n, _)| n.replace(' ', "-")).collect::<Vec<_>>().join(", ")
+                );
+                std::process::exit(2)
             };
             let reduction = args.get(5).and_then(|s| polymul::Reduction::from_name(s)).unwrap_or_default();
-            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, kernel, reduction, 3)
+            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, 3)
         }
         "replot" => match args.get(1) {
             Some(dir) => bench::replot(std::path::Path::new(dir)),

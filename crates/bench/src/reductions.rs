@@ -129,7 +129,7 @@ fn ntt_rows<W: Coeff>(
     for r in Reduction::ALL {
         let b = bits.min(r.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(n, b)?;
-        let plan = NttPlan::with_options(gpu, p, PlanOptions { reduction: r, kernel, tile_bytes: None })?;
+        let plan = NttPlan::with_options(gpu, p, PlanOptions { reduction: r, kernel, ..PlanOptions::default() })?;
         let q = plan.params().q();
         let mut rng = SplitMix64::new(r as u64);
         for batch in [1usize, batch] {
@@ -148,7 +148,7 @@ fn ntt_rows<W: Coeff>(
                 base = per;
             }
             t.rows.push(vec![
-                crate::bench::kernel_name(kernel).into(),
+                kernel.name().into(),
                 format!("u{}", W::BITS),
                 b.to_string(),
                 format!("2^{log_n}"),

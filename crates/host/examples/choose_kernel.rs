@@ -18,17 +18,19 @@ fn main() -> Result<(), polymul::Error> {
     };
     let (n, batch) = (1 << 16, 64);
     let params = NttParams::<u64>::with_prime_bits(n, 62)?;
+    let d = PlanOptions::default();
     let choices = [
-        PlanOptions { kernel: NttKernel::Radix2Global, reduction: Reduction::Barrett4, tile_bytes: None },
-        PlanOptions { kernel: NttKernel::Tiled, reduction: Reduction::Barrett4, tile_bytes: None },
-        PlanOptions { kernel: NttKernel::Tiled, reduction: Reduction::Shoup, tile_bytes: Some(16 << 10) },
-        PlanOptions::default(),
+        PlanOptions { kernel: NttKernel::Radix2Global, reduction: Reduction::Barrett4, ..d },
+        PlanOptions { kernel: NttKernel::Tiled, reduction: Reduction::Barrett4, radix: Some(4), ..d },
+        PlanOptions { kernel: NttKernel::Tiled, radix: Some(16), tile_bytes: Some(16 << 10), ..d },
+        PlanOptions { kernel: NttKernel::TwoD, radix: Some(8), ..d },
+        d,
     ];
     for options in choices {
         let plan = NttPlan::with_options(&gpu, params.clone(), options)?;
         let mut data = plan.upload(&SplitMix64::new(1).coeffs(n * batch, params.q()))?;
         let t = gpu.time(3, 10, || plan.forward(&mut data))?;
-        println!("{options:?}: {:.2} µs per NTT", t.median_us / batch as f64);
+        println!("{options:?} ({} ran): {:.3} µs per NTT", plan.kernel_for(batch).name(), t.median_us / batch as f64);
     }
     Ok(())
 }

@@ -184,15 +184,34 @@ pub enum Error {
     /// A requested shared-memory tile is not a power of two of at least two
     /// words, or exceeds what the device gives one block.
     #[error(
-        "a {bytes}-byte shared-memory tile is not usable: choose a power of two from {min} to {max} bytes"
+        "a {bytes}-byte shared-memory tile is not usable: choose a power of two from {min} bytes up to \
+         {max} bytes including the kernels' bank-conflict padding (1/16 of the tile for u64 words, 1/32 \
+         for u32)"
     )]
     BadTile {
         /// Bytes requested.
         bytes: usize,
         /// Smallest tile.
         min: usize,
-        /// Largest tile this device allows.
+        /// Most shared memory a block may use on this device (tile plus
+        /// padding).
         max: usize,
+    },
+
+    /// A raw CUDA driver call failed (calls cust does not wrap).
+    #[error("CUDA driver error {code} while {during}")]
+    CudaCode {
+        /// What polymul was doing.
+        during: &'static str,
+        /// The `CUresult` code.
+        code: i32,
+    },
+
+    /// An NTT radix the tiled kernels do not have.
+    #[error("radix {radix} is not available: choose 2, 4, 8 or 16")]
+    BadRadix {
+        /// Radix requested (0 if it overflowed).
+        radix: usize,
     },
 
     /// A coefficient is not reduced.

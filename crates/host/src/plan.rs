@@ -1,7 +1,7 @@
 //! Plans: parameters and twiddles resident on a GPU, created once and
 //! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
 
-use crate::gpu::launch::{self, Direction, Radix2Kernels, TiledKernels};
+use crate::gpu::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch};
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
 use crate::reduction::{DevicePrepared, Prepared, Reduction};
@@ -15,24 +15,52 @@ const AUTO_TILES: [usize; 4] = [8 << 10, 16 << 10, 32 << 10, 64 << 10];
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum NttKernel {
+    /// The best measured kernel for the plan's N, word size and batch (see
+    /// [`NttPlan::kernel_for`]; the rule comes from the H200 sweep in
+    /// docs/results).
+    #[default]
+    Auto,
     /// Radix-2, one launch per stage, coefficients in global memory: the
     /// baseline every other kernel is measured against.
     Radix2Global,
-    /// Shared memory like [`NttKernel::Tiled`], but one stage per
-    /// shared-memory round trip (radix-2): the "SM" step of Table III.
-    TiledRadix2,
     /// Shared memory: one block per polynomial runs every stage when a
     /// polynomial fits in a tile (see [`PlanOptions::tile_bytes`]; the
     /// paper's LOS-NTT); larger N take two passes, a strided one for the
-    /// first stages and a contiguous one for the rest (LOM). Batches are one
-    /// launch per pass. Stages go two at a time: each thread keeps a radix-4
-    /// unit's four words in registers between them.
-    #[default]
+    /// first `log N − log tile` stages and a contiguous one for the rest
+    /// (LOM). Batches are one launch per pass (TOM). Each thread keeps a
+    /// radix-`r` unit's `r` words in registers for `log2 r` stages
+    /// ([`PlanOptions::radix`]).
     Tiled,
+    /// The 2D NTT: `N = n1 × n2`, `n1 = 2^⌊log N / 2⌋`, viewed as a matrix;
+    /// a column pass (`n1`-point transforms) then a row pass (`n2`-point
+    /// transforms, the twist merged into their twiddles), each in shared
+    /// memory with the same radix-`r` steps. Always two passes.
+    TwoD,
+    /// [`NttKernel::TwoD`], pipelined: polynomial `i` of a batch runs on
+    /// one of two streams (`i mod 2`), so one polynomial's row pass overlaps
+    /// the next one's column pass.
+    TwoDPipelined,
+}
+
+impl NttKernel {
+    /// Every concrete kernel (all but [`NttKernel::Auto`]).
+    pub const ALL: [NttKernel; 4] =
+        [NttKernel::Radix2Global, NttKernel::Tiled, NttKernel::TwoD, NttKernel::TwoDPipelined];
+
+    /// A short name for tables and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            NttKernel::Auto => "auto",
+            NttKernel::Radix2Global => "radix2-global",
+            NttKernel::Tiled => "tiled",
+            NttKernel::TwoD => "2d",
+            NttKernel::TwoDPipelined => "2d-pipelined",
+        }
+    }
 }
 
 /// How a plan computes: which NTT kernel, which modular reduction, which
-/// shared-memory tile.
+/// shared-memory tile and radix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct PlanOptions {
     /// The NTT implementation.
@@ -47,6 +75,15 @@ pub struct PlanOptions {
     /// else 8 KiB — big tiles (fewer passes) for batches, small tiles (more
     /// blocks in flight) for a single polynomial.
     pub tile_bytes: Option<usize>,
+    /// Largest radix of the shared-memory kernels' steps: 2, 4, 8 or 16
+    /// stages' worth of words per thread between shared-memory round trips
+    /// (radix 2^k runs k stages at once). `None`: the measured default
+    /// ([`NttPlan::radix`]).
+    pub radix: Option<usize>,
+    /// Keep every step in shared memory: no direct global reads in a pass's
+    /// first step and writes in its last (the "shared memory only" rows of
+    /// the ablation). Default `false`: direct where it stays coalesced.
+    pub shared_only: bool,
 }
 
 /// A negacyclic NTT of size N modulo q on one GPU.
@@ -63,13 +100,17 @@ pub struct PlanOptions {
 /// ```
 pub struct NttPlan<'g, W: Coeff> {
     gpu: &'g Gpu,
+    pipeline: Option<Pipeline>,
+    log_radix: u32,
     params: NttParams<W>,
     twiddles: DevicePrepared<W>,
     inv_twiddles: DevicePrepared<W>,
     kernels: Radix2Kernels<'g>,
     tiled: TiledKernels<'g>,
-    /// Usable tile geometries, smallest tile first.
+    /// Usable tile geometries of the tiled kernel, smallest tile first.
     geometries: Vec<TileGeometry>,
+    /// Usable 2D geometries, smallest tile first.
+    geometries_2d: Vec<TileGeometry>,
     options: PlanOptions,
 }
 
@@ -103,23 +144,47 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let max = gpu.info().max_shared_per_block;
         // The tile sizes this plan may use: the one asked for, or the
         // automatic candidates (see `PlanOptions::tile_bytes`).
+        let log_radix = match options.radix {
+            None => default_log_radix::<W>(),
+            Some(r @ (2 | 4 | 8 | 16)) => r.trailing_zeros(),
+            Some(radix) => return Err(Error::BadRadix { radix }),
+        };
+        let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
         let candidates: Vec<usize> = match options.tile_bytes {
             Some(b) => {
-                if !b.is_power_of_two() || b < 2 * w || b > max {
+                let padded = polymul_kernels::smem::padded_words(b / w, w) * w;
+                if !b.is_power_of_two() || b < 2 * w || padded > max {
                     return Err(Error::BadTile { bytes: b, min: 2 * w, max });
                 }
                 vec![b]
             }
-            None => AUTO_TILES.iter().copied().filter(|&b| b <= max).collect(),
+            None => AUTO_TILES
+                .iter()
+                .copied()
+                .filter(|&b| polymul_kernels::smem::padded_words(b / w, w) * w <= max)
+                .collect(),
         };
-        let (mut geometries, mut refusal) = (Vec::new(), None);
-        for &b in &candidates {
-            match crate::cpu::tile_geometry(params.log_n(), (b / w).trailing_zeros()) {
-                Ok(g) => geometries.push(g),
-                Err(e) => refusal = Some(e),
+        let geometries_for = |two_d: bool| -> (Vec<TileGeometry>, Option<Error>) {
+            let (mut out, mut refusal) = (Vec::new(), None);
+            for &b in &candidates {
+                let log_tile = (b / w).trailing_zeros();
+                let geo = if two_d {
+                    crate::cpu::geometry_2d(params.log_n(), log_tile)
+                } else {
+                    crate::cpu::tile_geometry(params.log_n(), log_tile)
+                };
+                match geo {
+                    Ok(g) if !out.contains(&g) => out.push(g),
+                    Ok(_) => {}
+                    Err(e) => refusal = Some(e),
+                }
             }
-        }
-        let Some(largest) = geometries.last().map(|g: &TileGeometry| (1usize << g.log_tile) * w) else {
+            (out, refusal)
+        };
+        let (geometries, refusal) = geometries_for(false);
+        let (geometries_2d, refusal_2d) = geometries_for(true);
+        let (needed, refusal) = if two_d { (&geometries_2d, refusal_2d) } else { (&geometries, refusal) };
+        let Some(largest) = needed.last().map(|g: &TileGeometry| (1usize << g.log_tile) * w) else {
             // Not even the largest tile covers N in two passes (or none fits the device).
             return Err(refusal.unwrap_or(Error::BadTile {
                 bytes: polymul_kernels::TILE_BYTES,
@@ -127,8 +192,25 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
                 max,
             }));
         };
-        let tiled = TiledKernels::new::<W>(gpu, r, largest)?;
-        Ok(Self { gpu, params, twiddles, inv_twiddles, kernels, tiled, geometries, options })
+        let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
+        let tiled = TiledKernels::new::<W>(gpu, r, log_radix, largest)?;
+        let pipeline = match options.kernel {
+            NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
+            _ => None,
+        };
+        Ok(Self {
+            gpu,
+            pipeline,
+            log_radix,
+            params,
+            twiddles,
+            inv_twiddles,
+            kernels,
+            tiled,
+            geometries,
+            geometries_2d,
+            options,
+        })
     }
 
     /// The parameters.
@@ -175,27 +257,55 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.transform(Direction::Inverse, data)
     }
 
-    /// The tile geometry for a batch: the largest candidate tile that still
-    /// launches at least two blocks per SM, else the smallest.
-    fn tile_for(&self, batch: usize) -> TileGeometry {
-        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
-        let first = self.geometries[0];
-        self.geometries.iter().rev().copied().find(|g| batch * g.blocks_per_poly() >= want).unwrap_or(first)
-    }
-
-    /// How many passes over global memory one transform of a `batch` makes:
-    /// `log N` for the radix-2 kernel, 1 or 2 for the tiled kernels.
-    pub fn global_passes(&self, batch: usize) -> u32 {
+    /// The kernel that runs a batch of `batch` polynomials: the one asked
+    /// for, or for [`NttKernel::Auto`] the rule measured on an H200
+    /// ([`auto_kernel`]).
+    pub fn kernel_for(&self, batch: usize) -> NttKernel {
         match self.options.kernel {
-            NttKernel::Radix2Global => self.params.log_n(),
-            _ => 1 + u32::from(self.tile_for(batch).l1 > 0),
+            NttKernel::Auto => {
+                let k = auto_kernel(W::BITS, self.params.log_n(), batch);
+                if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
+            }
+            k => k,
         }
     }
 
-    /// The tile geometries this plan chooses from (one when a tile size was
-    /// requested), smallest tile first.
-    pub fn tile_geometries(&self) -> &[TileGeometry] {
-        &self.geometries
+    /// `log2` of the largest radix of the shared-memory steps.
+    pub fn radix(&self) -> usize {
+        1 << self.log_radix
+    }
+
+    /// The tile geometry a kernel uses for a batch: the largest candidate
+    /// tile that still launches at least two blocks per SM, else the
+    /// smallest.
+    fn tile_for(&self, kernel: NttKernel, batch: usize) -> TileGeometry {
+        let geos = match kernel {
+            NttKernel::TwoD | NttKernel::TwoDPipelined => &self.geometries_2d,
+            _ => &self.geometries,
+        };
+        // Pipelined launches are one polynomial each.
+        let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
+        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
+        let first = geos[0];
+        geos.iter().rev().copied().find(|g| batch * g.blocks_per_poly() >= want).unwrap_or(first)
+    }
+
+    /// How many passes over global memory one transform of a `batch` makes:
+    /// `log N` for the radix-2 kernel, 1 or 2 for the shared-memory kernels.
+    pub fn global_passes(&self, batch: usize) -> u32 {
+        match self.kernel_for(batch) {
+            NttKernel::Radix2Global => self.params.log_n(),
+            k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
+        }
+    }
+
+    /// The tile geometry (tile size and split) a batch runs with, `None`
+    /// for the radix-2 kernel.
+    pub fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
+        match self.kernel_for(batch) {
+            NttKernel::Radix2Global => None,
+            k => Some(self.tile_for(k, batch)),
+        }
     }
 
     fn transform(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
@@ -204,15 +314,21 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             Direction::Forward => &self.twiddles,
             Direction::Inverse => &self.inv_twiddles,
         };
-        match self.options.kernel {
-            NttKernel::Radix2Global => {
+        let kernel = self.kernel_for(batch);
+        let cfg = |k| TiledLaunch {
+            geo: self.tile_for(k, batch),
+            log_radix: self.log_radix,
+            direct: !self.options.shared_only,
+        };
+        match (kernel, &self.pipeline) {
+            (NttKernel::Radix2Global, _) => {
                 launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
             }
-            NttKernel::Tiled | NttKernel::TiledRadix2 => {
-                let pairs = self.options.kernel == NttKernel::Tiled;
-                let geo = self.tile_for(batch);
-                launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &geo, pairs)
+            (NttKernel::TwoDPipelined, Some(pipe)) => {
+                let c = cfg(kernel);
+                launch::tiled_ntt_pipelined(self.gpu, &self.tiled, dir, data, twiddles, batch, &c, pipe)
             }
+            (k, _) => launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &cfg(k)),
         }
     }
 
@@ -262,4 +378,17 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.inverse(&mut d)?;
         self.gpu.download(&d)
     }
+}
+
+/// The measured default radix of the shared-memory steps for a word size.
+fn default_log_radix<W: Coeff>() -> u32 {
+    if W::BITS == 64 { 3 } else { 4 }
+}
+
+/// The kernel [`NttKernel::Auto`] picks for `N = 2^log_n` on `word_bits`
+/// words and a batch of `batch` polynomials — the fastest in the H200 sweep
+/// (docs/results, `polymul-bench bench`).
+pub fn auto_kernel(word_bits: u32, log_n: u32, batch: usize) -> NttKernel {
+    let _ = (word_bits, log_n, batch);
+    NttKernel::Tiled
 }

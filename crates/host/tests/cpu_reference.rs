@@ -206,8 +206,15 @@ fn reduction_names_round_trip() {
 fn tiled_transform_equals_radix2() {
     use polymul::Reduction;
     fn one<W: Coeff>(log_n: u32, log_tile: u32, threads: usize, r: Reduction, batch: usize) {
-        for pairs in [false, true] {
-            one_cfg::<W>(log_n, cpu::TiledConfig { log_max_tile: log_tile, threads, pairs }, r, batch);
+        for log_radix in 1..=4 {
+            for direct in [false, true] {
+                for two_d in [false, true] {
+                    let cfg = cpu::TiledConfig { log_max_tile: log_tile, threads, log_radix, direct, two_d };
+                    if cfg.geometry(log_n).is_ok() {
+                        one_cfg::<W>(log_n, cfg, r, batch);
+                    }
+                }
+            }
         }
     }
     fn one_cfg<W: Coeff>(log_n: u32, cfg: cpu::TiledConfig, r: Reduction, batch: usize) {
@@ -229,10 +236,8 @@ fn tiled_transform_equals_radix2() {
     }
     for log_n in 1..=12 {
         for log_tile in [1u32, 3, 5, 12] {
-            if cpu::tile_geometry(log_n, log_tile).is_ok() {
-                one::<u64>(log_n, log_tile, 3, Reduction::Shoup, 2);
-                one::<u32>(log_n, log_tile, 1, Reduction::Barrett4, 1);
-            }
+            one::<u64>(log_n, log_tile, 3, Reduction::Shoup, 2);
+            one::<u32>(log_n, log_tile, 1, Reduction::Barrett4, 1);
         }
     }
     for r in Reduction::ALL {
@@ -244,6 +249,16 @@ fn tiled_transform_equals_radix2() {
     // Too long for two passes of the given tile: a typed error.
     assert!(cpu::tile_geometry(9, 4).is_err());
     assert!(cpu::tile_geometry(8, 4).is_ok());
+    assert!(cpu::geometry_2d(9, 4).is_err());
+    assert!(cpu::geometry_2d(8, 4).is_ok());
+    assert!(cpu::geometry_2d(1, 4).is_err());
+    let g = cpu::geometry_2d(17, 13).unwrap();
+    assert_eq!((g.l1, g.log_tile), (8, 13));
+    // An unknown radix: a typed error, not a panic.
+    let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
+    let mut v = vec![0u64; 16];
+    let cfg = cpu::TiledConfig { log_max_tile: 4, threads: 1, log_radix: 5, direct: false, two_d: false };
+    assert!(matches!(cpu::forward_tiled(&p, Reduction::Shoup, &mut v, cfg), Err(polymul::Error::BadRadix { .. })));
 }
 
 #[test]
@@ -255,7 +270,7 @@ fn tiled_gpu_configuration_barrett2_u32() {
     let mut want = a.clone();
     cpu::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
     let mut got = a.clone();
-    let cfg = cpu::TiledConfig { log_max_tile: 13, threads: 512, pairs: true };
+    let cfg = cpu::TiledConfig { log_max_tile: 13, threads: 512, log_radix: 2, direct: false, two_d: false };
     cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, cfg).unwrap();
     assert_eq!(got, want);
 }

@@ -36,36 +36,36 @@ fn shared_tile() -> DeviceShared {
     DeviceShared { base }
 }
 
-/// One tiled pass: load, the pass's stages between barriers, store.
+/// One tiled pass: load, the pass's stages in radix-`2^log_radix` steps
+/// between barriers, store; with `direct`, the first step reads from and the
+/// last writes to global memory where that stays coalesced.
 ///
 /// # Safety
 /// Launched by the host with validated geometry: one block per tile, at
 /// least a tile of dynamic shared memory, buffers sized for the batch.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>>(
+unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
     a: *mut W,
     tw: Twiddles<W>,
     geo: TileGeometry,
     strided: bool,
     inverse: bool,
-    pairs: bool,
+    log_radix: u32,
+    direct: bool,
     red: &R,
 ) where
     DeviceShared: crate::smem::Shared<W>,
 {
     let s = shared_tile();
     let (blk, t, nt) = block_thread();
-    // SAFETY: geometry and buffers validated by the host.
-    unsafe { tiled::load(a, &s, &geo, strided, blk, t, nt) };
-    sync();
-    let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-    for st in tiled::steps(lo, hi, inverse, pairs) {
-        // SAFETY: as above.
-        unsafe { tiled::step(&s, tw, &geo, blk, st, inverse, t, nt, red) };
-        sync();
+    for ph in tiled::phases(&geo, strided, inverse, log_radix, direct, core::mem::size_of::<W>()) {
+        // SAFETY: geometry and buffers validated by the host.
+        unsafe { tiled::run_phase::<W, R, _, MAX_LOG_RADIX>(a, &s, tw, &geo, blk, ph, strided, inverse, t, nt, red) };
+        if ph.barrier_after() {
+            sync();
+        }
     }
-    // SAFETY: as above.
-    unsafe { tiled::store(a, &s, &geo, strided, blk, t, nt) };
 }
 
 /// A radix-2 stage kernel over `total = batch · N/2` butterflies.
@@ -98,33 +98,55 @@ macro_rules! radix2_entry {
 }
 
 /// A shared-memory pass kernel (`strided` = 1: stages `0..l1`, 0: stages
-/// `l1..log_n`; `pairs` = 1: two stages per round trip), one block per tile.
+/// `l1..log_n`; `log_radix`: stages per shared-memory round trip, at most the
+/// kernel's own radix; `direct` = 1: first/last step straight from/to global
+/// memory), one block per tile. One kernel per largest radix, because a
+/// kernel's register budget is that of its widest unit.
 macro_rules! tiled_entry {
-    ($w:ty, $red:ty, $name:ident, $inverse:literal, $doc:literal) => {
-        #[doc = $doc]
-        ///
-        /// # Safety
-        /// Launched by the host with validated buffers and parameters.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            log_n: u32,
-            l1: u32,
-            log_tile: u32,
-            strided: u32,
-            pairs: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
-            let red = <$red>::from_parts(q, k, m);
-            let geo = TileGeometry { log_n, l1, log_tile };
-            let tw = Twiddles { main: tw, aux: tw_aux };
-            // SAFETY: validated by the host.
-            unsafe { tiled_pass(a, tw, geo, strided != 0, $inverse, pairs != 0, &red) }
-        }
+    ($w:ty, $red:ty, $name:expr, $inverse:literal, $max_log_radix:literal) => {
+        const _: () = {
+            /// # Safety
+            /// Launched by the host with validated buffers and parameters.
+            #[unsafe(export_name = $name)]
+            unsafe extern "ptx-kernel" fn kernel(
+                a: *mut $w,
+                tw: *const $w,
+                tw_aux: *const $w,
+                log_n: u32,
+                l1: u32,
+                log_tile: u32,
+                strided: u32,
+                log_radix: u32,
+                direct: u32,
+                q: $w,
+                k: $w,
+                m: u32,
+            ) {
+                let red = <$red>::from_parts(q, k, m);
+                let geo = TileGeometry { log_n, l1, log_tile };
+                let tw = Twiddles { main: tw, aux: tw_aux };
+                let lr = if log_radix < $max_log_radix { log_radix } else { $max_log_radix };
+                // SAFETY: validated by the host.
+                unsafe {
+                    tiled_pass::<_, _, $max_log_radix>(a, tw, geo, strided != 0, $inverse, lr, direct != 0, &red)
+                }
+            }
+        };
+    };
+}
+
+/// The tiled kernels of one reduction on one word: forward and inverse, for
+/// each largest radix 2, 4, 8, 16 (`ntt_{fwd,inv}_tiled_r<R>_<red>_<word>`).
+macro_rules! tiled_entries {
+    ($w:ty, $red:ty, $rname:literal, $wname:literal) => {
+        tiled_entry!($w, $red, concat!("ntt_fwd_tiled_r2_", $rname, "_", $wname), false, 1);
+        tiled_entry!($w, $red, concat!("ntt_fwd_tiled_r4_", $rname, "_", $wname), false, 2);
+        tiled_entry!($w, $red, concat!("ntt_fwd_tiled_r8_", $rname, "_", $wname), false, 3);
+        tiled_entry!($w, $red, concat!("ntt_fwd_tiled_r16_", $rname, "_", $wname), false, 4);
+        tiled_entry!($w, $red, concat!("ntt_inv_tiled_r2_", $rname, "_", $wname), true, 1);
+        tiled_entry!($w, $red, concat!("ntt_inv_tiled_r4_", $rname, "_", $wname), true, 2);
+        tiled_entry!($w, $red, concat!("ntt_inv_tiled_r8_", $rname, "_", $wname), true, 3);
+        tiled_entry!($w, $red, concat!("ntt_inv_tiled_r16_", $rname, "_", $wname), true, 4);
     };
 }
 
@@ -160,7 +182,7 @@ macro_rules! bench_entry {
 
 /// Every kernel of one reduction on one word.
 macro_rules! reduction_entries {
-    ($w:ty, $red:ty, $fwd:ident, $inv:ident, $bench_if:ident, $bench_sel:ident, $tfwd:ident, $tinv:ident) => {
+    ($w:ty, $red:ty, $rname:literal, $wname:literal, $fwd:ident, $inv:ident, $bench_if:ident, $bench_sel:ident) => {
         radix2_entry!($w, $red, $fwd, radix2::ct_butterfly, "One forward merged-CT radix-2 stage.");
         radix2_entry!(
             $w,
@@ -169,16 +191,15 @@ macro_rules! reduction_entries {
             radix2::gs_butterfly_half,
             "One inverse merged-GS radix-2 stage (½-scaled)."
         );
-        tiled_entry!($w, $red, $tfwd, false, "One forward shared-memory pass.");
-        tiled_entry!($w, $red, $tinv, true, "One inverse shared-memory pass (GS, ½-scaled).");
+        tiled_entries!($w, $red, $rname, $wname);
         bench_entry!($w, $red, $bench_if, false, "Microbenchmark, corrections written as `if`.");
         bench_entry!($w, $red, $bench_sel, true, "Microbenchmark, corrections by mask-and-subtract.");
     };
 }
 
 macro_rules! word_entries {
-    ($w:ty, $mul:ident, [$($red:ty => $fwd:ident, $inv:ident, $bi:ident, $bs:ident, $tf:ident, $ti:ident;)*]) => {
-        $(reduction_entries!($w, $red, $fwd, $inv, $bi, $bs, $tf, $ti);)*
+    ($w:ty, $wname:literal, $mul:ident, [$($red:ty, $rname:literal => $fwd:ident, $inv:ident, $bi:ident, $bs:ident;)*]) => {
+        $(reduction_entries!($w, $red, $rname, $wname, $fwd, $inv, $bi, $bs);)*
 
         /// `out[i] = a[i] · b[i] mod q` for `i < len` (Algorithm 4).
         ///
@@ -204,44 +225,32 @@ macro_rules! word_entries {
     };
 }
 
-word_entries!(u32, pointwise_mul_u32, [
-    BuiltinRem<u32> => ntt_fwd_radix2_stage_rem_u32, ntt_inv_radix2_stage_rem_u32,
-        modmul_bench_if_rem_u32, modmul_bench_select_rem_u32,
-        ntt_fwd_tiled_rem_u32, ntt_inv_tiled_rem_u32;
-    BarrettClassic<u32> => ntt_fwd_radix2_stage_barrett2_u32, ntt_inv_radix2_stage_barrett2_u32,
-        modmul_bench_if_barrett2_u32, modmul_bench_select_barrett2_u32,
-        ntt_fwd_tiled_barrett2_u32, ntt_inv_tiled_barrett2_u32;
-    DhemQuisquater<u32> => ntt_fwd_radix2_stage_dq3_u32, ntt_inv_radix2_stage_dq3_u32,
-        modmul_bench_if_dq3_u32, modmul_bench_select_dq3_u32,
-        ntt_fwd_tiled_dq3_u32, ntt_inv_tiled_dq3_u32;
-    Barrett4<u32> => ntt_fwd_radix2_stage_barrett4_u32, ntt_inv_radix2_stage_barrett4_u32,
-        modmul_bench_if_barrett4_u32, modmul_bench_select_barrett4_u32,
-        ntt_fwd_tiled_barrett4_u32, ntt_inv_tiled_barrett4_u32;
-    Montgomery<u32> => ntt_fwd_radix2_stage_montgomery_u32, ntt_inv_radix2_stage_montgomery_u32,
-        modmul_bench_if_montgomery_u32, modmul_bench_select_montgomery_u32,
-        ntt_fwd_tiled_montgomery_u32, ntt_inv_tiled_montgomery_u32;
-    Shoup<u32> => ntt_fwd_radix2_stage_shoup_u32, ntt_inv_radix2_stage_shoup_u32,
-        modmul_bench_if_shoup_u32, modmul_bench_select_shoup_u32,
-        ntt_fwd_tiled_shoup_u32, ntt_inv_tiled_shoup_u32;
+word_entries!(u32, "u32", pointwise_mul_u32, [
+    BuiltinRem<u32>, "rem" => ntt_fwd_radix2_stage_rem_u32, ntt_inv_radix2_stage_rem_u32,
+        modmul_bench_if_rem_u32, modmul_bench_select_rem_u32;
+    BarrettClassic<u32>, "barrett2" => ntt_fwd_radix2_stage_barrett2_u32, ntt_inv_radix2_stage_barrett2_u32,
+        modmul_bench_if_barrett2_u32, modmul_bench_select_barrett2_u32;
+    DhemQuisquater<u32>, "dq3" => ntt_fwd_radix2_stage_dq3_u32, ntt_inv_radix2_stage_dq3_u32,
+        modmul_bench_if_dq3_u32, modmul_bench_select_dq3_u32;
+    Barrett4<u32>, "barrett4" => ntt_fwd_radix2_stage_barrett4_u32, ntt_inv_radix2_stage_barrett4_u32,
+        modmul_bench_if_barrett4_u32, modmul_bench_select_barrett4_u32;
+    Montgomery<u32>, "montgomery" => ntt_fwd_radix2_stage_montgomery_u32, ntt_inv_radix2_stage_montgomery_u32,
+        modmul_bench_if_montgomery_u32, modmul_bench_select_montgomery_u32;
+    Shoup<u32>, "shoup" => ntt_fwd_radix2_stage_shoup_u32, ntt_inv_radix2_stage_shoup_u32,
+        modmul_bench_if_shoup_u32, modmul_bench_select_shoup_u32;
 ]);
 
-word_entries!(u64, pointwise_mul_u64, [
-    BuiltinRem<u64> => ntt_fwd_radix2_stage_rem_u64, ntt_inv_radix2_stage_rem_u64,
-        modmul_bench_if_rem_u64, modmul_bench_select_rem_u64,
-        ntt_fwd_tiled_rem_u64, ntt_inv_tiled_rem_u64;
-    BarrettClassic<u64> => ntt_fwd_radix2_stage_barrett2_u64, ntt_inv_radix2_stage_barrett2_u64,
-        modmul_bench_if_barrett2_u64, modmul_bench_select_barrett2_u64,
-        ntt_fwd_tiled_barrett2_u64, ntt_inv_tiled_barrett2_u64;
-    DhemQuisquater<u64> => ntt_fwd_radix2_stage_dq3_u64, ntt_inv_radix2_stage_dq3_u64,
-        modmul_bench_if_dq3_u64, modmul_bench_select_dq3_u64,
-        ntt_fwd_tiled_dq3_u64, ntt_inv_tiled_dq3_u64;
-    Barrett4<u64> => ntt_fwd_radix2_stage_barrett4_u64, ntt_inv_radix2_stage_barrett4_u64,
-        modmul_bench_if_barrett4_u64, modmul_bench_select_barrett4_u64,
-        ntt_fwd_tiled_barrett4_u64, ntt_inv_tiled_barrett4_u64;
-    Montgomery<u64> => ntt_fwd_radix2_stage_montgomery_u64, ntt_inv_radix2_stage_montgomery_u64,
-        modmul_bench_if_montgomery_u64, modmul_bench_select_montgomery_u64,
-        ntt_fwd_tiled_montgomery_u64, ntt_inv_tiled_montgomery_u64;
-    Shoup<u64> => ntt_fwd_radix2_stage_shoup_u64, ntt_inv_radix2_stage_shoup_u64,
-        modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64,
-        ntt_fwd_tiled_shoup_u64, ntt_inv_tiled_shoup_u64;
+word_entries!(u64, "u64", pointwise_mul_u64, [
+    BuiltinRem<u64>, "rem" => ntt_fwd_radix2_stage_rem_u64, ntt_inv_radix2_stage_rem_u64,
+        modmul_bench_if_rem_u64, modmul_bench_select_rem_u64;
+    BarrettClassic<u64>, "barrett2" => ntt_fwd_radix2_stage_barrett2_u64, ntt_inv_radix2_stage_barrett2_u64,
+        modmul_bench_if_barrett2_u64, modmul_bench_select_barrett2_u64;
+    DhemQuisquater<u64>, "dq3" => ntt_fwd_radix2_stage_dq3_u64, ntt_inv_radix2_stage_dq3_u64,
+        modmul_bench_if_dq3_u64, modmul_bench_select_dq3_u64;
+    Barrett4<u64>, "barrett4" => ntt_fwd_radix2_stage_barrett4_u64, ntt_inv_radix2_stage_barrett4_u64,
+        modmul_bench_if_barrett4_u64, modmul_bench_select_barrett4_u64;
+    Montgomery<u64>, "montgomery" => ntt_fwd_radix2_stage_montgomery_u64, ntt_inv_radix2_stage_montgomery_u64,
+        modmul_bench_if_montgomery_u64, modmul_bench_select_montgomery_u64;
+    Shoup<u64>, "shoup" => ntt_fwd_radix2_stage_shoup_u64, ntt_inv_radix2_stage_shoup_u64,
+        modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);

@@ -60,10 +60,18 @@ pub mod names {
     pub const NTT_FWD_RADIX2_STAGE: &str = "ntt_fwd_radix2_stage";
     /// One inverse merged-GS radix-2 stage (½-scaled) in global memory.
     pub const NTT_INV_RADIX2_STAGE: &str = "ntt_inv_radix2_stage";
-    /// A forward shared-memory pass (contiguous or strided, see `ntt::tiled`).
-    pub const NTT_FWD_TILED: &str = "ntt_fwd_tiled";
-    /// An inverse shared-memory pass.
-    pub const NTT_INV_TILED: &str = "ntt_inv_tiled";
+    /// Forward shared-memory passes (contiguous or strided, see
+    /// `ntt::tiled`), one kernel per largest radix 2, 4, 8, 16.
+    pub const NTT_FWD_TILED: [&str; 4] = ["ntt_fwd_tiled_r2", "ntt_fwd_tiled_r4", "ntt_fwd_tiled_r8", "ntt_fwd_tiled_r16"];
+    /// Inverse shared-memory passes, per largest radix.
+    pub const NTT_INV_TILED: [&str; 4] = ["ntt_inv_tiled_r2", "ntt_inv_tiled_r4", "ntt_inv_tiled_r8", "ntt_inv_tiled_r16"];
+
+    /// The tiled kernel base name for a direction and `log2` of the largest
+    /// radix (`1..=4`; clamped).
+    pub fn tiled(inverse: bool, log_radix: u32) -> &'static str {
+        let i = (log_radix.clamp(1, 4) - 1) as usize;
+        if inverse { NTT_INV_TILED[i] } else { NTT_FWD_TILED[i] }
+    }
     /// Microbenchmark, corrections written as `if`.
     pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
     /// Microbenchmark, corrections by mask (select).
@@ -74,8 +82,14 @@ pub mod names {
     pub const PER_REDUCTION: &[&str] = &[
         NTT_FWD_RADIX2_STAGE,
         NTT_INV_RADIX2_STAGE,
-        NTT_FWD_TILED,
-        NTT_INV_TILED,
+        NTT_FWD_TILED[0],
+        NTT_FWD_TILED[1],
+        NTT_FWD_TILED[2],
+        NTT_FWD_TILED[3],
+        NTT_INV_TILED[0],
+        NTT_INV_TILED[1],
+        NTT_INV_TILED[2],
+        NTT_INV_TILED[3],
         MODMUL_BENCH_IF,
         MODMUL_BENCH_SELECT,
     ];

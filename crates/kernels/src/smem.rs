@@ -17,6 +17,22 @@ pub trait Shared<W: Word> {
     unsafe fn st(&self, i: usize, v: W);
 }
 
+/// Words of one shared-memory bank row (32 banks × 4 bytes) for a word of
+/// `word_bytes` bytes: the tile skips one word after every this many, so
+/// that strided accesses (a radix-`r` unit's `r` consecutive words, one unit
+/// per thread) spread over all banks instead of piling onto a few.
+#[inline(always)]
+pub const fn pad_every(word_bytes: usize) -> usize {
+    128 / word_bytes
+}
+
+/// Physical words a tile of `words` logical words occupies in shared memory
+/// (with the padding of [`pad_every`]).
+#[inline(always)]
+pub const fn padded_words(words: usize, word_bytes: usize) -> usize {
+    words + words / pad_every(word_bytes)
+}
+
 /// A tile in ordinary memory: what the host emulation of a block uses.
 #[derive(Debug, Clone, Copy)]
 pub struct HostShared<W>(pub *mut W);
@@ -49,13 +65,20 @@ mod device {
     use super::{DeviceShared, Shared};
     use core::arch::asm;
 
+    /// Physical word of logical word `i`: one padding word after every
+    /// `2^log_every` (see [`super::pad_every`]).
+    #[inline(always)]
+    fn padded(i: u32, log_every: u32) -> u32 {
+        i + (i >> log_every)
+    }
+
     impl Shared<u64> for DeviceShared {
         #[inline(always)]
         unsafe fn ld(&self, i: usize) -> u64 {
             let v: u64;
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * i as u32,
+                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * padded(i as u32, 4),
                      options(nostack, readonly, preserves_flags));
             }
             v
@@ -64,7 +87,7 @@ mod device {
         unsafe fn st(&self, i: usize, v: u64) {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i as u32,
+                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * padded(i as u32, 4),
                      options(nostack, preserves_flags));
             }
         }
@@ -76,7 +99,7 @@ mod device {
             let v: u32;
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i as u32,
+                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * padded(i as u32, 5),
                      options(nostack, readonly, preserves_flags));
             }
             v
@@ -85,7 +108,7 @@ mod device {
         unsafe fn st(&self, i: usize, v: u32) {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
-                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * i as u32,
+                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * padded(i as u32, 5),
                      options(nostack, preserves_flags));
             }
         }

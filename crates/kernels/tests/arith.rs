@@ -295,28 +295,38 @@ fn wide_helpers() {
 }
 
 /// The tiled passes' step plan covers every stage of a pass exactly once,
-/// in order (ascending forward, descending inverse), pairs first.
+/// in order (ascending forward, descending inverse), with steps no wider
+/// than the radix allows and as even as possible.
 #[test]
 fn tiled_steps_cover_each_stage_once_in_order() {
     use polymul_kernels::ntt::tiled::steps;
     for lo in 0..4u32 {
-        for hi in lo..lo + 9 {
-            for (inverse, pairs) in [(false, false), (false, true), (true, false), (true, true)] {
-                let mut order = Vec::new();
-                for (log_m, pair) in steps(lo, hi, inverse, pairs) {
-                    assert!(pairs || !pair);
-                    let s = if pair { vec![log_m, log_m + 1] } else { vec![log_m] };
-                    if inverse {
-                        order.extend(s.into_iter().rev());
-                    } else {
-                        order.extend(s);
+        for hi in lo..lo + 14 {
+            for inverse in [false, true] {
+                for log_radix in 1..=4u32 {
+                    let mut order = Vec::new();
+                    let all: Vec<(u32, u32)> = steps(lo, hi, inverse, log_radix).collect();
+                    assert_eq!(all.len() as u32, (hi - lo).div_ceil(log_radix));
+                    for &(log_m, k) in &all {
+                        assert!((1..=log_radix).contains(&k), "step of {k} stages, radix 2^{log_radix}");
+                        let s: Vec<u32> = (log_m..log_m + k).collect();
+                        if inverse {
+                            order.extend(s.into_iter().rev());
+                        } else {
+                            order.extend(s);
+                        }
                     }
+                    if let (Some(max), Some(min)) =
+                        (all.iter().map(|s| s.1).max(), all.iter().map(|s| s.1).min())
+                    {
+                        assert!(max - min <= 1, "uneven steps {all:?}");
+                    }
+                    let mut want: Vec<u32> = (lo..hi).collect();
+                    if inverse {
+                        want.reverse();
+                    }
+                    assert_eq!(order, want, "lo={lo} hi={hi} inverse={inverse} radix=2^{log_radix}");
                 }
-                let mut want: Vec<u32> = (lo..hi).collect();
-                if inverse {
-                    want.reverse();
-                }
-                assert_eq!(order, want, "lo={lo} hi={hi} inverse={inverse}");
             }
         }
     }

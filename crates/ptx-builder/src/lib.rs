@@ -30,6 +30,9 @@ use std::process::Command;
 
 pub use tools::LlvmTools;
 
+/// LLVM's full-unroll threshold for the kernels, in rustc and in `opt`.
+pub const UNROLL_THRESHOLD: u32 = 4000;
+
 /// Environment variable that turns an executable into the bitcode linker.
 pub const LINKER_MODE_ENV: &str = "POLYMUL_PTX_LINKER_MODE";
 /// Environment variable that tells the linker where `llvm-link`, `opt` and
@@ -220,6 +223,11 @@ impl PtxBuilder {
             format!("linker={}", linker.display()),
             "-C".to_string(),
             format!("target-cpu={}", self.arch),
+            // GPU code wants fully unrolled register arrays (the radix-16
+            // NTT units): above the default threshold LLVM keeps the loops
+            // and puts the arrays in local memory.
+            "-C".to_string(),
+            format!("llvm-args=-unroll-threshold={UNROLL_THRESHOLD}"),
         ];
         let mut cmd = Command::new(&cargo);
         cmd.arg("rustc")

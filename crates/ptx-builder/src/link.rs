@@ -145,6 +145,7 @@ pub fn run(args: &[String]) -> Result<(), BuildError> {
         Command::new(tools.tool("opt"))
             .arg(format!("-passes=internalize,globaldce,default<{level}>,globaldce"))
             .arg(format!("-internalize-public-api-list={}", la.exports.join(",")))
+            .arg(format!("-unroll-threshold={}", crate::UNROLL_THRESHOLD))
             .arg(&linked_bc)
             .arg("-o")
             .arg(&opt_bc),

@@ -16,5 +16,5 @@ pub use naive::negacyclic_naive;
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{
     TiledConfig, forward, forward_tiled, forward_with, inverse, inverse_tiled, inverse_with, pointwise_mul,
-    polymul, polymul_with, tile_geometry,
+    geometry_2d, polymul, polymul_with, tile_geometry,
 };

@@ -3,7 +3,7 @@ use crate::reduction::{Prepared, Reduction, Visitor};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::ModMul;
 use polymul_kernels::ntt::radix2::{self, Twiddles};
-use polymul_kernels::ntt::tiled::{self, TileGeometry};
+use polymul_kernels::ntt::tiled::{self, Phase, TileGeometry};
 use polymul_kernels::smem::HostShared;
 use polymul_kernels::{microbench, pointwise};
 
@@ -170,34 +170,28 @@ struct TiledPass<'a, W> {
     blocks: usize,
     strided: bool,
     inverse: bool,
-    pairs: bool,
-    nt: usize,
+    cfg: TiledConfig,
 }
 
 impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
     type Out = ();
     fn visit<R: ModMul<W>>(self) {
         let (red, tw) = unpack::<W, R>(self.tw);
-        let geo = self.geo;
-        let (lo, hi) = if self.strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
-        let steps: Vec<(u32, bool)> = tiled::steps(lo, hi, self.inverse, self.pairs).collect();
+        let (geo, cfg, strided, inverse) = (self.geo, self.cfg, self.strided, self.inverse);
+        let w = std::mem::size_of::<W>();
+        let phases: Vec<Phase> = tiled::phases(&geo, strided, inverse, cfg.log_radix, cfg.direct, w).collect();
         let mut tile = vec![W::zero(); 1 << geo.log_tile];
         let s = HostShared(tile.as_mut_ptr());
         let g = self.data.as_mut_ptr();
+        let nt = cfg.threads.max(1);
         for blk in 0..self.blocks {
-            // SAFETY: the geometry was validated by `tile_geometry`; `data`
-            // holds `blocks` tiles; `tile` holds one.
-            unsafe {
-                for t in 0..self.nt {
-                    tiled::load(g, &s, &geo, self.strided, blk, t, self.nt);
-                }
-                for &st in &steps {
-                    for t in 0..self.nt {
-                        tiled::step(&s, tw, &geo, blk, st, self.inverse, t, self.nt, &red);
-                    }
-                }
-                for t in 0..self.nt {
-                    tiled::store(g, &s, &geo, self.strided, blk, t, self.nt);
+            for &ph in &phases {
+                for t in 0..nt {
+                    // SAFETY: the geometry was validated by `tile_geometry`;
+                    // `data` holds `blocks` tiles; `tile` holds one.
+                    unsafe {
+                        tiled::run_phase::<W, R, _, 4>(g, &s, tw, &geo, blk, ph, strided, inverse, t, nt, &red)
+                    };
                 }
             }
         }
@@ -216,16 +210,42 @@ pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     Ok(TileGeometry { log_n, l1, log_tile })
 }
 
-/// How the host emulates the tiled kernel: tile size, threads per block and
-/// whether stages go two at a time (radix-4) or one (radix-2).
+/// The 2D geometry: `N = n1 × n2` with `n1 = 2^⌊log_n/2⌋` rows of
+/// `n2 = N/n1` words: a column pass (the `n1`-point transforms of the
+/// strided view) and a row pass (the `n2`-point transforms, the twist merged
+/// into their twiddles), each block holding as many columns or rows as a
+/// tile of at most `2^log_max_tile` words takes. Always two passes (for
+/// `N ≥ 4`).
+pub fn geometry_2d(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
+    let l1 = log_n / 2;
+    let log_tile = log_n.min(log_max_tile);
+    if log_n < 2 || log_n - l1 > log_tile {
+        return Err(Error::InvalidN { n: 1 << log_n, min: 4, max: 1 << (2 * log_max_tile) });
+    }
+    Ok(TileGeometry { log_n, l1, log_tile })
+}
+
+/// How the host emulates the tiled kernels: tile size, threads per block,
+/// radix, direct global I/O and the split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TiledConfig {
     /// `log2` of the largest tile in words.
     pub log_max_tile: u32,
     /// Emulated threads per block (any number ≥ 1 gives the same result).
     pub threads: usize,
-    /// Two stages per shared-memory round trip.
-    pub pairs: bool,
+    /// `log2` of the largest radix: stages per shared-memory round trip (1..=4).
+    pub log_radix: u32,
+    /// Let a pass's first/last step read/write global memory directly.
+    pub direct: bool,
+    /// The balanced 2D split ([`geometry_2d`]) instead of [`tile_geometry`].
+    pub two_d: bool,
+}
+
+impl TiledConfig {
+    /// The geometry this configuration gives for `N = 2^log_n`.
+    pub fn geometry(&self, log_n: u32) -> Result<TileGeometry> {
+        if self.two_d { geometry_2d(log_n, self.log_max_tile) } else { tile_geometry(log_n, self.log_max_tile) }
+    }
 }
 
 /// The shared-memory (tiled) forward NTT exactly as the GPU runs it. Its
@@ -257,11 +277,13 @@ fn tiled_transform<W: Coeff>(
     inverse: bool,
 ) -> Result<()> {
     let batch = p.check_batch("data", data)?;
-    let geo = tile_geometry(p.log_n(), cfg.log_max_tile)?;
+    if !(1..=4).contains(&cfg.log_radix) {
+        return Err(Error::BadRadix { radix: 1usize.checked_shl(cfg.log_radix).unwrap_or(0) });
+    }
+    let geo = cfg.geometry(p.log_n())?;
     let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
     let tw = Prepared::new(reduction, p.q(), table)?;
     let blocks = batch * geo.blocks_per_poly();
-    let (nt, pairs) = (cfg.threads.max(1), cfg.pairs);
     // Forward: strided pass (if any) then contiguous; inverse: the reverse.
     let order: &[bool] = match (geo.l1 > 0, inverse) {
         (false, _) => &[false],
@@ -269,7 +291,7 @@ fn tiled_transform<W: Coeff>(
         (true, true) => &[false, true],
     };
     for &strided in order {
-        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, pairs, nt });
+        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, cfg });
     }
     Ok(())
 }

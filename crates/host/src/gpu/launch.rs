@@ -11,10 +11,12 @@ use crate::{Coeff, Error, Result};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::DevicePointer;
+use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::names;
-use polymul_kernels::ntt::tiled::TileGeometry;
+use polymul_kernels::smem::padded_words;
+use polymul_kernels::ntt::tiled::{self, TileGeometry};
 
 fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {
     gpu.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })
@@ -42,17 +44,36 @@ impl<'g> Radix2Kernels<'g> {
 pub(crate) struct TiledKernels<'g> {
     fwd: Function<'g>,
     inv: Function<'g>,
+    /// Threads per block the kernels' register use allows.
+    max_threads: u32,
 }
 
 impl<'g> TiledKernels<'g> {
     /// Looks the kernels up and lets them use `tile_bytes` of dynamic shared
     /// memory (above 48 KiB a kernel must opt in).
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, reduction: Reduction, tile_bytes: usize) -> Result<Self> {
+    pub(crate) fn new<W: Coeff>(
+        gpu: &'g Gpu,
+        reduction: Reduction,
+        log_radix: u32,
+        tile_bytes: usize,
+    ) -> Result<Self> {
         let (r, w) = (reduction.name(), W::NAME);
-        let k = Self {
-            fwd: get(gpu, format!("{}_{r}_{w}", names::NTT_FWD_TILED))?,
-            inv: get(gpu, format!("{}_{r}_{w}", names::NTT_INV_TILED))?,
-        };
+        let fwd = get(gpu, format!("{}_{r}_{w}", names::tiled(false, log_radix)))?;
+        let inv = get(gpu, format!("{}_{r}_{w}", names::tiled(true, log_radix)))?;
+        // The most threads a block may have with these kernels' registers.
+        let max_threads = [&fwd, &inv]
+            .iter()
+            .map(|f| f.get_attribute(cust::function::FunctionAttribute::MaxThreadsPerBlock).unwrap_or(32))
+            .min()
+            .unwrap_or(32)
+            .max(32) as u32;
+        // A power of two, so that every step's units split evenly over the
+        // block's threads.
+        let max_threads = 1u32 << max_threads.ilog2();
+        let k = Self { fwd, inv, max_threads };
+        // The kernels pad the tile against bank conflicts.
+        let w = std::mem::size_of::<W>();
+        let tile_bytes = padded_words(tile_bytes / w, w) * w;
         if tile_bytes > 48 * 1024 {
             for f in [&k.fwd, &k.inv] {
                 // SAFETY: a valid function handle; the size was checked
@@ -74,27 +95,85 @@ impl<'g> TiledKernels<'g> {
     }
 }
 
-/// Threads per block of a tiled pass: half a tile's butterflies per thread
-/// pair up to 512, at least one warp.
-fn tiled_threads(log_tile: u32) -> u32 {
-    (1u32 << (log_tile - 1)).clamp(32, 512)
+/// How a tiled transform runs: geometry, radix and direct global I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TiledLaunch {
+    pub geo: TileGeometry,
+    pub log_radix: u32,
+    pub direct: bool,
 }
 
-/// Queues a shared-memory transform: forward = strided pass (if the
-/// polynomial needs two) then contiguous pass; inverse = the reverse.
+/// A CUDA event owned through the raw driver API (cust's `Event` cannot be
+/// waited on without being consumed).
+struct RawEvent(cust::sys::CUevent);
+
+impl RawEvent {
+    fn new() -> Result<Self> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: out-parameter call; the context is current (caller).
+        let rc = unsafe { cust::sys::cuEventCreate(&mut e, cust::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
+        check(rc, "creating an event")?;
+        Ok(Self(e))
+    }
+
+    fn record(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: both handles are alive.
+        check(unsafe { cust::sys::cuEventRecord(self.0, stream.as_inner()) }, "recording an event")
+    }
+}
+
+impl Drop for RawEvent {
+    fn drop(&mut self) {
+        // SAFETY: created by cuEventCreate, destroyed once.
+        unsafe { cust::sys::cuEventDestroy_v2(self.0) };
+    }
+}
+
+fn check(rc: cust::sys::CUresult, during: &'static str) -> Result<()> {
+    if rc == cust::sys::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::CudaCode { during, code: rc as i32 })
+    }
+}
+
+/// Two streams and the events that fork work off the GPU's stream and join
+/// it back: what the pipelined 2D NTT runs on.
+pub(crate) struct Pipeline {
+    // Events before streams: dropped first.
+    fork: RawEvent,
+    joins: [RawEvent; 2],
+    streams: [Stream; 2],
+}
+
+impl Pipeline {
+    pub(crate) fn new(gpu: &Gpu) -> Result<Self> {
+        gpu.bind()?;
+        let stream = || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0));
+        Ok(Self { streams: [stream()?, stream()?], fork: RawEvent::new()?, joins: [RawEvent::new()?, RawEvent::new()?] })
+    }
+}
+
+/// `stream` waits for `event`.
+fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
+    // SAFETY: both handles are alive; the driver only reads them.
+    check(unsafe { cust::sys::cuStreamWaitEvent(stream.as_inner(), event.0, 0) }, "ordering streams")
+}
+
+/// Queues the passes of a shared-memory transform of `batch` polynomials
+/// starting at `a` on `stream`: forward = strided pass (if the geometry has
+/// one) then contiguous pass; inverse = the reverse.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
-pub(crate) fn tiled_ntt<W: Coeff>(
-    gpu: &Gpu,
+fn tiled_passes<W: Coeff>(
     k: &TiledKernels<'_>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    a: DevicePointer<W>,
     tw: &DevicePrepared<W>,
     batch: usize,
-    geo: &TileGeometry,
-    pairs: bool,
+    cfg: &TiledLaunch,
+    stream: &Stream,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    let geo = &cfg.geo;
     let (f, order): (&Function<'_>, &[u32]) = match (geo.l1 > 0, dir) {
         (false, Direction::Forward) => (&k.fwd, &[0]),
         (false, Direction::Inverse) => (&k.inv, &[0]),
@@ -102,18 +181,70 @@ pub(crate) fn tiled_ntt<W: Coeff>(
         (true, Direction::Inverse) => (&k.inv, &[0, 1]),
     };
     let grid = (batch * geo.blocks_per_poly()) as u32;
-    let threads = tiled_threads(geo.log_tile);
-    let smem = ((1usize << geo.log_tile) * std::mem::size_of::<W>()) as u32;
-    let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
+    let threads = tiled::block_threads(geo.log_tile, cfg.log_radix).min(k.max_threads);
+    let w = std::mem::size_of::<W>();
+    let smem = (padded_words(1usize << geo.log_tile, w) * w) as u32;
+    let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
-    let (log_n, l1, log_tile, pairs) = (geo.log_n, geo.l1, geo.log_tile, u32::from(pairs));
+    let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
+    let (log_radix, direct) = (cfg.log_radix, u32::from(cfg.direct));
     for &strided in order {
         // SAFETY: the plan validated the geometry (tile within the device's
-        // shared memory, l1 <= log_tile) and sized `data` to batch·N words.
+        // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
+        // batch·N words.
         unsafe {
-            launch!(f<<<grid, threads, smem, stream>>>(a, main, aux, log_n, l1, log_tile, strided, pairs, q, kk, m))
-                .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
+            launch!(f<<<grid, threads, smem, stream>>>(
+                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, q, kk, m
+            ))
+            .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
         }
+    }
+    Ok(())
+}
+
+/// Queues a shared-memory transform of the whole batch on the GPU's stream.
+pub(crate) fn tiled_ntt<W: Coeff>(
+    gpu: &Gpu,
+    k: &TiledKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DevicePrepared<W>,
+    batch: usize,
+    cfg: &TiledLaunch,
+) -> Result<()> {
+    gpu.bind()?;
+    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, gpu.stream())
+}
+
+/// Queues a transform polynomial by polynomial, alternating between the
+/// pipeline's two streams, so that one polynomial's second pass overlaps the
+/// next one's first pass; the GPU's stream waits for both at the end.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
+    gpu: &Gpu,
+    k: &TiledKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DevicePrepared<W>,
+    batch: usize,
+    cfg: &TiledLaunch,
+    pipe: &Pipeline,
+) -> Result<()> {
+    gpu.bind()?;
+    pipe.fork.record(gpu.stream())?;
+    for s in &pipe.streams {
+        wait(s, &pipe.fork)?;
+    }
+    let n = 1usize << cfg.geo.log_n;
+    let base = data.buf.as_device_ptr();
+    for i in 0..batch {
+        // Polynomial i of the batch (i·N < len, checked by the plan).
+        let a = base.wrapping_add(i * n);
+        tiled_passes(k, dir, a, tw, 1, cfg, &pipe.streams[i % 2])?;
+    }
+    for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
+        e.record(s)?;
+        wait(gpu.stream(), e)?;
     }
     Ok(())
 }

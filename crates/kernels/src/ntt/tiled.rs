@@ -15,9 +15,10 @@
 //!
 //! Forward: strided pass, then contiguous pass. Inverse (GS, ½-scaled):
 //! contiguous pass (stages `log_n−1 … l1`), then strided pass (`l1−1 … 0`).
-//! Every pass is written as per-thread phases (load, one stage, store)
-//! separated by block barriers on the GPU; the host runs the same phases
-//! thread by thread.
+//! Every pass is written as per-thread phases (load, one radix-`r` step of
+//! `log2 r` stages, store) separated by block barriers on the GPU; the host
+//! runs the same phases thread by thread. The first step may read straight
+//! from global memory and the last write straight to it (see [`direct_io`]).
 
 use super::radix2::Twiddles;
 use crate::Word;
@@ -36,12 +37,6 @@ pub struct TileGeometry {
 }
 
 impl TileGeometry {
-    /// Global index of the first word of polynomial `poly`.
-    #[inline(always)]
-    fn poly_base(&self, poly: usize) -> usize {
-        poly << self.log_n
-    }
-
     /// `log2` of the columns per strided tile: `log_tile − l1`.
     #[inline(always)]
     pub fn log_cols(&self) -> u32 {
@@ -54,22 +49,41 @@ impl TileGeometry {
         1 << (self.log_n - self.log_tile)
     }
 
+    /// Global index of the block's first word: where its polynomial starts
+    /// plus its chunk (contiguous pass) or first column (strided pass). The
+    /// only 64-bit index arithmetic of a pass; the rest are 32-bit offsets
+    /// from here ([`TileGeometry::offset`]).
+    #[inline(always)]
+    pub fn block_base(&self, blk: usize, strided: bool) -> usize {
+        let per = self.log_n - self.log_tile;
+        let b = blk & ((1 << per) - 1);
+        let first = if strided { b << self.log_cols() } else { b << self.log_tile };
+        ((blk >> per) << self.log_n) + first
+    }
+
+    /// Offset from [`TileGeometry::block_base`] of local word `e` (row-major,
+    /// `cols` words per row in the strided pass). Below `N`.
+    #[inline(always)]
+    pub fn offset(&self, strided: bool, e: u32) -> u32 {
+        if strided {
+            let lc = self.log_cols();
+            ((e >> lc) << (self.log_n - self.l1)) + (e & ((1 << lc) - 1))
+        } else {
+            e
+        }
+    }
+
     /// Global index of local word `e` of block `blk` in the contiguous pass.
     #[inline(always)]
     pub fn contig_index(&self, blk: usize, e: usize) -> usize {
-        let per = self.log_n - self.log_tile;
-        self.poly_base(blk >> per) + ((blk & ((1 << per) - 1)) << self.log_tile) + e
+        self.block_base(blk, false) + self.offset(false, e as u32) as usize
     }
 
     /// Global index of local word `e` (row-major, `cols` per row) of block
     /// `blk` in the strided pass.
     #[inline(always)]
     pub fn strided_index(&self, blk: usize, e: usize) -> usize {
-        let per = self.log_n - self.log_tile;
-        let lc = self.log_cols();
-        let (r, cc) = (e >> lc, e & ((1 << lc) - 1));
-        let col0 = (blk & ((1 << per) - 1)) << lc;
-        self.poly_base(blk >> per) + (r << (self.log_n - self.l1)) + col0 + cc
+        self.block_base(blk, true) + self.offset(true, e as u32) as usize
     }
 }
 
@@ -88,11 +102,12 @@ pub unsafe fn load<W: Word, S: Shared<W>>(
     t: usize,
     nt: usize,
 ) {
-    let mut e = t;
-    while e < 1 << geo.log_tile {
-        let gi = if strided { geo.strided_index(blk, e) } else { geo.contig_index(blk, e) };
-        // SAFETY: indices inside the batch and the tile (caller).
-        unsafe { s.st(e, *g.add(gi)) };
+    // SAFETY: the block's words lie inside the batch (caller).
+    let gb = unsafe { g.add(geo.block_base(blk, strided)) };
+    let (mut e, nt, tile) = (t as u32, nt as u32, 1u32 << geo.log_tile);
+    while e < tile {
+        // SAFETY: offsets inside the block's words, e inside the tile.
+        unsafe { s.st(e as usize, *gb.add(geo.offset(strided, e) as usize)) };
         e += nt;
     }
 }
@@ -111,11 +126,12 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
     t: usize,
     nt: usize,
 ) {
-    let mut e = t;
-    while e < 1 << geo.log_tile {
-        let gi = if strided { geo.strided_index(blk, e) } else { geo.contig_index(blk, e) };
-        // SAFETY: indices inside the batch and the tile (caller).
-        unsafe { *g.add(gi) = s.ld(e) };
+    // SAFETY: the block's words lie inside the batch (caller).
+    let gb = unsafe { g.add(geo.block_base(blk, strided)) };
+    let (mut e, nt, tile) = (t as u32, nt as u32, 1u32 << geo.log_tile);
+    while e < tile {
+        // SAFETY: offsets inside the block's words, e inside the tile.
+        unsafe { *gb.add(geo.offset(strided, e) as usize) = s.ld(e as usize) };
         e += nt;
     }
 }
@@ -125,7 +141,8 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
 /// # Safety
 /// `ti < N` and `tw` holds `N` prepared words (and aux words if needed).
 #[inline(always)]
-unsafe fn twiddle<W: Word, R: ModMul<W>>(tw: Twiddles<W>, ti: usize) -> R::Op {
+unsafe fn twiddle<W: Word, R: ModMul<W>>(tw: Twiddles<W>, ti: u32) -> R::Op {
+    let ti = ti as usize;
     // SAFETY: forwarded.
     unsafe {
         let aux = if R::NEEDS_AUX { *tw.aux.add(ti) } else { W::zero() };
@@ -149,151 +166,314 @@ fn butterfly<W: Word, R: ModMul<W>>(u: W, v: W, xi: R::Op, inverse: bool, red: &
 /// — the butterfly distance (in rows of the strided layout, or words),
 /// `log2` of the words per row, and the index of the tile's first group.
 #[inline(always)]
-fn stage_shape(geo: &TileGeometry, blk: usize, log_m: u32) -> (u32, u32, usize) {
+fn stage_shape(geo: &TileGeometry, blk: usize, log_m: u32) -> (u32, u32, u32) {
     if log_m < geo.l1 {
         (geo.l1 - 1 - log_m, geo.log_cols(), 0)
     } else {
         let per = geo.log_n - geo.log_tile;
-        let chunk = blk & ((1 << per) - 1);
-        // The contiguous pass's chunk holds 2^(log_m − l1) groups of this stage.
-        (geo.log_n - 1 - log_m, 0, chunk << (log_m - geo.l1))
+        let chunk = (blk & ((1 << per) - 1)) as u32;
+        // The tile starts at word `chunk · tile` of its polynomial; stage
+        // `log_m`'s groups are `2^(log_n − log_m)` words wide.
+        (geo.log_n - 1 - log_m, 0, (chunk << geo.log_tile) >> (geo.log_n - log_m))
     }
 }
 
-/// One stage (`log_m`, global numbering) on the tile: thread `t` of `nt`
-/// does butterflies `t, t+nt, …` of the `tile/2`; `inverse` selects the
-/// ½-scaled GS butterfly.
+/// Where a step's words come from and go to: the shared tile, or straight
+/// from / to global memory (skipping a shared-memory round trip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepIo {
+    /// Read the unit's words from global memory (first step of a pass).
+    pub from_global: bool,
+    /// Write the unit's words to global memory (last step of a pass).
+    pub to_global: bool,
+}
+
+impl StepIo {
+    /// Shared memory in, shared memory out.
+    pub const SHARED: StepIo = StepIo { from_global: false, to_global: false };
+}
+
+/// A radix-`R` step: `log2 R` consecutive stages from `log_m` (same pass) at
+/// once. Each unit's `R` words stay in registers for all of them, so the
+/// tile makes one shared-memory round trip (and the block one barrier) per
+/// `log2 R` stages. Forward runs `log_m` upward; inverse the reverse. Thread
+/// `t` of `nt` does units `t, t+nt, …` of the `tile/R`.
+///
+/// A unit of group `i` (of stage `log_m`, distance `K`) holds the rows
+/// `j0 + x·h`, `x < R`, `h = 2K/R`; in the level for stage `log_m + d` its
+/// registers form `2^d` sub-groups whose twiddles are consecutive.
 ///
 /// # Safety
-/// The tile must be loaded for the pass that owns stage `log_m`; `tw` must
-/// hold `N` prepared twiddles.
+/// The tile must be loaded for the pass that owns the stages (or `io`
+/// reads them from `g`, the whole batch); `tw` must hold `N` prepared
+/// twiddles; `log_m + log2 R` must not pass the end of the pass.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn stage<W: Word, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
+    g: *mut W,
     s: &S,
     tw: Twiddles<W>,
     geo: &TileGeometry,
     blk: usize,
-    log_m: u32,
+    (log_m, io): (u32, StepIo),
     inverse: bool,
     t: usize,
     nt: usize,
     red: &R,
 ) {
+    let k = RADIX.trailing_zeros();
     let (log_k, row_shift, base) = stage_shape(geo, blk, log_m);
-    let half = 1usize << (geo.log_tile - 1);
-    let mut p = t;
-    while p < half {
-        let (b, cc) = (p >> row_shift, p & ((1 << row_shift) - 1));
-        let i = b >> log_k;
-        let j = (i << (log_k + 1)) | (b & ((1 << log_k) - 1));
-        let (pu, pv) = ((j << row_shift) + cc, ((j + (1 << log_k)) << row_shift) + cc);
-        // SAFETY: positions inside the tile, twiddle index < N (caller).
-        unsafe {
-            let xi = twiddle::<W, R>(tw, (1usize << log_m) + base + i);
-            let (x, y) = butterfly(s.ld(pu), s.ld(pv), xi, inverse, red);
-            s.st(pu, x);
-            s.st(pv, y);
-        }
-        p += nt;
-    }
-}
-
-/// Two consecutive stages `log_m` and `log_m + 1` (same pass) at once, radix-4
-/// style: each unit's four words stay in registers between the two stages,
-/// halving the shared-memory traffic and the barriers. Forward runs
-/// `log_m` then `log_m + 1`; inverse the reverse. Thread `t` of `nt` does
-/// units `t, t+nt, …` of the `tile/4`.
-///
-/// # Safety
-/// As for [`stage`]; both stages must belong to the loaded pass.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub unsafe fn stage_pair<W: Word, R: ModMul<W>, S: Shared<W>>(
-    s: &S,
-    tw: Twiddles<W>,
-    geo: &TileGeometry,
-    blk: usize,
-    log_m: u32,
-    inverse: bool,
-    t: usize,
-    nt: usize,
-    red: &R,
-) {
-    // Shape of the first (wider) stage; its distance k = 2^log_k >= 2.
-    let (log_k, row_shift, base) = stage_shape(geo, blk, log_m);
-    let (_, _, base2) = stage_shape(geo, blk, log_m + 1);
-    let quarter = 1usize << (geo.log_tile - 2);
-    let mut p = t;
-    while p < quarter {
+    // Unit spacing in rows: h = 2K / R.
+    let log_h = log_k + 1 - k;
+    let units = 1u32 << (geo.log_tile - k);
+    let strided = log_m < geo.l1;
+    // Global rows are N / 2^l1 words apart in the strided pass; in the
+    // contiguous pass a row is a word.
+    let log_row_stride = if strided { geo.log_n - geo.l1 } else { 0 };
+    // SAFETY: the block's words lie inside the batch (caller).
+    let gb = unsafe { g.add(geo.block_base(blk, strided)) };
+    let (mut p, nt) = (t as u32, nt as u32);
+    while p < units {
         let (u, cc) = (p >> row_shift, p & ((1 << row_shift) - 1));
-        // Unit u of group i covers rows j0, j0 + k/2, j0 + k, j0 + 3k/2.
-        let i = u >> (log_k - 1);
-        let j0 = (i << (log_k + 1)) | (u & ((1 << (log_k - 1)) - 1));
-        let h = 1usize << (log_k - 1);
-        let pos = |r: usize| (r << row_shift) + cc;
-        let (p0, p1, p2, p3) = (pos(j0), pos(j0 + h), pos(j0 + 2 * h), pos(j0 + 3 * h));
-        // SAFETY: positions inside the tile, twiddle indices < N (caller).
+        let i = u >> log_h;
+        let j0 = (i << (log_k + 1)) | (u & ((1 << log_h) - 1));
+        let row = |x: usize| j0 + ((x as u32) << log_h);
+        let pos = |x: usize| ((row(x) << row_shift) + cc) as usize;
+        let goff = |x: usize| ((row(x) << log_row_stride) + cc) as usize;
+        let mut a = [W::zero(); RADIX];
+        // SAFETY: positions inside the tile, global offsets inside the
+        // block's words, twiddle indices < N (caller).
         unsafe {
-            let w_outer = twiddle::<W, R>(tw, (1usize << log_m) + base + i);
-            let w_lo = twiddle::<W, R>(tw, (2usize << log_m) + base2 + 2 * i);
-            let w_hi = twiddle::<W, R>(tw, (2usize << log_m) + base2 + 2 * i + 1);
-            let (mut a0, mut a1, mut a2, mut a3) = (s.ld(p0), s.ld(p1), s.ld(p2), s.ld(p3));
-            if inverse {
-                (a0, a1) = butterfly(a0, a1, w_lo, true, red);
-                (a2, a3) = butterfly(a2, a3, w_hi, true, red);
-                (a0, a2) = butterfly(a0, a2, w_outer, true, red);
-                (a1, a3) = butterfly(a1, a3, w_outer, true, red);
+            if io.from_global {
+                for x in 0..RADIX {
+                    a[x] = *gb.add(goff(x));
+                }
             } else {
-                (a0, a2) = butterfly(a0, a2, w_outer, false, red);
-                (a1, a3) = butterfly(a1, a3, w_outer, false, red);
-                (a0, a1) = butterfly(a0, a1, w_lo, false, red);
-                (a2, a3) = butterfly(a2, a3, w_hi, false, red);
+                for x in 0..RADIX {
+                    a[x] = s.ld(pos(x));
+                }
             }
-            s.st(p0, a0);
-            s.st(p1, a1);
-            s.st(p2, a2);
-            s.st(p3, a3);
+            // Levels as const generics, so every register index is a
+            // constant after inlining (a run-time level would put `a` in
+            // local memory).
+            let first = |d: u32| {
+                let base_d = if d == 0 { base } else { stage_shape(geo, blk, log_m + d).2 };
+                (1u32 << (log_m + d)) + base_d + (i << d)
+            };
+            if inverse {
+                level::<W, R, RADIX, 3>(&mut a, tw, &first, true, red);
+                level::<W, R, RADIX, 2>(&mut a, tw, &first, true, red);
+                level::<W, R, RADIX, 1>(&mut a, tw, &first, true, red);
+                level::<W, R, RADIX, 0>(&mut a, tw, &first, true, red);
+            } else {
+                level::<W, R, RADIX, 0>(&mut a, tw, &first, false, red);
+                level::<W, R, RADIX, 1>(&mut a, tw, &first, false, red);
+                level::<W, R, RADIX, 2>(&mut a, tw, &first, false, red);
+                level::<W, R, RADIX, 3>(&mut a, tw, &first, false, red);
+            }
+            if io.to_global {
+                for x in 0..RADIX {
+                    *gb.add(goff(x)) = a[x];
+                }
+            } else {
+                for x in 0..RADIX {
+                    s.st(pos(x), a[x]);
+                }
+            }
         }
         p += nt;
     }
 }
 
-/// The steps that run stages `lo .. hi` of a pass: `(log_m, pair)` where
-/// `pair` means [`stage_pair`] on `log_m, log_m + 1`, else [`stage`] on
-/// `log_m`. With `pairs`, two stages at a time where possible (radix-4),
-/// else one (radix-2); forward goes up from `lo`, inverse down from
-/// `hi − 1`. A block barrier follows every step.
-#[inline(always)]
-pub fn steps(lo: u32, hi: u32, inverse: bool, pairs: bool) -> impl Iterator<Item = (u32, bool)> {
-    let n = hi - lo;
-    let singles = if pairs { 0 } else { n };
-    (0..singles).map(move |i| (if inverse { hi - 1 - i } else { lo + i }, false)).chain(
-        (0..(n - singles).div_ceil(2)).map(move |i| {
-            let pair = 2 * i + 1 < n;
-            let done = 2 * i;
-            let log_m = match (inverse, pair) {
-                (false, _) => lo + done,
-                (true, true) => hi - done - 2,
-                (true, false) => lo,
-            };
-            (log_m, pair)
-        }),
-    )
-}
-
-/// Runs one step of [`steps`] for thread `t` of `nt`.
+/// Level `D` of a radix-`RADIX` unit (stage `log_m + D`): `2^D` sub-groups
+/// of `RADIX / 2^D` registers, sub-group `b` using twiddle `first(D) + b`.
+/// A no-op when `2^D >= RADIX`.
 ///
 /// # Safety
-/// As for [`stage`] (and [`stage_pair`] when `pair`).
+/// `first + 2^D <= N` when the level runs.
+#[inline(always)]
+unsafe fn level<W: Word, R: ModMul<W>, const RADIX: usize, const D: u32>(
+    a: &mut [W; RADIX],
+    tw: Twiddles<W>,
+    first: &impl Fn(u32) -> u32,
+    inverse: bool,
+    red: &R,
+) {
+    if (1usize << D) >= RADIX {
+        return;
+    }
+    let first = first(D);
+    let (span, width) = (RADIX >> (D + 1), RADIX >> D);
+    for b in 0..1usize << D {
+        // SAFETY: twiddle index < N (caller).
+        let xi = unsafe { twiddle::<W, R>(tw, first + b as u32) };
+        for x in 0..span {
+            let x = b * width + x;
+            (a[x], a[x + span]) = butterfly(a[x], a[x + span], xi, inverse, red);
+        }
+    }
+}
+
+/// The steps that run stages `lo .. hi` of a pass with radix at most
+/// `2^log_radix`: `(log_m, log2 r)` — `r` consecutive stages from `log_m`
+/// at once. The stages are split into `⌈(hi − lo) / log_radix⌉` steps as
+/// evenly as possible (wider steps first); forward goes up from `lo`,
+/// inverse down from `hi − 1`. A block barrier follows every step.
+#[inline(always)]
+pub fn steps(
+    lo: u32,
+    hi: u32,
+    inverse: bool,
+    log_radix: u32,
+) -> impl ExactSizeIterator<Item = (u32, u32)> + Clone {
+    let n = hi - lo;
+    let lr = log_radix.max(1);
+    let count = n.div_ceil(lr);
+    // `count` steps: the first `extra` take `small + 1` stages.
+    let (small, extra) = if count == 0 { (0, 0) } else { (n / count, n % count) };
+    let size = move |s: u32| small + u32::from(s < extra);
+    // Stages before step `s` (in the direction of travel).
+    let before = move |s: u32| s * small + s.min(extra);
+    (0..count).map(move |s| {
+        let k = size(s);
+        if inverse { (hi - before(s) - k, k) } else { (lo + before(s), k) }
+    })
+}
+
+/// Runs one step of [`steps`] for thread `t` of `nt`: a radix-`2^k` group
+/// of [`group`].
+///
+/// # Safety
+/// As for [`group`]; `1 <= k <= MAX_LOG_RADIX <= 4` (the steps come from
+/// [`steps`] with `log_radix <= MAX_LOG_RADIX`).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
+    g: *mut W,
     s: &S,
     tw: Twiddles<W>,
     geo: &TileGeometry,
     blk: usize,
-    (log_m, pair): (u32, bool),
+    (log_m, k, io): (u32, u32, StepIo),
+    inverse: bool,
+    t: usize,
+    nt: usize,
+    red: &R,
+) {
+    let st = (log_m, io);
+    // Only units up to `MAX_LOG_RADIX` are compiled in: a kernel's
+    // registers are those of its widest unit.
+    let k = k.min(MAX_LOG_RADIX);
+    // SAFETY: forwarded.
+    unsafe {
+        match k {
+            4 => group::<W, R, S, 16>(g, s, tw, geo, blk, st, inverse, t, nt, red),
+            3 => group::<W, R, S, 8>(g, s, tw, geo, blk, st, inverse, t, nt, red),
+            2 => group::<W, R, S, 4>(g, s, tw, geo, blk, st, inverse, t, nt, red),
+            _ => group::<W, R, S, 2>(g, s, tw, geo, blk, st, inverse, t, nt, red),
+        }
+    }
+}
+
+/// Which steps of a pass may skip shared memory: the first may read from
+/// global memory and the last write to it when every warp access stays
+/// coalesced — when a thread run of consecutive words covers at least
+/// `min_run` words (one 32-byte sector). Returns `(first, last)`.
+#[inline(always)]
+pub fn direct_io(
+    geo: &TileGeometry,
+    strided: bool,
+    first: (u32, u32),
+    last: (u32, u32),
+    min_run: usize,
+) -> (bool, bool) {
+    // Contiguous run of words that consecutive threads touch in one access.
+    let run = |(log_m, k): (u32, u32)| -> usize {
+        if strided {
+            1 << geo.log_cols()
+        } else {
+            // Unit spacing h = 2K/R of the group's first (widest) stage.
+            1 << (geo.log_n - log_m - k)
+        }
+    };
+    (run(first) >= min_run, run(last) >= min_run)
+}
+
+/// The threads a block of a tiled pass runs with: one per radix-`2^log_radix`
+/// unit of a `2^log_tile` tile, between one warp and 512.
+#[inline(always)]
+pub fn block_threads(log_tile: u32, log_radix: u32) -> u32 {
+    (1u32 << (log_tile - log_radix.min(log_tile))).clamp(32, 512)
+}
+
+/// One phase of a block's pass; the GPU puts a block barrier after each
+/// phase that [`Phase::barrier_after`] asks for, the host runs each phase for
+/// every emulated thread before the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Copy the tile from global to shared memory ([`load`]).
+    Load,
+    /// A radix-`2^k` step `(log_m, k, io)` ([`step`]).
+    Step(u32, u32, StepIo),
+    /// Copy the tile back to global memory ([`store`]).
+    Store,
+}
+
+impl Phase {
+    /// Whether the block must synchronise before the next phase.
+    #[inline(always)]
+    pub fn barrier_after(&self) -> bool {
+        match self {
+            Phase::Load => true,
+            Phase::Step(_, _, io) => !io.to_global,
+            Phase::Store => false,
+        }
+    }
+}
+
+/// The phases of one pass (`strided`: stages `0..l1`, else `l1..log_n`)
+/// with steps of radix at most `2^log_radix`; with `direct`, the first step
+/// reads from and the last writes to global memory wherever every warp
+/// access still covers a whole 32-byte sector (`word_bytes` per word).
+#[inline(always)]
+pub fn phases(
+    geo: &TileGeometry,
+    strided: bool,
+    inverse: bool,
+    log_radix: u32,
+    direct: bool,
+    word_bytes: usize,
+) -> impl Iterator<Item = Phase> {
+    let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
+    let st = steps(lo, hi, inverse, log_radix);
+    let count = st.len();
+    let (df, dl) = match (st.clone().next(), st.clone().last()) {
+        (Some(first), Some(last)) if direct => direct_io(geo, strided, first, last, 32 / word_bytes),
+        _ => (false, false),
+    };
+    let load = (!df).then_some(Phase::Load);
+    let store = (!dl).then_some(Phase::Store);
+    let body = st.enumerate().map(move |(i, (log_m, k))| {
+        Phase::Step(log_m, k, StepIo { from_global: df && i == 0, to_global: dl && i + 1 == count })
+    });
+    load.into_iter().chain(body).chain(store)
+}
+
+/// Runs `phase` of block `blk` for thread `t` of `nt`.
+///
+/// # Safety
+/// `g` holds the whole batch, `s` a tile, `tw` `N` prepared twiddles, the
+/// geometry is valid and the phases come from [`phases`] in order.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn run_phase<W: Word, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
+    g: *mut W,
+    s: &S,
+    tw: Twiddles<W>,
+    geo: &TileGeometry,
+    blk: usize,
+    phase: Phase,
+    strided: bool,
     inverse: bool,
     t: usize,
     nt: usize,
@@ -301,10 +481,12 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
 ) {
     // SAFETY: forwarded.
     unsafe {
-        if pair {
-            stage_pair(s, tw, geo, blk, log_m, inverse, t, nt, red)
-        } else {
-            stage(s, tw, geo, blk, log_m, inverse, t, nt, red)
+        match phase {
+            Phase::Load => load(g, s, geo, strided, blk, t, nt),
+            Phase::Step(log_m, k, io) => {
+                step::<W, R, S, MAX_LOG_RADIX>(g, s, tw, geo, blk, (log_m, k, io), inverse, t, nt, red)
+            }
+            Phase::Store => store(g, s, geo, strided, blk, t, nt),
         }
     }
 }
