@@ -207,7 +207,7 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
 /// Tiles of every size from 8 KiB to 128 KiB (dynamic shared memory) give
 /// the CPU's result.
 fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
-    for kib in [8usize, 16, 64, 128] {
+    for kib in [2usize, 8, 16, 64, 128] {
         for log_n in [12u32, 15, 17] {
             let n = 1usize << log_n;
             let name = format!("tile {kib} KiB u{} N=2^{log_n} forward/polymul == CPU", W::BITS);

@@ -6,7 +6,7 @@ use polymul::random::SplitMix64;
 use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions};
 
 /// Tile sizes tried, in KiB.
-pub const TILE_KIB: [usize; 5] = [8, 16, 32, 64, 128];
+pub const TILE_KIB: [usize; 7] = [2, 4, 8, 16, 32, 64, 128];
 
 fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) -> polymul::Result<()> {
     let n = 1usize << log_n;

@@ -39,7 +39,7 @@ pub mod reduction;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, Timing};
 pub use params::NttParams;
-pub use plan::{NttKernel, NttPlan, PlanOptions};
+pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched};
 pub use polymul_kernels as kernels;
 pub use reduction::Reduction;
 

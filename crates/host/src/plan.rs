@@ -72,13 +72,15 @@ pub struct PlanOptions {
     /// up to the device's per-block limit). `None` (the default) chooses per
     /// call, by the rule measured on an H200 (docs/ntt.md): the largest of
     /// 8, 16, 32 and 64 KiB that still gives at least two blocks per SM,
-    /// else 8 KiB — big tiles (fewer passes) for batches, small tiles (more
-    /// blocks in flight) for a single polynomial.
+    /// else the smallest that covers N in two passes — big tiles (fewer
+    /// passes) for batches, small tiles (more blocks in flight) for a single
+    /// polynomial. (2 and 4 KiB tiles, and a 100% shared-memory carveout,
+    /// measured slower on the H200: docs/ntt.md.)
     pub tile_bytes: Option<usize>,
     /// Largest radix of the shared-memory kernels' steps: 2, 4, 8 or 16
     /// stages' worth of words per thread between shared-memory round trips
     /// (radix 2^k runs k stages at once). `None`: the measured default
-    /// ([`NttPlan::radix`]).
+    /// ([`NttPlan::radix_for`], [`auto_radix`]).
     pub radix: Option<usize>,
     /// Keep every step in shared memory: no direct global reads in a pass's
     /// first step and writes in its last (the "shared memory only" rows of
@@ -101,12 +103,14 @@ pub struct PlanOptions {
 pub struct NttPlan<'g, W: Coeff> {
     gpu: &'g Gpu,
     pipeline: Option<Pipeline>,
-    log_radix: u32,
+    /// `log2` of the radix asked for, `None` = by the measured rule.
+    log_radix: Option<u32>,
     params: NttParams<W>,
     twiddles: DevicePrepared<W>,
     inv_twiddles: DevicePrepared<W>,
     kernels: Radix2Kernels<'g>,
-    tiled: TiledKernels<'g>,
+    /// The shared-memory kernels for each largest radix 2, 4, 8, 16.
+    tiled: Vec<TiledKernels<'g>>,
     /// Usable tile geometries of the tiled kernel, smallest tile first.
     geometries: Vec<TileGeometry>,
     /// Usable 2D geometries, smallest tile first.
@@ -145,8 +149,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         // The tile sizes this plan may use: the one asked for, or the
         // automatic candidates (see `PlanOptions::tile_bytes`).
         let log_radix = match options.radix {
-            None => default_log_radix::<W>(),
-            Some(r @ (2 | 4 | 8 | 16)) => r.trailing_zeros(),
+            None => None,
+            Some(r @ (2 | 4 | 8 | 16)) => Some(r.trailing_zeros()),
             Some(radix) => return Err(Error::BadRadix { radix }),
         };
         let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
@@ -193,7 +197,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             }));
         };
         let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
-        let tiled = TiledKernels::new::<W>(gpu, r, log_radix, largest)?;
+        let tiled = (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
             _ => None,
@@ -263,16 +267,24 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn kernel_for(&self, batch: usize) -> NttKernel {
         match self.options.kernel {
             NttKernel::Auto => {
-                let k = auto_kernel(W::BITS, self.params.log_n(), batch);
+                let k = auto_kernel(W::BITS, self.params.log_n(), is_batched(self.params.n(), batch));
                 if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
             }
             k => k,
         }
     }
 
-    /// `log2` of the largest radix of the shared-memory steps.
-    pub fn radix(&self) -> usize {
-        1 << self.log_radix
+    /// The largest radix of the shared-memory steps for a batch: the one
+    /// asked for, or the measured rule's ([`auto_radix`]).
+    pub fn radix_for(&self, batch: usize) -> usize {
+        1 << self.log_radix_for(batch)
+    }
+
+    fn log_radix_for(&self, batch: usize) -> u32 {
+        let n = self.params.n();
+        self.log_radix.unwrap_or_else(|| {
+            auto_radix(self.kernel_for(batch), W::BITS, self.params.log_n(), is_batched(n, batch))
+        })
     }
 
     /// The tile geometry a kernel uses for a batch: the largest candidate
@@ -315,20 +327,18 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             Direction::Inverse => &self.inv_twiddles,
         };
         let kernel = self.kernel_for(batch);
-        let cfg = |k| TiledLaunch {
-            geo: self.tile_for(k, batch),
-            log_radix: self.log_radix,
-            direct: !self.options.shared_only,
-        };
+        let log_radix = self.log_radix_for(batch);
+        let tiled = &self.tiled[(log_radix - 1) as usize];
+        let cfg = |k| TiledLaunch { geo: self.tile_for(k, batch), log_radix, direct: !self.options.shared_only };
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => {
                 launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
             }
             (NttKernel::TwoDPipelined, Some(pipe)) => {
                 let c = cfg(kernel);
-                launch::tiled_ntt_pipelined(self.gpu, &self.tiled, dir, data, twiddles, batch, &c, pipe)
+                launch::tiled_ntt_pipelined(self.gpu, tiled, dir, data, twiddles, batch, &c, pipe)
             }
-            (k, _) => launch::tiled_ntt(self.gpu, &self.tiled, dir, data, twiddles, batch, &cfg(k)),
+            (k, _) => launch::tiled_ntt(self.gpu, tiled, dir, data, twiddles, batch, &cfg(k)),
         }
     }
 
@@ -380,15 +390,47 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     }
 }
 
-/// The measured default radix of the shared-memory steps for a word size.
-fn default_log_radix<W: Coeff>() -> u32 {
-    if W::BITS == 64 { 3 } else { 4 }
+/// Whether a call on `batch` polynomials of `n` words counts as batched for
+/// the automatic rules: at least 2^20 words, enough to give every SM of a
+/// large GPU several blocks. (The rules were measured at one polynomial and
+/// at 2^25 words; `polymul tune` (issue 7) will measure the sizes between.)
+pub fn is_batched(n: usize, batch: usize) -> bool {
+    n.saturating_mul(batch) >= 1 << 20
 }
 
-/// The kernel [`NttKernel::Auto`] picks for `N = 2^log_n` on `word_bits`
-/// words and a batch of `batch` polynomials — the fastest in the H200 sweep
-/// (docs/results, `polymul-bench bench`).
-pub fn auto_kernel(word_bits: u32, log_n: u32, batch: usize) -> NttKernel {
-    let _ = (word_bits, log_n, batch);
-    NttKernel::Tiled
+/// The kernel [`NttKernel::Auto`] runs for `N = 2^log_n` on `word_bits`
+/// words, single or batched: the fastest in the H200 sweep
+/// (docs/results/2026-11-22-nvidia-h200-ntt-family). Batched transforms of
+/// large N take the 2D split (its balanced passes beat the tiled kernel's
+/// long contiguous pass); small N fit one tile; a single polynomial is
+/// latency-bound and takes the tiled kernel (or the 2D one for 32-bit words).
+pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool) -> NttKernel {
+    match (word_bits, batched) {
+        (64, true) if log_n >= 14 => NttKernel::TwoD,
+        (64, _) => NttKernel::Tiled,
+        (_, true) if log_n >= 15 => NttKernel::TwoD,
+        (_, true) => NttKernel::Tiled,
+        (_, false) if log_n >= 11 => NttKernel::TwoD,
+        (_, false) => NttKernel::Tiled,
+    }
+}
+
+/// `log2` of the largest radix the shared-memory kernels use when
+/// [`PlanOptions::radix`] is `None`, from the same sweep: radix 16 where
+/// the batch keeps every SM busy and the tile is small enough, radix 8 or 4
+/// where fewer registers per thread (more threads in flight) matter more.
+pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool) -> u32 {
+    let two_d = matches!(kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
+    match (word_bits, batched, two_d) {
+        (64, true, true) => 4,
+        (64, true, false) if log_n <= 12 => 4,
+        (64, true, false) => 2,
+        (64, false, true) => 3,
+        (64, false, false) => 2,
+        (_, true, true) => 3,
+        (_, true, false) if log_n <= 12 => 4,
+        (_, true, false) => 3,
+        (_, false, _) if log_n <= 10 => 2,
+        (_, false, _) => 3,
+    }
 }
