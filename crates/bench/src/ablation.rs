@@ -43,7 +43,12 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             label: "+ 2D split (balanced column/row passes), radix 16",
-            opts: PlanOptions { kernel: NttKernel::TwoD, radix: Some(16), reduction: Reduction::Barrett4, ..base },
+            opts: PlanOptions {
+                kernel: NttKernel::TwoD,
+                radix: Some(16),
+                reduction: Reduction::Barrett4,
+                ..base
+            },
         },
         Step { label: "+ Shoup twiddles, best radix (the default plan)", opts: PlanOptions::default() },
     ]
@@ -86,7 +91,11 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
             format!("{mul:.4}"),
             format!("{:.2}", first[2] / mul),
         ]);
-        eprintln!("  table III u{} N=2^{log_n} {}: fwd {fwd:.4} inv {inv:.4} mul {mul:.4} µs", W::BITS, step.label);
+        eprintln!(
+            "  table III u{} N=2^{log_n} {}: fwd {fwd:.4} inv {inv:.4} mul {mul:.4} µs",
+            W::BITS,
+            step.label
+        );
     }
     Ok(())
 }

@@ -16,7 +16,10 @@ use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
 /// kernel at each largest radix (radix 2 and 4 also kept entirely in shared
 /// memory), the 2D kernels and the automatic choice. `(name, options)`.
 pub fn configs() -> Vec<(String, PlanOptions)> {
-    let mut v = vec![("radix-2 global".to_string(), PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() })];
+    let mut v = vec![(
+        "radix-2 global".to_string(),
+        PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() },
+    )];
     let tiled = |radix: usize, shared_only: bool| PlanOptions {
         kernel: NttKernel::Tiled,
         radix: Some(radix),
@@ -32,7 +35,10 @@ pub fn configs() -> Vec<(String, PlanOptions)> {
         let o = PlanOptions { kernel: NttKernel::TwoD, radix: Some(r), ..PlanOptions::default() };
         v.push((format!("2d r{r}"), o));
     }
-    v.push(("2d pipelined".into(), PlanOptions { kernel: NttKernel::TwoDPipelined, ..PlanOptions::default() }));
+    v.push((
+        "2d pipelined".into(),
+        PlanOptions { kernel: NttKernel::TwoDPipelined, ..PlanOptions::default() },
+    ));
     v.push(("auto".into(), PlanOptions::default()));
     v
 }

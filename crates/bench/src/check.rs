@@ -23,7 +23,12 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
                 continue;
             }
             let tag = format!("tiled-r{radix}{}", if shared_only { "-smem" } else { "" });
-            let o = PlanOptions { kernel: NttKernel::Tiled, radix: Some(radix), shared_only, ..PlanOptions::default() };
+            let o = PlanOptions {
+                kernel: NttKernel::Tiled,
+                radix: Some(radix),
+                shared_only,
+                ..PlanOptions::default()
+            };
             v.push((tag, o));
         }
     }

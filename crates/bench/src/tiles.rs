@@ -1,5 +1,5 @@
 //! How large a shared-memory tile each N and word size wants on this GPU:
-//! the tiled kernel (radix 4, Shoup) with tiles from 8 KiB to 128 KiB.
+//! the tiled kernel (Shoup, the automatic radix) with tiles from 2 KiB to 128 KiB.
 
 use crate::report::Table;
 use polymul::random::SplitMix64;
@@ -55,7 +55,7 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
 /// The sweep for `u64`/62-bit and `u32`/30-bit over several N.
 pub fn table(gpu: &Gpu, quick: bool) -> polymul::Result<Table> {
     let mut t = Table::new(
-        "Shared-memory tile size (tiled radix-4 kernel, Shoup)",
+        "Shared-memory tile size (tiled kernel, Shoup, the automatic radix)",
         &["word", "N", "tile KiB", "passes", "µs single", "µs per NTT (batched)", "batched vs best"],
     );
     t.note =

@@ -30,7 +30,11 @@ fn main() -> Result<(), polymul::Error> {
         let plan = NttPlan::with_options(&gpu, params.clone(), options)?;
         let mut data = plan.upload(&SplitMix64::new(1).coeffs(n * batch, params.q()))?;
         let t = gpu.time(3, 10, || plan.forward(&mut data))?;
-        println!("{options:?} ({} ran): {:.3} µs per NTT", plan.kernel_for(batch).name(), t.median_us / batch as f64);
+        println!(
+            "{options:?} ({} ran): {:.3} µs per NTT",
+            plan.kernel_for(batch).name(),
+            t.median_us / batch as f64
+        );
     }
     Ok(())
 }

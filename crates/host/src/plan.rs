@@ -197,7 +197,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             }));
         };
         let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
-        let tiled = (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
+        let tiled =
+            (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
             _ => None,
@@ -329,7 +330,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let kernel = self.kernel_for(batch);
         let log_radix = self.log_radix_for(batch);
         let tiled = &self.tiled[(log_radix - 1) as usize];
-        let cfg = |k| TiledLaunch { geo: self.tile_for(k, batch), log_radix, direct: !self.options.shared_only };
+        let cfg =
+            |k| TiledLaunch { geo: self.tile_for(k, batch), log_radix, direct: !self.options.shared_only };
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => {
                 launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())

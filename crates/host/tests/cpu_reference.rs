@@ -258,7 +258,10 @@ fn tiled_transform_equals_radix2() {
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
     let mut v = vec![0u64; 16];
     let cfg = cpu::TiledConfig { log_max_tile: 4, threads: 1, log_radix: 5, direct: false, two_d: false };
-    assert!(matches!(cpu::forward_tiled(&p, Reduction::Shoup, &mut v, cfg), Err(polymul::Error::BadRadix { .. })));
+    assert!(matches!(
+        cpu::forward_tiled(&p, Reduction::Shoup, &mut v, cfg),
+        Err(polymul::Error::BadRadix { .. })
+    ));
 }
 
 #[test]

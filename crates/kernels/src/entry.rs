@@ -61,7 +61,9 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
     let (blk, t, nt) = block_thread();
     for ph in tiled::phases(&geo, strided, inverse, log_radix, direct, core::mem::size_of::<W>()) {
         // SAFETY: geometry and buffers validated by the host.
-        unsafe { tiled::run_phase::<W, R, _, MAX_LOG_RADIX>(a, &s, tw, &geo, blk, ph, strided, inverse, t, nt, red) };
+        unsafe {
+            tiled::run_phase::<W, R, _, MAX_LOG_RADIX>(a, &s, tw, &geo, blk, ph, strided, inverse, t, nt, red)
+        };
         if ph.barrier_after() {
             sync();
         }
@@ -128,7 +130,16 @@ macro_rules! tiled_entry {
                 let lr = if log_radix < $max_log_radix { log_radix } else { $max_log_radix };
                 // SAFETY: validated by the host.
                 unsafe {
-                    tiled_pass::<_, _, $max_log_radix>(a, tw, geo, strided != 0, $inverse, lr, direct != 0, &red)
+                    tiled_pass::<_, _, $max_log_radix>(
+                        a,
+                        tw,
+                        geo,
+                        strided != 0,
+                        $inverse,
+                        lr,
+                        direct != 0,
+                        &red,
+                    )
                 }
             }
         };

@@ -62,9 +62,11 @@ pub mod names {
     pub const NTT_INV_RADIX2_STAGE: &str = "ntt_inv_radix2_stage";
     /// Forward shared-memory passes (contiguous or strided, see
     /// `ntt::tiled`), one kernel per largest radix 2, 4, 8, 16.
-    pub const NTT_FWD_TILED: [&str; 4] = ["ntt_fwd_tiled_r2", "ntt_fwd_tiled_r4", "ntt_fwd_tiled_r8", "ntt_fwd_tiled_r16"];
+    pub const NTT_FWD_TILED: [&str; 4] =
+        ["ntt_fwd_tiled_r2", "ntt_fwd_tiled_r4", "ntt_fwd_tiled_r8", "ntt_fwd_tiled_r16"];
     /// Inverse shared-memory passes, per largest radix.
-    pub const NTT_INV_TILED: [&str; 4] = ["ntt_inv_tiled_r2", "ntt_inv_tiled_r4", "ntt_inv_tiled_r8", "ntt_inv_tiled_r16"];
+    pub const NTT_INV_TILED: [&str; 4] =
+        ["ntt_inv_tiled_r2", "ntt_inv_tiled_r4", "ntt_inv_tiled_r8", "ntt_inv_tiled_r16"];
 
     /// The tiled kernel base name for a direction and `log2` of the largest
     /// radix (`1..=4`; clamped).

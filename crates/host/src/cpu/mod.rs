@@ -15,6 +15,6 @@ mod ntt;
 pub use naive::negacyclic_naive;
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{
-    TiledConfig, forward, forward_tiled, forward_with, inverse, inverse_tiled, inverse_with, pointwise_mul,
-    geometry_2d, polymul, polymul_with, tile_geometry,
+    TiledConfig, forward, forward_tiled, forward_with, geometry_2d, inverse, inverse_tiled, inverse_with,
+    pointwise_mul, polymul, polymul_with, tile_geometry,
 };

@@ -179,7 +179,8 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
         let (red, tw) = unpack::<W, R>(self.tw);
         let (geo, cfg, strided, inverse) = (self.geo, self.cfg, self.strided, self.inverse);
         let w = std::mem::size_of::<W>();
-        let phases: Vec<Phase> = tiled::phases(&geo, strided, inverse, cfg.log_radix, cfg.direct, w).collect();
+        let phases: Vec<Phase> =
+            tiled::phases(&geo, strided, inverse, cfg.log_radix, cfg.direct, w).collect();
         let mut tile = vec![W::zero(); 1 << geo.log_tile];
         let s = HostShared(tile.as_mut_ptr());
         let g = self.data.as_mut_ptr();
@@ -190,7 +191,9 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
                     // SAFETY: the geometry was validated by `tile_geometry`;
                     // `data` holds `blocks` tiles; `tile` holds one.
                     unsafe {
-                        tiled::run_phase::<W, R, _, 4>(g, &s, tw, &geo, blk, ph, strided, inverse, t, nt, &red)
+                        tiled::run_phase::<W, R, _, 4>(
+                            g, &s, tw, &geo, blk, ph, strided, inverse, t, nt, &red,
+                        )
                     };
                 }
             }
@@ -244,7 +247,11 @@ pub struct TiledConfig {
 impl TiledConfig {
     /// The geometry this configuration gives for `N = 2^log_n`.
     pub fn geometry(&self, log_n: u32) -> Result<TileGeometry> {
-        if self.two_d { geometry_2d(log_n, self.log_max_tile) } else { tile_geometry(log_n, self.log_max_tile) }
+        if self.two_d {
+            geometry_2d(log_n, self.log_max_tile)
+        } else {
+            tile_geometry(log_n, self.log_max_tile)
+        }
     }
 }
 

@@ -15,8 +15,8 @@ use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::names;
-use polymul_kernels::smem::padded_words;
 use polymul_kernels::ntt::tiled::{self, TileGeometry};
+use polymul_kernels::smem::padded_words;
 
 fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {
     gpu.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })
@@ -111,7 +111,9 @@ impl RawEvent {
     fn new() -> Result<Self> {
         let mut e = std::ptr::null_mut();
         // SAFETY: out-parameter call; the context is current (caller).
-        let rc = unsafe { cust::sys::cuEventCreate(&mut e, cust::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
+        let rc = unsafe {
+            cust::sys::cuEventCreate(&mut e, cust::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
+        };
         check(rc, "creating an event")?;
         Ok(Self(e))
     }
@@ -149,8 +151,13 @@ pub(crate) struct Pipeline {
 impl Pipeline {
     pub(crate) fn new(gpu: &Gpu) -> Result<Self> {
         gpu.bind()?;
-        let stream = || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0));
-        Ok(Self { streams: [stream()?, stream()?], fork: RawEvent::new()?, joins: [RawEvent::new()?, RawEvent::new()?] })
+        let stream =
+            || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0));
+        Ok(Self {
+            streams: [stream()?, stream()?],
+            fork: RawEvent::new()?,
+            joins: [RawEvent::new()?, RawEvent::new()?],
+        })
     }
 }
 

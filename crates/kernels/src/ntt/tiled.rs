@@ -245,12 +245,12 @@ pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
         // block's words, twiddle indices < N (caller).
         unsafe {
             if io.from_global {
-                for x in 0..RADIX {
-                    a[x] = *gb.add(goff(x));
+                for (x, v) in a.iter_mut().enumerate() {
+                    *v = *gb.add(goff(x));
                 }
             } else {
-                for x in 0..RADIX {
-                    a[x] = s.ld(pos(x));
+                for (x, v) in a.iter_mut().enumerate() {
+                    *v = s.ld(pos(x));
                 }
             }
             // Levels as const generics, so every register index is a
@@ -272,12 +272,12 @@ pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
                 level::<W, R, RADIX, 3>(&mut a, tw, &first, false, red);
             }
             if io.to_global {
-                for x in 0..RADIX {
-                    *gb.add(goff(x)) = a[x];
+                for (x, v) in a.iter().enumerate() {
+                    *gb.add(goff(x)) = *v;
                 }
             } else {
-                for x in 0..RADIX {
-                    s.st(pos(x), a[x]);
+                for (x, v) in a.iter().enumerate() {
+                    s.st(pos(x), *v);
                 }
             }
         }
@@ -330,7 +330,7 @@ pub fn steps(
     let lr = log_radix.max(1);
     let count = n.div_ceil(lr);
     // `count` steps: the first `extra` take `small + 1` stages.
-    let (small, extra) = if count == 0 { (0, 0) } else { (n / count, n % count) };
+    let (small, extra) = (n.checked_div(count).unwrap_or(0), n.checked_rem(count).unwrap_or(0));
     let size = move |s: u32| small + u32::from(s < extra);
     // Stages before step `s` (in the direction of travel).
     let before = move |s: u32| s * small + s.min(extra);
