@@ -13,8 +13,9 @@
 #      pointed at (CUDA_LIBRARY_PATH in .cargo/config.toml);
 #   4. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
 #      release that still assembles sm_70) in target/tools/nvcc, for the
-#      offline PTX checks of `cargo xtask test`; and nvdisasm (PyPI
-#      nvidia-cuda-nvdisasm) for `cargo xtask sass`.
+#      offline PTX checks of `cargo xtask test`; ptxas of CUDA 13.0 (PyPI
+#      nvidia-cuda-nvcc) in target/tools/nvcc13, which build.rs uses to embed
+#      SASS; and nvdisasm (PyPI nvidia-cuda-nvdisasm) for `cargo xtask sass`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
@@ -73,6 +74,20 @@ if [ ! -x "$ptxas" ]; then
     --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86
 fi
 "$ptxas" --version | tail -1 | sed 's/^/setup: ptxas: /'
+
+# --- 3b. ptxas of CUDA 13.0 (the compiler of the 13.0 driver's JIT) -----------
+# build.rs assembles the kernels into SASS (cubins, embedded beside the PTX) so
+# that a program does not spend ~10 s JIT-compiling PTX at start-up; with the
+# same compiler version as the driver's JIT the code is the same. CUDA 13
+# cannot assemble sm_70: that arch stays PTX-only. Optional: without it the
+# cubins come from the 12.9 ptxas above.
+ptxas13=target/tools/nvcc13/nvidia/cu13/bin/ptxas
+if [ ! -x "$ptxas13" ]; then
+  say "installing ptxas (PyPI nvidia-cuda-nvcc==13.0.88) into target/tools/nvcc13"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target target/tools/nvcc13 nvidia-cuda-nvcc==13.0.88 \
+    || echo "setup: CUDA 13 ptxas not installed (cubins will come from ptxas 12.9)" >&2
+fi
 
 # --- 4. nvdisasm (for `cargo xtask sass`; optional, no GPU needed) ---------------
 nvdisasm=target/tools/nvdisasm/nvidia/cu13/bin/nvdisasm

@@ -22,6 +22,9 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-env-changed=POLYMUL_PTX_ARCHS");
+    println!("cargo:rerun-if-env-changed=POLYMUL_CUBIN");
+    println!("cargo:rerun-if-env-changed=PTXAS");
+    println!("cargo:rerun-if-env-changed=POLYMUL_CUBIN_PTXAS");
 
     let archs = match std::env::var("POLYMUL_PTX_ARCHS") {
         Ok(s) => Arch::parse_list(&s).map_err(|e| e.to_string())?,
@@ -37,6 +40,17 @@ fn run() -> Result<(), String> {
 
     let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
     index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
+    let ptxas =
+        if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "0") { None } else { locate_ptxas(&manifest) };
+    if ptxas.is_none() {
+        println!(
+            "cargo:warning=ptxas not found (scripts/setup.sh installs it): embedding PTX only, which the \
+             driver JIT-compiles on every fresh machine (about 10 s)"
+        );
+    }
+    let mut cubins =
+        String::from("/// SASS (cubin) of `polymul-kernels` by SM version, built by build.rs.\n");
+    cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
     for arch in archs {
         let art = PtxBuilder::new(&kernels, target_root.join(arch.to_string()), arch)
             .expect_kernels(expected.iter().cloned())
@@ -47,7 +61,55 @@ fn run() -> Result<(), String> {
         std::fs::write(out_dir.join(&file), &art.ptx).map_err(|e| e.to_string())?;
         index
             .push_str(&format!("    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n", arch.0));
+        if let Some(ptxas) = &ptxas {
+            let cubin = format!("polymul_kernels_{arch}.cubin");
+            let out = std::process::Command::new(ptxas)
+                .arg(format!("-arch={arch}"))
+                .arg("-O3")
+                .arg("-o")
+                .arg(out_dir.join(&cubin))
+                .arg(out_dir.join(&file))
+                .output()
+                .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+            if !out.status.success() {
+                // E.g. CUDA 13's ptxas no longer knows sm_70: that arch stays
+                // PTX-only (`cargo xtask check-ptx` checks every arch's PTX).
+                let why = String::from_utf8_lossy(&out.stderr);
+                let first = why.lines().next().unwrap_or("");
+                println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
+                continue;
+            }
+            cubins.push_str(&format!(
+                "    ({}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{cubin}\"))),\n",
+                arch.0
+            ));
+        }
     }
     index.push_str("];\n");
+    cubins.push_str("];\n");
+    index.push_str(&cubins);
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
+}
+
+/// The `ptxas` that makes the embedded cubins: `$POLYMUL_CUBIN_PTXAS`, the
+/// CUDA 13.0 copy scripts/setup.sh installs (the same compiler as the 13.0
+/// driver's JIT), `$PTXAS`, the CUDA 12.9 copy, or one on `PATH`.
+fn locate_ptxas(manifest: &std::path::Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("POLYMUL_CUBIN_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let tools = manifest.join("../../target/tools");
+    let cu13 = tools.join("nvcc13/nvidia/cu13/bin/ptxas");
+    if cu13.is_file() {
+        return Some(cu13);
+    }
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let wheel = tools.join("nvcc/nvidia/cuda_nvcc/bin/ptxas");
+    if wheel.is_file() {
+        return Some(wheel);
+    }
+    let on_path = std::process::Command::new("ptxas").arg("--version").output();
+    on_path.is_ok_and(|o| o.status.success()).then(|| PathBuf::from("ptxas"))
 }

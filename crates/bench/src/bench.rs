@@ -126,7 +126,9 @@ fn gpu_rows<W: Coeff>(
                 fmt(one_pass),
                 timing.reps.to_string(),
                 name.clone(),
-                plan.kernel_for(batch).name().into(),
+                if op == "inverse" { plan.inverse_kernel_for(batch) } else { plan.kernel_for(batch) }
+                    .name()
+                    .into(),
             ]);
             eprintln!("  u{} N=2^{log_n} {name:14} {op:8} batch {batch:6}: {:>10.3} µs/NTT", W::BITS, per);
         }
@@ -228,7 +230,7 @@ pub fn run(opts: &Options) -> i32 {
     };
     let i = gpu.info().clone();
     let device = format!(
-        "{} (compute capability {}.{}, {} SMs, {:.0} GiB, driver {}.{}, PTX sm_{})",
+        "{} (compute capability {}.{}, {} SMs, {:.0} GiB, driver {}.{}, kernels: {})",
         i.name,
         i.compute_capability.0,
         i.compute_capability.1,
@@ -236,7 +238,7 @@ pub fn run(opts: &Options) -> i32 {
         i.total_memory as f64 / (1u64 << 30) as f64,
         i.driver_version / 1000,
         (i.driver_version % 1000) / 10,
-        i.ptx_arch
+        i.kernel_image
     );
     eprintln!("device: {device}");
     let copy_gbs = match gpu.copy_bandwidth_gbs(1 << 30, if opts.quick { 10 } else { 30 }) {

@@ -338,13 +338,13 @@ pub fn run(opts: &Options) -> i32 {
     };
     let i = gpu.info();
     println!(
-        "device: {} (sm_{}{}, {} SMs, driver {}), PTX sm_{}, context + module load {:.2} s",
+        "device: {} (sm_{}{}, {} SMs, driver {}), kernels: {}, context + module load {:.2} s",
         i.name,
         i.compute_capability.0,
         i.compute_capability.1,
         i.multiprocessors,
         i.driver_version,
-        i.ptx_arch,
+        i.kernel_image,
         t0.elapsed().as_secs_f64()
     );
     let seed = std::time::SystemTime::now()

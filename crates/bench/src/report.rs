@@ -65,9 +65,9 @@ impl Table {
 
     /// CSV rendering (header first).
     pub fn csv(&self) -> String {
-        let mut s = self.header.join(",") + "\n";
+        let mut s = csv_row(&self.header) + "\n";
         for r in &self.rows {
-            s += &(r.join(",") + "\n");
+            s += &(csv_row(r) + "\n");
         }
         s
     }
@@ -119,5 +119,21 @@ mod tests {
         t.rows.push(vec!["1".into(), "2".into()]);
         assert_eq!(t.csv(), "a,b\n1,2\n");
         assert!(t.markdown().contains("| 1 | 2 |"));
+    }
+}
+
+/// One CSV line (RFC 4180): fields with a comma, quote or newline are quoted.
+fn csv_row<S: AsRef<str>>(fields: &[S]) -> String {
+    let field = |f: &str| {
+        if f.contains([',', '"', '\n']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.to_string() }
+    };
+    fields.iter().map(|f| field(f.as_ref())).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod csv_tests {
+    #[test]
+    fn csv_quotes_fields_with_commas_and_quotes() {
+        assert_eq!(super::csv_row(&["a", "b,c", "say \"hi\""]), "a,\"b,c\",\"say \"\"hi\"\"\"");
     }
 }

@@ -262,29 +262,42 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.transform(Direction::Inverse, data)
     }
 
-    /// The kernel that runs a batch of `batch` polynomials: the one asked
-    /// for, or for [`NttKernel::Auto`] the rule measured on an H200
-    /// ([`auto_kernel`]).
+    /// The kernel that runs a forward transform of `batch` polynomials: the
+    /// one asked for, or for [`NttKernel::Auto`] the rule measured on an
+    /// H200 ([`auto_kernel`]).
     pub fn kernel_for(&self, batch: usize) -> NttKernel {
+        self.kernel_for_dir(batch, false)
+    }
+
+    /// [`NttPlan::kernel_for`] for the inverse transform (the rule differs:
+    /// the inverse's extra `½` corrections change which kernel wins).
+    pub fn inverse_kernel_for(&self, batch: usize) -> NttKernel {
+        self.kernel_for_dir(batch, true)
+    }
+
+    fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
         match self.options.kernel {
             NttKernel::Auto => {
-                let k = auto_kernel(W::BITS, self.params.log_n(), is_batched(self.params.n(), batch));
+                let batched = is_batched(self.params.n(), batch);
+                let k = auto_kernel(W::BITS, self.params.log_n(), batched, inverse);
                 if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
             }
             k => k,
         }
     }
 
-    /// The largest radix of the shared-memory steps for a batch: the one
-    /// asked for, or the measured rule's ([`auto_radix`]).
+    /// The largest radix of the shared-memory steps of a forward transform
+    /// of `batch` polynomials: the one asked for, or the measured rule's
+    /// ([`auto_radix`]).
     pub fn radix_for(&self, batch: usize) -> usize {
-        1 << self.log_radix_for(batch)
+        1 << self.log_radix_for(batch, false)
     }
 
-    fn log_radix_for(&self, batch: usize) -> u32 {
+    fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
         let n = self.params.n();
         self.log_radix.unwrap_or_else(|| {
-            auto_radix(self.kernel_for(batch), W::BITS, self.params.log_n(), is_batched(n, batch))
+            let k = self.kernel_for_dir(batch, inverse);
+            auto_radix(k, W::BITS, self.params.log_n(), is_batched(n, batch), inverse)
         })
     }
 
@@ -327,8 +340,9 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
             Direction::Forward => &self.twiddles,
             Direction::Inverse => &self.inv_twiddles,
         };
-        let kernel = self.kernel_for(batch);
-        let log_radix = self.log_radix_for(batch);
+        let inverse = dir == Direction::Inverse;
+        let kernel = self.kernel_for_dir(batch, inverse);
+        let log_radix = self.log_radix_for(batch, inverse);
         let tiled = &self.tiled[(log_radix - 1) as usize];
         let cfg =
             |k| TiledLaunch { geo: self.tile_for(k, batch), log_radix, direct: !self.options.shared_only };
@@ -401,19 +415,23 @@ pub fn is_batched(n: usize, batch: usize) -> bool {
 }
 
 /// The kernel [`NttKernel::Auto`] runs for `N = 2^log_n` on `word_bits`
-/// words, single or batched: the fastest in the H200 sweep
-/// (docs/results/2026-11-22-nvidia-h200-ntt-family). Batched transforms of
-/// large N take the 2D split (its balanced passes beat the tiled kernel's
-/// long contiguous pass); small N fit one tile; a single polynomial is
-/// latency-bound and takes the tiled kernel (or the 2D one for 32-bit words).
-pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool) -> NttKernel {
-    match (word_bits, batched) {
-        (64, true) if log_n >= 14 => NttKernel::TwoD,
-        (64, _) => NttKernel::Tiled,
-        (_, true) if log_n >= 15 => NttKernel::TwoD,
-        (_, true) => NttKernel::Tiled,
-        (_, false) if log_n >= 11 => NttKernel::TwoD,
-        (_, false) => NttKernel::Tiled,
+/// words, single or batched, forward or inverse: the fastest in the H200
+/// sweep with prebuilt SASS (docs/results/2026-11-22-nvidia-h200-ntt-family-sass).
+/// Batched forward transforms of large N take the 2D split (its balanced
+/// passes beat the tiled kernel's long contiguous pass); small N fit one
+/// tile; batched inverse transforms (two `½` corrections per butterfly, more
+/// registers) are fastest in the tiled kernel at every N; a single polynomial
+/// is latency-bound and takes the tiled kernel (the 2D one for 32-bit words
+/// from N = 2^11).
+pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
+    match (word_bits, batched, inverse) {
+        (_, true, true) => NttKernel::Tiled,
+        (64, true, false) if log_n >= 14 => NttKernel::TwoD,
+        (64, _, _) => NttKernel::Tiled,
+        (_, true, false) if log_n >= 15 => NttKernel::TwoD,
+        (_, true, false) => NttKernel::Tiled,
+        (_, false, _) if log_n >= 11 => NttKernel::TwoD,
+        (_, false, _) => NttKernel::Tiled,
     }
 }
 
@@ -421,18 +439,21 @@ pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool) -> NttKernel {
 /// [`PlanOptions::radix`] is `None`, from the same sweep: radix 16 where
 /// the batch keeps every SM busy and the tile is small enough, radix 8 or 4
 /// where fewer registers per thread (more threads in flight) matter more.
-pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool) -> u32 {
+pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> u32 {
     let two_d = matches!(kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
-    match (word_bits, batched, two_d) {
-        (64, true, true) => 4,
-        (64, true, false) if log_n <= 12 => 4,
-        (64, true, false) => 2,
-        (64, false, true) => 3,
-        (64, false, false) => 2,
-        (_, true, true) => 3,
-        (_, true, false) if log_n <= 12 => 4,
-        (_, true, false) => 3,
-        (_, false, _) if log_n <= 10 => 2,
-        (_, false, _) => 3,
+    match (word_bits, batched, two_d, inverse) {
+        (64, true, _, true) if log_n <= 11 => 3,
+        (64, true, _, true) => 2,
+        (_, true, _, true) => 3,
+        (64, true, true, false) => 4,
+        (64, true, false, false) if log_n <= 12 => 4,
+        (64, true, false, false) => 2,
+        (64, false, true, _) => 3,
+        (64, false, false, _) => 2,
+        (_, true, true, false) => 3,
+        (_, true, false, false) if log_n <= 12 => 4,
+        (_, true, false, false) => 3,
+        (_, false, _, _) if log_n <= 10 => 2,
+        (_, false, _, _) => 3,
     }
 }

@@ -24,3 +24,15 @@ fn embedded_ptx_is_present_for_every_arch() {
         assert!(!ptx.contains("panic"));
     }
 }
+
+/// Where `ptxas` was found at build time the kernels are also embedded as
+/// SASS: an ELF image per PTX arch (none where it was not found).
+#[test]
+fn embedded_cubins_are_elf_images_of_built_archs() {
+    let ptx = polymul::gpu::embedded_ptx_archs();
+    for sm in polymul::gpu::embedded_cubin_archs() {
+        assert!(ptx.contains(&sm), "cubin for sm_{sm} without its PTX");
+        let bin = polymul::gpu::embedded_cubin(sm).unwrap();
+        assert_eq!(&bin[..4], b"\x7fELF", "sm_{sm} cubin is not an ELF image");
+    }
+}

@@ -24,6 +24,17 @@ pub fn embedded_ptx_archs() -> Vec<u32> {
     embedded::PTX_MODULES.iter().map(|(sm, _)| *sm).collect()
 }
 
+/// The SM versions whose prebuilt SASS (cubin) is embedded, ascending
+/// (empty when `ptxas` was not found at build time).
+pub fn embedded_cubin_archs() -> Vec<u32> {
+    embedded::CUBIN_MODULES.iter().map(|(sm, _)| *sm).collect()
+}
+
+/// The embedded cubin (an ELF image of SASS) for one SM version, if built.
+pub fn embedded_cubin(sm: u32) -> Option<&'static [u8]> {
+    embedded::CUBIN_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, b)| *b)
+}
+
 /// The embedded PTX text for one SM version, if it was built.
 pub fn embedded_ptx(sm: u32) -> Option<&'static str> {
     embedded::PTX_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, p)| *p)
@@ -46,6 +57,9 @@ pub struct DeviceInfo {
     pub driver_version: i32,
     /// The SM version of the embedded PTX that was loaded.
     pub ptx_arch: u32,
+    /// What was loaded: prebuilt SASS (a cubin for this architecture, no
+    /// compilation at start-up) or PTX, JIT-compiled by the driver.
+    pub kernel_image: String,
     /// Most shared memory one block may opt in to, in bytes.
     pub max_shared_per_block: usize,
 }
@@ -129,10 +143,26 @@ impl Gpu {
             driver_version,
             ptx_arch: *ptx_arch,
             max_shared_per_block: smem_optin.max(48 * 1024) as usize,
+            kernel_image: String::new(),
         };
         let ctx = Context::new(device).map_err(cuda("creating a context"))?;
-        let module = Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?;
+        // Prebuilt SASS runs on devices of the same major version and an
+        // equal or newer minor one; anything else (or a driver that refuses
+        // the cubin) JIT-compiles the PTX.
+        let cubin = embedded::CUBIN_MODULES
+            .iter()
+            .rev()
+            .find(|(sm, _)| (*sm / 10) as i32 == major && (*sm % 10) as i32 <= minor)
+            .and_then(|(sm, bin)| Module::from_cubin(bin, &[]).ok().map(|m| (*sm, m)));
+        let (module, kernel_image) = match cubin {
+            Some((sm, m)) => (m, format!("SASS sm_{sm} (prebuilt cubin)")),
+            None => (
+                Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?,
+                format!("PTX sm_{ptx_arch} (JIT-compiled at load)"),
+            ),
+        };
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
+        let info = DeviceInfo { kernel_image, ..info };
         Ok(Self { module, stream, ctx, info })
     }
 
