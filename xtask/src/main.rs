@@ -192,7 +192,7 @@ fn gpu_bundle(args: &[String]) -> Res {
     };
     copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
     run("build the examples (release)", cargo().args(["build", "--release", "-p", "polymul", "--examples"]))?;
-    for ex in ["polymul", "choose_kernel"] {
+    for ex in ["polymul", "choose_kernel", "rns_polymul"] {
         copy(root().join("target/release/examples").join(ex), &format!("example-{ex}"))?;
     }
     // The PTX is embedded in the binaries; `cargo xtask build-ptx` writes

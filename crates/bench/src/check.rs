@@ -251,6 +251,35 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
     }
 }
 
+/// RNS polymul on the GPU (a plan per tower) against the CPU's per-tower
+/// product, and for a small N against the big-integer schoolbook product
+/// modulo Q after CRT reconstruction.
+fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, towers: usize, seed: u64, t: &mut Tally) {
+    for (log_n, batch) in [(10u32, 1usize), (12, 2), (16, 2)] {
+        let n = 1usize << log_n;
+        let name = format!("rns u{} {towers}×{bits}-bit towers N=2^{log_n} batch {batch} == CPU", W::BITS);
+        let res = (|| {
+            let basis = polymul::rns::RnsBasis::<W>::new(n, bits, towers).map_err(s)?;
+            let plan = polymul::rns::RnsPlan::new(gpu, &basis).map_err(s)?;
+            let mut rng = SplitMix64::new(seed ^ n as u64);
+            let mut res =
+                |_| -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n * batch, p.q())).collect() };
+            let (a, b) = (res(0), res(1));
+            let got = plan.polymul(&a, &b).map_err(s)?;
+            eq("towers", &got, &cpu::rns_polymul(&basis, &a, &b).map_err(s)?)?;
+            if log_n == 10 {
+                let (ba, bb) = (basis.from_residues(&a).map_err(s)?, basis.from_residues(&b).map_err(s)?);
+                let want = cpu::negacyclic_naive_big(&ba, &bb, basis.modulus()).map_err(s)?;
+                if basis.from_residues(&got).map_err(s)? != want {
+                    return Err("CRT of the GPU product differs from the big-integer product mod Q".into());
+                }
+            }
+            Ok(())
+        })();
+        t.record(&name, res);
+    }
+}
+
 fn error_suite(gpu: &Gpu, t: &mut Tally) {
     let n = 1 << 12;
     let plan = match NttParams::<u64>::with_prime_bits(n, 62).and_then(|p| NttPlan::new(gpu, p)) {
@@ -378,6 +407,8 @@ pub fn run(opts: &Options) -> i32 {
     reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
     tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
     tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
+    rns_suite::<u64>(&gpu, 62, 3, seed ^ 7, &mut t);
+    rns_suite::<u32>(&gpu, 30, 4, seed ^ 8, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

@@ -207,6 +207,30 @@ pub enum Error {
         code: i32,
     },
 
+    /// The same prime twice in an RNS basis.
+    #[error("the prime {q} appears twice in the RNS basis; every tower needs its own prime")]
+    DuplicatePrime {
+        /// The repeated prime.
+        q: u64,
+    },
+
+    /// An RNS basis needs at least one tower.
+    #[error("an RNS basis needs at least one prime")]
+    EmptyBasis,
+
+    /// A big-integer coefficient is not below the RNS modulus Q.
+    #[error("{what}[{index}] has {bits} bits and is not below Q ({q_bits} bits); reduce it modulo Q first")]
+    BigCoefficientOutOfRange {
+        /// Which buffer.
+        what: &'static str,
+        /// Position of the first bad coefficient.
+        index: usize,
+        /// Its width in bits.
+        bits: u64,
+        /// The width of Q in bits.
+        q_bits: u64,
+    },
+
     /// An NTT radix the tiled kernels do not have.
     #[error("radix {radix} is not available: choose 2, 4, 8 or 16")]
     BadRadix {

@@ -35,6 +35,7 @@ pub mod params;
 mod plan;
 pub mod random;
 pub mod reduction;
+pub mod rns;
 
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, Timing};

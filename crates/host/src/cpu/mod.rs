@@ -11,8 +11,11 @@
 
 mod naive;
 mod ntt;
+mod rns;
 
-pub use naive::negacyclic_naive;
+pub use rns::rns_polymul;
+
+pub use naive::{negacyclic_naive, negacyclic_naive_big};
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{
     TiledConfig, forward, forward_tiled, forward_with, geometry_2d, inverse, inverse_tiled, inverse_with,

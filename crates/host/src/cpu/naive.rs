@@ -48,3 +48,39 @@ mod tests {
         assert!(negacyclic_naive(&[1], &[1], 1).is_err());
     }
 }
+
+/// The naive negacyclic product of big-integer polynomials modulo `q`
+/// (coefficients below `q`, equal lengths, a power of two): the independent
+/// reference for RNS polymul.
+pub fn negacyclic_naive_big(
+    a: &[num_bigint::BigUint],
+    b: &[num_bigint::BigUint],
+    q: &num_bigint::BigUint,
+) -> Result<Vec<num_bigint::BigUint>> {
+    use num_bigint::BigUint;
+    let n = a.len();
+    if b.len() != n {
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: n });
+    }
+    crate::params::check_n(n)?;
+    // Positive and negative wrapped parts, reduced once at the end.
+    let (mut pos, mut neg) = (vec![BigUint::from(0u32); n], vec![BigUint::from(0u32); n]);
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            let p = x * y;
+            if i + j < n {
+                pos[i + j] += p;
+            } else {
+                neg[i + j - n] += p;
+            }
+        }
+    }
+    Ok(pos
+        .into_iter()
+        .zip(neg)
+        .map(|(p, m)| {
+            let m = m % q;
+            (p + q - m) % q
+        })
+        .collect())
+}
