@@ -340,6 +340,15 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    if opts.runs("fused") {
+        match crate::fused::table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: fused polymul: {e}");
+                return 1;
+            }
+        }
+    }
     let code = finish(opts, "gpu", &stamp(&device, opts), &tables, &figures);
     for f in &failures {
         println!("FAIL {f}");

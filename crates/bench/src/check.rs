@@ -251,6 +251,43 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
     }
 }
 
+/// Fused polymul (Algorithm 8) on the GPU with each kernel, against the
+/// CPU's unfused product; half the twiddle bytes of the unfused plan; whole
+/// transforms refused with a typed error.
+fn fused_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    for log_n in [2u32, 10, 11, 13, 16, 17] {
+        let n = 1usize << log_n;
+        for (tag, o) in variants() {
+            let name = format!("fused polymul {tag} u{} N=2^{log_n} batch 2 == CPU, half twiddles", W::BITS);
+            let res = (|| {
+                let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+                let plan =
+                    match NttPlan::with_options(gpu, p.clone(), PlanOptions { fused_polymul: true, ..o }) {
+                        Ok(plan) => plan,
+                        Err(Error::InvalidN { .. }) => return Ok(()),
+                        Err(e) => return Err(s(e)),
+                    };
+                let unfused = NttPlan::with_options(gpu, p.clone(), o).map_err(s)?;
+                if 2 * plan.twiddle_bytes() != unfused.twiddle_bytes() {
+                    return Err(format!(
+                        "twiddles: {} bytes fused, {} unfused",
+                        plan.twiddle_bytes(),
+                        unfused.twiddle_bytes()
+                    ));
+                }
+                let mut rng = SplitMix64::new(seed ^ n as u64);
+                let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
+                eq("fused", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?)?;
+                match plan.forward_host(&a) {
+                    Err(Error::FusedPlanTransform) => Ok(()),
+                    other => Err(format!("forward on a fused plan: {other:?}")),
+                }
+            })();
+            t.record(&name, res);
+        }
+    }
+}
+
 /// RNS polymul on the GPU (a plan per tower) against the CPU's per-tower
 /// product, and for a small N against the big-integer schoolbook product
 /// modulo Q after CRT reconstruction.
@@ -407,6 +444,8 @@ pub fn run(opts: &Options) -> i32 {
     reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
     tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
     tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
+    fused_suite::<u64>(&gpu, 62, seed ^ 9, &mut t);
+    fused_suite::<u32>(&gpu, 30, seed ^ 10, &mut t);
     rns_suite::<u64>(&gpu, 62, 3, seed ^ 7, &mut t);
     rns_suite::<u32>(&gpu, 30, 4, seed ^ 8, &mut t);
     error_suite(&gpu, &mut t);

@@ -4,6 +4,7 @@
 pub mod ablation;
 pub mod bench;
 pub mod check;
+pub mod fused;
 pub mod plot;
 pub mod reductions;
 pub mod report;
@@ -23,7 +24,7 @@ pub struct Options {
     /// The command line, recorded in the results.
     pub command_line: String,
     /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
-    /// `table3`, `tiles`); empty = all.
+    /// `table3`, `tiles`, `fused`); empty = all.
     pub only: Vec<String>,
 }
 

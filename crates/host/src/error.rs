@@ -207,6 +207,14 @@ pub enum Error {
         code: i32,
     },
 
+    /// A whole forward or inverse transform was asked of a fused-polymul
+    /// plan, which holds only half of each twiddle table.
+    #[error(
+        "this plan was made for fused polymul and stores half the twiddles; create one without \
+         `fused_polymul` for forward/inverse transforms"
+    )]
+    FusedPlanTransform,
+
     /// The same prime twice in an RNS basis.
     #[error("the prime {q} appears twice in the RNS basis; every tower needs its own prime")]
     DuplicatePrime {

@@ -86,6 +86,14 @@ pub struct PlanOptions {
     /// first step and writes in its last (the "shared memory only" rows of
     /// the ablation). Default `false`: direct where it stays coalesced.
     pub shared_only: bool,
+    /// A fused-polymul plan (Algorithm 8 of the SEED paper): polymul runs a
+    /// truncated forward transform (last stage omitted) on both operands,
+    /// the Karatsuba-fused butterfly/Hadamard/butterfly step and a truncated
+    /// inverse (first stage omitted), so the plan stores and reads only the
+    /// first half of each twiddle table ([`NttPlan::twiddle_bytes`]). Such a
+    /// plan multiplies only: [`NttPlan::forward`] and [`NttPlan::inverse`]
+    /// return [`Error::FusedPlanTransform`]. Needs N ≥ 4.
+    pub fused_polymul: bool,
 }
 
 /// A negacyclic NTT of size N modulo q on one GPU.
@@ -102,6 +110,8 @@ pub struct PlanOptions {
 /// ```
 pub struct NttPlan<'g, W: Coeff> {
     gpu: &'g Gpu,
+    /// The fused Hadamard kernel of a fused-polymul plan.
+    fused: Option<cust::function::Function<'g>>,
     pipeline: Option<Pipeline>,
     /// `log2` of the radix asked for, `None` = by the measured rule.
     log_radix: Option<u32>,
@@ -140,9 +150,17 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
     pub fn with_options(gpu: &'g Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
         let r = options.reduction;
-        let twiddles = DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.twiddles())?)?;
+        if options.fused_polymul && params.log_n() < 2 {
+            return Err(Error::InvalidN { n: params.n(), min: 4, max: 1 << 30 });
+        }
+        // A fused plan's truncated transforms and fused step read only the
+        // first half of each table (stages below log N − 1).
+        let len = if options.fused_polymul { params.n() / 2 } else { params.n() };
+        let twiddles =
+            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), &params.twiddles()[..len])?)?;
         let inv_twiddles =
-            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), params.inv_twiddles())?)?;
+            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), &params.inv_twiddles()[..len])?)?;
+        let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let w = std::mem::size_of::<W>();
         let max = gpu.info().max_shared_per_block;
@@ -205,6 +223,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         };
         Ok(Self {
             gpu,
+            fused,
             pipeline,
             log_radix,
             params,
@@ -254,12 +273,25 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// polynomial in `data`. Coefficients must be reduced (as [`NttPlan::upload`]
     /// guarantees).
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.transform(Direction::Forward, data)
+        self.whole(Direction::Forward, data)
+    }
+
+    fn whole(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
+        if self.options.fused_polymul {
+            return Err(Error::FusedPlanTransform);
+        }
+        self.transform(dir, data, self.params.log_n())
+    }
+
+    /// Device bytes of the plan's twiddle tables (forward and inverse, main
+    /// and auxiliary words): half as many for a fused-polymul plan.
+    pub fn twiddle_bytes(&self) -> usize {
+        self.twiddles.bytes() + self.inv_twiddles.bytes()
     }
 
     /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
     pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.transform(Direction::Inverse, data)
+        self.whole(Direction::Inverse, data)
     }
 
     /// The kernel that runs a forward transform of `batch` polynomials: the
@@ -334,7 +366,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         }
     }
 
-    fn transform(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
+    /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).
+    fn transform(&self, dir: Direction, data: &mut DeviceVec<W>, stop: u32) -> Result<()> {
         let batch = self.batch_of("data", data)?;
         let twiddles = match dir {
             Direction::Forward => &self.twiddles,
@@ -344,12 +377,23 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let kernel = self.kernel_for_dir(batch, inverse);
         let log_radix = self.log_radix_for(batch, inverse);
         let tiled = &self.tiled[(log_radix - 1) as usize];
-        let cfg =
-            |k| TiledLaunch { geo: self.tile_for(k, batch), log_radix, direct: !self.options.shared_only };
+        let cfg = |k| TiledLaunch {
+            geo: self.tile_for(k, batch),
+            log_radix,
+            direct: !self.options.shared_only,
+            stop,
+        };
         match (kernel, &self.pipeline) {
-            (NttKernel::Radix2Global, _) => {
-                launch::radix2_ntt(self.gpu, &self.kernels, dir, data, twiddles, batch, self.params.log_n())
-            }
+            (NttKernel::Radix2Global, _) => launch::radix2_ntt(
+                self.gpu,
+                &self.kernels,
+                dir,
+                data,
+                twiddles,
+                batch,
+                self.params.log_n(),
+                stop,
+            ),
             (NttKernel::TwoDPipelined, Some(pipe)) => {
                 let c = cfg(kernel);
                 launch::tiled_ntt_pipelined(self.gpu, tiled, dir, data, twiddles, batch, &c, pipe)
@@ -372,6 +416,15 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         if a.len() != b.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        if let Some(f) = &self.fused {
+            // Algorithm 8: truncated forward transforms, the fused step,
+            // truncated inverse.
+            let (log_n, batch) = (self.params.log_n(), self.batch_of("a", a)?);
+            self.transform(Direction::Forward, a, log_n - 1)?;
+            self.transform(Direction::Forward, b, log_n - 1)?;
+            launch::fused_hadamard(self.gpu, f, a, b, &self.twiddles, batch, log_n, self.params.barrett())?;
+            return self.transform(Direction::Inverse, a, log_n - 1);
         }
         self.forward(a)?;
         self.forward(b)?;

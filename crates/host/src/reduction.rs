@@ -180,6 +180,11 @@ pub(crate) struct DevicePrepared<W: Coeff> {
 }
 
 impl<W: Coeff> DevicePrepared<W> {
+    /// Device bytes of the table (main and auxiliary words).
+    pub(crate) fn bytes(&self) -> usize {
+        (self.main.len() + self.aux.as_ref().map_or(0, |a| a.len())) * std::mem::size_of::<W>()
+    }
+
     pub(crate) fn upload(gpu: &Gpu, p: &Prepared<W>) -> Result<Self> {
         Ok(Self {
             parts: p.parts,

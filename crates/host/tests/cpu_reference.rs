@@ -209,7 +209,14 @@ fn tiled_transform_equals_radix2() {
         for log_radix in 1..=4 {
             for direct in [false, true] {
                 for two_d in [false, true] {
-                    let cfg = cpu::TiledConfig { log_max_tile: log_tile, threads, log_radix, direct, two_d };
+                    let cfg = cpu::TiledConfig {
+                        log_max_tile: log_tile,
+                        threads,
+                        log_radix,
+                        direct,
+                        two_d,
+                        truncated: false,
+                    };
                     if cfg.geometry(log_n).is_ok() {
                         one_cfg::<W>(log_n, cfg, r, batch);
                     }
@@ -257,7 +264,14 @@ fn tiled_transform_equals_radix2() {
     // An unknown radix: a typed error, not a panic.
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
     let mut v = vec![0u64; 16];
-    let cfg = cpu::TiledConfig { log_max_tile: 4, threads: 1, log_radix: 5, direct: false, two_d: false };
+    let cfg = cpu::TiledConfig {
+        log_max_tile: 4,
+        threads: 1,
+        log_radix: 5,
+        direct: false,
+        two_d: false,
+        truncated: false,
+    };
     assert!(matches!(
         cpu::forward_tiled(&p, Reduction::Shoup, &mut v, cfg),
         Err(polymul::Error::BadRadix { .. })
@@ -273,7 +287,81 @@ fn tiled_gpu_configuration_barrett2_u32() {
     let mut want = a.clone();
     cpu::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
     let mut got = a.clone();
-    let cfg = cpu::TiledConfig { log_max_tile: 13, threads: 512, log_radix: 2, direct: false, two_d: false };
+    let cfg = cpu::TiledConfig {
+        log_max_tile: 13,
+        threads: 512,
+        log_radix: 2,
+        direct: false,
+        two_d: false,
+        truncated: false,
+    };
     cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, cfg).unwrap();
     assert_eq!(got, want);
+}
+
+/// The fused polymul (Algorithm 8: truncated transforms, Karatsuba-fused
+/// step, half the twiddles) equals the unfused polymul bit for bit, and the
+/// naive convolution, for both words, every reduction, N = 2^2 … 2^17, edge
+/// operands, and through the tiled/2D kernels' code at every radix.
+#[test]
+fn fused_polymul_equals_unfused_and_naive() {
+    use polymul::Reduction;
+    fn one<W: Coeff>(log_n: u32, r: Reduction, batch: usize) {
+        let n = 1usize << log_n;
+        let bits = if W::BITS == 32 { 30 } else { 62 }.min(r.max_bits(W::BITS));
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let q = p.q();
+        let mut rng = SplitMix64::new(log_n as u64 * 7 + batch as u64);
+        let (a, mut b) = (rng.coeffs(n * batch, q), rng.coeffs(n * batch, q));
+        b[0] = q - W::one();
+        let want = cpu::polymul_with(&p, r, &a, &b).unwrap();
+        assert_eq!(cpu::polymul_fused(&p, r, &a, &b).unwrap(), want, "u{} N=2^{log_n} {r}", W::BITS);
+        if log_n <= 9 && batch == 1 {
+            let au: Vec<u64> = a.iter().map(|x| x.as_u64()).collect();
+            let bu: Vec<u64> = b.iter().map(|x| x.as_u64()).collect();
+            let naive = cpu::negacyclic_naive(&au, &bu, q.as_u64()).unwrap();
+            let got: Vec<u64> = want.iter().map(|x| x.as_u64()).collect();
+            assert_eq!(got, naive);
+        }
+        let qm1 = vec![q - W::one(); n];
+        assert_eq!(
+            cpu::polymul_fused(&p, r, &qm1, &qm1).unwrap(),
+            cpu::polymul_with(&p, r, &qm1, &qm1).unwrap()
+        );
+        if log_n <= 13 {
+            for log_radix in [1, 2, 4] {
+                for two_d in [false, true] {
+                    let cfg = cpu::TiledConfig {
+                        log_max_tile: log_n.div_ceil(2).max(log_n.min(7)),
+                        threads: 16,
+                        log_radix,
+                        direct: true,
+                        two_d,
+                        truncated: true,
+                    };
+                    if cfg.geometry(log_n).is_err() {
+                        continue;
+                    }
+                    let got = cpu::polymul_fused_tiled(&p, r, &a, &b, cfg).unwrap();
+                    assert_eq!(got, want, "tiled u{} N=2^{log_n} {r} {cfg:?}", W::BITS);
+                }
+            }
+        }
+    }
+    for log_n in 2..=12 {
+        one::<u64>(log_n, Reduction::Shoup, 2);
+        one::<u32>(log_n, Reduction::Shoup, 1);
+    }
+    for r in Reduction::ALL {
+        one::<u64>(11, r, 1);
+        one::<u32>(11, r, 1);
+    }
+    one::<u64>(16, Reduction::Shoup, 1);
+    one::<u32>(17, Reduction::Barrett4, 1);
+    // N = 2 has no truncated transform: a typed error.
+    let p = NttParams::<u64>::with_prime_bits(2, 40).unwrap();
+    assert!(matches!(
+        cpu::polymul_fused(&p, Reduction::Shoup, &[1, 2], &[3, 4]),
+        Err(polymul::Error::InvalidN { .. })
+    ));
 }

@@ -53,13 +53,14 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
     inverse: bool,
     log_radix: u32,
     direct: bool,
+    stop: u32,
     red: &R,
 ) where
     DeviceShared: crate::smem::Shared<W>,
 {
     let s = shared_tile();
     let (blk, t, nt) = block_thread();
-    for ph in tiled::phases(&geo, strided, inverse, log_radix, direct, core::mem::size_of::<W>()) {
+    for ph in tiled::phases(&geo, strided, inverse, log_radix, direct, core::mem::size_of::<W>(), stop) {
         // SAFETY: geometry and buffers validated by the host.
         unsafe {
             tiled::run_phase::<W, R, _, MAX_LOG_RADIX>(a, &s, tw, &geo, blk, ph, strided, inverse, t, nt, red)
@@ -120,6 +121,7 @@ macro_rules! tiled_entry {
                 strided: u32,
                 log_radix: u32,
                 direct: u32,
+                stop: u32,
                 q: $w,
                 k: $w,
                 m: u32,
@@ -138,6 +140,7 @@ macro_rules! tiled_entry {
                         $inverse,
                         lr,
                         direct != 0,
+                        stop,
                         &red,
                     )
                 }
@@ -158,6 +161,41 @@ macro_rules! tiled_entries {
         tiled_entry!($w, $red, concat!("ntt_inv_tiled_r4_", $rname, "_", $wname), true, 2);
         tiled_entry!($w, $red, concat!("ntt_inv_tiled_r8_", $rname, "_", $wname), true, 3);
         tiled_entry!($w, $red, concat!("ntt_inv_tiled_r16_", $rname, "_", $wname), true, 4);
+    };
+}
+
+/// The fused Hadamard step of Algorithm 8 over `total = batch · N/2` pairs:
+/// Karatsuba products with Algorithm 4, the `α²` product with the plan's
+/// reduction and its prepared twiddle table (first half only).
+macro_rules! fused_entry {
+    ($w:ty, $red:ty, $name:expr) => {
+        const _: () = {
+            /// # Safety
+            /// Launched by the host with validated buffers and parameters.
+            #[unsafe(export_name = $name)]
+            unsafe extern "ptx-kernel" fn kernel(
+                a: *mut $w,
+                b: *const $w,
+                tw: *const $w,
+                tw_aux: *const $w,
+                total: u32,
+                log_n: u32,
+                q: $w,
+                k: $w,
+                m: u32,
+                mu: $w,
+                qbits: u32,
+            ) {
+                let t = global_thread_x();
+                if t < total {
+                    let red = <$red>::from_parts(q, k, m);
+                    let b4 = Barrett4::from_parts(q, mu, qbits);
+                    let tw = Twiddles { main: tw, aux: tw_aux };
+                    // SAFETY: t < total, buffers sized by the host.
+                    unsafe { pointwise::fused_pair_at(a, b, tw, t, log_n, &red, &b4) }
+                }
+            }
+        };
     };
 }
 
@@ -203,6 +241,7 @@ macro_rules! reduction_entries {
             "One inverse merged-GS radix-2 stage (½-scaled)."
         );
         tiled_entries!($w, $red, $rname, $wname);
+        fused_entry!($w, $red, concat!("fused_hadamard_", $rname, "_", $wname));
         bench_entry!($w, $red, $bench_if, false, "Microbenchmark, corrections written as `if`.");
         bench_entry!($w, $red, $bench_sel, true, "Microbenchmark, corrections by mask-and-subtract.");
     };

@@ -80,6 +80,8 @@ pub mod names {
     pub const MODMUL_BENCH_SELECT: &str = "modmul_bench_select";
     /// Element-wise modular product.
     pub const POINTWISE_MUL: &str = "pointwise_mul";
+    /// The fused Hadamard step of the fused polymul (Algorithm 8).
+    pub const FUSED_HADAMARD: &str = "fused_hadamard";
     /// Kernels that exist per reduction.
     pub const PER_REDUCTION: &[&str] = &[
         NTT_FWD_RADIX2_STAGE,
@@ -94,6 +96,7 @@ pub mod names {
         NTT_INV_TILED[3],
         MODMUL_BENCH_IF,
         MODMUL_BENCH_SELECT,
+        FUSED_HADAMARD,
     ];
     /// [`crate::arith::ModMul::NAME`] of every reduction with kernels.
     pub const REDUCTIONS: &[&str] = &["rem", "barrett2", "dq3", "barrett4", "montgomery", "shoup"];

@@ -1,7 +1,8 @@
 //! Element-wise (Hadamard) modular product.
 
 use crate::Word;
-use crate::arith::{Barrett4, ModMul};
+use crate::arith::{Barrett4, ModMul, add_mod, sub_mod};
+use crate::ntt::radix2::Twiddles;
 
 /// `out[i] = a[i] · b[i] mod q` for element `i`.
 ///
@@ -12,4 +13,46 @@ use crate::arith::{Barrett4, ModMul};
 pub unsafe fn mul_at<W: Word>(out: *mut W, a: *const W, b: *const W, i: usize, red: &Barrett4<W>) {
     // SAFETY: the caller guarantees `i` is in bounds.
     unsafe { *out.add(i) = red.mul(*a.add(i), *b.add(i)) }
+}
+
+/// The fused step of Algorithm 8 for pair `t` (over `batch · N/2` pairs,
+/// `N ≥ 4`) of the truncated forward transforms `a` (updated in place) and
+/// `b`: with `(a0, a1) = a[2i..2i+2]`, `(b0, b1) = b[2i..2i+2]` and
+/// `α² = ±Ψ_br[N/4 + ⌊i/2⌋]` (`+` for even `i`):
+/// `a[2i] ← a0·b0 + α²·a1·b1`, `a[2i+1] ← (a0+a1)(b0+b1) − a0·b0 − a1·b1`
+/// — 4 products instead of 5, no `½`. The three data products use
+/// Algorithm 4; the `α²` product the plan's reduction `R` with its prepared
+/// twiddle, so only the first half of the table is ever read.
+///
+/// # Safety
+/// `t < batch · N/2`; `a`, `b` hold the batch (reduced words); `tw` holds at
+/// least the first `N/2` prepared forward twiddles.
+#[inline(always)]
+pub unsafe fn fused_pair_at<W: Word, R: ModMul<W>>(
+    a: *mut W,
+    b: *const W,
+    tw: Twiddles<W>,
+    t: u32,
+    log_n: u32,
+    red: &R,
+    b4: &Barrett4<W>,
+) {
+    let q = b4.q;
+    let half_log = log_n - 1;
+    let i = t & ((1u32 << half_log) - 1);
+    let j = (((t >> half_log) as usize) << log_n) | (2 * i) as usize;
+    let ti = ((1usize << log_n) >> 2) + (i >> 1) as usize;
+    // SAFETY: indices inside the batch and the table's first half (caller).
+    unsafe {
+        let (a0, a1) = (*a.add(j), *a.add(j + 1));
+        let (b0, b1) = (*b.add(j), *b.add(j + 1));
+        let aux = if R::NEEDS_AUX { *tw.aux.add(ti) } else { W::zero() };
+        let alpha2 = R::op(*tw.main.add(ti), aux);
+        let u = b4.mul(a0, b0);
+        let v = b4.mul(a1, b1);
+        let w = b4.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
+        let z = red.mul(v, alpha2);
+        *a.add(j + 1) = sub_mod(sub_mod(w, u, q), v, q);
+        *a.add(j) = if i & 1 == 0 { add_mod(u, z, q) } else { sub_mod(u, z, q) };
+    }
 }

@@ -19,5 +19,5 @@ pub use naive::{negacyclic_naive, negacyclic_naive_big};
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{
     TiledConfig, forward, forward_tiled, forward_with, geometry_2d, inverse, inverse_tiled, inverse_with,
-    pointwise_mul, polymul, polymul_with, tile_geometry,
+    pointwise_mul, polymul, polymul_fused, polymul_fused_tiled, polymul_with, tile_geometry,
 };

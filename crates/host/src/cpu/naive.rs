@@ -32,23 +32,6 @@ pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
     Ok(c)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn small_cases_by_hand() {
-        // (1 + X)(1 + X) = 1 + 2X + X^2 = 1 + 2X − 1 = 2X  in Z_17[X]/(X^2+1).
-        assert_eq!(negacyclic_naive(&[1, 1], &[1, 1], 17).unwrap(), vec![0, 2]);
-        // X^3 · X = X^4 = −1 in Z_17[X]/(X^4+1).
-        assert_eq!(negacyclic_naive(&[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(), vec![16, 0, 0, 0]);
-        // Multiplying by 1 is the identity.
-        assert_eq!(negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(), vec![5, 6, 7, 8]);
-        assert!(negacyclic_naive(&[1, 2], &[1], 17).is_err());
-        assert!(negacyclic_naive(&[1], &[1], 1).is_err());
-    }
-}
-
 /// The naive negacyclic product of big-integer polynomials modulo `q`
 /// (coefficients below `q`, equal lengths, a power of two): the independent
 /// reference for RNS polymul.
@@ -83,4 +66,21 @@ pub fn negacyclic_naive_big(
             (p + q - m) % q
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_cases_by_hand() {
+        // (1 + X)(1 + X) = 1 + 2X + X^2 = 1 + 2X − 1 = 2X  in Z_17[X]/(X^2+1).
+        assert_eq!(negacyclic_naive(&[1, 1], &[1, 1], 17).unwrap(), vec![0, 2]);
+        // X^3 · X = X^4 = −1 in Z_17[X]/(X^4+1).
+        assert_eq!(negacyclic_naive(&[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(), vec![16, 0, 0, 0]);
+        // Multiplying by 1 is the identity.
+        assert_eq!(negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(), vec![5, 6, 7, 8]);
+        assert!(negacyclic_naive(&[1, 2], &[1], 17).is_err());
+        assert!(negacyclic_naive(&[1], &[1], 1).is_err());
+    }
 }

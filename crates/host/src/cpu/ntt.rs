@@ -15,6 +15,8 @@ struct Stages<'a, W> {
     data: &'a mut [W],
     batch: usize,
     inverse: bool,
+    /// Stages `0..stop` run (`log_n`: the whole transform).
+    stop: u32,
 }
 
 impl<W: Coeff> Visitor<W> for Stages<'_, W> {
@@ -23,7 +25,8 @@ impl<W: Coeff> Visitor<W> for Stages<'_, W> {
         let (red, tw) = unpack::<W, R>(self.tw);
         let (log_n, threads) = (self.p.log_n(), (self.batch * self.p.n() / 2) as u32);
         let a = self.data.as_mut_ptr();
-        let stages: Vec<u32> = if self.inverse { (0..log_n).rev().collect() } else { (0..log_n).collect() };
+        let stop = self.stop;
+        let stages: Vec<u32> = if self.inverse { (0..stop).rev().collect() } else { (0..stop).collect() };
         for log_m in stages {
             for t in 0..threads {
                 // SAFETY: check_batch sized `data`; the tables hold N words; t < batch·N/2.
@@ -50,8 +53,99 @@ fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], i
     let batch = p.check_batch("data", data)?;
     let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
     let tw = Prepared::new(reduction, p.q(), table)?;
-    reduction.visit::<W, _>(Stages { p, tw: &tw, data, batch, inverse });
+    reduction.visit::<W, _>(Stages { p, tw: &tw, data, batch, inverse, stop: p.log_n() });
     Ok(())
+}
+
+/// The fused Hadamard step on the CPU: the kernel's per-pair body.
+struct Fused<'a, W> {
+    p: &'a NttParams<W>,
+    tw: &'a Prepared<W>,
+    a: &'a mut [W],
+    b: &'a [W],
+}
+
+impl<W: Coeff> Visitor<W> for Fused<'_, W> {
+    type Out = ();
+    fn visit<R: ModMul<W>>(self) {
+        let (red, tw) = unpack::<W, R>(self.tw);
+        let pairs = (self.a.len() / 2) as u32;
+        for t in 0..pairs {
+            // SAFETY: a and b hold whole polynomials; t < batch·N/2; the
+            // table holds the first N/2 prepared twiddles.
+            unsafe {
+                pointwise::fused_pair_at(
+                    self.a.as_mut_ptr(),
+                    self.b.as_ptr(),
+                    tw,
+                    t,
+                    self.p.log_n(),
+                    &red,
+                    self.p.barrett(),
+                )
+            };
+        }
+    }
+}
+
+/// The fused polymul of Algorithm 8 on the CPU, as a fused GPU plan runs it:
+/// truncated forward transforms (last stage omitted) of `a` and `b`, the
+/// Karatsuba-fused step, the truncated inverse (first stage omitted); only
+/// the first half of each twiddle table is used. Equal to [`polymul_with`]
+/// bit for bit. Needs N ≥ 4.
+pub fn polymul_fused<W: Coeff>(p: &NttParams<W>, reduction: Reduction, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    fused_with(p, reduction, a, b, None)
+}
+
+/// [`polymul_fused`] with the truncated transforms run by the shared-memory
+/// kernels' code (`cfg`, its `truncated` flag forced on), as a fused GPU plan
+/// with a tiled or 2D kernel runs them.
+pub fn polymul_fused_tiled<W: Coeff>(
+    p: &NttParams<W>,
+    reduction: Reduction,
+    a: &[W],
+    b: &[W],
+    cfg: TiledConfig,
+) -> Result<Vec<W>> {
+    fused_with(p, reduction, a, b, Some(TiledConfig { truncated: true, ..cfg }))
+}
+
+fn fused_with<W: Coeff>(
+    p: &NttParams<W>,
+    reduction: Reduction,
+    a: &[W],
+    b: &[W],
+    tiled: Option<TiledConfig>,
+) -> Result<Vec<W>> {
+    p.check_batch("a", a)?;
+    let batch = p.check_batch("b", b)?;
+    if a.len() != b.len() {
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+    }
+    if p.log_n() < 2 {
+        return Err(Error::InvalidN { n: p.n(), min: 4, max: 1 << 30 });
+    }
+    let half = p.n() / 2;
+    let tw = Prepared::new(reduction, p.q(), &p.twiddles()[..half])?;
+    let itw = Prepared::new(reduction, p.q(), &p.inv_twiddles()[..half])?;
+    let stop = p.log_n() - 1;
+    let (mut fa, mut fb) = (a.to_vec(), b.to_vec());
+    match tiled {
+        None => {
+            reduction.visit::<W, _>(Stages { p, tw: &tw, data: &mut fa, batch, inverse: false, stop });
+            reduction.visit::<W, _>(Stages { p, tw: &tw, data: &mut fb, batch, inverse: false, stop });
+        }
+        Some(cfg) => {
+            tiled_transform(p, reduction, &mut fa, cfg, false)?;
+            tiled_transform(p, reduction, &mut fb, cfg, false)?;
+        }
+    }
+    reduction.visit::<W, _>(Fused { p, tw: &tw, a: &mut fa, b: &fb });
+    match tiled {
+        None => reduction.visit::<W, _>(Stages { p, tw: &itw, data: &mut fa, batch, inverse: true, stop }),
+        Some(cfg) => tiled_transform(p, reduction, &mut fa, cfg, true)?,
+    }
+    Ok(fa)
 }
 
 /// Forward merged-CT NTT of every polynomial in `data` (a batch stored back to
@@ -171,6 +265,7 @@ struct TiledPass<'a, W> {
     strided: bool,
     inverse: bool,
     cfg: TiledConfig,
+    stop: u32,
 }
 
 impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
@@ -180,7 +275,7 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
         let (geo, cfg, strided, inverse) = (self.geo, self.cfg, self.strided, self.inverse);
         let w = std::mem::size_of::<W>();
         let phases: Vec<Phase> =
-            tiled::phases(&geo, strided, inverse, cfg.log_radix, cfg.direct, w).collect();
+            tiled::phases(&geo, strided, inverse, cfg.log_radix, cfg.direct, w, self.stop).collect();
         let mut tile = vec![W::zero(); 1 << geo.log_tile];
         let s = HostShared(tile.as_mut_ptr());
         let g = self.data.as_mut_ptr();
@@ -242,6 +337,9 @@ pub struct TiledConfig {
     pub direct: bool,
     /// The balanced 2D split ([`geometry_2d`]) instead of [`tile_geometry`].
     pub two_d: bool,
+    /// Omit the forward transform's last stage / the inverse's first (the
+    /// fused polymul's truncated transforms).
+    pub truncated: bool,
 }
 
 impl TiledConfig {
@@ -298,7 +396,8 @@ fn tiled_transform<W: Coeff>(
         (true, true) => &[false, true],
     };
     for &strided in order {
-        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, cfg });
+        let stop = p.log_n() - u32::from(cfg.truncated);
+        reduction.visit::<W, _>(TiledPass { tw: &tw, data, geo, blocks, strided, inverse, cfg, stop });
     }
     Ok(())
 }

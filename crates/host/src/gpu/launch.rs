@@ -101,6 +101,9 @@ pub(crate) struct TiledLaunch {
     pub geo: TileGeometry,
     pub log_radix: u32,
     pub direct: bool,
+    /// Stages run: `log_n`, or `log_n − 1` for the fused polymul's
+    /// truncated transforms.
+    pub stop: u32,
 }
 
 /// A CUDA event owned through the raw driver API (cust's `Event` cannot be
@@ -194,14 +197,14 @@ fn tiled_passes<W: Coeff>(
     let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
     let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
-    let (log_radix, direct) = (cfg.log_radix, u32::from(cfg.direct));
+    let (log_radix, direct, stop) = (cfg.log_radix, u32::from(cfg.direct), cfg.stop);
     for &strided in order {
         // SAFETY: the plan validated the geometry (tile within the device's
         // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
         // batch·N words.
         unsafe {
             launch!(f<<<grid, threads, smem, stream>>>(
-                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, q, kk, m
+                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, stop, q, kk, m
             ))
             .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
         }
@@ -272,6 +275,7 @@ pub(crate) enum Direction {
 }
 
 /// Queues every stage of a radix-2 transform of `batch` polynomials in `data`.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn radix2_ntt<W: Coeff>(
     gpu: &Gpu,
     k: &Radix2Kernels<'_>,
@@ -280,13 +284,14 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     tw: &DevicePrepared<W>,
     batch: usize,
     log_n: u32,
+    stop: u32,
 ) -> Result<()> {
     gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
     let stream = gpu.stream();
     let (f, stages): (&Function<'_>, Vec<u32>) = match dir {
-        Direction::Forward => (&k.fwd, (0..log_n).collect()),
-        Direction::Inverse => (&k.inv, (0..log_n).rev().collect()),
+        Direction::Forward => (&k.fwd, (0..stop).collect()),
+        Direction::Inverse => (&k.inv, (0..stop).rev().collect()),
     };
     let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
@@ -299,6 +304,40 @@ pub(crate) fn radix2_ntt<W: Coeff>(
         }
     }
     Ok(())
+}
+
+/// Queues the fused Hadamard step of the fused polymul over `batch · N/2`
+/// pairs: `a ← fused(a, b)` with the plan's reduction and prepared forward
+/// twiddles (first half).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn fused_hadamard<W: Coeff>(
+    gpu: &Gpu,
+    f: &Function<'_>,
+    a: &mut DeviceVec<W>,
+    b: &DeviceVec<W>,
+    tw: &DevicePrepared<W>,
+    batch: usize,
+    log_n: u32,
+    b4: &Barrett4<W>,
+) -> Result<()> {
+    gpu.bind()?;
+    let stream = gpu.stream();
+    let total = (batch << (log_n - 1)) as u32;
+    let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+    let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
+    let (q, kk, m) = tw.parts;
+    let (mu, qbits) = (b4.mu, b4.m);
+    // SAFETY: both buffers hold batch·N words and the table at least N/2
+    // (checked by the plan); the kernel touches only those.
+    unsafe {
+        launch!(f<<<blocks(total), BLOCK_THREADS, 0, stream>>>(pa, pb, main, aux, total, log_n, q, kk, m, mu, qbits))
+            .map_err(Error::cuda("launching the fused Hadamard step", 0))
+    }
+}
+
+/// Looks up the fused Hadamard kernel of a reduction and word.
+pub(crate) fn fused_kernel<'g, W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> Result<Function<'g>> {
+    get(gpu, format!("{}_{}_{}", names::FUSED_HADAMARD, reduction.name(), W::NAME))
 }
 
 /// Queues `acc[i] ← acc[i] · other[i] mod q` over `len` words.

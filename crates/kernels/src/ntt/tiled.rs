@@ -431,10 +431,13 @@ impl Phase {
     }
 }
 
-/// The phases of one pass (`strided`: stages `0..l1`, else `l1..log_n`)
-/// with steps of radix at most `2^log_radix`; with `direct`, the first step
-/// reads from and the last writes to global memory wherever every warp
-/// access still covers a whole 32-byte sector (`word_bytes` per word).
+/// The phases of one pass (`strided`: stages `0..l1`, else `l1..stop`;
+/// `stop` is `log_n` for a whole transform, `log_n − 1` for the truncated
+/// ones of the fused polymul) with steps of radix at most `2^log_radix`; with
+/// `direct`, the first step reads from and the last writes to global memory
+/// wherever every warp access still covers a whole 32-byte sector
+/// (`word_bytes` per word).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn phases(
     geo: &TileGeometry,
@@ -443,8 +446,9 @@ pub fn phases(
     log_radix: u32,
     direct: bool,
     word_bytes: usize,
+    stop: u32,
 ) -> impl Iterator<Item = Phase> {
-    let (lo, hi) = if strided { (0, geo.l1) } else { (geo.l1, geo.log_n) };
+    let (lo, hi) = if strided { (0, geo.l1.min(stop)) } else { (geo.l1, stop.max(geo.l1)) };
     let st = steps(lo, hi, inverse, log_radix);
     let count = st.len();
     let (df, dl) = match (st.clone().next(), st.clone().last()) {
