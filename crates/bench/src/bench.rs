@@ -94,12 +94,7 @@ fn gpu_rows<W: Coeff>(
     }
     for batch in [1usize, big] {
         let transform = ntt_bytes(&plan, batch) / batch as f64;
-        let (warm, reps) = match (batch, c.quick) {
-            (1, false) => (20, 200),
-            (1, true) => (10, 50),
-            (_, false) => (3, 20),
-            (_, true) => (2, 5),
-        };
+        let (warm, reps) = crate::repetitions(batch, c.quick);
         let mut a = plan.upload(&rng.coeffs(n * batch, q))?;
         let mut b = plan.upload(&rng.coeffs(n * batch, q))?;
         let ops: [(&str, f64); 3] =

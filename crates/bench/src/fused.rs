@@ -13,12 +13,7 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
         NttPlan::with_options(gpu, p.clone(), PlanOptions { fused_polymul: true, ..PlanOptions::default() })?;
     let mut rng = SplitMix64::new(log_n as u64);
     for batch in [1usize, (1usize << 25) / n] {
-        let (warm, reps) = match (batch, quick) {
-            (1, false) => (20, 200),
-            (1, true) => (10, 50),
-            (_, false) => (3, 20),
-            (_, true) => (2, 5),
-        };
+        let (warm, reps) = crate::repetitions(batch, quick);
         let mut a = unfused.upload(&rng.coeffs(n * batch, p.q()))?;
         let mut b = unfused.upload(&rng.coeffs(n * batch, p.q()))?;
         let tu = gpu.time(warm, reps, || unfused.polymul_in_place(&mut a, &mut b))?.median_us / batch as f64;

@@ -42,3 +42,14 @@ pub const WORD_CONFIGS: [(u32, u32); 2] = [(32, 30), (64, 62)];
 pub fn log_ns(quick: bool) -> Vec<u32> {
     if quick { vec![10, 12, 14, 16, 17] } else { (10..=17).collect() }
 }
+
+/// `(warm-up runs, timed repetitions)` for one timing: many for a single
+/// polynomial (microseconds each), few for a batch; fewer with `--quick`.
+pub fn repetitions(batch: usize, quick: bool) -> (usize, usize) {
+    match (batch, quick) {
+        (1, false) => (20, 200),
+        (1, true) => (10, 50),
+        (_, false) => (3, 20),
+        (_, true) => (2, 5),
+    }
+}

@@ -135,12 +135,7 @@ fn ntt_rows<W: Coeff>(
         let mut rng = SplitMix64::new(r as u64);
         for batch in [1usize, batch] {
             let mut a = plan.upload(&rng.coeffs(n * batch, q))?;
-            let (warm, reps) = match (batch, quick) {
-                (1, false) => (20, 200),
-                (1, true) => (10, 50),
-                (_, false) => (3, 20),
-                (_, true) => (2, 5),
-            };
+            let (warm, reps) = crate::repetitions(batch, quick);
             let tm = gpu.time(warm, reps, || plan.forward(&mut a))?;
             let bytes = crate::bench::ntt_bytes(&plan, batch);
             let gbs = bytes / (tm.median_us * 1e3);

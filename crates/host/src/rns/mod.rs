@@ -19,3 +19,30 @@ mod plan;
 
 pub use basis::RnsBasis;
 pub use plan::RnsPlan;
+
+use crate::{Coeff, Error, Result};
+
+/// Validates two tower-major residue buffers of `towers` towers of
+/// `N = n` words each (same length, whole polynomials in every tower) and
+/// concatenates `mul(i, a_i, b_i)` over the towers: the loop that the CPU
+/// ([`crate::cpu::rns_polymul`]) and GPU ([`RnsPlan::polymul`]) products share.
+pub(crate) fn per_tower<W: Coeff>(
+    towers: usize,
+    n: usize,
+    a: &[W],
+    b: &[W],
+    mut mul: impl FnMut(usize, &[W], &[W]) -> Result<Vec<W>>,
+) -> Result<Vec<W>> {
+    if a.is_empty() || !a.len().is_multiple_of(towers * n) {
+        return Err(Error::NotAMultipleOfN { what: "a", got: a.len(), n: towers * n });
+    }
+    if b.len() != a.len() {
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+    }
+    let len = a.len() / towers;
+    let mut out = Vec::with_capacity(a.len());
+    for i in 0..towers {
+        out.extend(mul(i, &a[i * len..(i + 1) * len], &b[i * len..(i + 1) * len])?);
+    }
+    Ok(out)
+}

@@ -3,7 +3,7 @@
 use super::RnsBasis;
 use crate::gpu::Gpu;
 use crate::plan::{NttPlan, PlanOptions};
-use crate::{Coeff, Error, Result};
+use crate::{Coeff, Result};
 
 /// Negacyclic polymul modulo `Q` on a GPU: a plan (twiddles resident on the
 /// device) per tower of an [`RnsBasis`]. Each tower runs as its own batch of
@@ -54,19 +54,7 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
     /// batch in every tower): tower `i` of the result is the product of
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        let k = self.plans.len();
         let n = self.plans[0].params().n();
-        if a.is_empty() || !a.len().is_multiple_of(k * n) {
-            return Err(Error::NotAMultipleOfN { what: "a", got: a.len(), n: k * n });
-        }
-        if b.len() != a.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        let len = a.len() / k;
-        let mut out = Vec::with_capacity(a.len());
-        for (i, plan) in self.plans.iter().enumerate() {
-            out.extend(plan.polymul(&a[i * len..(i + 1) * len], &b[i * len..(i + 1) * len])?);
-        }
-        Ok(out)
+        super::per_tower(self.plans.len(), n, a, b, |i, a, b| self.plans[i].polymul(a, b))
     }
 }
