@@ -336,10 +336,25 @@ pub fn run(opts: &Options) -> i32 {
         }
     }
     if opts.runs("fused") {
-        match crate::fused::table(&gpu, opts.quick) {
-            Ok(x) => tables.push(x),
+        match crate::fused::table(&gpu, &device, opts.quick) {
+            Ok((x, svg)) => {
+                tables.push(x);
+                figures.push(("fused.svg".to_string(), svg));
+            }
             Err(e) => {
                 eprintln!("polymul-bench: fused polymul: {e}");
+                return 1;
+            }
+        }
+    }
+    if opts.runs("rns") {
+        match crate::rns::table(&gpu, copy_gbs, &device, opts.quick) {
+            Ok((x, svg)) => {
+                tables.push(x);
+                figures.push(("rns.svg".to_string(), svg));
+            }
+            Err(e) => {
+                eprintln!("polymul-bench: RNS polymul: {e}");
                 return 1;
             }
         }

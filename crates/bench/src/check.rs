@@ -288,32 +288,108 @@ fn fused_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
     }
 }
 
-/// RNS polymul on the GPU (a plan per tower) against the CPU's per-tower
-/// product, and for a small N against the big-integer schoolbook product
-/// modulo Q after CRT reconstruction.
-fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, towers: usize, seed: u64, t: &mut Tally) {
-    for (log_n, batch) in [(10u32, 1usize), (12, 2), (16, 2)] {
+/// The fused step alone ([`NttPlan::hadamard_step`] of a fused plan) gives
+/// the same words as its unfused counterpart (last forward stage of both
+/// operands, pointwise product, first inverse stage).
+fn hadamard_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    for log_n in [2u32, 11, 16] {
+        for batch in [1usize, 3] {
+            let n = 1usize << log_n;
+            let name = format!("fused step == unfused step u{} N=2^{log_n} batch {batch}", W::BITS);
+            let res = (|| {
+                let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+                let fused_opts = PlanOptions { fused_polymul: true, ..PlanOptions::default() };
+                let fused = NttPlan::with_options(gpu, p.clone(), fused_opts).map_err(s)?;
+                let unfused = NttPlan::new(gpu, p.clone()).map_err(s)?;
+                let mut rng = SplitMix64::new(seed ^ n as u64 ^ batch as u64);
+                let (a, b) = (rng.coeffs(batch * n, p.q()), rng.coeffs(batch * n, p.q()));
+                let run = |plan: &NttPlan<'_, W>| -> Result<Vec<W>, String> {
+                    let (mut da, mut db) = (plan.upload(&a).map_err(s)?, plan.upload(&b).map_err(s)?);
+                    plan.hadamard_step(&mut da, &mut db).map_err(s)?;
+                    gpu.download(&da).map_err(s)
+                };
+                eq("fused vs unfused step", &run(&fused)?, &run(&unfused)?)
+            })();
+            t.record(&name, res);
+        }
+    }
+}
+
+/// RNS polymul on the GPU (all towers in one launch per step) with every
+/// kernel configuration, fused and unfused, against the CPU's per-tower
+/// product; transforms against the CPU per tower; for a small N the
+/// big-integer schoolbook product modulo Q after CRT reconstruction; a
+/// residue not below its tower's prime is refused.
+fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    for (log_n, batch, towers) in [(10u32, 1usize, 3usize), (12, 2, 1), (12, 3, 4), (16, 2, 3)] {
         let n = 1usize << log_n;
-        let name = format!("rns u{} {towers}×{bits}-bit towers N=2^{log_n} batch {batch} == CPU", W::BITS);
-        let res = (|| {
-            let basis = polymul::rns::RnsBasis::<W>::new(n, bits, towers).map_err(s)?;
-            let plan = polymul::rns::RnsPlan::new(gpu, &basis).map_err(s)?;
-            let mut rng = SplitMix64::new(seed ^ n as u64);
-            let mut res =
-                |_| -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n * batch, p.q())).collect() };
-            let (a, b) = (res(0), res(1));
-            let got = plan.polymul(&a, &b).map_err(s)?;
-            eq("towers", &got, &cpu::rns_polymul(&basis, &a, &b).map_err(s)?)?;
-            if log_n == 10 {
-                let (ba, bb) = (basis.from_residues(&a).map_err(s)?, basis.from_residues(&b).map_err(s)?);
-                let want = cpu::negacyclic_naive_big(&ba, &bb, basis.modulus()).map_err(s)?;
-                if basis.from_residues(&got).map_err(s)? != want {
-                    return Err("CRT of the GPU product differs from the big-integer product mod Q".into());
-                }
+        let Ok(basis) = polymul::rns::RnsBasis::<W>::new(n, bits, towers) else {
+            t.record(&format!("rns u{} basis {towers}x{bits}", W::BITS), Err("no basis".into()));
+            continue;
+        };
+        let mut rng = SplitMix64::new(seed ^ n as u64 ^ towers as u64);
+        let mut res =
+            |_| -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n * batch, p.q())).collect() };
+        let (a, b) = (res(0), res(1));
+        let want = match cpu::rns_polymul(&basis, &a, &b) {
+            Ok(w) => w,
+            Err(e) => return t.record("rns cpu", Err(s(e))),
+        };
+        let len = n * batch;
+        let mut want_fwd = a.clone();
+        for (i, p) in basis.towers().iter().enumerate() {
+            if let Err(e) = cpu::forward(p, &mut want_fwd[i * len..(i + 1) * len]) {
+                return t.record("rns cpu forward", Err(s(e)));
             }
-            Ok(())
-        })();
-        t.record(&name, res);
+        }
+        for (tag, o) in variants() {
+            for fused_polymul in [false, true] {
+                let name = format!(
+                    "rns {tag}{} u{} {towers}x{bits}-bit N=2^{log_n} batch {batch} == CPU",
+                    if fused_polymul { " fused" } else { "" },
+                    W::BITS
+                );
+                let res = (|| {
+                    let opts = PlanOptions { fused_polymul, ..o };
+                    let plan = polymul::rns::RnsPlan::with_options(gpu, &basis, opts).map_err(s)?;
+                    let got = plan.polymul(&a, &b).map_err(s)?;
+                    eq("towers", &got, &want)?;
+                    if !fused_polymul {
+                        let mut d = plan.upload(&a).map_err(s)?;
+                        plan.forward(&mut d).map_err(s)?;
+                        eq("forward", &gpu.download(&d).map_err(s)?, &want_fwd)?;
+                        plan.inverse(&mut d).map_err(s)?;
+                        eq("round trip", &gpu.download(&d).map_err(s)?, &a)?;
+                    }
+                    if log_n == 10 && tag == "auto" {
+                        let (ba, bb) =
+                            (basis.from_residues(&a).map_err(s)?, basis.from_residues(&b).map_err(s)?);
+                        let big = cpu::negacyclic_naive_big(&ba, &bb, basis.modulus()).map_err(s)?;
+                        if basis.from_residues(&got).map_err(s)? != big {
+                            return Err(
+                                "CRT of the GPU product differs from the big-integer product mod Q".into()
+                            );
+                        }
+                    }
+                    Ok(())
+                })();
+                t.record(&name, res);
+            }
+        }
+        if towers > 1 {
+            let name = format!("rns u{} residue >= its tower's prime is refused", W::BITS);
+            let res = (|| {
+                let plan = polymul::rns::RnsPlan::new(gpu, &basis).map_err(s)?;
+                let mut bad = a.clone();
+                let at = len + 7; // tower 1
+                bad[at] = basis.towers()[1].q();
+                match plan.upload(&bad) {
+                    Err(Error::CoefficientOutOfRange { index, .. }) if index == at => Ok(()),
+                    other => Err(format!("{other:?}")),
+                }
+            })();
+            t.record(&name, res);
+        }
     }
 }
 
@@ -446,8 +522,11 @@ pub fn run(opts: &Options) -> i32 {
     tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
     fused_suite::<u64>(&gpu, 62, seed ^ 9, &mut t);
     fused_suite::<u32>(&gpu, 30, seed ^ 10, &mut t);
-    rns_suite::<u64>(&gpu, 62, 3, seed ^ 7, &mut t);
-    rns_suite::<u32>(&gpu, 30, 4, seed ^ 8, &mut t);
+    hadamard_suite::<u64>(&gpu, 62, seed ^ 11, &mut t);
+    hadamard_suite::<u32>(&gpu, 30, seed ^ 12, &mut t);
+    rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
+    rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
+    rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

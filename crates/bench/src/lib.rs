@@ -8,6 +8,7 @@ pub mod fused;
 pub mod plot;
 pub mod reductions;
 pub mod report;
+pub mod rns;
 pub mod tiles;
 
 use std::path::PathBuf;
@@ -24,7 +25,7 @@ pub struct Options {
     /// The command line, recorded in the results.
     pub command_line: String,
     /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
-    /// `table3`, `tiles`, `fused`); empty = all.
+    /// `table3`, `tiles`, `fused`, `rns`); empty = all.
     pub only: Vec<String>,
 }
 

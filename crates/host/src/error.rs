@@ -239,6 +239,15 @@ pub enum Error {
         q_bits: u64,
     },
 
+    /// More RNS towers than one launch's grid rows.
+    #[error("{towers} towers are more than one launch covers ({max}); split the basis")]
+    TooManyTowers {
+        /// Towers asked for.
+        towers: usize,
+        /// Most one plan takes.
+        max: usize,
+    },
+
     /// An NTT radix the tiled kernels do not have.
     #[error("radix {radix} is not available: choose 2, 4, 8 or 16")]
     BadRadix {

@@ -185,6 +185,22 @@ impl<W: Coeff> DevicePrepared<W> {
         (self.main.len() + self.aux.as_ref().map_or(0, |a| a.len())) * std::mem::size_of::<W>()
     }
 
+    /// Uploads the tables of several towers back to back (tower 0's
+    /// constants as `parts`); all prepared for one reduction.
+    pub(crate) fn upload_all(gpu: &Gpu, towers: &[Prepared<W>]) -> Result<Self> {
+        let first = towers.first().ok_or(Error::EmptyBasis)?;
+        let main: Vec<W> = towers.iter().flat_map(|p| p.main.iter().copied()).collect();
+        let aux = first
+            .aux
+            .as_ref()
+            .map(|_| towers.iter().flat_map(|p| p.aux.iter().flatten().copied()).collect::<Vec<W>>());
+        Ok(Self {
+            parts: first.parts,
+            main: gpu.upload(&main)?,
+            aux: aux.as_ref().map(|a| gpu.upload(a)).transpose()?,
+        })
+    }
+
     pub(crate) fn upload(gpu: &Gpu, p: &Prepared<W>) -> Result<Self> {
         Ok(Self {
             parts: p.parts,

@@ -5,14 +5,18 @@
 //!
 //! Names follow `<kernel>_<reduction>_<word>` (see [`crate::names`]), so the
 //! host and the device agree. Reduction constants arrive as the scalars
-//! `(q, k, m)` of [`ModMul::parts`], validated on the host.
+//! `(q, k, m)` of [`ModMul::parts`], validated on the host. Every data
+//! kernel ends with the tower arguments `(moduli, data_words, tw_words)` of
+//! [`crate::towers`]: block row `blockIdx.y` is the RNS tower (one row and a
+//! null table for a single modulus).
 
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, sync};
+use crate::gpu::{block_thread, block_y, sync};
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::tiled::{self, TileGeometry};
 use crate::smem::DeviceShared;
+use crate::towers::{TowerConsts, Towers};
 use crate::{microbench, pointwise};
 use core::arch::asm;
 
@@ -89,12 +93,20 @@ macro_rules! radix2_entry {
             q: $w,
             k: $w,
             m: u32,
+            moduli: *const $w,
+            data_words: u64,
+            tw_words: u32,
         ) {
             let t = global_thread_x();
             if t < total {
+                let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let c = unsafe { towers.consts(y, TowerConsts { parts: (q, k, m), barrett4: (q, 0) }) };
+                let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
+                let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
                 // SAFETY: t < total, buffers sized by the host.
-                unsafe { $body(a, Twiddles { main: tw, aux: tw_aux }, t, log_n, log_m, &red) }
+                unsafe { $body(towers.data(a, y), tw, t, log_n, log_m, &red) }
             }
         }
     };
@@ -125,10 +137,18 @@ macro_rules! tiled_entry {
                 q: $w,
                 k: $w,
                 m: u32,
+                moduli: *const $w,
+                data_words: u64,
+                tw_words: u32,
             ) {
+                let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let c = unsafe { towers.consts(y, TowerConsts { parts: (q, k, m), barrett4: (q, 0) }) };
+                let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
                 let geo = TileGeometry { log_n, l1, log_tile };
-                let tw = Twiddles { main: tw, aux: tw_aux };
+                let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
+                let a = towers.data(a, y);
                 let lr = if log_radix < $max_log_radix { log_radix } else { $max_log_radix };
                 // SAFETY: validated by the host.
                 unsafe {
@@ -185,12 +205,22 @@ macro_rules! fused_entry {
                 m: u32,
                 mu: $w,
                 qbits: u32,
+                moduli: *const $w,
+                data_words: u64,
+                tw_words: u32,
             ) {
                 let t = global_thread_x();
                 if t < total {
+                    let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
+                    let scalars = TowerConsts { parts: (q, k, m), barrett4: (mu, qbits) };
+                    // SAFETY: the host sizes the table to the launch's block rows.
+                    let c = unsafe { towers.consts(y, scalars) };
+                    let (q, k, m) = c.parts;
+                    let (mu, qbits) = c.barrett4;
                     let red = <$red>::from_parts(q, k, m);
                     let b4 = Barrett4::from_parts(q, mu, qbits);
-                    let tw = Twiddles { main: tw, aux: tw_aux };
+                    let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
+                    let (a, b) = (towers.data(a, y), towers.data(b as *mut $w, y) as *const $w);
                     // SAFETY: t < total, buffers sized by the host.
                     unsafe { pointwise::fused_pair_at(a, b, tw, t, log_n, &red, &b4) }
                 }
@@ -251,7 +281,8 @@ macro_rules! word_entries {
     ($w:ty, $wname:literal, $mul:ident, [$($red:ty, $rname:literal => $fwd:ident, $inv:ident, $bi:ident, $bs:ident;)*]) => {
         $(reduction_entries!($w, $red, $rname, $wname, $fwd, $inv, $bi, $bs);)*
 
-        /// `out[i] = a[i] · b[i] mod q` for `i < len` (Algorithm 4).
+        /// `out[i] = a[i] · b[i] mod q` for `i < len` (Algorithm 4), per
+        /// tower (block row) with `data_words` words between towers.
         ///
         /// # Safety
         /// Launched by the host with validated buffers and parameters.
@@ -264,10 +295,18 @@ macro_rules! word_entries {
             q: $w,
             mu: $w,
             qbits: u32,
+            moduli: *const $w,
+            data_words: u64,
         ) {
             let t = global_thread_x();
             if t < len {
-                let red = Barrett4::from_parts(q, mu, qbits);
+                let (towers, y) = (Towers { moduli, data_words, tw_words: 0 }, block_y());
+                let scalars = TowerConsts { parts: (q, q, 0), barrett4: (mu, qbits) };
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let c = unsafe { towers.consts(y, scalars) };
+                let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
+                let (out, a) = (towers.data(out, y), towers.data(a as *mut $w, y) as *const $w);
+                let b = towers.data(b as *mut $w, y) as *const $w;
                 // SAFETY: t < len, buffers sized by the host.
                 unsafe { pointwise::mul_at(out, a, b, t as usize, &red) }
             }

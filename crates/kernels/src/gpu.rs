@@ -1,6 +1,6 @@
 //! Thin wrappers over `core::arch::nvptx` special registers.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _block_idx_y, _syncthreads, _thread_idx_x};
 
 /// Global linear thread index in x: `blockIdx.x · blockDim.x + threadIdx.x`.
 #[inline(always)]
@@ -14,6 +14,13 @@ pub fn global_thread_x() -> u32 {
 pub fn block_thread() -> (usize, usize, usize) {
     // SAFETY: reading special registers has no preconditions.
     unsafe { (_block_idx_x() as usize, _thread_idx_x() as usize, _block_dim_x() as usize) }
+}
+
+/// `blockIdx.y`: the RNS tower of a launch over several (see [`crate::towers`]).
+#[inline(always)]
+pub fn block_y() -> u32 {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe { _block_idx_y() as u32 }
 }
 
 /// Block-wide barrier (`bar.sync 0`).

@@ -23,6 +23,7 @@ pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
 pub mod smem;
+pub mod towers;
 pub mod word;
 
 #[cfg(target_arch = "nvptx64")]

@@ -106,6 +106,20 @@ pub(crate) struct TiledLaunch {
     pub stop: u32,
 }
 
+/// The RNS tower arguments of a launch (`polymul_kernels::towers`): block
+/// row `y` of the grid is tower `y`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TowerLaunch<W: Coeff> {
+    /// The constants table, null for one tower.
+    pub moduli: DevicePointer<W>,
+    /// Towers = block rows of the grid.
+    pub rows: u32,
+    /// Words between consecutive towers' data.
+    pub data_words: u64,
+    /// Words between consecutive towers' twiddle tables.
+    pub tw_words: u32,
+}
+
 /// A CUDA event owned through the raw driver API (cust's `Event` cannot be
 /// waited on without being consumed).
 struct RawEvent(cust::sys::CUevent);
@@ -182,6 +196,7 @@ fn tiled_passes<W: Coeff>(
     batch: usize,
     cfg: &TiledLaunch,
     stream: &Stream,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     let geo = &cfg.geo;
     let (f, order): (&Function<'_>, &[u32]) = match (geo.l1 > 0, dir) {
@@ -190,7 +205,7 @@ fn tiled_passes<W: Coeff>(
         (true, Direction::Forward) => (&k.fwd, &[1, 0]),
         (true, Direction::Inverse) => (&k.inv, &[0, 1]),
     };
-    let grid = (batch * geo.blocks_per_poly()) as u32;
+    let grid = ((batch * geo.blocks_per_poly()) as u32, towers.rows);
     let threads = tiled::block_threads(geo.log_tile, cfg.log_radix).min(k.max_threads);
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(1usize << geo.log_tile, w) * w) as u32;
@@ -198,13 +213,15 @@ fn tiled_passes<W: Coeff>(
     let (q, kk, m) = tw.parts;
     let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
     let (log_radix, direct, stop) = (cfg.log_radix, u32::from(cfg.direct), cfg.stop);
+    let TowerLaunch { moduli, data_words, tw_words, .. } = *towers;
     for &strided in order {
         // SAFETY: the plan validated the geometry (tile within the device's
         // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
         // batch·N words.
         unsafe {
             launch!(f<<<grid, threads, smem, stream>>>(
-                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, stop, q, kk, m
+                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, stop, q, kk, m,
+                moduli, data_words, tw_words
             ))
             .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
         }
@@ -213,6 +230,7 @@ fn tiled_passes<W: Coeff>(
 }
 
 /// Queues a shared-memory transform of the whole batch on the GPU's stream.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt<W: Coeff>(
     gpu: &Gpu,
     k: &TiledKernels<'_>,
@@ -221,9 +239,10 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     tw: &DevicePrepared<W>,
     batch: usize,
     cfg: &TiledLaunch,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     gpu.bind()?;
-    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, gpu.stream())
+    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, gpu.stream(), towers)
 }
 
 /// Queues a transform polynomial by polynomial, alternating between the
@@ -239,6 +258,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     batch: usize,
     cfg: &TiledLaunch,
     pipe: &Pipeline,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     gpu.bind()?;
     pipe.fork.record(gpu.stream())?;
@@ -248,9 +268,10 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     let n = 1usize << cfg.geo.log_n;
     let base = data.buf.as_device_ptr();
     for i in 0..batch {
-        // Polynomial i of the batch (i·N < len, checked by the plan).
+        // Polynomial i of the batch in every tower (i·N < one tower's
+        // words, checked by the plan).
         let a = base.wrapping_add(i * n);
-        tiled_passes(k, dir, a, tw, 1, cfg, &pipe.streams[i % 2])?;
+        tiled_passes(k, dir, a, tw, 1, cfg, &pipe.streams[i % 2], towers)?;
     }
     for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
         e.record(s)?;
@@ -274,7 +295,8 @@ pub(crate) enum Direction {
     Inverse,
 }
 
-/// Queues every stage of a radix-2 transform of `batch` polynomials in `data`.
+/// Queues stages `stages` of a radix-2 transform of `batch` polynomials per
+/// tower in `data` (forward in increasing, inverse in decreasing order).
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn radix2_ntt<W: Coeff>(
     gpu: &Gpu,
@@ -284,23 +306,28 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     tw: &DevicePrepared<W>,
     batch: usize,
     log_n: u32,
-    stop: u32,
+    stages: std::ops::Range<u32>,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
     let stream = gpu.stream();
     let (f, stages): (&Function<'_>, Vec<u32>) = match dir {
-        Direction::Forward => (&k.fwd, (0..stop).collect()),
-        Direction::Inverse => (&k.inv, (0..stop).rev().collect()),
+        Direction::Forward => (&k.fwd, stages.collect()),
+        Direction::Inverse => (&k.inv, stages.rev().collect()),
     };
+    let TowerLaunch { moduli, rows, data_words, tw_words } = *towers;
+    let grid = (blocks(total), rows);
     let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
     for log_m in stages {
         // SAFETY: the plan sized `data` to batch·N and the twiddle tables to N
         // words; the kernel touches only indices below those.
         unsafe {
-            launch!(f<<<blocks(total), BLOCK_THREADS, 0, stream>>>(a, main, aux, total, log_n, log_m, q, kk, m))
-                .map_err(Error::cuda("launching an NTT stage", 0))?;
+            launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(
+                a, main, aux, total, log_n, log_m, q, kk, m, moduli, data_words, tw_words
+            ))
+            .map_err(Error::cuda("launching an NTT stage", 0))?;
         }
     }
     Ok(())
@@ -319,10 +346,13 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     batch: usize,
     log_n: u32,
     b4: &Barrett4<W>,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     gpu.bind()?;
     let stream = gpu.stream();
     let total = (batch << (log_n - 1)) as u32;
+    let TowerLaunch { moduli, rows, data_words, tw_words } = *towers;
+    let grid = (blocks(total), rows);
     let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
     let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
     let (q, kk, m) = tw.parts;
@@ -330,8 +360,10 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     // SAFETY: both buffers hold batch·N words and the table at least N/2
     // (checked by the plan); the kernel touches only those.
     unsafe {
-        launch!(f<<<blocks(total), BLOCK_THREADS, 0, stream>>>(pa, pb, main, aux, total, log_n, q, kk, m, mu, qbits))
-            .map_err(Error::cuda("launching the fused Hadamard step", 0))
+        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(
+            pa, pb, main, aux, total, log_n, q, kk, m, mu, qbits, moduli, data_words, tw_words
+        ))
+        .map_err(Error::cuda("launching the fused Hadamard step", 0))
     }
 }
 
@@ -340,25 +372,30 @@ pub(crate) fn fused_kernel<'g, W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> 
     get(gpu, format!("{}_{}_{}", names::FUSED_HADAMARD, reduction.name(), W::NAME))
 }
 
-/// Queues `acc[i] ← acc[i] · other[i] mod q` over `len` words.
+/// Queues `acc[i] ← acc[i] · other[i] mod q_t` over every tower `t`'s
+/// `towers.data_words` words (`red`: tower 0's constants).
 pub(crate) fn pointwise_mul<W: Coeff>(
     gpu: &Gpu,
     k: &Radix2Kernels<'_>,
     acc: &mut DeviceVec<W>,
     other: &DeviceVec<W>,
-    len: usize,
     red: &Barrett4<W>,
+    towers: &TowerLaunch<W>,
 ) -> Result<()> {
     gpu.bind()?;
     let stream = gpu.stream();
     let f = &k.mul;
     let (out, b) = (acc.buf.as_device_ptr(), other.buf.as_device_ptr());
-    let len = len as u32;
+    let TowerLaunch { moduli, rows, data_words, .. } = *towers;
+    let len = data_words as u32;
     let (q, mu, m) = (red.q, red.mu, red.m);
-    // SAFETY: both buffers hold at least `len` words (checked by the plan).
+    // SAFETY: both buffers hold `rows` towers of `len` words (checked by the
+    // plan), the table `rows` rows when not null.
     unsafe {
-        launch!(f<<<blocks(len), BLOCK_THREADS, 0, stream>>>(out, out, b, len, q, mu, m))
-            .map_err(Error::cuda("launching the pointwise product", 0))
+        launch!(f<<<(blocks(len), rows), BLOCK_THREADS, 0, stream>>>(
+            out, out, b, len, q, mu, m, moduli, data_words
+        ))
+        .map_err(Error::cuda("launching the pointwise product", 0))
     }
 }
 

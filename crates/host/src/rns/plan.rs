@@ -1,60 +1,133 @@
-//! RNS polymul on a GPU: one NTT plan per tower.
+//! RNS polymul on a GPU: every tower in one launch per step.
 
 use super::RnsBasis;
-use crate::gpu::Gpu;
-use crate::plan::{NttPlan, PlanOptions};
-use crate::{Coeff, Result};
+use crate::gpu::launch::Direction;
+use crate::gpu::{DeviceVec, Gpu};
+use crate::plan::{Engine, NttKernel, PlanOptions};
+use crate::{Coeff, Error, Result};
 
-/// Negacyclic polymul modulo `Q` on a GPU: a plan (twiddles resident on the
-/// device) per tower of an [`RnsBasis`]. Each tower runs as its own batch of
-/// launches today; towers as a grid dimension of one launch is issue 5's
-/// next step.
+/// Negacyclic polymul modulo `Q` on a GPU for the towers of an
+/// [`RnsBasis`]: the twiddles and constants of every tower are resident on
+/// the device, and each step of a polymul (a transform pass, the pointwise or
+/// fused product) is **one launch over all towers** — the towers are the
+/// grid's second dimension — instead of one launch per tower.
+///
+/// Data is tower-major: tower 0's `batch · N` residues, then tower 1's, …
+/// (the layout of [`RnsBasis::to_residues`]).
 ///
 /// ```no_run
 /// use polymul::{Gpu, rns::{RnsBasis, RnsPlan}};
 /// let gpu = Gpu::new()?;
 /// let basis = RnsBasis::<u64>::new(1 << 12, 62, 4)?;
 /// let plan = RnsPlan::new(&gpu, &basis)?;
-/// let a = vec![0u64; 4 << 12]; // residues, tower-major
+/// let a = vec![0u64; 4 << 12]; // one polynomial: 4 towers of N residues
 /// let c = plan.polymul(&a, &a)?;
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct RnsPlan<'g, W: Coeff> {
-    plans: Vec<NttPlan<'g, W>>,
+    engine: Engine<'g, W>,
+    basis: RnsBasis<W>,
 }
 
 impl<W: Coeff> std::fmt::Debug for RnsPlan<'_, W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RnsPlan").field("towers", &self.plans.len()).finish_non_exhaustive()
+        f.debug_struct("RnsPlan")
+            .field("n", &self.basis.n())
+            .field("towers", &self.basis.len())
+            .field("options", &self.engine.options)
+            .finish_non_exhaustive()
     }
 }
 
 impl<'g, W: Coeff> RnsPlan<'g, W> {
-    /// A plan per tower with the default options.
+    /// A plan over every tower of `basis`, default options.
     pub fn new(gpu: &'g Gpu, basis: &RnsBasis<W>) -> Result<Self> {
         Self::with_options(gpu, basis, PlanOptions::default())
     }
 
-    /// A plan per tower with explicit options.
+    /// A plan with explicit options (kernel, reduction, fused polymul, …).
+    /// Errors as [`crate::NttPlan::with_options`] for any tower, or
+    /// [`Error::TooManyTowers`].
     pub fn with_options(gpu: &'g Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
-        let plans = basis
-            .towers()
-            .iter()
-            .map(|t| NttPlan::with_options(gpu, t.clone(), options))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Self { plans })
+        let engine = Engine::new(gpu, basis.towers(), options)?;
+        Ok(Self { engine, basis: basis.clone() })
     }
 
-    /// The per-tower plans.
-    pub fn plans(&self) -> &[NttPlan<'g, W>] {
-        &self.plans
+    /// The basis.
+    pub fn basis(&self) -> &RnsBasis<W> {
+        &self.basis
+    }
+
+    /// The options.
+    pub fn options(&self) -> PlanOptions {
+        self.engine.options
+    }
+
+    /// Device bytes of the twiddle tables of all towers.
+    pub fn twiddle_bytes(&self) -> usize {
+        self.engine.twiddle_bytes()
+    }
+
+    /// The kernel a forward transform of `batch` polynomials (per tower)
+    /// runs; the automatic rule counts `batch · towers` polynomials.
+    pub fn kernel_for(&self, batch: usize) -> NttKernel {
+        self.engine.kernel_for_dir(batch, false)
+    }
+
+    /// Global-memory passes of one transform of `batch` polynomials per
+    /// tower (as [`crate::NttPlan::global_passes`]).
+    pub fn global_passes(&self, batch: usize) -> u32 {
+        self.engine.global_passes(batch)
+    }
+
+    /// Validates tower-major residues (a positive multiple of
+    /// `towers · N` words; tower `i`'s all below `q_i`) and uploads them.
+    pub fn upload(&self, residues: &[W]) -> Result<DeviceVec<W>> {
+        let towers = self.basis.towers();
+        let per = towers.len() * self.basis.n();
+        if residues.is_empty() || !residues.len().is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what: "residues", got: residues.len(), n: per });
+        }
+        let len = residues.len() / towers.len();
+        for (i, p) in towers.iter().enumerate() {
+            if let Err(e) = p.check_batch("residues", &residues[i * len..(i + 1) * len]) {
+                // Report the index in the whole buffer.
+                return Err(match e {
+                    Error::CoefficientOutOfRange { what, index, value, q } => {
+                        Error::CoefficientOutOfRange { what, index: index + i * len, value, q }
+                    }
+                    e => e,
+                });
+            }
+        }
+        self.engine.gpu.upload(residues)
+    }
+
+    /// Queues the forward NTT of every polynomial of every tower.
+    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.whole(Direction::Forward, data)
+    }
+
+    /// Queues the inverse NTT of every polynomial of every tower.
+    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.whole(Direction::Inverse, data)
+    }
+
+    /// Queues `a ← a ⊗ b` for every pair and tower; `b` is left transformed.
+    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.polymul_in_place(a, b)
     }
 
     /// Negacyclic products of residue polynomials (tower-major, the same
     /// batch in every tower): tower `i` of the result is the product of
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        let n = self.plans[0].params().n();
-        super::per_tower(self.plans.len(), n, a, b, |i, a, b| self.plans[i].polymul(a, b))
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let mut da = self.upload(a)?;
+        let mut db = self.upload(b)?;
+        self.polymul_in_place(&mut da, &mut db)?;
+        self.engine.gpu.download(&da)
     }
 }

@@ -1,10 +1,14 @@
 //! Plans: parameters and twiddles resident on a GPU, created once and
 //! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
 
-use crate::gpu::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch};
+mod engine;
+
+pub(crate) use engine::Engine;
+
+use crate::gpu::launch::Direction;
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
-use crate::reduction::{DevicePrepared, Prepared, Reduction};
+use crate::reduction::Reduction;
 use crate::{Coeff, Error, Result};
 use polymul_kernels::ntt::tiled::TileGeometry;
 
@@ -109,23 +113,8 @@ pub struct PlanOptions {
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct NttPlan<'g, W: Coeff> {
-    gpu: &'g Gpu,
-    /// The fused Hadamard kernel of a fused-polymul plan.
-    fused: Option<cust::function::Function<'g>>,
-    pipeline: Option<Pipeline>,
-    /// `log2` of the radix asked for, `None` = by the measured rule.
-    log_radix: Option<u32>,
+    engine: Engine<'g, W>,
     params: NttParams<W>,
-    twiddles: DevicePrepared<W>,
-    inv_twiddles: DevicePrepared<W>,
-    kernels: Radix2Kernels<'g>,
-    /// The shared-memory kernels for each largest radix 2, 4, 8, 16.
-    tiled: Vec<TiledKernels<'g>>,
-    /// Usable tile geometries of the tiled kernel, smallest tile first.
-    geometries: Vec<TileGeometry>,
-    /// Usable 2D geometries, smallest tile first.
-    geometries_2d: Vec<TileGeometry>,
-    options: PlanOptions,
 }
 
 impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
@@ -134,7 +123,7 @@ impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
             .field("n", &self.params.n())
             .field("q", &self.params.q())
             .field("word_bits", &W::BITS)
-            .field("options", &self.options)
+            .field("options", &self.engine.options)
             .finish()
     }
 }
@@ -149,92 +138,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// As [`NttPlan::new`], with an explicit kernel and reduction. Errors if
     /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
     pub fn with_options(gpu: &'g Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
-        let r = options.reduction;
-        if options.fused_polymul && params.log_n() < 2 {
-            return Err(Error::InvalidN { n: params.n(), min: 4, max: 1 << 30 });
-        }
-        // A fused plan's truncated transforms and fused step read only the
-        // first half of each table (stages below log N − 1).
-        let len = if options.fused_polymul { params.n() / 2 } else { params.n() };
-        let twiddles =
-            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), &params.twiddles()[..len])?)?;
-        let inv_twiddles =
-            DevicePrepared::upload(gpu, &Prepared::new(r, params.q(), &params.inv_twiddles()[..len])?)?;
-        let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
-        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
-        let w = std::mem::size_of::<W>();
-        let max = gpu.info().max_shared_per_block;
-        // The tile sizes this plan may use: the one asked for, or the
-        // automatic candidates (see `PlanOptions::tile_bytes`).
-        let log_radix = match options.radix {
-            None => None,
-            Some(r @ (2 | 4 | 8 | 16)) => Some(r.trailing_zeros()),
-            Some(radix) => return Err(Error::BadRadix { radix }),
-        };
-        let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
-        let candidates: Vec<usize> = match options.tile_bytes {
-            Some(b) => {
-                let padded = polymul_kernels::smem::padded_words(b / w, w) * w;
-                if !b.is_power_of_two() || b < 2 * w || padded > max {
-                    return Err(Error::BadTile { bytes: b, min: 2 * w, max });
-                }
-                vec![b]
-            }
-            None => AUTO_TILES
-                .iter()
-                .copied()
-                .filter(|&b| polymul_kernels::smem::padded_words(b / w, w) * w <= max)
-                .collect(),
-        };
-        let geometries_for = |two_d: bool| -> (Vec<TileGeometry>, Option<Error>) {
-            let (mut out, mut refusal) = (Vec::new(), None);
-            for &b in &candidates {
-                let log_tile = (b / w).trailing_zeros();
-                let geo = if two_d {
-                    crate::cpu::geometry_2d(params.log_n(), log_tile)
-                } else {
-                    crate::cpu::tile_geometry(params.log_n(), log_tile)
-                };
-                match geo {
-                    Ok(g) if !out.contains(&g) => out.push(g),
-                    Ok(_) => {}
-                    Err(e) => refusal = Some(e),
-                }
-            }
-            (out, refusal)
-        };
-        let (geometries, refusal) = geometries_for(false);
-        let (geometries_2d, refusal_2d) = geometries_for(true);
-        let (needed, refusal) = if two_d { (&geometries_2d, refusal_2d) } else { (&geometries, refusal) };
-        let Some(largest) = needed.last().map(|g: &TileGeometry| (1usize << g.log_tile) * w) else {
-            // Not even the largest tile covers N in two passes (or none fits the device).
-            return Err(refusal.unwrap_or(Error::BadTile {
-                bytes: polymul_kernels::TILE_BYTES,
-                min: 2 * w,
-                max,
-            }));
-        };
-        let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
-        let tiled =
-            (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
-        let pipeline = match options.kernel {
-            NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
-            _ => None,
-        };
-        Ok(Self {
-            gpu,
-            fused,
-            pipeline,
-            log_radix,
-            params,
-            twiddles,
-            inv_twiddles,
-            kernels,
-            tiled,
-            geometries,
-            geometries_2d,
-            options,
-        })
+        let engine = Engine::new(gpu, std::slice::from_ref(&params), options)?;
+        Ok(Self { engine, params })
     }
 
     /// The parameters.
@@ -244,192 +149,92 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
 
     /// The kernel and reduction this plan runs.
     pub fn options(&self) -> PlanOptions {
-        self.options
+        self.engine.options
     }
 
     /// The GPU this plan runs on.
     pub fn gpu(&self) -> &'g Gpu {
-        self.gpu
+        self.engine.gpu
     }
 
     /// Validates host coefficients (a positive multiple of N, all `< q`) and
     /// uploads them.
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
         self.params.check_batch("coeffs", coeffs)?;
-        self.gpu.upload(coeffs)
-    }
-
-    fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
-        let n = self.params.n();
-        if v.is_empty() || !v.len().is_multiple_of(n) {
-            return Err(Error::NotAMultipleOfN { what, got: v.len(), n });
-        }
-        let batch = v.len() / n;
-        self.params.check_batch_size(batch)?;
-        Ok(batch)
+        self.engine.gpu.upload(coeffs)
     }
 
     /// Queues the forward NTT (normal order in, bit-reversed out) of every
     /// polynomial in `data`. Coefficients must be reduced (as [`NttPlan::upload`]
     /// guarantees).
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.whole(Direction::Forward, data)
+        self.engine.whole(Direction::Forward, data)
     }
 
-    fn whole(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
-        if self.options.fused_polymul {
-            return Err(Error::FusedPlanTransform);
-        }
-        self.transform(dir, data, self.params.log_n())
+    /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
+    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.whole(Direction::Inverse, data)
     }
 
     /// Device bytes of the plan's twiddle tables (forward and inverse, main
     /// and auxiliary words): half as many for a fused-polymul plan.
     pub fn twiddle_bytes(&self) -> usize {
-        self.twiddles.bytes() + self.inv_twiddles.bytes()
-    }
-
-    /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
-    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.whole(Direction::Inverse, data)
+        self.engine.twiddle_bytes()
     }
 
     /// The kernel that runs a forward transform of `batch` polynomials: the
     /// one asked for, or for [`NttKernel::Auto`] the rule measured on an
     /// H200 ([`auto_kernel`]).
     pub fn kernel_for(&self, batch: usize) -> NttKernel {
-        self.kernel_for_dir(batch, false)
+        self.engine.kernel_for_dir(batch, false)
     }
 
     /// [`NttPlan::kernel_for`] for the inverse transform (the rule differs:
     /// the inverse's extra `½` corrections change which kernel wins).
     pub fn inverse_kernel_for(&self, batch: usize) -> NttKernel {
-        self.kernel_for_dir(batch, true)
-    }
-
-    fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
-        match self.options.kernel {
-            NttKernel::Auto => {
-                let batched = is_batched(self.params.n(), batch);
-                let k = auto_kernel(W::BITS, self.params.log_n(), batched, inverse);
-                if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
-            }
-            k => k,
-        }
+        self.engine.kernel_for_dir(batch, true)
     }
 
     /// The largest radix of the shared-memory steps of a forward transform
     /// of `batch` polynomials: the one asked for, or the measured rule's
     /// ([`auto_radix`]).
     pub fn radix_for(&self, batch: usize) -> usize {
-        1 << self.log_radix_for(batch, false)
-    }
-
-    fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
-        let n = self.params.n();
-        self.log_radix.unwrap_or_else(|| {
-            let k = self.kernel_for_dir(batch, inverse);
-            auto_radix(k, W::BITS, self.params.log_n(), is_batched(n, batch), inverse)
-        })
-    }
-
-    /// The tile geometry a kernel uses for a batch: the largest candidate
-    /// tile that still launches at least two blocks per SM, else the
-    /// smallest.
-    fn tile_for(&self, kernel: NttKernel, batch: usize) -> TileGeometry {
-        let geos = match kernel {
-            NttKernel::TwoD | NttKernel::TwoDPipelined => &self.geometries_2d,
-            _ => &self.geometries,
-        };
-        // Pipelined launches are one polynomial each.
-        let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
-        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
-        let first = geos[0];
-        geos.iter().rev().copied().find(|g| batch * g.blocks_per_poly() >= want).unwrap_or(first)
+        1 << self.engine.log_radix_for(batch, false)
     }
 
     /// How many passes over global memory one transform of a `batch` makes:
     /// `log N` for the radix-2 kernel, 1 or 2 for the shared-memory kernels.
     pub fn global_passes(&self, batch: usize) -> u32 {
-        match self.kernel_for(batch) {
-            NttKernel::Radix2Global => self.params.log_n(),
-            k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
-        }
+        self.engine.global_passes(batch)
     }
 
     /// The tile geometry (tile size and split) a batch runs with, `None`
     /// for the radix-2 kernel.
     pub fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
-        match self.kernel_for(batch) {
-            NttKernel::Radix2Global => None,
-            k => Some(self.tile_for(k, batch)),
-        }
-    }
-
-    /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).
-    fn transform(&self, dir: Direction, data: &mut DeviceVec<W>, stop: u32) -> Result<()> {
-        let batch = self.batch_of("data", data)?;
-        let twiddles = match dir {
-            Direction::Forward => &self.twiddles,
-            Direction::Inverse => &self.inv_twiddles,
-        };
-        let inverse = dir == Direction::Inverse;
-        let kernel = self.kernel_for_dir(batch, inverse);
-        let log_radix = self.log_radix_for(batch, inverse);
-        let tiled = &self.tiled[(log_radix - 1) as usize];
-        let cfg = |k| TiledLaunch {
-            geo: self.tile_for(k, batch),
-            log_radix,
-            direct: !self.options.shared_only,
-            stop,
-        };
-        match (kernel, &self.pipeline) {
-            (NttKernel::Radix2Global, _) => launch::radix2_ntt(
-                self.gpu,
-                &self.kernels,
-                dir,
-                data,
-                twiddles,
-                batch,
-                self.params.log_n(),
-                stop,
-            ),
-            (NttKernel::TwoDPipelined, Some(pipe)) => {
-                let c = cfg(kernel);
-                launch::tiled_ntt_pipelined(self.gpu, tiled, dir, data, twiddles, batch, &c, pipe)
-            }
-            (k, _) => launch::tiled_ntt(self.gpu, tiled, dir, data, twiddles, batch, &cfg(k)),
-        }
+        self.engine.geometry_for(batch)
     }
 
     /// Queues `acc ← acc ⊙ other` (element-wise product mod q).
     pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        self.batch_of("acc", acc)?;
-        if other.len() != acc.len() {
-            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
-        }
-        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, acc.len(), self.params.barrett())
+        self.engine.pointwise_mul(acc, other)
+    }
+
+    /// Queues the middle of a polymul alone, on operands `a` and `b` that
+    /// went through stages `0..log N − 1` of the forward transform
+    /// (any reduced words will do): on a fused-polymul plan the Karatsuba
+    /// step of Algorithm 8 (4 products per pair, `b` untouched); on other
+    /// plans its unfused counterpart, the last forward stage of both
+    /// operands, the pointwise product and the first (`½`-scaled) inverse
+    /// stage (5 products per pair, `b` left transformed). Both leave the same
+    /// words in `a` — what the benchmark times the fused step against.
+    pub fn hadamard_step(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.hadamard_step(a, b)
     }
 
     /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is left in
     /// the NTT domain.
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        if let Some(f) = &self.fused {
-            // Algorithm 8: truncated forward transforms, the fused step,
-            // truncated inverse.
-            let (log_n, batch) = (self.params.log_n(), self.batch_of("a", a)?);
-            self.transform(Direction::Forward, a, log_n - 1)?;
-            self.transform(Direction::Forward, b, log_n - 1)?;
-            launch::fused_hadamard(self.gpu, f, a, b, &self.twiddles, batch, log_n, self.params.barrett())?;
-            return self.transform(Direction::Inverse, a, log_n - 1);
-        }
-        self.forward(a)?;
-        self.forward(b)?;
-        self.pointwise_mul(a, b)?;
-        self.inverse(a)
+        self.engine.polymul_in_place(a, b)
     }
 
     /// Negacyclic product of each pair of polynomials in `a` and `b` (host in,
@@ -441,21 +246,21 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;
         self.polymul_in_place(&mut da, &mut db)?;
-        self.gpu.download(&da)
+        self.engine.gpu.download(&da)
     }
 
     /// Forward NTT of host data (convenience for tests and tools).
     pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
-        self.gpu.download(&d)
+        self.engine.gpu.download(&d)
     }
 
     /// Inverse NTT of host data.
     pub fn inverse_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.inverse(&mut d)?;
-        self.gpu.download(&d)
+        self.engine.gpu.download(&d)
     }
 }
 

@@ -1,0 +1,377 @@
+//! What [`super::NttPlan`] and [`crate::rns::RnsPlan`] share: device tables
+//! for one or more towers (moduli of the same N), the kernels, the
+//! automatic kernel/radix/tile choice, and the transforms and products on
+//! device buffers. One tower is a plain NTT plan; several are an RNS plan
+//! whose every launch covers all towers (block row = tower, see
+//! `polymul_kernels::towers`).
+
+use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
+use crate::gpu::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch};
+use crate::gpu::{DeviceVec, Gpu};
+use crate::params::NttParams;
+use crate::reduction::{DevicePrepared, Prepared};
+use crate::{Coeff, Error, Result};
+use polymul_kernels::arith::Barrett4;
+use polymul_kernels::ntt::tiled::TileGeometry;
+use polymul_kernels::towers::TowerConsts;
+
+/// Most towers one launch covers (the grid's y extent).
+pub(crate) const MAX_TOWERS: usize = 65_535;
+
+/// Tables, kernels and rules of a plan over `towers` moduli of one N.
+pub(crate) struct Engine<'g, W: Coeff> {
+    pub(crate) gpu: &'g Gpu,
+    /// The fused Hadamard kernel of a fused-polymul plan.
+    fused: Option<cust::function::Function<'g>>,
+    pipeline: Option<Pipeline>,
+    /// `log2` of the radix asked for, `None` = by the measured rule.
+    log_radix: Option<u32>,
+    log_n: u32,
+    towers: usize,
+    /// Forward twiddles of every tower, tower after tower.
+    twiddles: DevicePrepared<W>,
+    /// Inverse twiddles of every tower.
+    inv_twiddles: DevicePrepared<W>,
+    /// Words of one tower's table.
+    tw_words: usize,
+    /// The per-tower constants table (`TOWER_WORDS` words per tower); `None`
+    /// for one tower, whose constants travel as kernel scalars.
+    moduli: Option<DeviceVec<W>>,
+    /// Tower 0's Algorithm-4 constants (the scalars of every launch).
+    barrett: Barrett4<W>,
+    kernels: Radix2Kernels<'g>,
+    /// The shared-memory kernels for each largest radix 2, 4, 8, 16.
+    tiled: Vec<TiledKernels<'g>>,
+    /// Usable tile geometries of the tiled kernel, smallest tile first.
+    geometries: Vec<TileGeometry>,
+    /// Usable 2D geometries, smallest tile first.
+    geometries_2d: Vec<TileGeometry>,
+    pub(crate) options: PlanOptions,
+}
+
+impl<'g, W: Coeff> Engine<'g, W> {
+    /// Uploads the twiddles of every tower and prepares the kernels.
+    /// `towers` is non-empty and all of one N (the callers guarantee it).
+    pub(crate) fn new(gpu: &'g Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
+        let first = towers.first().ok_or(Error::EmptyBasis)?;
+        if towers.len() > MAX_TOWERS {
+            return Err(Error::TooManyTowers { towers: towers.len(), max: MAX_TOWERS });
+        }
+        let (n, log_n) = (first.n(), first.log_n());
+        let r = options.reduction;
+        if options.fused_polymul && log_n < 2 {
+            return Err(Error::InvalidN { n, min: 4, max: 1 << 30 });
+        }
+        // A fused plan's truncated transforms and fused step read only the
+        // first half of each table (stages below log N − 1).
+        let tw_words = if options.fused_polymul { n / 2 } else { n };
+        let prepare = |inverse: bool| -> Result<Vec<Prepared<W>>> {
+            towers
+                .iter()
+                .map(|p| {
+                    let t = if inverse { p.inv_twiddles() } else { p.twiddles() };
+                    Prepared::new(r, p.q(), &t[..tw_words])
+                })
+                .collect()
+        };
+        let fwd = prepare(false)?;
+        let inv = prepare(true)?;
+        let twiddles = DevicePrepared::upload_all(gpu, &fwd)?;
+        let inv_twiddles = DevicePrepared::upload_all(gpu, &inv)?;
+        let moduli = if towers.len() > 1 {
+            let rows: Vec<W> = towers
+                .iter()
+                .zip(&fwd)
+                .flat_map(|(p, prep)| {
+                    let b = p.barrett();
+                    TowerConsts { parts: prep.parts, barrett4: (b.mu, b.m) }.row()
+                })
+                .collect();
+            Some(gpu.upload(&rows)?)
+        } else {
+            None
+        };
+        let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
+        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
+        let w = std::mem::size_of::<W>();
+        let max = gpu.info().max_shared_per_block;
+        let log_radix = match options.radix {
+            None => None,
+            Some(r @ (2 | 4 | 8 | 16)) => Some(r.trailing_zeros()),
+            Some(radix) => return Err(Error::BadRadix { radix }),
+        };
+        let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
+        // The tile sizes this plan may use: the one asked for, or the
+        // automatic candidates (see `PlanOptions::tile_bytes`).
+        let candidates: Vec<usize> = match options.tile_bytes {
+            Some(b) => {
+                let padded = polymul_kernels::smem::padded_words(b / w, w) * w;
+                if !b.is_power_of_two() || b < 2 * w || padded > max {
+                    return Err(Error::BadTile { bytes: b, min: 2 * w, max });
+                }
+                vec![b]
+            }
+            None => AUTO_TILES
+                .iter()
+                .copied()
+                .filter(|&b| polymul_kernels::smem::padded_words(b / w, w) * w <= max)
+                .collect(),
+        };
+        let geometries_for = |two_d: bool| -> (Vec<TileGeometry>, Option<Error>) {
+            let (mut out, mut refusal) = (Vec::new(), None);
+            for &b in &candidates {
+                let log_tile = (b / w).trailing_zeros();
+                let geo = if two_d {
+                    crate::cpu::geometry_2d(log_n, log_tile)
+                } else {
+                    crate::cpu::tile_geometry(log_n, log_tile)
+                };
+                match geo {
+                    Ok(g) if !out.contains(&g) => out.push(g),
+                    Ok(_) => {}
+                    Err(e) => refusal = Some(e),
+                }
+            }
+            (out, refusal)
+        };
+        let (geometries, refusal) = geometries_for(false);
+        let (geometries_2d, refusal_2d) = geometries_for(true);
+        let (needed, refusal) = if two_d { (&geometries_2d, refusal_2d) } else { (&geometries, refusal) };
+        let Some(largest) = needed.last().map(|g: &TileGeometry| (1usize << g.log_tile) * w) else {
+            // Not even the largest tile covers N in two passes (or none fits the device).
+            return Err(refusal.unwrap_or(Error::BadTile {
+                bytes: polymul_kernels::TILE_BYTES,
+                min: 2 * w,
+                max,
+            }));
+        };
+        let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
+        let tiled =
+            (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
+        let pipeline = match options.kernel {
+            NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
+            _ => None,
+        };
+        Ok(Self {
+            gpu,
+            fused,
+            pipeline,
+            log_radix,
+            log_n,
+            towers: towers.len(),
+            twiddles,
+            inv_twiddles,
+            tw_words,
+            moduli,
+            barrett: *first.barrett(),
+            kernels,
+            tiled,
+            geometries,
+            geometries_2d,
+            options,
+        })
+    }
+
+    fn n(&self) -> usize {
+        1 << self.log_n
+    }
+
+    /// Polynomials per tower in `v`: its length must be a positive multiple
+    /// of `towers · N`, and one tower's words addressable by a 32-bit index.
+    pub(crate) fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
+        let per = self.towers * self.n();
+        if v.is_empty() || !v.len().is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
+        }
+        let batch = v.len() / per;
+        let max = u32::MAX as usize / self.n();
+        if batch > max {
+            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
+        }
+        Ok(batch)
+    }
+
+    /// The tower arguments of a launch over `batch` polynomials per tower.
+    fn tower_launch(&self, batch: usize) -> TowerLaunch<W> {
+        TowerLaunch {
+            moduli: self
+                .moduli
+                .as_ref()
+                .map_or(cust::memory::DevicePointer::null(), |m| m.buf.as_device_ptr()),
+            rows: self.towers as u32,
+            data_words: (batch * self.n()) as u64,
+            tw_words: self.tw_words as u32,
+        }
+    }
+
+    /// Device bytes of the twiddle tables (forward and inverse, main and
+    /// auxiliary words, every tower).
+    pub(crate) fn twiddle_bytes(&self) -> usize {
+        self.twiddles.bytes() + self.inv_twiddles.bytes()
+    }
+
+    pub(crate) fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
+        match self.options.kernel {
+            NttKernel::Auto => {
+                let batched = is_batched(self.n(), batch * self.towers);
+                let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
+                if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
+            }
+            k => k,
+        }
+    }
+
+    pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
+        self.log_radix.unwrap_or_else(|| {
+            let k = self.kernel_for_dir(batch, inverse);
+            auto_radix(k, W::BITS, self.log_n, is_batched(self.n(), batch * self.towers), inverse)
+        })
+    }
+
+    /// The tile geometry a kernel uses for `batch` polynomials per tower:
+    /// the largest candidate tile that still launches at least two blocks
+    /// per SM, else the smallest.
+    pub(crate) fn tile_for(&self, kernel: NttKernel, batch: usize) -> TileGeometry {
+        let geos = match kernel {
+            NttKernel::TwoD | NttKernel::TwoDPipelined => &self.geometries_2d,
+            _ => &self.geometries,
+        };
+        // Pipelined launches are one polynomial (of every tower) each.
+        let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
+        let polys = batch * self.towers;
+        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
+        let first = geos[0];
+        geos.iter().rev().copied().find(|g| polys * g.blocks_per_poly() >= want).unwrap_or(first)
+    }
+
+    /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).
+    pub(crate) fn transform(&self, dir: Direction, data: &mut DeviceVec<W>, stop: u32) -> Result<()> {
+        let batch = self.batch_of("data", data)?;
+        let twiddles = self.table(dir);
+        let inverse = dir == Direction::Inverse;
+        let kernel = self.kernel_for_dir(batch, inverse);
+        let log_radix = self.log_radix_for(batch, inverse);
+        let tiled = &self.tiled[(log_radix - 1) as usize];
+        let towers = self.tower_launch(batch);
+        let cfg = |k| TiledLaunch {
+            geo: self.tile_for(k, batch),
+            log_radix,
+            direct: !self.options.shared_only,
+            stop,
+        };
+        match (kernel, &self.pipeline) {
+            (NttKernel::Radix2Global, _) => launch::radix2_ntt(
+                self.gpu,
+                &self.kernels,
+                dir,
+                data,
+                twiddles,
+                batch,
+                self.log_n,
+                0..stop,
+                &towers,
+            ),
+            (NttKernel::TwoDPipelined, Some(pipe)) => {
+                let c = cfg(kernel);
+                launch::tiled_ntt_pipelined(self.gpu, tiled, dir, data, twiddles, batch, &c, pipe, &towers)
+            }
+            (k, _) => launch::tiled_ntt(self.gpu, tiled, dir, data, twiddles, batch, &cfg(k), &towers),
+        }
+    }
+
+    fn table(&self, dir: Direction) -> &DevicePrepared<W> {
+        match dir {
+            Direction::Forward => &self.twiddles,
+            Direction::Inverse => &self.inv_twiddles,
+        }
+    }
+
+    /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
+    pub(crate) fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        let batch = self.batch_of("acc", acc)?;
+        if other.len() != acc.len() {
+            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
+        }
+        let towers = self.tower_launch(batch);
+        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, &self.barrett, &towers)
+    }
+
+    fn pair(&self, a: &DeviceVec<W>, b: &DeviceVec<W>) -> Result<usize> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        self.batch_of("a", a)
+    }
+
+    /// The middle of a polymul alone, on operands after stages
+    /// `0..log N − 1` of the forward transform: the fused step (fused plan)
+    /// or the last forward stage of both, the pointwise product and the
+    /// first inverse stage (radix-2 kernels). Both give the same words.
+    pub(crate) fn hadamard_step(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        let batch = self.pair(a, b)?;
+        let towers = self.tower_launch(batch);
+        let log_n = self.log_n;
+        if let Some(f) = &self.fused {
+            return launch::fused_hadamard(
+                self.gpu,
+                f,
+                a,
+                b,
+                &self.twiddles,
+                batch,
+                log_n,
+                &self.barrett,
+                &towers,
+            );
+        }
+        let last = log_n - 1..log_n;
+        let (k, fwd) = (&self.kernels, &self.twiddles);
+        launch::radix2_ntt(self.gpu, k, Direction::Forward, a, fwd, batch, log_n, last.clone(), &towers)?;
+        launch::radix2_ntt(self.gpu, k, Direction::Forward, b, fwd, batch, log_n, last.clone(), &towers)?;
+        self.pointwise_mul(a, b)?;
+        let inv = &self.inv_twiddles;
+        launch::radix2_ntt(self.gpu, k, Direction::Inverse, a, inv, batch, log_n, last, &towers)
+    }
+
+    /// `a ← a ⊗ b` for every pair (and tower); `b` is left transformed.
+    pub(crate) fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        self.pair(a, b)?;
+        let log_n = self.log_n;
+        if self.fused.is_some() {
+            // Algorithm 8: truncated forward transforms, the fused step,
+            // truncated inverse.
+            self.transform(Direction::Forward, a, log_n - 1)?;
+            self.transform(Direction::Forward, b, log_n - 1)?;
+            self.hadamard_step(a, b)?;
+            return self.transform(Direction::Inverse, a, log_n - 1);
+        }
+        self.whole(Direction::Forward, a)?;
+        self.whole(Direction::Forward, b)?;
+        self.pointwise_mul(a, b)?;
+        self.whole(Direction::Inverse, a)
+    }
+
+    /// A whole transform; refused by a fused-polymul plan.
+    pub(crate) fn whole(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
+        if self.options.fused_polymul {
+            return Err(Error::FusedPlanTransform);
+        }
+        self.transform(dir, data, self.log_n)
+    }
+
+    /// Global-memory passes of one transform of `batch` polynomials per tower.
+    pub(crate) fn global_passes(&self, batch: usize) -> u32 {
+        match self.kernel_for_dir(batch, false) {
+            NttKernel::Radix2Global => self.log_n,
+            k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
+        }
+    }
+
+    /// The forward geometry of `batch` polynomials per tower (`None` for radix 2).
+    pub(crate) fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
+        match self.kernel_for_dir(batch, false) {
+            NttKernel::Radix2Global => None,
+            k => Some(self.tile_for(k, batch)),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! RNS towers as a grid dimension.
+//!
+//! A polynomial modulo a large `Q = q_0 ⋯ q_{k−1}` is `k` residue
+//! polynomials (towers), each with its own prime, reduction constants and
+//! twiddle tables. The NTT, pointwise and fused kernels run every tower of a
+//! batch in one launch: block row `y = blockIdx.y` works on tower `y`, whose
+//! data starts `y · data_words` words into the buffer and whose twiddles
+//! start `y · tw_words` words into each table, and whose constants are row
+//! `y` of a small device table of [`TOWER_WORDS`] words per tower.
+//!
+//! A one-tower launch passes a null table, zero strides and one block row;
+//! the kernels then use their scalar constants, exactly as before towers
+//! existed.
+
+use crate::Word;
+use crate::ntt::radix2::Twiddles;
+
+/// Words per tower in the constants table: the butterfly reduction's
+/// `(q, k, m)` ([`crate::arith::ModMul::parts`]) and Algorithm 4's `(µ, m)`
+/// for the pointwise products.
+pub const TOWER_WORDS: usize = 5;
+
+/// Column of `q` in a tower's row.
+pub const Q: usize = 0;
+/// Column of the butterfly reduction's second constant.
+pub const K: usize = 1;
+/// Column of the butterfly reduction's third constant (a `u32`, stored widened).
+pub const M: usize = 2;
+/// Column of Algorithm 4's `µ`.
+pub const MU: usize = 3;
+/// Column of Algorithm 4's bit width `m` (a `u32`, stored widened).
+pub const QBITS: usize = 4;
+
+/// The tower arguments of one launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Towers<W> {
+    /// `TOWER_WORDS` words per tower, or null for a one-tower launch.
+    pub moduli: *const W,
+    /// Words between the starts of consecutive towers' data (`batch · N`).
+    pub data_words: u64,
+    /// Words between the starts of consecutive towers' twiddle tables.
+    pub tw_words: u32,
+}
+
+/// A tower's constants: `[q, k, m, µ, qbits]`, the `m` and `qbits` entries
+/// as `u32`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TowerConsts<W> {
+    /// The butterfly reduction's `(q, k, m)`.
+    pub parts: (W, W, u32),
+    /// Algorithm 4's `(µ, m)` for the same `q`.
+    pub barrett4: (W, u32),
+}
+
+impl<W: Word> Towers<W> {
+    /// Tower `y`'s constants: row `y` of the table, or `scalars` when the
+    /// table is null (a one-tower launch).
+    ///
+    /// # Safety
+    /// A non-null table holds at least `(y + 1) · TOWER_WORDS` words.
+    #[inline(always)]
+    pub unsafe fn consts(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
+        if self.moduli.is_null() {
+            return scalars;
+        }
+        // SAFETY: row `y` is inside the table (caller).
+        unsafe {
+            let row = self.moduli.add(y as usize * TOWER_WORDS);
+            TowerConsts {
+                parts: (*row.add(Q), *row.add(K), (*row.add(M)).as_u64() as u32),
+                barrett4: (*row.add(MU), (*row.add(QBITS)).as_u64() as u32),
+            }
+        }
+    }
+
+    /// Start of tower `y`'s data.
+    #[inline(always)]
+    pub fn data<T>(&self, a: *mut T, y: u32) -> *mut T {
+        a.wrapping_add(y as usize * self.data_words as usize)
+    }
+
+    /// Tower `y`'s twiddle table.
+    #[inline(always)]
+    pub fn twiddles(&self, tw: Twiddles<W>, y: u32) -> Twiddles<W> {
+        let off = y as usize * self.tw_words as usize;
+        Twiddles { main: tw.main.wrapping_add(off), aux: tw.aux.wrapping_add(off) }
+    }
+}
+
+impl<W: Word> TowerConsts<W> {
+    /// A row of the constants table, as the host uploads it.
+    pub fn row(&self) -> [W; TOWER_WORDS] {
+        let (q, k, m) = self.parts;
+        let (mu, qbits) = self.barrett4;
+        [q, k, W::from_u64(m as u64), mu, W::from_u64(qbits as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_reads_back_as_the_constants_it_was_made_from() {
+        let c = TowerConsts { parts: (97u64, 5, 7), barrett4: (11, 13) };
+        let table = [c.row(), TowerConsts { parts: (193, 1, 2), barrett4: (3, 4) }.row()].concat();
+        let t = Towers { moduli: table.as_ptr(), data_words: 0, tw_words: 0 };
+        let zero = TowerConsts { parts: (0, 0, 0), barrett4: (0, 0) };
+        // SAFETY: two rows.
+        unsafe {
+            assert_eq!(t.consts(0, zero), c);
+            assert_eq!(t.consts(1, zero).parts, (193, 1, 2));
+            assert_eq!(t.consts(1, zero).barrett4, (3, 4));
+        }
+        let none = Towers::<u64> { moduli: core::ptr::null(), data_words: 0, tw_words: 0 };
+        // SAFETY: a null table is never read.
+        unsafe { assert_eq!(none.consts(3, c), c) };
+    }
+
+    #[test]
+    fn tower_offsets_scale_with_the_row() {
+        let t = Towers::<u32> { moduli: core::ptr::null(), data_words: 1 << 20, tw_words: 512 };
+        let base = core::ptr::null_mut::<u32>();
+        assert_eq!(t.data(base, 3) as usize, 3 << 22);
+        let tw = t.twiddles(Twiddles { main: core::ptr::null(), aux: core::ptr::null() }, 2);
+        assert_eq!(tw.main as usize, 2 * 512 * 4);
+        assert_eq!(tw.aux as usize, 2 * 512 * 4);
+    }
+}
