@@ -359,7 +359,26 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    let mut wisdom = None;
+    if opts.runs("dgt") {
+        match crate::dgt::run(&gpu, &device, opts.quick) {
+            Ok(r) => {
+                tables.extend(r.tables);
+                figures.extend(r.figures);
+                wisdom = Some(r.wisdom);
+            }
+            Err(e) => {
+                eprintln!("polymul-bench: DGT: {e}");
+                return 1;
+            }
+        }
+    }
     let code = finish(opts, "gpu", &stamp(&device, opts), &tables, &figures);
+    if let (Some(w), Some(dir)) = (wisdom, opts.out.as_ref())
+        && let Err(e) = std::fs::write(dir.join("dgt-wisdom.json"), w)
+    {
+        eprintln!("polymul-bench: writing dgt-wisdom.json: {e}");
+    }
     for f in &failures {
         println!("FAIL {f}");
     }

@@ -393,6 +393,68 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
     }
 }
 
+/// The DGT on the GPU against its CPU emulation: every configuration of
+/// the search space at small N (clusters up to 32), the default and a few
+/// splits at large N, 1, 2 and 4 towers; polymul, forward, round trip; and
+/// the naive product at N = 2^10.
+fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, quick: bool, t: &mut Tally) {
+    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
+    for log_n in 2u32..=17 {
+        let (n, log_m) = (1usize << log_n, log_n - 1);
+        let mut few = vec![DgtConfig::default_for(log_m)];
+        if log_m > 6 {
+            few.push(DgtConfig { stages1: 6, log_cluster1: 0, log_cluster2: 0 });
+            few.push(DgtConfig { stages1: log_m.min(10), log_cluster1: 0, log_cluster2: 2.min(log_m - 6) });
+        }
+        for towers in [1usize, 2, 4] {
+            let cfgs =
+                if log_n <= 12 && towers == 1 && !quick { DgtConfig::all(log_m, 5) } else { few.clone() };
+            let name =
+                format!("dgt u{} {towers}x{bits}-bit N=2^{log_n} ({} configs) == CPU", W::BITS, cfgs.len());
+            let res = (|| {
+                let ps = dgt::dgt_primes(bits, n, towers).map_err(s)?;
+                let params: Vec<DgtParams<W>> =
+                    ps.iter().map(|&p| DgtParams::new(n, p)).collect::<polymul::Result<_>>().map_err(s)?;
+                let mut rng = SplitMix64::new(seed ^ n as u64 ^ towers as u64);
+                let batch = 2;
+                let mut fresh =
+                    || -> Vec<W> { params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect() };
+                let (a, b) = (fresh(), fresh());
+                let len = batch * n;
+                for cfg in cfgs.iter().filter(|c| c.passes(log_m).is_ok()) {
+                    let plan = DgtPlan::with_towers(gpu, &params, *cfg).map_err(s)?;
+                    let got = plan.polymul(&a, &b).map_err(s)?;
+                    let fwd = plan.forward_host(&a).map_err(s)?;
+                    for (i, p) in params.iter().enumerate() {
+                        let r = i * len..(i + 1) * len;
+                        let want = dgt::cpu::polymul(p, cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+                        eq(&format!("{cfg} tower {i} polymul"), &got[r.clone()], &want)?;
+                        let mut wf = a[r.clone()].to_vec();
+                        dgt::cpu::forward(p, cfg, &mut wf).map_err(s)?;
+                        eq(&format!("{cfg} tower {i} forward"), &fwd[r], &wf)?;
+                    }
+                    let mut d = plan.upload(&a).map_err(s)?;
+                    plan.forward(&mut d).map_err(s)?;
+                    plan.inverse(&mut d).map_err(s)?;
+                    eq(&format!("{cfg} round trip"), &gpu.download(&d).map_err(s)?, &a)?;
+                }
+                if log_n == 10 && towers == 1 {
+                    let q = params[0].p();
+                    let plan =
+                        DgtPlan::new(gpu, params[0].clone(), DgtConfig::default_for(log_m)).map_err(s)?;
+                    let got: Vec<u64> =
+                        plan.polymul(&a[..n], &b[..n]).map_err(s)?.iter().map(|x| x.as_u64()).collect();
+                    let au: Vec<u64> = a[..n].iter().map(|x| x.as_u64()).collect();
+                    let bu: Vec<u64> = b[..n].iter().map(|x| x.as_u64()).collect();
+                    eq("naive", &got, &cpu::negacyclic_naive(&au, &bu, q.as_u64()).map_err(s)?)?;
+                }
+                Ok(())
+            })();
+            t.record(&name, res);
+        }
+    }
+}
+
 fn error_suite(gpu: &Gpu, t: &mut Tally) {
     let n = 1 << 12;
     let plan = match NttParams::<u64>::with_prime_bits(n, 62).and_then(|p| NttPlan::new(gpu, p)) {
@@ -527,6 +589,8 @@ pub fn run(opts: &Options) -> i32 {
     rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
     rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
     rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
+    dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts.quick, &mut t);
+    dgt_suite::<u64>(&gpu, 62, seed ^ 15, true, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

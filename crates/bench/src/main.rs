@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
-//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only ntt,reductions,table3,tiles,fused,rns]
+//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only ntt,reductions,table3,tiles,fused,rns,dgt]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
@@ -16,7 +16,7 @@ use polymul_bench::{Options, bench, check};
 fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
-         [--only ntt,reductions,table3,tiles,fused,rns]\n       \
+         [--only ntt,reductions,table3,tiles,fused,rns,dgt]\n       \
          polymul-bench replot DIR"
     );
     std::process::exit(2)

@@ -293,6 +293,64 @@ pub fn log_line_chart(
     close_svg(s, series, true)
 }
 
+/// Scatter plot with linear axes from 0: every point of `all` as a small
+/// grey dot, the points of `front` joined by a coloured line (a Pareto
+/// front), each front point labelled. Returns a standalone SVG document.
+pub fn scatter_front(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    all: &[(f64, f64)],
+    front: &[(f64, f64, String)],
+) -> String {
+    let finite = |v: &f64| v.is_finite();
+    let x_max = nice_max(all.iter().map(|p| p.0).filter(finite).fold(0.0, f64::max));
+    let y_max = nice_max(all.iter().map(|p| p.1).filter(finite).fold(0.0, f64::max));
+    let xs = |x: f64| PLOT_L + (x / x_max).clamp(0.0, 1.0) * (PLOT_R - PLOT_L);
+    let ys = |y: f64| PLOT_B - (y / y_max).clamp(0.0, 1.0) * (PLOT_B - PLOT_T);
+    let mut s = open_svg(title, y_label);
+    for i in 0..=5 {
+        let v = y_max / 5.0 * f64::from(i);
+        grid_line(&mut s, ys(v), &fmt3(v));
+        let xv = x_max / 5.0 * f64::from(i);
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n",
+            xs(xv),
+            PLOT_B + 16.0,
+            fmt3(xv)
+        ));
+    }
+    s.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"13\">{}</text>\n",
+        (PLOT_L + PLOT_R) / 2.0,
+        PLOT_B + 40.0,
+        escape(x_label)
+    ));
+    for &(x, y) in all.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
+        s.push_str(&format!("<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#999\"/>\n", xs(x), ys(y)));
+    }
+    let pts: Vec<String> = front.iter().map(|(x, y, _)| format!("{:.1},{:.1}", xs(*x), ys(*y))).collect();
+    s.push_str(&format!(
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+        pts.join(" "),
+        colour(4)
+    ));
+    for (x, y, label) in front {
+        s.push_str(&format!(
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4.5\" fill=\"{}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" \
+             font-size=\"10\">{}</text>\n",
+            xs(*x),
+            ys(*y),
+            colour(4),
+            xs(*x) + 6.0,
+            ys(*y) - 6.0,
+            escape(label)
+        ));
+    }
+    let legend = [Series { name: "Pareto front".into(), values: vec![] }];
+    close_svg(s, &legend, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -239,6 +239,29 @@ pub enum Error {
         q_bits: u64,
     },
 
+    /// A DGT modulus without the roots the transform needs.
+    #[error(
+        "p = {p} does not suit a DGT of length N = {n}: p must be a prime with p + 1 divisible by N; \
+         pick one with polymul::dgt::dgt_primes"
+    )]
+    NotDgtFriendly {
+        /// The prime.
+        p: u64,
+        /// The polynomial length.
+        n: usize,
+    },
+
+    /// A DGT configuration that does not fit the transform or the device.
+    #[error("DGT configuration {what} is not usable for N = {n}: {why}")]
+    BadDgtConfig {
+        /// The configuration, printed.
+        what: String,
+        /// The polynomial length.
+        n: usize,
+        /// Why.
+        why: &'static str,
+    },
+
     /// More RNS towers than one launch's grid rows.
     #[error("{towers} towers are more than one launch covers ({max}); split the basis")]
     TooManyTowers {

@@ -29,6 +29,7 @@
 //! Errors are typed ([`Error`]); no public function panics on bad input.
 
 pub mod cpu;
+pub mod dgt;
 mod error;
 pub mod gpu;
 pub mod params;

@@ -11,8 +11,9 @@
 //! null table for a single modulus).
 
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
+use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, block_y, sync};
+use crate::gpu::{block_thread, block_y, block_z, sync};
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::tiled::{self, TileGeometry};
 use crate::smem::DeviceShared;
@@ -343,3 +344,165 @@ word_entries!(u64, "u64", pointwise_mul_u64, [
     Shoup<u64>, "shoup" => ntt_fwd_radix2_stage_shoup_u64, ntt_inv_radix2_stage_shoup_u64,
         modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);
+
+/// The DGT kernels of one word (Coala): a shared-memory pass, encoding,
+/// decoding and the pointwise Gaussian product. Twiddle products use Shoup,
+/// data products Algorithm 4. RNS towers are the grid's z axis (Coala's
+/// `GridDim.z`), with the same tower arguments as the NTT kernels.
+macro_rules! dgt_entries {
+    ($w:ty, $pass:ident, $encode:ident, $decode:ident, $pointwise:ident) => {
+        /// One DGT pass (stages `s0..s1`, `2^log_cluster` sets per block) of
+        /// every polynomial, `src` to `dst` (the same buffer when the layouts
+        /// agree): grid x = blocks per polynomial × batch, z = towers.
+        ///
+        /// # Safety
+        /// Launched by the host with validated geometry and buffers.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $pass(
+            src: *const $w,
+            dst: *mut $w,
+            tw: *const $w,
+            tw_len: u32,
+            log_m: u32,
+            s0: u32,
+            s1: u32,
+            log_cluster: u32,
+            inverse: u32,
+            packed_in: u32,
+            packed_out: u32,
+            p: $w,
+            moduli: *const $w,
+            data_words: u64,
+            tw_words: u32,
+        ) {
+            let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
+            // SAFETY: the host sizes the table to the launch's towers.
+            let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
+            let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
+            let geo = dgt::layout::PassGeometry { log_m, s0, s1, log_cluster };
+            let (blk, t, _) = block_thread();
+            let (blk, t) = (blk as u32, t as u32);
+            let log_bpp = geo.log_sets() - log_cluster;
+            let poly = (blk >> log_bpp) as usize;
+            let set0 = (blk & ((1 << log_bpp) - 1)) << log_cluster;
+            let off = poly << (log_m + 1);
+            let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
+            let dst = towers.data(dst, z).wrapping_add(off);
+            let tw =
+                dgt::pass::GaussTable { base: tw.wrapping_add(z as usize * tw_words as usize), len: tw_len };
+            let s = shared_tile();
+            // SAFETY: geometry, buffers and shared size validated by the host.
+            unsafe {
+                dgt::pass::load(src, &s, &geo, set0, t, packed_in != 0);
+                sync();
+                for n in 0..geo.k() {
+                    dgt::pass::step(&s, &geo, set0, n, t, inverse != 0, &tw, &red);
+                    sync();
+                }
+                dgt::pass::store(dst, &s, &geo, set0, t, packed_out != 0);
+            }
+        }
+
+        /// DGT encoding of `total = batch · M` elements into `dst` (weights,
+        /// packing for the first pass `(log_m, 0, s1)`).
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $encode(
+            src: *const $w,
+            dst: *mut $w,
+            weights: *const $w,
+            total: u32,
+            log_m: u32,
+            s1: u32,
+            p: $w,
+            moduli: *const $w,
+            data_words: u64,
+            tw_words: u32,
+        ) {
+            let t = global_thread_x();
+            if t < total {
+                let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
+                // SAFETY: the host sizes the table to the launch's towers.
+                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
+                let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
+                let geo0 = dgt::layout::PassGeometry { log_m, s0: 0, s1, log_cluster: 0 };
+                let off = ((t >> log_m) as usize) << (log_m + 1);
+                let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
+                let dst = towers.data(dst, z).wrapping_add(off);
+                let base = weights.wrapping_add(z as usize * tw_words as usize);
+                let w = dgt::pass::GaussTable { base, len: 1 << log_m };
+                // SAFETY: t < total, buffers sized by the host.
+                unsafe { dgt::pass::encode(src, dst, &geo0, t & ((1 << log_m) - 1), &w, &red) }
+            }
+        }
+
+        /// DGT decoding of `total = batch · M` elements into `dst`.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $decode(
+            src: *const $w,
+            dst: *mut $w,
+            inv_weights: *const $w,
+            total: u32,
+            log_m: u32,
+            s1: u32,
+            p: $w,
+            moduli: *const $w,
+            data_words: u64,
+            tw_words: u32,
+        ) {
+            let t = global_thread_x();
+            if t < total {
+                let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
+                // SAFETY: the host sizes the table to the launch's towers.
+                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
+                let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
+                let geo0 = dgt::layout::PassGeometry { log_m, s0: 0, s1, log_cluster: 0 };
+                let off = ((t >> log_m) as usize) << (log_m + 1);
+                let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
+                let dst = towers.data(dst, z).wrapping_add(off);
+                let base = inv_weights.wrapping_add(z as usize * tw_words as usize);
+                let w = dgt::pass::GaussTable { base, len: 1 << log_m };
+                // SAFETY: t < total, buffers sized by the host.
+                unsafe { dgt::pass::decode(src, dst, &geo0, t & ((1 << log_m) - 1), &w, &red) }
+            }
+        }
+
+        /// `a ← a · b` (Gaussian, per element) over `total = batch · M`.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $pointwise(
+            a: *mut $w,
+            b: *const $w,
+            total: u32,
+            log_m: u32,
+            p: $w,
+            mu: $w,
+            qbits: u32,
+            moduli: *const $w,
+            data_words: u64,
+        ) {
+            let t = global_thread_x();
+            if t < total {
+                let (towers, z) = (Towers { moduli, data_words, tw_words: 0 }, block_z());
+                // SAFETY: the host sizes the table to the launch's towers.
+                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (mu, qbits) }) };
+                let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
+                let off = ((t >> log_m) as usize) << (log_m + 1);
+                let a = towers.data(a, z).wrapping_add(off);
+                let b = towers.data(b as *mut $w, z).wrapping_add(off) as *const $w;
+                // SAFETY: t < total, buffers sized by the host.
+                unsafe { dgt::pass::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
+            }
+        }
+    };
+}
+
+dgt_entries!(u32, dgt_pass_u32, dgt_encode_u32, dgt_decode_u32, dgt_pointwise_u32);
+dgt_entries!(u64, dgt_pass_u64, dgt_encode_u64, dgt_decode_u64, dgt_pointwise_u64);

@@ -1,6 +1,8 @@
 //! Thin wrappers over `core::arch::nvptx` special registers.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _block_idx_y, _syncthreads, _thread_idx_x};
+use core::arch::nvptx::{
+    _block_dim_x, _block_idx_x, _block_idx_y, _block_idx_z, _syncthreads, _thread_idx_x,
+};
 
 /// Global linear thread index in x: `blockIdx.x · blockDim.x + threadIdx.x`.
 #[inline(always)]
@@ -21,6 +23,13 @@ pub fn block_thread() -> (usize, usize, usize) {
 pub fn block_y() -> u32 {
     // SAFETY: reading special registers has no preconditions.
     unsafe { _block_idx_y() as u32 }
+}
+
+/// `blockIdx.z`: the RNS tower of a DGT launch (Coala's `GridDim.z`).
+#[inline(always)]
+pub fn block_z() -> u32 {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe { _block_idx_z() as u32 }
 }
 
 /// Block-wide barrier (`bar.sync 0`).

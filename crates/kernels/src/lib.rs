@@ -19,6 +19,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
 
 pub mod arith;
+pub mod dgt;
 pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
@@ -83,6 +84,16 @@ pub mod names {
     pub const POINTWISE_MUL: &str = "pointwise_mul";
     /// The fused Hadamard step of the fused polymul (Algorithm 8).
     pub const FUSED_HADAMARD: &str = "fused_hadamard";
+    /// One DGT shared-memory pass (Coala), `dgt_pass_<word>`.
+    pub const DGT_PASS: &str = "dgt_pass";
+    /// DGT encoding (weights, packing), `dgt_encode_<word>`.
+    pub const DGT_ENCODE: &str = "dgt_encode";
+    /// DGT decoding (unpacking, inverse weights), `dgt_decode_<word>`.
+    pub const DGT_DECODE: &str = "dgt_decode";
+    /// Pointwise Gaussian product, `dgt_pointwise_<word>`.
+    pub const DGT_POINTWISE: &str = "dgt_pointwise";
+    /// The DGT kernels (one per word each).
+    pub const DGT: &[&str] = &[DGT_PASS, DGT_ENCODE, DGT_DECODE, DGT_POINTWISE];
     /// Kernels that exist per reduction.
     pub const PER_REDUCTION: &[&str] = &[
         NTT_FWD_RADIX2_STAGE,
@@ -113,6 +124,7 @@ pub mod names {
                 .iter()
                 .flat_map(move |&b| REDUCTIONS.iter().map(move |&r| [b, r, w]))
                 .chain(core::iter::once([POINTWISE_MUL, "", w]))
+                .chain(DGT.iter().map(move |&d| [d, "", w]))
         })
     }
 }

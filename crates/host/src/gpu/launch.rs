@@ -421,3 +421,118 @@ pub(crate) fn modmul_bench<W: Coeff>(
             .map_err(Error::cuda("launching the reduction microbenchmark", 0))
     }
 }
+
+/// The DGT kernels of one word.
+pub(crate) struct DgtKernels<'g> {
+    pass: Function<'g>,
+    encode: Function<'g>,
+    decode: Function<'g>,
+    pointwise: Function<'g>,
+}
+
+impl<'g> DgtKernels<'g> {
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu) -> Result<Self> {
+        let w = W::NAME;
+        Ok(Self {
+            pass: get(gpu, format!("{}_{w}", names::DGT_PASS))?,
+            encode: get(gpu, format!("{}_{w}", names::DGT_ENCODE))?,
+            decode: get(gpu, format!("{}_{w}", names::DGT_DECODE))?,
+            pointwise: get(gpu, format!("{}_{w}", names::DGT_POINTWISE))?,
+        })
+    }
+}
+
+/// One DGT launch's buffers and tower arguments: `batch` polynomials per
+/// tower, `rows` towers on the grid's z axis.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DgtLaunch<W: Coeff> {
+    pub batch: usize,
+    pub towers: TowerLaunch<W>,
+    /// Tower 0's prime and Algorithm-4 constants (the scalar arguments).
+    pub p: W,
+    pub mu: W,
+    pub qbits: u32,
+}
+
+/// Queues one DGT pass `src → dst` (the same buffer when the layouts agree).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn dgt_pass<W: Coeff>(
+    gpu: &Gpu,
+    k: &DgtKernels<'_>,
+    geo: &polymul_kernels::dgt::layout::PassGeometry,
+    src: DevicePointer<W>,
+    dst: DevicePointer<W>,
+    tw: DevicePointer<W>,
+    inverse: bool,
+    packed: (bool, bool),
+    l: &DgtLaunch<W>,
+) -> Result<()> {
+    gpu.bind()?;
+    let stream = gpu.stream();
+    let f = &k.pass;
+    let w = std::mem::size_of::<W>();
+    let smem = (padded_words(polymul_kernels::dgt::pass::shared_words(geo), w) * w) as u32;
+    let grid = (geo.blocks_per_poly() * l.batch as u32, 1, l.towers.rows);
+    let TowerLaunch { moduli, data_words, tw_words, .. } = l.towers;
+    let (tw_len, log_m, s0, s1, lc) = (geo.twiddle_len(), geo.log_m, geo.s0, geo.s1, geo.log_cluster);
+    let (inv, pin, pout, p) = (u32::from(inverse), u32::from(packed.0), u32::from(packed.1), l.p);
+    // SAFETY: the plan validated the geometry (≤ 1024 threads, shared memory
+    // below 48 KiB) and sized the buffers and tables for batch × towers.
+    unsafe {
+        launch!(f<<<grid, geo.threads(), smem, stream>>>(
+            src, dst, tw, tw_len, log_m, s0, s1, lc, inv, pin, pout, p, moduli, data_words, tw_words
+        ))
+        .map_err(Error::cuda("launching a DGT pass", 0))
+    }
+}
+
+/// Queues DGT encoding (`decode = false`) or decoding of every polynomial,
+/// `src → dst` (distinct buffers), with the weights table `w`.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn dgt_code<W: Coeff>(
+    gpu: &Gpu,
+    k: &DgtKernels<'_>,
+    decode: bool,
+    log_m: u32,
+    s1: u32,
+    src: DevicePointer<W>,
+    dst: DevicePointer<W>,
+    w: DevicePointer<W>,
+    l: &DgtLaunch<W>,
+) -> Result<()> {
+    gpu.bind()?;
+    let stream = gpu.stream();
+    let f = if decode { &k.decode } else { &k.encode };
+    let total = (l.batch << log_m) as u32;
+    let grid = (blocks(total), 1, l.towers.rows);
+    let TowerLaunch { moduli, data_words, tw_words, .. } = l.towers;
+    let p = l.p;
+    // SAFETY: buffers of batch × 2M words per tower, tables of M entries.
+    unsafe {
+        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(src, dst, w, total, log_m, s1, p, moduli, data_words, tw_words))
+            .map_err(Error::cuda("launching DGT encoding/decoding", 0))
+    }
+}
+
+/// Queues the pointwise Gaussian product `a ← a · b`.
+pub(crate) fn dgt_pointwise<W: Coeff>(
+    gpu: &Gpu,
+    k: &DgtKernels<'_>,
+    log_m: u32,
+    a: DevicePointer<W>,
+    b: DevicePointer<W>,
+    l: &DgtLaunch<W>,
+) -> Result<()> {
+    gpu.bind()?;
+    let stream = gpu.stream();
+    let f = &k.pointwise;
+    let total = (l.batch << log_m) as u32;
+    let grid = (blocks(total), 1, l.towers.rows);
+    let TowerLaunch { moduli, data_words, .. } = l.towers;
+    let (p, mu, qbits) = (l.p, l.mu, l.qbits);
+    // SAFETY: both buffers hold batch × 2M words per tower.
+    unsafe {
+        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(a, b, total, log_m, p, mu, qbits, moduli, data_words))
+            .map_err(Error::cuda("launching the DGT pointwise product", 0))
+    }
+}

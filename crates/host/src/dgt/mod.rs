@@ -1,0 +1,18 @@
+//! Coala's Discrete Galois Transform: a second transform family beside the
+//! NTT, giving the same negacyclic product (see docs/dgt.md).
+//!
+//! * [`DgtParams`]: primes `p ≡ 3 (mod 4)` with `N | p + 1`, the roots.
+//! * [`DgtConfig`]: the stage split over kernels and the cluster sizes.
+//! * [`cpu`]: the kernels' code on the CPU.
+//! * [`DgtPlan`]: the GPU plan (towers on the grid's z axis).
+
+mod config;
+pub mod cpu;
+mod params;
+mod plan;
+mod tables;
+
+pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
+pub use params::{DgtParams, G, MAX_N, MIN_N, dgt_primes, ginv, gmul, gpow};
+pub use plan::DgtPlan;
+pub use tables::{DgtTables, pass_twiddles};

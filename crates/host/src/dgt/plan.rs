@@ -1,0 +1,249 @@
+//! The DGT on a GPU: tables resident on the device, one launch per step for
+//! every polynomial and tower (towers on the grid's z axis).
+
+use super::config::DgtConfig;
+use super::params::DgtParams;
+use super::tables::DgtTables;
+use crate::gpu::launch::{self, DgtKernels, DgtLaunch, TowerLaunch};
+use crate::gpu::{DeviceVec, Gpu};
+use crate::{Coeff, Error, Result};
+use cust::memory::DevicePointer;
+use polymul_kernels::dgt::layout::PassGeometry;
+use polymul_kernels::towers::TowerConsts;
+use std::cell::RefCell;
+
+/// A DGT plan for one prime or several (RNS towers of one N).
+///
+/// ```no_run
+/// use polymul::{Gpu, dgt::{DgtConfig, DgtParams, DgtPlan}};
+/// let gpu = Gpu::new()?;
+/// let p = DgtParams::<u32>::with_prime_bits(1 << 12, 30)?;
+/// let plan = DgtPlan::new(&gpu, p.clone(), DgtConfig::default_for(11))?;
+/// let a = vec![1u32; 1 << 12];
+/// let c = plan.polymul(&a, &a)?;
+/// assert_eq!(c, polymul::dgt::cpu::polymul(&p, &DgtConfig::default_for(11), &a, &a)?);
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub struct DgtPlan<'g, W: Coeff> {
+    gpu: &'g Gpu,
+    towers: Vec<DgtParams<W>>,
+    config: DgtConfig,
+    passes: Vec<PassGeometry>,
+    /// Every tower's tables, `tw_words` apart.
+    tables: DeviceVec<W>,
+    layout: DgtTables<W>,
+    tw_words: usize,
+    moduli: Option<DeviceVec<W>>,
+    kernels: DgtKernels<'g>,
+    /// Encoding target / decoding source (packed order), grown on demand.
+    scratch: RefCell<Option<DeviceVec<W>>>,
+}
+
+impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DgtPlan")
+            .field("n", &self.towers[0].n())
+            .field("towers", &self.towers.len())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'g, W: Coeff> DgtPlan<'g, W> {
+    /// A plan for one prime.
+    pub fn new(gpu: &'g Gpu, params: DgtParams<W>, config: DgtConfig) -> Result<Self> {
+        Self::with_towers(gpu, std::slice::from_ref(&params), config)
+    }
+
+    /// A plan for several primes of one N (RNS towers, tower-major data).
+    pub fn with_towers(gpu: &'g Gpu, towers: &[DgtParams<W>], config: DgtConfig) -> Result<Self> {
+        let first = towers.first().ok_or(Error::EmptyBasis)?;
+        if towers.len() > 65_535 {
+            return Err(Error::TooManyTowers { towers: towers.len(), max: 65_535 });
+        }
+        if let Some(t) = towers.iter().find(|t| t.n() != first.n()) {
+            return Err(Error::LengthMismatch { what: "tower N", got: t.n(), expected: first.n() });
+        }
+        let all = towers.iter().map(|t| DgtTables::new(t, &config)).collect::<Result<Vec<_>>>()?;
+        let tw_words = all[0].words.len();
+        let words: Vec<W> = all.iter().flat_map(|t| t.words.iter().copied()).collect();
+        let moduli = if towers.len() > 1 {
+            let rows: Vec<W> = towers
+                .iter()
+                .flat_map(|t| {
+                    let b = t.barrett();
+                    TowerConsts { parts: (t.p(), W::zero(), 0), barrett4: (b.mu, b.m) }.row()
+                })
+                .collect();
+            Some(gpu.upload(&rows)?)
+        } else {
+            None
+        };
+        let layout = all.into_iter().next().ok_or(Error::EmptyBasis)?;
+        Ok(Self {
+            gpu,
+            towers: towers.to_vec(),
+            config,
+            passes: layout.passes.clone(),
+            tables: gpu.upload(&words)?,
+            layout,
+            tw_words,
+            moduli,
+            kernels: DgtKernels::new::<W>(gpu)?,
+            scratch: RefCell::new(None),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> DgtConfig {
+        self.config
+    }
+
+    /// The towers' parameters.
+    pub fn params(&self) -> &[DgtParams<W>] {
+        &self.towers
+    }
+
+    /// The GPU.
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    fn n(&self) -> usize {
+        self.towers[0].n()
+    }
+
+    /// Validates tower-major coefficients (a positive multiple of
+    /// `towers · N`, tower `i`'s below `p_i`) and uploads them.
+    pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
+        let per = self.towers.len() * self.n();
+        if coeffs.is_empty() || !coeffs.len().is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what: "coeffs", got: coeffs.len(), n: per });
+        }
+        let len = coeffs.len() / self.towers.len();
+        for (i, t) in self.towers.iter().enumerate() {
+            let part = &coeffs[i * len..(i + 1) * len];
+            if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= t.p()) {
+                let (value, q) = (v.as_u64(), t.p().as_u64());
+                return Err(Error::CoefficientOutOfRange { what: "coeffs", index: i * len + j, value, q });
+            }
+        }
+        self.gpu.upload(coeffs)
+    }
+
+    fn launch_args(&self, what: &'static str, v: &DeviceVec<W>) -> Result<DgtLaunch<W>> {
+        let per = self.towers.len() * self.n();
+        if v.is_empty() || !v.len().is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
+        }
+        let batch = v.len() / per;
+        let max = u32::MAX as usize / self.n();
+        if batch > max {
+            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
+        }
+        let b = self.towers[0].barrett();
+        Ok(DgtLaunch {
+            batch,
+            towers: TowerLaunch {
+                moduli: self.moduli.as_ref().map_or(DevicePointer::null(), |m| m.buf.as_device_ptr()),
+                rows: self.towers.len() as u32,
+                data_words: (batch * self.n()) as u64,
+                tw_words: self.tw_words as u32,
+            },
+            p: self.towers[0].p(),
+            mu: b.mu,
+            qbits: b.m,
+        })
+    }
+
+    fn scratch_ptr(&self, len: usize) -> Result<DevicePointer<W>> {
+        let mut s = self.scratch.borrow_mut();
+        if s.as_ref().is_none_or(|v| v.len() < len) {
+            *s = None;
+            *s = Some(self.gpu.zeros(len)?);
+        }
+        Ok(s.as_ref().map_or(DevicePointer::null(), |v| v.buf.as_device_ptr()))
+    }
+
+    fn table(&self, offset: usize) -> DevicePointer<W> {
+        self.tables.buf.as_device_ptr().wrapping_add(offset)
+    }
+
+    /// Queues the forward DGT of every polynomial (and tower): weights and
+    /// packing (encoding), then the configuration's passes. Leaves the
+    /// transform in the natural (bit-reversed frequency) order.
+    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        let l = self.launch_args("data", data)?;
+        let (g, k, log_m) = (self.gpu, &self.kernels, self.towers[0].log_m());
+        let d = data.buf.as_device_ptr();
+        let s = self.scratch_ptr(data.len())?;
+        let g0 = &self.passes[0];
+        launch::dgt_code(g, k, false, log_m, g0.s1, d, s, self.table(self.layout.weights), &l)?;
+        launch::dgt_pass(g, k, g0, s, d, self.table(self.layout.fwd[0]), false, (true, false), &l)?;
+        if let Some(g1) = self.passes.get(1) {
+            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.fwd[1]), false, (true, true), &l)?;
+        }
+        Ok(())
+    }
+
+    /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
+    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        let l = self.launch_args("data", data)?;
+        let (g, k, log_m) = (self.gpu, &self.kernels, self.towers[0].log_m());
+        let d = data.buf.as_device_ptr();
+        let s = self.scratch_ptr(data.len())?;
+        let g0 = &self.passes[0];
+        if let Some(g1) = self.passes.get(1) {
+            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.inv[1]), true, (true, true), &l)?;
+        }
+        launch::dgt_pass(g, k, g0, d, s, self.table(self.layout.inv[0]), true, (false, true), &l)?;
+        launch::dgt_code(g, k, true, log_m, g0.s1, s, d, self.table(self.layout.inv_weights), &l)
+    }
+
+    /// Queues `a ← a · b` elementwise in the transform domain.
+    pub fn pointwise_mul(&self, a: &mut DeviceVec<W>, b: &DeviceVec<W>) -> Result<()> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let l = self.launch_args("a", a)?;
+        let log_m = self.towers[0].log_m();
+        launch::dgt_pointwise(
+            self.gpu,
+            &self.kernels,
+            log_m,
+            a.buf.as_device_ptr(),
+            b.buf.as_device_ptr(),
+            &l,
+        )
+    }
+
+    /// Queues `a ← a ⊗ b` (negacyclic, every pair and tower); `b` is left
+    /// transformed.
+    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        self.forward(a)?;
+        self.forward(b)?;
+        self.pointwise_mul(a, b)?;
+        self.inverse(a)
+    }
+
+    /// Negacyclic products of host polynomials (tower-major for several towers).
+    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let mut da = self.upload(a)?;
+        let mut db = self.upload(b)?;
+        self.polymul_in_place(&mut da, &mut db)?;
+        self.gpu.download(&da)
+    }
+
+    /// Forward DGT of host data (for tests and tools).
+    pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
+        let mut d = self.upload(a)?;
+        self.forward(&mut d)?;
+        self.gpu.download(&d)
+    }
+}

@@ -1,0 +1,20 @@
+//! Coala's Discrete Galois Transform (DGT): negacyclic convolution of length
+//! `N` through an `M = N/2`-point cyclic transform over `GF(p²) = Z_p[i]`
+//! (`p ≡ 3 mod 4`), with Coala's coalesced data layout.
+//!
+//! * [`gauss`]: Gaussian-integer arithmetic (twiddle products with Shoup,
+//!   data products with Algorithm 4 and Karatsuba).
+//! * [`layout`]: where a pass's dependency sets live in global memory: the
+//!   natural (in-place) order and the packed order of Coala's Algorithm 1,
+//!   and the packed twiddle tables.
+//! * [`pass`]: the per-thread phases of one shared-memory pass with the
+//!   fixed-access Gentleman–Sande and Cooley–Tukey stages of Coala's
+//!   Algorithms 2 and 3; encoding (weights, packing) and decoding.
+//!
+//! A polynomial of `N` words is stored *planar*: the real parts of the `M`
+//! Gaussians, then the imaginary parts. Folding `a` into `a_j + i·a_{j+M}`
+//! is therefore free: the input already is that layout.
+
+pub mod gauss;
+pub mod layout;
+pub mod pass;
