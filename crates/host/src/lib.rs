@@ -10,6 +10,7 @@
 //! * [`NttPlan`]: parameters resident on a GPU; forward/inverse NTT,
 //!   pointwise product and polynomial multiplication, single or batched.
 //! * [`cpu`]: the naive reference and the kernels' code run on the CPU.
+//! * [`npy`]: NumPy `.npy` files of coefficient arrays (read and write).
 //!
 //! ```no_run
 //! use polymul::{Gpu, NttParams, NttPlan};
@@ -32,6 +33,7 @@ pub mod cpu;
 pub mod dgt;
 mod error;
 pub mod gpu;
+pub mod npy;
 pub mod params;
 mod plan;
 pub mod random;
