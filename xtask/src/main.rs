@@ -5,6 +5,7 @@
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
 //! cargo xtask test                           fmt, clippy, tests, docs, check-ptx (what CI runs)
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
+//! cargo xtask tune       [--quick] [--out F]  time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary for a GPU machine
 //! ```
 
@@ -134,6 +135,15 @@ fn device_slug(md: &str) -> String {
     name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
 }
 
+/// `cargo xtask tune [--quick] [--out FILE]`: time the NTT and DGT
+/// candidates on this machine's GPU and write the wisdom file plans read.
+fn tune(args: &[String]) -> Res {
+    run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
+    let mut cmd = Command::new(root().join("target/release/polymul-bench"));
+    cmd.arg("tune").args(args);
+    run("polymul-bench tune", &mut cmd)
+}
+
 fn bench(args: &[String]) -> Res {
     // `--arch sm_90`: embed only that PTX (smaller binaries, quicker builds).
     let archs = flag_value(args, "--arch");
@@ -241,6 +251,7 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
   test                        fmt, clippy (host + nvptx), tests, docs, check-ptx (what CI runs)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
+  tune       [--quick] [--out FILE]  time NTT/DGT candidates on the GPU, write wisdom (plans read it)
   gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binaries (PTX embedded) for a
                               machine with a GPU
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
@@ -259,6 +270,7 @@ fn main() -> ExitCode {
         Some("check-ptx") => check_ptx(rest),
         Some("test") => test(rest),
         Some("bench") => bench(rest),
+        Some("tune") => tune(rest),
         Some("gpu-bundle") => gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
         Some("help" | "--help" | "-h") | None => {

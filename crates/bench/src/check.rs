@@ -458,6 +458,76 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, quick: bool, t: &mut Tal
     }
 }
 
+/// The planner: a `Multiplier` built from wisdom naming each transform
+/// (NTT kernels, the DGT) for one prime and for RNS towers gives the CPU's
+/// product; an unreadable wisdom file is a typed error.
+fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
+    use polymul::dgt::{self, DgtConfig, DgtParams};
+    use polymul::planner::{Modulus, Multiplier, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
+    for log_n in [10u32, 13, 16] {
+        let n = 1usize << log_n;
+        let winners = [
+            Winner::Ntt { kernel: NttKernel::Auto, radix: None },
+            Winner::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
+            Winner::Dgt { config: DgtConfig::default_for(log_n - 1) },
+        ];
+        for winner in winners {
+            for (modulus, towers) in [(Modulus::Bits(bits), 1usize), (Modulus::Rns { bits, towers: 3 }, 3)] {
+                let batch = 2;
+                let name = format!("planner u{} N=2^{log_n} {towers} tower(s) {winner:?} == CPU", W::BITS);
+                let res = (|| {
+                    let key = WisdomKey {
+                        device: gpu.info().name.clone(),
+                        log_n,
+                        word_bits: W::BITS,
+                        towers,
+                        batch_bucket: batch_bucket(batch),
+                    };
+                    let mut w = Wisdom::new();
+                    w.insert(WisdomEntry { key, winner, us_per_poly: 1.0, candidates: 1 });
+                    let m = Multiplier::<W>::with_wisdom(gpu, n, modulus, batch, Some(&w)).map_err(s)?;
+                    if !m.decision().from_wisdom || m.decision().winner != winner {
+                        return Err(format!("decision {:?}", m.decision()));
+                    }
+                    let mut rng = SplitMix64::new(seed ^ n as u64 ^ towers as u64);
+                    let mut fresh = || -> Vec<W> {
+                        m.primes().iter().flat_map(|&q| rng.coeffs(batch * n, W::from_u64(q))).collect()
+                    };
+                    let (a, b) = (fresh(), fresh());
+                    let got = m.polymul(&a, &b).map_err(s)?;
+                    let len = batch * n;
+                    for (i, &q) in m.primes().iter().enumerate() {
+                        let r = i * len..(i + 1) * len;
+                        let want = match winner {
+                            Winner::Dgt { config } => {
+                                let p = DgtParams::<W>::new(n, q).map_err(s)?;
+                                dgt::cpu::polymul(&p, &config, &a[r.clone()], &b[r.clone()]).map_err(s)?
+                            }
+                            Winner::Ntt { .. } => {
+                                let p = NttParams::<W>::new(n, q).map_err(s)?;
+                                cpu::polymul(&p, &a[r.clone()], &b[r.clone()]).map_err(s)?
+                            }
+                        };
+                        eq(&format!("tower {i}"), &got[r], &want)?;
+                    }
+                    Ok(())
+                })();
+                t.record(&name, res);
+            }
+        }
+    }
+    let bad = std::env::temp_dir().join(format!("polymul-bad-wisdom-{}.json", std::process::id()));
+    let res = (|| {
+        std::fs::write(&bad, b"{ this is not wisdom").map_err(s)?;
+        match Wisdom::load(&bad) {
+            Err(Error::Wisdom { .. }) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })();
+    let _ = std::fs::remove_file(&bad);
+    t.record("planner: an unreadable wisdom file is a typed error", res);
+}
+
 fn error_suite(gpu: &Gpu, t: &mut Tally) {
     let n = 1 << 12;
     let plan = match NttParams::<u64>::with_prime_bits(n, 62).and_then(|p| NttPlan::new(gpu, p)) {
@@ -594,6 +664,8 @@ pub fn run(opts: &Options) -> i32 {
     rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
     dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts.quick, &mut t);
     dgt_suite::<u64>(&gpu, 62, seed ^ 15, true, &mut t);
+    planner_suite::<u32>(&gpu, 30, seed ^ 16, &mut t);
+    planner_suite::<u64>(&gpu, 62, seed ^ 17, &mut t);
     error_suite(&gpu, &mut t);
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

@@ -11,6 +11,7 @@ pub mod reductions;
 pub mod report;
 pub mod rns;
 pub mod tiles;
+pub mod tune;
 
 use std::path::PathBuf;
 

@@ -4,6 +4,7 @@
 //! polymul-bench check [--quick]            GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only ntt,reductions,table3,tiles,fused,rns,dgt]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
+//! polymul-bench tune [--quick] [--out FILE] time NTT/DGT candidates, write wisdom JSON
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
 //! ```
@@ -17,7 +18,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
          [--only ntt,reductions,table3,tiles,fused,rns,dgt]\n       \
-         polymul-bench replot DIR"
+         polymul-bench replot DIR\n       polymul-bench tune [--quick] [--out FILE]"
     );
     std::process::exit(2)
 }
@@ -60,6 +61,7 @@ fn main() {
             let reduction = args.get(5).and_then(|s| polymul::Reduction::from_name(s)).unwrap_or_default();
             bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, 3)
         }
+        "tune" => polymul_bench::tune::run(&opts),
         "replot" => match args.get(1) {
             Some(dir) => bench::replot(std::path::Path::new(dir)),
             None => usage(),

@@ -262,6 +262,22 @@ pub enum Error {
         why: &'static str,
     },
 
+    /// A wisdom file that cannot be used.
+    #[error("the wisdom file {path} cannot be used ({why}); delete it or run `polymul tune` again")]
+    Wisdom {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+
+    /// No transform accepts the modulus asked for.
+    #[error("{why}")]
+    NoTransformFor {
+        /// What to do.
+        why: String,
+    },
+
     /// More RNS towers than one launch's grid rows.
     #[error("{towers} towers are more than one launch covers ({max}); split the basis")]
     TooManyTowers {

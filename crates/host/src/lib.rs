@@ -11,6 +11,8 @@
 //!   pointwise product and polynomial multiplication, single or batched.
 //! * [`cpu`]: the naive reference and the kernels' code run on the CPU.
 //! * [`npy`]: NumPy `.npy` files of coefficient arrays (read and write).
+//! * [`planner`]: one entry point that picks NTT or DGT and its
+//!   configuration, from measured wisdom or the documented rule.
 //!
 //! ```no_run
 //! use polymul::{Gpu, NttParams, NttPlan};
@@ -36,6 +38,7 @@ pub mod gpu;
 pub mod npy;
 pub mod params;
 mod plan;
+pub mod planner;
 pub mod random;
 pub mod reduction;
 pub mod rns;

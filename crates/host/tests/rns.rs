@@ -74,7 +74,7 @@ fn residues_round_trip_including_edges() {
     let r = b.to_residues(&a).unwrap();
     assert_eq!(r.len(), 4 * 2 * n);
     for (i, &p) in b.primes().iter().enumerate() {
-        assert_eq!(r[i * 2 * n + 1], ((&q - 1u32) % p).try_into().unwrap());
+        assert_eq!(r[i * 2 * n + 1], u64::try_from((&q - 1u32) % p).unwrap());
     }
     assert_eq!(b.from_residues(&r).unwrap(), a);
     // A coefficient equal to Q, a wrong length: typed errors.

@@ -12,7 +12,7 @@ pub const MAX_THREADS: u32 = 1024;
 /// first kernel and the rest in the second (no second kernel when
 /// `stages1 = log2 M`), and `λ = 2^log_cluster` dependency sets per block in
 /// each kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct DgtConfig {
     /// Stages of the first kernel.
     pub stages1: u32,

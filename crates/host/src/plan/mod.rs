@@ -16,7 +16,8 @@ use polymul_kernels::ntt::tiled::TileGeometry;
 const AUTO_TILES: [usize; 4] = [8 << 10, 16 << 10, 32 << 10, 64 << 10];
 
 /// Which NTT implementation a plan runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum NttKernel {
     /// The best measured kernel for the plan's N, word size and batch (see

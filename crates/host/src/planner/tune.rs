@@ -1,0 +1,139 @@
+//! `polymul tune`: time the candidate transforms for each key on this
+//! device and keep the fastest (FFTW's "measure" mode).
+
+use super::{Decision, Modulus, Multiplier, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
+use crate::dgt::DgtConfig;
+use crate::random::SplitMix64;
+use crate::{Coeff, Gpu, NttKernel, Result};
+
+/// What to tune.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuneSpec {
+    /// `log2 N` values.
+    pub log_ns: Vec<u32>,
+    /// Word sizes (32, 64).
+    pub words: Vec<u32>,
+    /// Tower counts.
+    pub towers: Vec<usize>,
+    /// Polynomials per tower per call.
+    pub batches: Vec<usize>,
+    /// Fewer repetitions and DGT candidates.
+    pub quick: bool,
+}
+
+impl Default for TuneSpec {
+    fn default() -> Self {
+        Self {
+            log_ns: (10..=17).collect(),
+            words: vec![32, 64],
+            towers: vec![1, 4],
+            batches: vec![1, 64],
+            quick: false,
+        }
+    }
+}
+
+/// The NTT candidates: the automatic choice and each kernel at each radix.
+fn ntt_candidates() -> Vec<Winner> {
+    let mut v = vec![Winner::Ntt { kernel: NttKernel::Auto, radix: None }];
+    for kernel in [NttKernel::Tiled, NttKernel::TwoD] {
+        for radix in [4, 8, 16] {
+            v.push(Winner::Ntt { kernel, radix: Some(radix) });
+        }
+    }
+    v
+}
+
+/// The DGT candidates: the default and, unless `quick`, a spread of the
+/// search space (every stage split with clusters 1, 4 and 16).
+fn dgt_candidates(log_m: u32, quick: bool) -> Vec<Winner> {
+    let default = DgtConfig::default_for(log_m);
+    let mut v = vec![default];
+    if !quick {
+        v.extend(
+            DgtConfig::all(log_m, 4)
+                .into_iter()
+                .filter(|c| c.log_cluster1 % 2 == 0 && c.log_cluster2 % 2 == 0 && *c != default),
+        );
+    }
+    v.into_iter().map(|config| Winner::Dgt { config }).collect()
+}
+
+fn bits_for(word: u32) -> u32 {
+    if word == 32 { 30 } else { 62 }
+}
+
+fn time_one<W: Coeff>(gpu: &Gpu, n: usize, m: Modulus, batch: usize, w: Winner, quick: bool) -> Result<f64> {
+    let d = Decision { winner: w, from_wisdom: false, measured_us: None };
+    let plan = Multiplier::<W>::with_decision(gpu, n, m, d)?;
+    let mut rng = SplitMix64::new(n as u64 ^ batch as u64);
+    let data: Vec<W> = plan.primes().iter().flat_map(|&q| rng.coeffs(batch * n, W::from_u64(q))).collect();
+    let (mut a, mut b) = (plan.upload(&data)?, plan.upload(&data)?);
+    let (warm, reps) = match (batch, quick) {
+        (1, false) => (10, 100),
+        (1, true) => (5, 20),
+        (_, false) => (3, 10),
+        (_, true) => (2, 4),
+    };
+    let t = gpu.time(warm, reps, || plan.polymul_in_place(&mut a, &mut b))?;
+    Ok(t.median_us / (batch * plan.primes().len()) as f64)
+}
+
+/// Times every candidate for every key of `spec` and returns the winners.
+/// `progress(done, total, what)` is called before each key.
+pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Wisdom> {
+    let mut keys = Vec::new();
+    for &log_n in &spec.log_ns {
+        for &word in &spec.words {
+            for &towers in &spec.towers {
+                for &batch in &spec.batches {
+                    keys.push((log_n, word, towers, batch));
+                }
+            }
+        }
+    }
+    let mut wisdom = Wisdom::new();
+    for (i, &(log_n, word, towers, batch)) in keys.iter().enumerate() {
+        let what = format!("N=2^{log_n} u{word} {towers} tower(s) batch {batch}");
+        progress(i, keys.len(), &what);
+        let n = 1usize << log_n;
+        let modulus = if towers == 1 {
+            Modulus::Bits(bits_for(word))
+        } else {
+            Modulus::Rns { bits: bits_for(word), towers }
+        };
+        let mut cands = ntt_candidates();
+        cands.extend(dgt_candidates(log_n - 1, spec.quick));
+        let mut best: Option<(f64, Winner)> = None;
+        let mut timed = 0;
+        for c in cands {
+            let t = match word {
+                32 => time_one::<u32>(gpu, n, modulus, batch, c, spec.quick),
+                _ => time_one::<u64>(gpu, n, modulus, batch, c, spec.quick),
+            };
+            // A candidate that does not fit (a radix or tile for this N, a
+            // configuration) is skipped; device errors end the run.
+            let t = match t {
+                Ok(t) => t,
+                Err(e @ (crate::Error::Cuda { .. } | crate::Error::CudaCode { .. })) => return Err(e),
+                Err(_) => continue,
+            };
+            timed += 1;
+            if best.is_none_or(|(b, _)| t < b) {
+                best = Some((t, c));
+            }
+        }
+        if let Some((us, winner)) = best {
+            let key = WisdomKey {
+                device: gpu.info().name.clone(),
+                log_n,
+                word_bits: word,
+                towers,
+                batch_bucket: batch_bucket(batch),
+            };
+            wisdom.insert(WisdomEntry { key, winner, us_per_poly: us, candidates: timed });
+        }
+    }
+    progress(keys.len(), keys.len(), "done");
+    Ok(wisdom)
+}
