@@ -32,6 +32,11 @@ pub fn run(opts: &Options) -> i32 {
             return 1;
         }
     };
+    let i = gpu.info();
+    println!("# polymul tune\n");
+    println!("- device: {} (driver {}, kernels: {})", i.name, i.driver_version, i.kernel_image);
+    println!("- date: {}", crate::report::today_utc());
+    println!("- command: `{}`\n", opts.command_line);
     println!("| N | word | towers | batch bucket | winner | µs per polynomial | candidates |");
     println!("|---|---|---|---|---|---|---|");
     for e in &wisdom.entries {
