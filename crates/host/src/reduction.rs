@@ -256,7 +256,7 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
     /// Queues one run of `iters` steps (continuing from the current values).
     pub fn run(&mut self, iters: u32) -> Result<()> {
         launch::modmul_bench(
-            self.gpu,
+            launch::Queue::of(self.gpu),
             self.reduction,
             self.select,
             &mut self.data,

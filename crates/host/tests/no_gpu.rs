@@ -36,3 +36,17 @@ fn embedded_cubins_are_elf_images_of_built_archs() {
         assert_eq!(&bin[..4], b"\x7fELF", "sm_{sm} cubin is not an ELF image");
     }
 }
+
+/// What may cross threads: a `Gpu` is shared by reference between host
+/// threads (each launch makes its context current), streams and device
+/// buffers move between threads. Checked at compile time.
+#[test]
+fn thread_safety_of_the_public_types() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<polymul::Gpu>();
+    send_sync::<polymul::GpuStream>();
+    send::<polymul::DeviceVec<u64>>();
+    send_sync::<polymul::planner::Wisdom>();
+    send_sync::<polymul::rns::RnsBasis<u64>>();
+}

@@ -4,8 +4,8 @@
 use super::config::DgtConfig;
 use super::params::DgtParams;
 use super::tables::DgtTables;
-use crate::gpu::launch::{self, DgtKernels, DgtLaunch, TowerLaunch};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::launch::{self, DgtKernels, DgtLaunch, Queue, TowerLaunch};
+use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use polymul_kernels::dgt::layout::PassGeometry;
@@ -37,6 +37,8 @@ pub struct DgtPlan<'g, W: Coeff> {
     kernels: DgtKernels<'g>,
     /// Encoding target / decoding source (packed order), grown on demand.
     scratch: RefCell<Option<DeviceVec<W>>>,
+    /// The stream the plan queues on, if bound (else the GPU's).
+    stream: Option<GpuStream>,
 }
 
 impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
@@ -91,7 +93,27 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             moduli,
             kernels: DgtKernels::new::<W>(gpu)?,
             scratch: RefCell::new(None),
+            stream: None,
         })
+    }
+
+    /// Queues this plan's later work on `stream` (`None`: the GPU's own).
+    pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        self.stream = stream.cloned();
+    }
+
+    fn queue(&self) -> Queue<'_> {
+        match &self.stream {
+            Some(s) => Queue { gpu: self.gpu, stream: &s.inner },
+            None => Queue::of(self.gpu),
+        }
+    }
+
+    /// Waits for the work this plan queued.
+    pub fn synchronize(&self) -> Result<()> {
+        let q = self.queue();
+        q.gpu.bind()?;
+        q.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
     }
 
     /// The configuration.
@@ -174,7 +196,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// transform in the natural (bit-reversed frequency) order.
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let l = self.launch_args("data", data)?;
-        let (g, k, log_m) = (self.gpu, &self.kernels, self.towers[0].log_m());
+        let (g, k, log_m) = (self.queue(), &self.kernels, self.towers[0].log_m());
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
         let g0 = &self.passes[0];
@@ -189,7 +211,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
     pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let l = self.launch_args("data", data)?;
-        let (g, k, log_m) = (self.gpu, &self.kernels, self.towers[0].log_m());
+        let (g, k, log_m) = (self.queue(), &self.kernels, self.towers[0].log_m());
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
         let g0 = &self.passes[0];
@@ -208,7 +230,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
         launch::dgt_pointwise(
-            self.gpu,
+            self.queue(),
             &self.kernels,
             log_m,
             a.buf.as_device_ptr(),
@@ -237,6 +259,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;
         self.polymul_in_place(&mut da, &mut db)?;
+        self.synchronize()?;
         self.gpu.download(&da)
     }
 
@@ -244,6 +267,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
+        self.synchronize()?;
         self.gpu.download(&d)
     }
 }

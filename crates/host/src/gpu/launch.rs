@@ -18,6 +18,21 @@ use polymul_kernels::names;
 use polymul_kernels::ntt::tiled::{self, TileGeometry};
 use polymul_kernels::smem::padded_words;
 
+/// Where a launch goes: the GPU (its context) and the stream to queue on
+/// (the GPU's own, or one a plan was bound to).
+#[derive(Clone, Copy)]
+pub(crate) struct Queue<'a> {
+    pub gpu: &'a Gpu,
+    pub stream: &'a Stream,
+}
+
+impl<'a> Queue<'a> {
+    /// The GPU's own stream.
+    pub(crate) fn of(gpu: &'a Gpu) -> Self {
+        Self { gpu, stream: gpu.stream() }
+    }
+}
+
 fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {
     gpu.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })
 }
@@ -232,7 +247,7 @@ fn tiled_passes<W: Coeff>(
 /// Queues a shared-memory transform of the whole batch on the GPU's stream.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &TiledKernels<'_>,
     dir: Direction,
     data: &mut DeviceVec<W>,
@@ -241,8 +256,8 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     cfg: &TiledLaunch,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, gpu.stream(), towers)
+    q.gpu.bind()?;
+    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, q.stream, towers)
 }
 
 /// Queues a transform polynomial by polynomial, alternating between the
@@ -250,7 +265,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
 /// next one's first pass; the GPU's stream waits for both at the end.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &TiledKernels<'_>,
     dir: Direction,
     data: &mut DeviceVec<W>,
@@ -260,8 +275,8 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     pipe: &Pipeline,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    pipe.fork.record(gpu.stream())?;
+    q.gpu.bind()?;
+    pipe.fork.record(q.stream)?;
     for s in &pipe.streams {
         wait(s, &pipe.fork)?;
     }
@@ -275,7 +290,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     }
     for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
         e.record(s)?;
-        wait(gpu.stream(), e)?;
+        wait(q.stream, e)?;
     }
     Ok(())
 }
@@ -299,7 +314,7 @@ pub(crate) enum Direction {
 /// tower in `data` (forward in increasing, inverse in decreasing order).
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn radix2_ntt<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &Radix2Kernels<'_>,
     dir: Direction,
     data: &mut DeviceVec<W>,
@@ -309,9 +324,9 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     stages: std::ops::Range<u32>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
+    q.gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
-    let stream = gpu.stream();
+    let stream = q.stream;
     let (f, stages): (&Function<'_>, Vec<u32>) = match dir {
         Direction::Forward => (&k.fwd, stages.collect()),
         Direction::Inverse => (&k.inv, stages.rev().collect()),
@@ -338,7 +353,7 @@ pub(crate) fn radix2_ntt<W: Coeff>(
 /// twiddles (first half).
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn fused_hadamard<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     f: &Function<'_>,
     a: &mut DeviceVec<W>,
     b: &DeviceVec<W>,
@@ -348,8 +363,8 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     b4: &Barrett4<W>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    q.gpu.bind()?;
+    let stream = q.stream;
     let total = (batch << (log_n - 1)) as u32;
     let TowerLaunch { moduli, rows, data_words, tw_words } = *towers;
     let grid = (blocks(total), rows);
@@ -375,15 +390,15 @@ pub(crate) fn fused_kernel<'g, W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> 
 /// Queues `acc[i] ← acc[i] · other[i] mod q_t` over every tower `t`'s
 /// `towers.data_words` words (`red`: tower 0's constants).
 pub(crate) fn pointwise_mul<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &Radix2Kernels<'_>,
     acc: &mut DeviceVec<W>,
     other: &DeviceVec<W>,
     red: &Barrett4<W>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    q.gpu.bind()?;
+    let stream = q.stream;
     let f = &k.mul;
     let (out, b) = (acc.buf.as_device_ptr(), other.buf.as_device_ptr());
     let TowerLaunch { moduli, rows, data_words, .. } = *towers;
@@ -401,7 +416,7 @@ pub(crate) fn pointwise_mul<W: Coeff>(
 
 /// Queues one run of the modular-multiplication microbenchmark.
 pub(crate) fn modmul_bench<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     reduction: Reduction,
     select: bool,
     data: &mut DeviceVec<W>,
@@ -409,10 +424,10 @@ pub(crate) fn modmul_bench<W: Coeff>(
     threads: u32,
     iters: u32,
 ) -> Result<()> {
-    gpu.bind()?;
+    q.gpu.bind()?;
     let base = if select { names::MODMUL_BENCH_SELECT } else { names::MODMUL_BENCH_IF };
-    let f = get(gpu, format!("{base}_{}_{}", reduction.name(), W::NAME))?;
-    let stream = gpu.stream();
+    let f = get(q.gpu, format!("{base}_{}_{}", reduction.name(), W::NAME))?;
+    let stream = q.stream;
     let (d, main, aux) = (data.buf.as_device_ptr(), ops.main.buf.as_device_ptr(), aux_ptr(&ops.aux));
     let (q, k, m) = ops.parts;
     // SAFETY: ModMulBench sized `data` to 4·threads and the tables to threads.
@@ -457,7 +472,7 @@ pub(crate) struct DgtLaunch<W: Coeff> {
 /// Queues one DGT pass `src → dst` (the same buffer when the layouts agree).
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn dgt_pass<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &DgtKernels<'_>,
     geo: &polymul_kernels::dgt::layout::PassGeometry,
     src: DevicePointer<W>,
@@ -467,8 +482,8 @@ pub(crate) fn dgt_pass<W: Coeff>(
     packed: (bool, bool),
     l: &DgtLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    q.gpu.bind()?;
+    let stream = q.stream;
     let f = &k.pass;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(polymul_kernels::dgt::pass::shared_words(geo), w) * w) as u32;
@@ -490,7 +505,7 @@ pub(crate) fn dgt_pass<W: Coeff>(
 /// `src → dst` (distinct buffers), with the weights table `w`.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn dgt_code<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &DgtKernels<'_>,
     decode: bool,
     log_m: u32,
@@ -500,8 +515,8 @@ pub(crate) fn dgt_code<W: Coeff>(
     w: DevicePointer<W>,
     l: &DgtLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    q.gpu.bind()?;
+    let stream = q.stream;
     let f = if decode { &k.decode } else { &k.encode };
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);
@@ -516,15 +531,15 @@ pub(crate) fn dgt_code<W: Coeff>(
 
 /// Queues the pointwise Gaussian product `a ← a · b`.
 pub(crate) fn dgt_pointwise<W: Coeff>(
-    gpu: &Gpu,
+    q: Queue<'_>,
     k: &DgtKernels<'_>,
     log_m: u32,
     a: DevicePointer<W>,
     b: DevicePointer<W>,
     l: &DgtLaunch<W>,
 ) -> Result<()> {
-    gpu.bind()?;
-    let stream = gpu.stream();
+    q.gpu.bind()?;
+    let stream = q.stream;
     let f = &k.pointwise;
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);

@@ -185,6 +185,14 @@ impl Gpu {
         &self.stream
     }
 
+    /// A new stream on this GPU, for binding plans to (`set_stream`), so
+    /// that work of different plans (or host threads) can overlap.
+    pub fn create_stream(&self) -> Result<GpuStream> {
+        self.bind()?;
+        let s = Stream::new(StreamFlags::DEFAULT, None).map_err(Error::cuda("creating a stream", 0))?;
+        Ok(GpuStream { inner: std::sync::Arc::new(s) })
+    }
+
     /// Waits until all queued work is done; reports errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
@@ -222,6 +230,30 @@ impl Gpu {
         }
         self.synchronize()?;
         v.buf.copy_from(data).map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
+    }
+}
+
+/// A CUDA stream of a [`Gpu`], shareable between plans (cloning shares the
+/// stream). A plan bound to it queues its launches there instead of on the
+/// GPU's own stream.
+#[derive(Clone)]
+pub struct GpuStream {
+    pub(crate) inner: std::sync::Arc<Stream>,
+}
+
+impl std::fmt::Debug for GpuStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GpuStream")
+    }
+}
+
+impl GpuStream {
+    /// Waits for the work queued on this stream (the GPU's context must
+    /// be current: call it through a plan or after [`Gpu::synchronize`]
+    /// on the same thread, or use the plan's `synchronize`).
+    pub fn synchronize(&self, gpu: &Gpu) -> Result<()> {
+        gpu.bind()?;
+        self.inner.synchronize().map_err(Error::cuda("waiting for a stream", 0))
     }
 }
 

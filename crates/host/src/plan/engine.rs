@@ -6,8 +6,10 @@
 //! `polymul_kernels::towers`).
 
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
-use crate::gpu::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::launch::{
+    self, Direction, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch,
+};
+use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::NttParams;
 use crate::reduction::{DevicePrepared, Prepared};
 use crate::{Coeff, Error, Result};
@@ -47,6 +49,8 @@ pub(crate) struct Engine<'g, W: Coeff> {
     /// Usable 2D geometries, smallest tile first.
     geometries_2d: Vec<TileGeometry>,
     pub(crate) options: PlanOptions,
+    /// The stream the plan queues on, if bound (else the GPU's).
+    stream: Option<GpuStream>,
 }
 
 impl<'g, W: Coeff> Engine<'g, W> {
@@ -169,11 +173,31 @@ impl<'g, W: Coeff> Engine<'g, W> {
             geometries,
             geometries_2d,
             options,
+            stream: None,
         })
     }
 
     fn n(&self) -> usize {
         1 << self.log_n
+    }
+
+    /// Queues this plan's later work on `stream` (`None`: the GPU's).
+    pub(crate) fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        self.stream = stream.cloned();
+    }
+
+    pub(crate) fn queue(&self) -> Queue<'_> {
+        match &self.stream {
+            Some(s) => Queue { gpu: self.gpu, stream: &s.inner },
+            None => Queue::of(self.gpu),
+        }
+    }
+
+    /// Waits for the work this plan queued.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let q = self.queue();
+        q.gpu.bind()?;
+        q.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
     }
 
     /// Polynomials per tower in `v`: its length must be a positive multiple
@@ -261,7 +285,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         };
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
-                self.gpu,
+                self.queue(),
                 &self.kernels,
                 dir,
                 data,
@@ -273,9 +297,19 @@ impl<'g, W: Coeff> Engine<'g, W> {
             ),
             (NttKernel::TwoDPipelined, Some(pipe)) => {
                 let c = cfg(kernel);
-                launch::tiled_ntt_pipelined(self.gpu, tiled, dir, data, twiddles, batch, &c, pipe, &towers)
+                launch::tiled_ntt_pipelined(
+                    self.queue(),
+                    tiled,
+                    dir,
+                    data,
+                    twiddles,
+                    batch,
+                    &c,
+                    pipe,
+                    &towers,
+                )
             }
-            (k, _) => launch::tiled_ntt(self.gpu, tiled, dir, data, twiddles, batch, &cfg(k), &towers),
+            (k, _) => launch::tiled_ntt(self.queue(), tiled, dir, data, twiddles, batch, &cfg(k), &towers),
         }
     }
 
@@ -293,7 +327,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
         }
         let towers = self.tower_launch(batch);
-        launch::pointwise_mul(self.gpu, &self.kernels, acc, other, &self.barrett, &towers)
+        launch::pointwise_mul(self.queue(), &self.kernels, acc, other, &self.barrett, &towers)
     }
 
     fn pair(&self, a: &DeviceVec<W>, b: &DeviceVec<W>) -> Result<usize> {
@@ -313,7 +347,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         let log_n = self.log_n;
         if let Some(f) = &self.fused {
             return launch::fused_hadamard(
-                self.gpu,
+                self.queue(),
                 f,
                 a,
                 b,
@@ -326,11 +360,11 @@ impl<'g, W: Coeff> Engine<'g, W> {
         }
         let last = log_n - 1..log_n;
         let (k, fwd) = (&self.kernels, &self.twiddles);
-        launch::radix2_ntt(self.gpu, k, Direction::Forward, a, fwd, batch, log_n, last.clone(), &towers)?;
-        launch::radix2_ntt(self.gpu, k, Direction::Forward, b, fwd, batch, log_n, last.clone(), &towers)?;
+        launch::radix2_ntt(self.queue(), k, Direction::Forward, a, fwd, batch, log_n, last.clone(), &towers)?;
+        launch::radix2_ntt(self.queue(), k, Direction::Forward, b, fwd, batch, log_n, last.clone(), &towers)?;
         self.pointwise_mul(a, b)?;
         let inv = &self.inv_twiddles;
-        launch::radix2_ntt(self.gpu, k, Direction::Inverse, a, inv, batch, log_n, last, &towers)
+        launch::radix2_ntt(self.queue(), k, Direction::Inverse, a, inv, batch, log_n, last, &towers)
     }
 
     /// `a ← a ⊗ b` for every pair (and tower); `b` is left transformed.

@@ -158,6 +158,18 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.engine.gpu
     }
 
+    /// Queues this plan's later work on `stream` (`None`: the GPU's own
+    /// stream, the default). Plans on different streams (of one GPU, from
+    /// one or several host threads) may run concurrently.
+    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
+        self.engine.set_stream(stream);
+    }
+
+    /// Waits for the work this plan queued (on its stream).
+    pub fn synchronize(&self) -> Result<()> {
+        self.engine.synchronize()
+    }
+
     /// Validates host coefficients (a positive multiple of N, all `< q`) and
     /// uploads them.
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
@@ -247,6 +259,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;
         self.polymul_in_place(&mut da, &mut db)?;
+        self.engine.synchronize()?;
         self.engine.gpu.download(&da)
     }
 
@@ -254,6 +267,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
+        self.engine.synchronize()?;
         self.engine.gpu.download(&d)
     }
 
@@ -261,6 +275,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     pub fn inverse_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.inverse(&mut d)?;
+        self.engine.synchronize()?;
         self.engine.gpu.download(&d)
     }
 }

@@ -189,6 +189,15 @@ impl<'g, W: Coeff> Multiplier<'g, W> {
         Ok(Self { engine, decision, primes, n })
     }
 
+    /// Queues later work on `stream` (`None`: the GPU's own).
+    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
+        match &mut self.engine {
+            Engine::Ntt(p) => p.set_stream(stream),
+            Engine::Rns(p) => p.set_stream(stream),
+            Engine::Dgt(p) => p.set_stream(stream),
+        }
+    }
+
     /// What was chosen.
     pub fn decision(&self) -> &Decision {
         &self.decision

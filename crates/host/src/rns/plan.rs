@@ -53,6 +53,16 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
         Ok(Self { engine, basis: basis.clone() })
     }
 
+    /// Queues this plan's later work on `stream` (`None`: the GPU's own).
+    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
+        self.engine.set_stream(stream);
+    }
+
+    /// Waits for the work this plan queued.
+    pub fn synchronize(&self) -> Result<()> {
+        self.engine.synchronize()
+    }
+
     /// The basis.
     pub fn basis(&self) -> &RnsBasis<W> {
         &self.basis
@@ -128,6 +138,7 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
         let mut da = self.upload(a)?;
         let mut db = self.upload(b)?;
         self.polymul_in_place(&mut da, &mut db)?;
+        self.engine.synchronize()?;
         self.engine.gpu.download(&da)
     }
 }
