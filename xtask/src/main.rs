@@ -201,6 +201,8 @@ fn gpu_bundle(args: &[String]) -> Res {
         std::fs::copy(&from, dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {e}", from.display()))
     };
     copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
+    run("build the polymul CLI (release)", cargo().args(["build", "--release", "-p", "polymul-cli"]))?;
+    copy(root().join("target/release/polymul"), "polymul")?;
     run("build the examples (release)", cargo().args(["build", "--release", "-p", "polymul", "--examples"]))?;
     for ex in ["polymul", "choose_kernel", "rns_polymul"] {
         copy(root().join("target/release/examples").join(ex), &format!("example-{ex}"))?;

@@ -57,3 +57,4 @@ pub mod error;
 pub mod io;
 pub mod params;
 pub mod run;
+pub mod tune;

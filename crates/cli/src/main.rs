@@ -57,6 +57,18 @@ enum Command {
     Mul(MulArgs),
     /// Run the benchmark suite (polymul-bench) and print its tables.
     Bench(BenchArgs),
+    /// Time the NTT and DGT candidates on this GPU and write the wisdom file the planner reads.
+    Tune(TuneArgs),
+}
+
+#[derive(Debug, Args)]
+struct TuneArgs {
+    /// Fewer sizes, repetitions and DGT candidates.
+    #[arg(long)]
+    quick: bool,
+    /// The wisdom file (default: $POLYMUL_WISDOM, else ~/.cache/polymul/wisdom.json).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -170,6 +182,7 @@ fn dispatch(command: Command) -> Result<u8, CliError> {
         Command::Bench(a) => {
             bench::run(&bench::BenchJob { quick: a.quick, cpu: a.cpu, out: a.out, only: a.only })
         }
+        Command::Tune(a) => polymul_cli::tune::run(a.quick, a.out),
     }
 }
 

@@ -642,3 +642,15 @@ fn bench_runs_the_cpu_suite() {
     let md = std::fs::read_to_string(dir.join("results/cpu.md")).unwrap();
     assert!(md.contains("polymul bench --cpu --quick --out results"), "{md}");
 }
+
+/// `tune` needs a GPU: on a machine without one it is a one-line runtime
+/// error and writes no wisdom file.
+#[test]
+fn tune_without_a_gpu_is_a_one_line_error() {
+    if polymul::Gpu::new().is_ok() {
+        return;
+    }
+    let dir = fresh_dir("tune");
+    let out = polymul(&dir, &["tune", "--quick", "--out", "wisdom.json"]);
+    assert_fails(&dir, &out, 1, "GPU", &[]);
+}
