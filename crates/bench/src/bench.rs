@@ -194,7 +194,15 @@ fn run_cpu(opts: &Options) -> i32 {
             }
         }
     }
-    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &[t], &[])
+    let mut tables = vec![t];
+    match crate::cpu_anchor::table(None, opts.quick) {
+        Ok(a) => tables.push(a),
+        Err(e) => {
+            eprintln!("polymul-bench: CPU anchor: {e}");
+            return 1;
+        }
+    }
+    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &tables, &[])
 }
 
 fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table], figures: &[(String, String)]) -> i32 {
@@ -355,6 +363,15 @@ pub fn run(opts: &Options) -> i32 {
             }
             Err(e) => {
                 eprintln!("polymul-bench: RNS polymul: {e}");
+                return 1;
+            }
+        }
+    }
+    if opts.runs("anchor") {
+        match crate::cpu_anchor::table(Some(&gpu), opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: CPU anchor: {e}");
                 return 1;
             }
         }

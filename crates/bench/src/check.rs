@@ -715,43 +715,64 @@ pub fn run(opts: &Options) -> i32 {
     println!("seed: {seed}");
     let mut t = Tally::default();
     let variants = variants();
-    for (word, bits) in WORD_CONFIGS {
-        let mut sizes = log_ns(opts.quick);
-        if !opts.quick {
-            sizes.insert(0, 1);
-        }
-        for log_n in sizes {
-            let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
-            for k in &variants {
-                match word {
-                    32 => word_suite::<u32>(&gpu, k, bits, log_n, sd, &mut t),
-                    _ => word_suite::<u64>(&gpu, k, bits, log_n, sd, &mut t),
+    // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
+    // tiles, fused, rns, dgt, planner, concurrency, errors.
+    let runs = |name: &str| opts.runs(name);
+    if runs("words") {
+        for (word, bits) in WORD_CONFIGS {
+            let mut sizes = log_ns(opts.quick);
+            if !opts.quick {
+                sizes.insert(0, 1);
+            }
+            for log_n in sizes {
+                let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
+                for k in &variants {
+                    match word {
+                        32 => word_suite::<u32>(&gpu, k, bits, log_n, sd, &mut t),
+                        _ => word_suite::<u64>(&gpu, k, bits, log_n, sd, &mut t),
+                    }
                 }
             }
         }
+        // Narrower primes on each word too.
+        for k in &variants {
+            word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
+            word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
+        }
     }
-    // Narrower primes on each word too.
-    for k in &variants {
-        word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
-        word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
+    if runs("reductions") {
+        reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
+        reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
     }
-    reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
-    reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
-    tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
-    tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
-    fused_suite::<u64>(&gpu, 62, seed ^ 9, &mut t);
-    fused_suite::<u32>(&gpu, 30, seed ^ 10, &mut t);
-    hadamard_suite::<u64>(&gpu, 62, seed ^ 11, &mut t);
-    hadamard_suite::<u32>(&gpu, 30, seed ^ 12, &mut t);
-    rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
-    rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
-    rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
-    dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts.quick, &mut t);
-    dgt_suite::<u64>(&gpu, 62, seed ^ 15, true, &mut t);
-    planner_suite::<u32>(&gpu, 30, seed ^ 16, &mut t);
-    planner_suite::<u64>(&gpu, 62, seed ^ 17, &mut t);
-    concurrency_suite(&gpu, seed ^ 18, &mut t);
-    error_suite(&gpu, &mut t);
+    if runs("tiles") {
+        tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
+        tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
+    }
+    if runs("fused") {
+        fused_suite::<u64>(&gpu, 62, seed ^ 9, &mut t);
+        fused_suite::<u32>(&gpu, 30, seed ^ 10, &mut t);
+        hadamard_suite::<u64>(&gpu, 62, seed ^ 11, &mut t);
+        hadamard_suite::<u32>(&gpu, 30, seed ^ 12, &mut t);
+    }
+    if runs("rns") {
+        rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
+        rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
+        rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
+    }
+    if runs("dgt") {
+        dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts.quick, &mut t);
+        dgt_suite::<u64>(&gpu, 62, seed ^ 15, true, &mut t);
+    }
+    if runs("planner") {
+        planner_suite::<u32>(&gpu, 30, seed ^ 16, &mut t);
+        planner_suite::<u64>(&gpu, 62, seed ^ 17, &mut t);
+    }
+    if runs("concurrency") {
+        concurrency_suite(&gpu, seed ^ 18, &mut t);
+    }
+    if runs("errors") {
+        error_suite(&gpu, &mut t);
+    }
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }
 }

@@ -4,6 +4,7 @@
 pub mod ablation;
 pub mod bench;
 pub mod check;
+pub mod cpu_anchor;
 pub mod dgt;
 pub mod fused;
 pub mod plot;
@@ -27,7 +28,7 @@ pub struct Options {
     /// The command line, recorded in the results.
     pub command_line: String,
     /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
-    /// `table3`, `tiles`, `fused`, `rns`, `dgt`); empty = all.
+    /// `table3`, `tiles`, `fused`, `rns`, `dgt`, `anchor`); empty = all.
     pub only: Vec<String>,
 }
 

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::error::{CliError, Result};
 
 /// The sections of the GPU benchmark `--only` selects.
-pub const SECTIONS: [&str; 7] = ["ntt", "reductions", "table3", "tiles", "fused", "rns", "dgt"];
+pub const SECTIONS: [&str; 8] = ["ntt", "reductions", "table3", "tiles", "fused", "rns", "dgt", "anchor"];
 
 /// Set in the child process that runs the suite under the spinner.
 const CHILD_ENV: &str = "POLYMUL_BENCH_CHILD";

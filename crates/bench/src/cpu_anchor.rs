@@ -1,0 +1,143 @@
+//! The CPU anchor: Zama's `concrete-ntt` (AVX2/AVX-512 negacyclic NTT,
+//! one thread) on the same N and prime widths, beside this project's GPU
+//! forward NTT (the SEED paper compares its GPU NTT with a CPU library).
+//! Each `concrete-ntt` product is first checked against polymul's CPU
+//! reference, so the timing is of a transform that computes the same thing.
+
+use crate::report::Table;
+use polymul::random::SplitMix64;
+use polymul::{Gpu, NttParams, NttPlan, cpu};
+use std::time::Instant;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// µs per `concrete-ntt` forward transform (median of `reps` timings of
+/// `inner` transforms each).
+fn cpu_forward_us(n: usize, bits: u32, word: u32, reps: usize) -> Result<f64, String> {
+    let s = |e: polymul::Error| e.to_string();
+    let mut rng = SplitMix64::new(n as u64 ^ bits as u64);
+    let inner = (1 << 18) / n + 1;
+    if word == 64 {
+        let p = NttParams::<u64>::with_prime_bits(n, bits).map_err(s)?;
+        let plan = concrete_ntt::prime64::Plan::try_new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
+        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+        let (mut x, mut y) = (a.clone(), b.clone());
+        plan.fwd(&mut x);
+        plan.fwd(&mut y);
+        plan.mul_assign_normalize(&mut x, &y);
+        plan.inv(&mut x);
+        if x != cpu::polymul(&p, &a, &b).map_err(s)? {
+            return Err("concrete-ntt's product differs from polymul's CPU reference".into());
+        }
+        let mut buf = a;
+        let times = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..inner {
+                    plan.fwd(&mut buf);
+                }
+                t.elapsed().as_secs_f64() * 1e6 / inner as f64
+            })
+            .collect();
+        Ok(median(times))
+    } else {
+        let p = NttParams::<u32>::with_prime_bits(n, bits).map_err(s)?;
+        let plan = concrete_ntt::prime32::Plan::try_new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
+        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+        let (mut x, mut y) = (a.clone(), b.clone());
+        plan.fwd(&mut x);
+        plan.fwd(&mut y);
+        plan.mul_assign_normalize(&mut x, &y);
+        plan.inv(&mut x);
+        if x != cpu::polymul(&p, &a, &b).map_err(s)? {
+            return Err("concrete-ntt's product differs from polymul's CPU reference".into());
+        }
+        let mut buf = a;
+        let times = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..inner {
+                    plan.fwd(&mut buf);
+                }
+                t.elapsed().as_secs_f64() * 1e6 / inner as f64
+            })
+            .collect();
+        Ok(median(times))
+    }
+}
+
+fn gpu_forward_us<W: polymul::Coeff>(
+    gpu: &Gpu,
+    n: usize,
+    bits: u32,
+    batch: usize,
+    quick: bool,
+) -> polymul::Result<f64> {
+    let p = NttParams::<W>::with_prime_bits(n, bits)?;
+    let plan = NttPlan::new(gpu, p.clone())?;
+    let mut d = plan.upload(&SplitMix64::new(3).coeffs(n * batch, p.q()))?;
+    let (warm, reps) = crate::repetitions(batch, quick);
+    Ok(gpu.time(warm, reps, || plan.forward(&mut d))?.median_us / batch as f64)
+}
+
+/// The anchor table: `concrete-ntt` on this machine's CPU, and the GPU's
+/// forward NTT (single and batched) when `gpu` is given.
+pub fn table(gpu: Option<&Gpu>, quick: bool) -> Result<Table, String> {
+    let mut t = Table::new(
+        "CPU anchor: concrete-ntt (one CPU thread, AVX2/AVX-512 as detected) against the GPU forward NTT",
+        &[
+            "word",
+            "q bits",
+            "N",
+            "concrete-ntt µs per forward NTT",
+            "GPU µs, one polynomial",
+            "GPU µs per polynomial, batched (2^25 coefficients)",
+            "CPU / GPU batched",
+        ],
+    );
+    t.note =
+        "concrete-ntt 0.2 with default features, single thread, on the CPU of the machine that ran this \
+              (median of repeated loops); its product is checked against polymul's CPU reference first. GPU: \
+              the default NttPlan (Auto), CUDA events, median."
+            .into();
+    let reps = if quick { 5 } else { 15 };
+    for (word, bits) in [(64u32, 62u32), (32, 30)] {
+        for log_n in [12u32, 14, 16] {
+            let n = 1usize << log_n;
+            let c = cpu_forward_us(n, bits, word, reps)?;
+            let (g1, gb) = match gpu {
+                Some(gpu) => {
+                    let batch = (1usize << 25) / n;
+                    let r = match word {
+                        64 => gpu_forward_us::<u64>(gpu, n, bits, 1, quick)
+                            .and_then(|a| Ok((a, gpu_forward_us::<u64>(gpu, n, bits, batch, quick)?))),
+                        _ => gpu_forward_us::<u32>(gpu, n, bits, 1, quick)
+                            .and_then(|a| Ok((a, gpu_forward_us::<u32>(gpu, n, bits, batch, quick)?))),
+                    };
+                    let (a, b) = r.map_err(|e| e.to_string())?;
+                    (Some(a), Some(b))
+                }
+                None => (None, None),
+            };
+            let f = |x: Option<f64>| x.map_or("no GPU".into(), |v| format!("{v:.4}"));
+            t.rows.push(vec![
+                format!("u{word}"),
+                bits.to_string(),
+                format!("2^{log_n}"),
+                format!("{c:.2}"),
+                f(g1),
+                f(gb),
+                gb.map_or("".into(), |g| format!("{:.0}", c / g)),
+            ]);
+            eprintln!(
+                "  cpu anchor u{word} N=2^{log_n}: concrete-ntt {c:.2} µs, GPU {} / {} µs",
+                f(g1),
+                f(gb)
+            );
+        }
+    }
+    Ok(t)
+}
