@@ -43,6 +43,11 @@ fn rows<W: Coeff>(
             format!("{su:.4}"),
             format!("{sf:.4}"),
             format!("{:.2}", su / sf),
+            match log_n {
+                11 => "6.1% (single block); step 1.31×".to_string(),
+                16 => "2.4% (multi-block); step 1.31×".to_string(),
+                _ => String::new(),
+            },
             unfused.twiddle_bytes().to_string(),
             fused.twiddle_bytes().to_string(),
         ]);
@@ -71,6 +76,7 @@ pub fn table(gpu: &Gpu, device: &str, quick: bool) -> polymul::Result<(Table, St
             "µs per step, unfused (stage + product + stage)",
             "µs per step, fused",
             "step speed-up",
+            "SEED paper (V100, context): polymul gain; step speed-up",
             "twiddle bytes, unfused",
             "twiddle bytes, fused",
         ],

@@ -130,7 +130,7 @@ impl<W: Coeff> std::fmt::Debug for Multiplier<'_, W> {
 impl<'g, W: Coeff> Multiplier<'g, W> {
     /// Plans with the wisdom at [`default_wisdom_path`] if it exists. A
     /// wisdom file that exists but cannot be read is an error
-    /// ([`Error::Wisdom`]) rather than silently ignored.
+    /// ([`crate::Error::Wisdom`]) rather than silently ignored.
     pub fn new(gpu: &'g Gpu, n: usize, modulus: Modulus, batch: usize) -> Result<Self> {
         let wisdom = match default_wisdom_path() {
             Some(p) => Wisdom::load(&p)?,
