@@ -14,59 +14,72 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The two `concrete-ntt` plan types (64- and 32-bit primes) behind one
+/// interface, so that one timing function serves both words.
+trait AnchorPlan<W> {
+    fn new(n: usize, q: W) -> Option<Self>
+    where
+        Self: Sized;
+    fn fwd(&self, buf: &mut [W]);
+    fn inv(&self, buf: &mut [W]);
+    fn mul_assign_normalize(&self, lhs: &mut [W], rhs: &[W]);
+}
+
+macro_rules! anchor_plan {
+    ($plan:ty, $w:ty) => {
+        impl AnchorPlan<$w> for $plan {
+            fn new(n: usize, q: $w) -> Option<Self> {
+                <$plan>::try_new(n, q)
+            }
+            fn fwd(&self, buf: &mut [$w]) {
+                <$plan>::fwd(self, buf)
+            }
+            fn inv(&self, buf: &mut [$w]) {
+                <$plan>::inv(self, buf)
+            }
+            fn mul_assign_normalize(&self, lhs: &mut [$w], rhs: &[$w]) {
+                <$plan>::mul_assign_normalize(self, lhs, rhs)
+            }
+        }
+    };
+}
+
+anchor_plan!(concrete_ntt::prime64::Plan, u64);
+anchor_plan!(concrete_ntt::prime32::Plan, u32);
+
 /// µs per `concrete-ntt` forward transform (median of `reps` timings of
-/// `inner` transforms each).
-fn cpu_forward_us(n: usize, bits: u32, word: u32, reps: usize) -> Result<f64, String> {
+/// `inner` transforms each), after checking its product against polymul's
+/// CPU reference.
+fn cpu_forward_us<W: polymul::Coeff, P: AnchorPlan<W>>(
+    n: usize,
+    bits: u32,
+    reps: usize,
+) -> Result<f64, String> {
     let s = |e: polymul::Error| e.to_string();
     let mut rng = SplitMix64::new(n as u64 ^ bits as u64);
     let inner = (1 << 18) / n + 1;
-    if word == 64 {
-        let p = NttParams::<u64>::with_prime_bits(n, bits).map_err(s)?;
-        let plan = concrete_ntt::prime64::Plan::try_new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
-        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
-        let (mut x, mut y) = (a.clone(), b.clone());
-        plan.fwd(&mut x);
-        plan.fwd(&mut y);
-        plan.mul_assign_normalize(&mut x, &y);
-        plan.inv(&mut x);
-        if x != cpu::polymul(&p, &a, &b).map_err(s)? {
-            return Err("concrete-ntt's product differs from polymul's CPU reference".into());
-        }
-        let mut buf = a;
-        let times = (0..reps)
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..inner {
-                    plan.fwd(&mut buf);
-                }
-                t.elapsed().as_secs_f64() * 1e6 / inner as f64
-            })
-            .collect();
-        Ok(median(times))
-    } else {
-        let p = NttParams::<u32>::with_prime_bits(n, bits).map_err(s)?;
-        let plan = concrete_ntt::prime32::Plan::try_new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
-        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
-        let (mut x, mut y) = (a.clone(), b.clone());
-        plan.fwd(&mut x);
-        plan.fwd(&mut y);
-        plan.mul_assign_normalize(&mut x, &y);
-        plan.inv(&mut x);
-        if x != cpu::polymul(&p, &a, &b).map_err(s)? {
-            return Err("concrete-ntt's product differs from polymul's CPU reference".into());
-        }
-        let mut buf = a;
-        let times = (0..reps)
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..inner {
-                    plan.fwd(&mut buf);
-                }
-                t.elapsed().as_secs_f64() * 1e6 / inner as f64
-            })
-            .collect();
-        Ok(median(times))
+    let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+    let plan = P::new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
+    let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+    let (mut x, mut y) = (a.clone(), b.clone());
+    plan.fwd(&mut x);
+    plan.fwd(&mut y);
+    plan.mul_assign_normalize(&mut x, &y);
+    plan.inv(&mut x);
+    if x != cpu::polymul(&p, &a, &b).map_err(s)? {
+        return Err("concrete-ntt's product differs from polymul's CPU reference".into());
     }
+    let mut buf = a;
+    let times = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..inner {
+                plan.fwd(&mut buf);
+            }
+            t.elapsed().as_secs_f64() * 1e6 / inner as f64
+        })
+        .collect();
+    Ok(median(times))
 }
 
 fn gpu_forward_us<W: polymul::Coeff>(
@@ -108,7 +121,10 @@ pub fn table(gpu: Option<&Gpu>, quick: bool) -> Result<Table, String> {
     for (word, bits) in [(64u32, 62u32), (32, 30)] {
         for log_n in [12u32, 14, 16] {
             let n = 1usize << log_n;
-            let c = cpu_forward_us(n, bits, word, reps)?;
+            let c = match word {
+                64 => cpu_forward_us::<u64, concrete_ntt::prime64::Plan>(n, bits, reps)?,
+                _ => cpu_forward_us::<u32, concrete_ntt::prime32::Plan>(n, bits, reps)?,
+            };
             let (g1, gb) = match gpu {
                 Some(gpu) => {
                     let batch = (1usize << 25) / n;

@@ -4,8 +4,8 @@
 
 use crate::Options;
 use polymul::Gpu;
+use polymul::planner::default_wisdom_path;
 use polymul::planner::tune::{TuneSpec, tune};
-use polymul::planner::{Winner, default_wisdom_path};
 
 /// Runs the tuner; returns the exit code.
 pub fn run(opts: &Options) -> i32 {
@@ -16,11 +16,7 @@ pub fn run(opts: &Options) -> i32 {
             return 1;
         }
     };
-    let spec = TuneSpec {
-        quick: opts.quick,
-        log_ns: if opts.quick { vec![10, 12, 14, 16] } else { (10..=17).collect() },
-        ..TuneSpec::default()
-    };
+    let spec = TuneSpec::new(opts.quick);
     let t0 = std::time::Instant::now();
     let mut progress = |done: usize, total: usize, what: &str| {
         eprintln!("  [{done:>3}/{total}] {:>6.1} s  {what}", t0.elapsed().as_secs_f64());
@@ -37,20 +33,7 @@ pub fn run(opts: &Options) -> i32 {
     println!("- device: {} (driver {}, kernels: {})", i.name, i.driver_version, i.kernel_image);
     println!("- date: {}", crate::report::today_utc());
     println!("- command: `{}`\n", opts.command_line);
-    println!("| N | word | towers | batch bucket | winner | µs per polynomial | candidates |");
-    println!("|---|---|---|---|---|---|---|");
-    for e in &wisdom.entries {
-        let w = match e.winner {
-            Winner::Ntt { kernel, radix: Some(r) } => format!("NTT {} r{r}", kernel.name()),
-            Winner::Ntt { kernel, radix: None } => format!("NTT {}", kernel.name()),
-            Winner::Dgt { config } => format!("DGT {config}"),
-        };
-        let k = &e.key;
-        println!(
-            "| 2^{} | u{} | {} | 2^{} | {w} | {:.4} | {} |",
-            k.log_n, k.word_bits, k.towers, k.batch_bucket, e.us_per_poly, e.candidates
-        );
-    }
+    print!("{}", wisdom.markdown_table());
     let path = opts.out.clone().or_else(default_wisdom_path);
     match path {
         Some(p) => match wisdom.save(&p) {

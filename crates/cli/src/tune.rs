@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use polymul::Gpu;
+use polymul::planner::default_wisdom_path;
 use polymul::planner::tune::{TuneSpec, tune};
-use polymul::planner::{Winner, default_wisdom_path};
 
 use crate::error::{CliError, Result};
 
@@ -21,11 +21,7 @@ pub fn run(quick: bool, out: Option<PathBuf>) -> Result<u8> {
         CliError::usage("no place for the wisdom file: set POLYMUL_WISDOM or HOME, or pass --out FILE")
     })?;
     let gpu = Gpu::new().map_err(|e| CliError::runtime(format!("{e}; tuning measures a GPU")))?;
-    let spec = TuneSpec {
-        quick,
-        log_ns: if quick { vec![10, 12, 14, 16] } else { (10..=17).collect() },
-        ..TuneSpec::default()
-    };
+    let spec = TuneSpec::new(quick);
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("tuning [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
@@ -38,22 +34,7 @@ pub fn run(quick: bool, out: Option<PathBuf>) -> Result<u8> {
     };
     let wisdom = tune(&gpu, &spec, &mut progress).map_err(CliError::from)?;
     bar.finish_and_clear();
-    let mut table = String::from(
-        "| N | word | towers | batch bucket | winner | µs per polynomial | candidates |\n|---|---|---|---|---|---|---|\n",
-    );
-    for e in &wisdom.entries {
-        let w = match e.winner {
-            Winner::Ntt { kernel, radix: Some(r) } => format!("NTT {} r{r}", kernel.name()),
-            Winner::Ntt { kernel, radix: None } => format!("NTT {}", kernel.name()),
-            Winner::Dgt { config } => format!("DGT {config}"),
-        };
-        let k = &e.key;
-        table += &format!(
-            "| 2^{} | u{} | {} | 2^{} | {w} | {:.4} | {} |\n",
-            k.log_n, k.word_bits, k.towers, k.batch_bucket, e.us_per_poly, e.candidates
-        );
-    }
-    crate::io::print_stdout(&table);
+    crate::io::print_stdout(&wisdom.markdown_table());
     wisdom.save(&path).map_err(CliError::from)?;
     eprintln!("polymul: wisdom for {} written to {}", gpu.info().name, path.display());
     Ok(0)

@@ -103,17 +103,12 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     fn queue(&self) -> Queue<'_> {
-        match &self.stream {
-            Some(s) => Queue { gpu: self.gpu, stream: &s.inner },
-            None => Queue::of(self.gpu),
-        }
+        Queue::on(self.gpu, self.stream.as_ref())
     }
 
     /// Waits for the work this plan queued.
     pub fn synchronize(&self) -> Result<()> {
-        let q = self.queue();
-        q.gpu.bind()?;
-        q.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
+        self.queue().synchronize()
     }
 
     /// The configuration.
@@ -253,21 +248,13 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
 
     /// Negacyclic products of host polynomials (tower-major for several towers).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        let mut da = self.upload(a)?;
-        let mut db = self.upload(b)?;
-        self.polymul_in_place(&mut da, &mut db)?;
-        self.synchronize()?;
-        self.gpu.download(&da)
+        self.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
     }
 
     /// Forward DGT of host data (for tests and tools).
     pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
-        self.synchronize()?;
-        self.gpu.download(&d)
+        self.queue().download(&d)
     }
 }

@@ -31,6 +31,44 @@ impl<'a> Queue<'a> {
     pub(crate) fn of(gpu: &'a Gpu) -> Self {
         Self { gpu, stream: gpu.stream() }
     }
+
+    /// A plan's queue: its bound stream, else the GPU's own.
+    pub(crate) fn on(gpu: &'a Gpu, stream: Option<&'a super::GpuStream>) -> Self {
+        match stream {
+            Some(s) => Self { gpu, stream: &s.inner },
+            None => Self::of(gpu),
+        }
+    }
+
+    /// Waits for the work queued here.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.gpu.bind()?;
+        self.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
+    }
+
+    /// Copies `v` back after the work queued here.
+    pub(crate) fn download<W: Coeff>(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.synchronize()?;
+        self.gpu.download(v)
+    }
+
+    /// The host-in, host-out product every plan offers: equal lengths,
+    /// both operands validated and uploaded, `mul` queued, `a`'s result
+    /// downloaded.
+    pub(crate) fn host_product<W: Coeff>(
+        &self,
+        a: &[W],
+        b: &[W],
+        upload: impl Fn(&[W]) -> Result<DeviceVec<W>>,
+        mul: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
+    ) -> Result<Vec<W>> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let (mut da, mut db) = (upload(a)?, upload(b)?);
+        mul(&mut da, &mut db)?;
+        self.download(&da)
+    }
 }
 
 fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {

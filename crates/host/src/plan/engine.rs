@@ -187,17 +187,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
     }
 
     pub(crate) fn queue(&self) -> Queue<'_> {
-        match &self.stream {
-            Some(s) => Queue { gpu: self.gpu, stream: &s.inner },
-            None => Queue::of(self.gpu),
-        }
-    }
-
-    /// Waits for the work this plan queued.
-    pub(crate) fn synchronize(&self) -> Result<()> {
-        let q = self.queue();
-        q.gpu.bind()?;
-        q.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
+        Queue::on(self.gpu, self.stream.as_ref())
     }
 
     /// Polynomials per tower in `v`: its length must be a positive multiple

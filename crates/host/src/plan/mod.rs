@@ -9,7 +9,7 @@ use crate::gpu::launch::Direction;
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
 use crate::reduction::Reduction;
-use crate::{Coeff, Error, Result};
+use crate::{Coeff, Result};
 use polymul_kernels::ntt::tiled::TileGeometry;
 
 /// Tile sizes the automatic rule chooses from, smallest first.
@@ -97,7 +97,7 @@ pub struct PlanOptions {
     /// inverse (first stage omitted), so the plan stores and reads only the
     /// first half of each twiddle table ([`NttPlan::twiddle_bytes`]). Such a
     /// plan multiplies only: [`NttPlan::forward`] and [`NttPlan::inverse`]
-    /// return [`Error::FusedPlanTransform`]. Needs N ≥ 4.
+    /// return [`crate::Error::FusedPlanTransform`]. Needs N ≥ 4.
     pub fused_polymul: bool,
 }
 
@@ -167,7 +167,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
 
     /// Waits for the work this plan queued (on its stream).
     pub fn synchronize(&self) -> Result<()> {
-        self.engine.synchronize()
+        self.engine.queue().synchronize()
     }
 
     /// Validates host coefficients (a positive multiple of N, all `< q`) and
@@ -253,30 +253,21 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     /// Negacyclic product of each pair of polynomials in `a` and `b` (host in,
     /// host out; one or many polynomials back to back).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        let mut da = self.upload(a)?;
-        let mut db = self.upload(b)?;
-        self.polymul_in_place(&mut da, &mut db)?;
-        self.engine.synchronize()?;
-        self.engine.gpu.download(&da)
+        self.engine.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
     }
 
     /// Forward NTT of host data (convenience for tests and tools).
     pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
-        self.engine.synchronize()?;
-        self.engine.gpu.download(&d)
+        self.engine.queue().download(&d)
     }
 
     /// Inverse NTT of host data.
     pub fn inverse_host(&self, a: &[W]) -> Result<Vec<W>> {
         let mut d = self.upload(a)?;
         self.inverse(&mut d)?;
-        self.engine.synchronize()?;
-        self.engine.gpu.download(&d)
+        self.engine.queue().download(&d)
     }
 }
 

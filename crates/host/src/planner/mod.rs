@@ -65,12 +65,11 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// One line: `NTT kernel auto` or `DGT k1=… λ1=… λ2=…`.
+    /// One line: `NTT auto`, `NTT 2d radix 8` or `DGT k1=… λ1=… λ2=…`.
     pub fn summary(&self) -> String {
         match self.winner {
             Winner::Ntt { kernel, radix: Some(r) } => format!("NTT {} radix {r}", kernel.name()),
-            Winner::Ntt { kernel, radix: None } => format!("NTT {}", kernel.name()),
-            Winner::Dgt { config } => format!("DGT {config}"),
+            winner => winner.to_string(),
         }
     }
 }

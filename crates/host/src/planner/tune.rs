@@ -33,6 +33,15 @@ impl Default for TuneSpec {
     }
 }
 
+impl TuneSpec {
+    /// The default keys, or with `quick` four sizes (2^10, 2^12, 2^14, 2^16)
+    /// and fewer repetitions and DGT candidates.
+    pub fn new(quick: bool) -> Self {
+        let log_ns = if quick { vec![10, 12, 14, 16] } else { (10..=17).collect() };
+        Self { quick, log_ns, ..Self::default() }
+    }
+}
+
 /// The NTT candidates: the automatic choice and each kernel at each radix.
 fn ntt_candidates() -> Vec<Winner> {
     let mut v = vec![Winner::Ntt { kernel: NttKernel::Auto, radix: None }];

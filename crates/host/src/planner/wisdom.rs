@@ -49,6 +49,17 @@ pub enum Winner {
     },
 }
 
+impl std::fmt::Display for Winner {
+    /// `NTT 2d r8`, `NTT auto`, `DGT k1=… λ1=… λ2=…`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Winner::Ntt { kernel, radix: Some(r) } => write!(f, "NTT {} r{r}", kernel.name()),
+            Winner::Ntt { kernel, radix: None } => write!(f, "NTT {}", kernel.name()),
+            Winner::Dgt { config } => write!(f, "DGT {config}"),
+        }
+    }
+}
+
 /// One measured winner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WisdomEntry {
@@ -128,6 +139,22 @@ impl Wisdom {
             let _ = std::fs::remove_file(&tmp);
             io("replacing the wisdom file", e)
         })
+    }
+
+    /// The entries as a Markdown table (what `tune` prints).
+    pub fn markdown_table(&self) -> String {
+        let mut t = String::from(
+            "| N | word | towers | batch bucket | winner | µs per polynomial | candidates |\n\
+             |---|---|---|---|---|---|---|\n",
+        );
+        for e in &self.entries {
+            let k = &e.key;
+            t += &format!(
+                "| 2^{} | u{} | {} | 2^{} | {} | {:.4} | {} |\n",
+                k.log_n, k.word_bits, k.towers, k.batch_bucket, e.winner, e.us_per_poly, e.candidates
+            );
+        }
+        t
     }
 
     /// Adds or replaces the entry of `e.key`.

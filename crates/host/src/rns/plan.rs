@@ -60,7 +60,7 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
 
     /// Waits for the work this plan queued.
     pub fn synchronize(&self) -> Result<()> {
-        self.engine.synchronize()
+        self.engine.queue().synchronize()
     }
 
     /// The basis.
@@ -132,13 +132,6 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
     /// batch in every tower): tower `i` of the result is the product of
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        let mut da = self.upload(a)?;
-        let mut db = self.upload(b)?;
-        self.polymul_in_place(&mut da, &mut db)?;
-        self.engine.synchronize()?;
-        self.engine.gpu.download(&da)
+        self.engine.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
     }
 }
