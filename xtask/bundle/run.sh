@@ -6,9 +6,9 @@
 #
 #   bash run.sh              check suite, then the benchmarks
 #   bash run.sh --check-only check suite only
-#   bash run.sh --sanitize   also run the quick check suite under compute-sanitizer
+#   bash run.sh --sanitize   also run the check suites under compute-sanitizer
 #                            (memcheck, racecheck, synccheck, initcheck; or the tools
-#                            in $SANITIZE_TOOLS)
+#                            in $SANITIZE_TOOLS), in parallel jobs: sanitize.sh
 #   bash run.sh --cli-only   only the CLI's GPU-vs-CPU file comparison
 # Exit status: non-zero if any check failed.
 set -u
@@ -69,10 +69,8 @@ fi
 cli_check > "$out/cli.log" 2>&1 || rc=1
 grep -v '^PASS' "$out/cli.log"
 if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    compute-sanitizer --tool $tool --report-api-errors no "$here/polymul-bench" check --quick > "$out/$tool.log" 2>&1 || rc=1
-    echo "$tool: $(grep -E 'passed, .* failed' "$out/$tool.log" | tail -1); $(grep 'ERROR SUMMARY' "$out/$tool.log" | tail -1)"
-  done
+  # Every check suite under each tool, split into parallel jobs (sanitize.sh).
+  bash "$here/sanitize.sh" "$out/sanitizer" || rc=1
 fi
 if [ "$bench" = 1 ]; then
   "$here/polymul-bench" bench --out "$out" 2>"$out/bench.stderr.log" | tail -40

@@ -211,6 +211,7 @@ fn gpu_bundle(args: &[String]) -> Res {
     // standalone copies when they are wanted (they would push the bundle
     // over the device tool's 64 MiB).
     copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
+    copy(root().join("xtask/bundle/sanitize.sh"), "sanitize.sh")?;
     let size: u64 = std::fs::read_dir(&dir)
         .map_err(|e| e.to_string())?
         .flatten()

@@ -30,6 +30,14 @@ pub struct Options {
     /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
     /// `table3`, `tiles`, `fused`, `rns`, `dgt`, `anchor`); empty = all.
     pub only: Vec<String>,
+    /// `check`: the suite's seed (default: from the clock; printed either way).
+    pub seed: Option<u64>,
+    /// `check`: how many random cases the `props` suite draws.
+    pub cases: Option<usize>,
+    /// `check`: the word suite's `log2 N` values (default: every size of
+    /// the suite; 13 adds the narrower primes), e.g. to split a slow
+    /// sanitizer run into processes.
+    pub log_n: Option<Vec<u32>>,
 }
 
 impl Options {

@@ -1,7 +1,8 @@
 //! `polymul-bench`: the GPU check suite and the benchmark runner.
 //!
 //! ```text
-//! polymul-bench check [--quick] [--only words,reductions,tiles,fused,rns,dgt,planner,concurrency,errors]
+//! polymul-bench check [--quick] [--only words,reductions,tiles,fused,rns,dgt,planner,concurrency,props,errors]
+//!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only ntt,reductions,table3,tiles,fused,rns,dgt,anchor]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
@@ -17,7 +18,7 @@ use polymul_bench::{Options, bench, check};
 
 fn usage() -> ! {
     eprintln!(
-        "usage: polymul-bench check [--quick]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
+        "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
          [--only ntt,reductions,table3,tiles,fused,rns,dgt,anchor]\n       \
          polymul-bench replot DIR\n       polymul-bench tune [--quick] [--out FILE]"
     );
@@ -43,6 +44,12 @@ fn main() {
             "--only" => {
                 opts.only = it.next().unwrap_or_else(|| usage()).split(',').map(str::to_string).collect()
             }
+            "--seed" => opts.seed = Some(it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())),
+            "--log-n" => {
+                let v = it.next().unwrap_or_else(|| usage());
+                opts.log_n = Some(v.split(',').map(|x| x.parse().unwrap_or_else(|_| usage())).collect())
+            }
+            "--cases" => opts.cases = Some(it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())),
             _ => usage(),
         }
     }

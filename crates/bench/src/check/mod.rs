@@ -5,6 +5,7 @@
 //! Prints one line per check and ends with `N passed, N failed`.
 
 mod errors;
+mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::random::SplitMix64;
@@ -636,21 +637,26 @@ pub fn run(opts: &Options) -> i32 {
         i.kernel_image,
         t0.elapsed().as_secs_f64()
     );
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
+    let seed = opts.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
     println!("seed: {seed}");
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, dgt, planner, concurrency, errors.
+    // tiles, fused, rns, dgt, planner, concurrency, props, errors.
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
         for (word, bits) in WORD_CONFIGS {
             let mut sizes = log_ns(opts.quick);
             if !opts.quick {
                 sizes.insert(0, 1);
+            }
+            if let Some(only) = &opts.log_n {
+                sizes = only.clone();
             }
             for log_n in sizes {
                 let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
@@ -662,8 +668,9 @@ pub fn run(opts: &Options) -> i32 {
                 }
             }
         }
-        // Narrower primes on each word too.
-        for k in &variants {
+        // Narrower primes on each word too (N = 2^13: part of a `--log-n`
+        // run only when it names 13).
+        for k in variants.iter().filter(|_| opts.log_n.as_ref().is_none_or(|l| l.contains(&13))) {
             word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
             word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
         }
@@ -697,6 +704,9 @@ pub fn run(opts: &Options) -> i32 {
     }
     if runs("concurrency") {
         concurrency_suite(&gpu, seed ^ 18, &mut t);
+    }
+    if runs("props") {
+        props::props_suite(&gpu, seed ^ 19, opts.cases.unwrap_or(if opts.quick { 60 } else { 200 }), &mut t);
     }
     if runs("errors") {
         errors::error_suite(&gpu, &mut t);

@@ -1,0 +1,106 @@
+#!/bin/bash
+# compute-sanitizer over the GPU check suite, split into jobs that run as
+# parallel processes (spread over the GPUs when there are several), with a
+# summary table. Part of the GPU bundle (`cargo xtask gpu-bundle`).
+#
+#   bash sanitize.sh OUTDIR [JOB ...]     default: every job below
+#
+# Environment:
+#   SANITIZE_TOOLS    tools to run (default: memcheck racecheck synccheck initcheck)
+#   SANITIZE_PAR      processes at a time (default 6)
+#   SANITIZE_TIMEOUT  seconds per process before it is stopped and marked
+#                     incomplete (default 520)
+#   SANITIZE_SEED     the check suite's seed (default 20261122)
+#
+# Writes OUTDIR/TOOL-JOB.log per process and OUTDIR/summary.md (one row per
+# process: checks passed/failed, the sanitizer's own summary line, seconds,
+# complete or stopped at the time limit). Exit status: 0 when every process
+# completed with 0 failed checks and 0 errors/hazards; 1 when any reported
+# an error, a hazard or a failed check; 2 when some only ran out of time.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bench=$here/polymul-bench
+outdir=${1:?usage: sanitize.sh OUTDIR [JOB ...]}
+shift
+mkdir -p "$outdir"
+seed=${SANITIZE_SEED:-20261122}
+par=${SANITIZE_PAR:-6}
+limit=${SANITIZE_TIMEOUT:-520}
+
+# name|check arguments. Together: every kernel (each NTT configuration x
+# reduction x word, tiles, fused, RNS towers, DGT passes and codecs, the
+# pointwise kernels) at small and large N, single and batched.
+jobs_table() {
+  cat <<'JOBS'
+words-10|--quick --only words --log-n 10
+words-12|--quick --only words --log-n 12
+words-13|--quick --only words --log-n 13
+words-14|--quick --only words --log-n 14
+words-16|--quick --only words --log-n 16
+words-17|--quick --only words --log-n 17
+reductions|--quick --only reductions
+tiles|--quick --only tiles
+fused|--quick --only fused
+rns|--quick --only rns
+dgt|--quick --only dgt
+planner|--quick --only planner
+props|--only props --cases 40
+errors|--quick --only errors,concurrency
+JOBS
+}
+
+want=" $* "
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[ "${ngpu:-0}" -ge 1 ] || ngpu=1
+i=0
+run_one() { # tool name args gpu
+  local tool=$1 name=$2 args=$3 gpu=$4 log="$outdir/$1-$2.log" t0 rc
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  CUDA_VISIBLE_DEVICES=$gpu timeout -k 15 "$limit" compute-sanitizer --tool "$tool" \
+    --report-api-errors no --print-limit 200 "$bench" check --seed "$seed" $args > "$log" 2>&1
+  rc=$?
+  echo "$rc $(( $(date +%s) - t0 )) gpu$gpu" > "$log.status"
+}
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
+  while IFS='|' read -r name args; do
+    [ "$want" = "  " ] || [[ "$want" == *" $name "* ]] || continue
+    while [ "$(jobs -rp | wc -l)" -ge "$par" ]; do wait -n; done
+    run_one "$tool" "$name" "$args" $((i % ngpu)) &
+    i=$((i + 1))
+  done < <(jobs_table)
+done
+wait
+
+# Summary.
+status=0
+{
+  echo "# compute-sanitizer over the check suite"
+  echo
+  echo "- device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "- $(compute-sanitizer --version 2>/dev/null | grep -i version | head -1)"
+  echo "- seed $seed; $par processes at a time over $ngpu GPU(s); time limit ${limit} s per process"
+  echo "- command: \`SANITIZE_TOOLS='${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}' bash sanitize.sh OUT $*\`"
+  echo
+  echo "| tool | job | checks passed | failed | sanitizer summary | seconds | state |"
+  echo "| --- | --- | ---: | ---: | --- | ---: | --- |"
+  for st in "$outdir"/*.log.status; do
+    [ -e "$st" ] || continue
+    log=${st%.status}; base=$(basename "$log" .log); tool=${base%%-*}; job=${base#*-}
+    read -r rc secs _ < "$st"
+    counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+    passed=$(grep -c '^PASS' "$log"); failed=$(grep -c '^FAIL' "$log")
+    summ=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -1 | sed 's/^=* *//')
+    if [ -n "$counts" ] && [ -n "$summ" ]; then state=complete; else state="stopped at ${limit} s (rc $rc)"; fi
+    errs=$(printf '%s' "$summ" | grep -oE '[0-9]+ (errors|hazards)' | head -1 | cut -d' ' -f1)
+    if [ "$failed" != 0 ] || [ "${errs:-0}" != 0 ] || grep -q '========= \(Invalid\|Race\|Barrier\|Uninitialized\|Error\|Warning\)' "$log"; then
+      status=1
+    elif [ "$state" != complete ] && [ "$status" = 0 ]; then
+      status=2
+    fi
+    echo "| $tool | $job | $passed | $failed | ${summ:-none (stopped)} | $secs | $state |"
+  done
+} > "$outdir/summary.md"
+cat "$outdir/summary.md"
+exit $status
