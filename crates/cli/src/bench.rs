@@ -50,6 +50,7 @@ pub fn run(job: &BenchJob) -> Result<u8> {
         out: job.out.clone(),
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
         only: job.only.clone(),
+        ..polymul_bench::Options::default()
     };
     Ok(u8::try_from(polymul_bench::bench::run(&opts)).unwrap_or(1))
 }
