@@ -345,6 +345,44 @@ word_entries!(u64, "u64", pointwise_mul_u64, [
         modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);
 
+/// The DGT codec kernels' arguments (all but the tower table).
+struct DgtCodecArgs<W> {
+    src: *const W,
+    dst: *mut W,
+    table: *const W,
+    total: u32,
+    log_m: u32,
+    s1: u32,
+    p: W,
+}
+
+/// The body of `dgt_encode_*` (`DECODE = false`, `table` = weights) and
+/// `dgt_decode_*` (`true`, inverse weights): element `t` of the batch in
+/// tower `blockIdx.z`.
+///
+/// # Safety
+/// Buffers sized by the host for `total` elements per tower.
+#[inline(always)]
+unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: DgtCodecArgs<W>, towers: Towers<W>) {
+    let t = global_thread_x();
+    if t < a.total {
+        let z = block_z();
+        // SAFETY: the host sizes the table to the launch's towers.
+        let c = unsafe { towers.consts(z, TowerConsts { parts: (a.p, a.p, 0), barrett4: (a.p, 0) }) };
+        let red = Shoup::<W>::from_parts(c.parts.0, c.parts.1, c.parts.2);
+        let geo0 = dgt::layout::PassGeometry { log_m: a.log_m, s0: 0, s1: a.s1, log_cluster: 0 };
+        let off = ((t >> a.log_m) as usize) << (a.log_m + 1);
+        let src = towers.data(a.src as *mut W, z).wrapping_add(off) as *const W;
+        let dst = towers.data(a.dst, z).wrapping_add(off);
+        let base = a.table.wrapping_add(z as usize * towers.tw_words as usize);
+        let w = dgt::pass::GaussTable { base, len: 1 << a.log_m };
+        // SAFETY: t < total, buffers sized by the host.
+        unsafe {
+            dgt::pass::codec::<W, Shoup<W>, DECODE>(src, dst, &geo0, t & ((1 << a.log_m) - 1), &w, &red)
+        }
+    }
+}
+
 /// The DGT kernels of one word (Coala): a shared-memory pass, encoding,
 /// decoding and the pointwise Gaussian product. Twiddle products use Shoup,
 /// data products Algorithm 4. RNS towers are the grid's z axis (Coala's
@@ -421,21 +459,9 @@ macro_rules! dgt_entries {
             data_words: u64,
             tw_words: u32,
         ) {
-            let t = global_thread_x();
-            if t < total {
-                let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
-                // SAFETY: the host sizes the table to the launch's towers.
-                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
-                let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
-                let geo0 = dgt::layout::PassGeometry { log_m, s0: 0, s1, log_cluster: 0 };
-                let off = ((t >> log_m) as usize) << (log_m + 1);
-                let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
-                let dst = towers.data(dst, z).wrapping_add(off);
-                let base = weights.wrapping_add(z as usize * tw_words as usize);
-                let w = dgt::pass::GaussTable { base, len: 1 << log_m };
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { dgt::pass::encode(src, dst, &geo0, t & ((1 << log_m) - 1), &w, &red) }
-            }
+            let args = DgtCodecArgs { src, dst, table: weights, total, log_m, s1, p };
+            // SAFETY: as this kernel's.
+            unsafe { dgt_codec::<$w, false>(args, Towers { moduli, data_words, tw_words }) }
         }
 
         /// DGT decoding of `total = batch · M` elements into `dst`.
@@ -455,21 +481,9 @@ macro_rules! dgt_entries {
             data_words: u64,
             tw_words: u32,
         ) {
-            let t = global_thread_x();
-            if t < total {
-                let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
-                // SAFETY: the host sizes the table to the launch's towers.
-                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
-                let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
-                let geo0 = dgt::layout::PassGeometry { log_m, s0: 0, s1, log_cluster: 0 };
-                let off = ((t >> log_m) as usize) << (log_m + 1);
-                let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
-                let dst = towers.data(dst, z).wrapping_add(off);
-                let base = inv_weights.wrapping_add(z as usize * tw_words as usize);
-                let w = dgt::pass::GaussTable { base, len: 1 << log_m };
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { dgt::pass::decode(src, dst, &geo0, t & ((1 << log_m) - 1), &w, &red) }
-            }
+            let args = DgtCodecArgs { src, dst, table: inv_weights, total, log_m, s1, p };
+            // SAFETY: as this kernel's.
+            unsafe { dgt_codec::<$w, true>(args, Towers { moduli, data_words, tw_words }) }
         }
 
         /// `a ← a · b` (Gaussian, per element) over `total = batch · M`.

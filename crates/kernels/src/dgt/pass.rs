@@ -175,13 +175,44 @@ pub fn packed_of(geo0: &PassGeometry, j: u32) -> u32 {
     geo0.packed((h << low) | c, r)
 }
 
-/// Encoding of element `j` of one polynomial: `x_j = (a_j + i·a_{j+M})·ξ^j`
-/// (`weights` = the prepared `ξ^j`), written at its packed position for the
-/// first pass `geo0` (Algorithm 1; the identity for a one-pass transform).
+/// Encoding (`DECODE = false`) or decoding (`true`) of element `j` of one
+/// polynomial; one body, the two directions mirror each other.
+///
+/// - Encoding: `x_j = (a_j + i·a_{j+M})·ξ^j` (`table` = the prepared
+///   `ξ^j`), read at `j` and written at its packed position for the first
+///   pass `geo0` (Algorithm 1; the identity for a one-pass transform).
+/// - Decoding: the Gaussian at `j`'s packed position times
+///   `table[j] = ξ^−j / M`, written back at `j`: `c_j` (real part) and
+///   `c_{j+M}` (imaginary part).
 ///
 /// # Safety
-/// `j < M`; `src`, `dst` hold `2M` words and do not overlap; `weights` has
+/// `j < M`; `src`, `dst` hold `2M` words and do not overlap; `table` has
 /// `M` entries.
+#[inline(always)]
+pub unsafe fn codec<W: Word, R: ModMul<W>, const DECODE: bool>(
+    src: *const W,
+    dst: *mut W,
+    geo0: &PassGeometry,
+    j: u32,
+    table: &GaussTable<W>,
+    red: &R,
+) {
+    let m = 1usize << geo0.log_m;
+    let pos = packed_of(geo0, j) as usize;
+    let (from, to) = if DECODE { (pos, j as usize) } else { (j as usize, pos) };
+    // SAFETY: indices below M (caller).
+    unsafe {
+        let x = Gauss { re: *src.add(from), im: *src.add(m + from) };
+        let y = x.mul_op(table.get::<R>(j), red);
+        *dst.add(to) = y.re;
+        *dst.add(m + to) = y.im;
+    }
+}
+
+/// Encoding of element `j`: [`codec`] forwards.
+///
+/// # Safety
+/// As [`codec`].
 #[inline(always)]
 pub unsafe fn encode<W: Word, R: ModMul<W>>(
     src: *const W,
@@ -191,23 +222,14 @@ pub unsafe fn encode<W: Word, R: ModMul<W>>(
     weights: &GaussTable<W>,
     red: &R,
 ) {
-    let m = 1usize << geo0.log_m;
-    // SAFETY: indices below M (caller).
-    unsafe {
-        let x = Gauss { re: *src.add(j as usize), im: *src.add(m + j as usize) };
-        let y = x.mul_op(weights.get::<R>(j), red);
-        let pos = packed_of(geo0, j) as usize;
-        *dst.add(pos) = y.re;
-        *dst.add(m + pos) = y.im;
-    }
+    // SAFETY: as the caller's.
+    unsafe { codec::<W, R, false>(src, dst, geo0, j, weights, red) }
 }
 
-/// Decoding of element `j`: the Gaussian at `j`'s packed position times
-/// `inv_weights[j] = ξ^−j / M`, unfolded to `c_j` (real part) and `c_{j+M}`
-/// (imaginary part).
+/// Decoding of element `j`: [`codec`] backwards.
 ///
 /// # Safety
-/// As [`encode`].
+/// As [`codec`].
 #[inline(always)]
 pub unsafe fn decode<W: Word, R: ModMul<W>>(
     src: *const W,
@@ -217,15 +239,8 @@ pub unsafe fn decode<W: Word, R: ModMul<W>>(
     inv_weights: &GaussTable<W>,
     red: &R,
 ) {
-    let m = 1usize << geo0.log_m;
-    // SAFETY: indices below M (caller).
-    unsafe {
-        let pos = packed_of(geo0, j) as usize;
-        let y = Gauss { re: *src.add(pos), im: *src.add(m + pos) };
-        let x = y.mul_op(inv_weights.get::<R>(j), red);
-        *dst.add(j as usize) = x.re;
-        *dst.add(m + j as usize) = x.im;
-    }
+    // SAFETY: as the caller's.
+    unsafe { codec::<W, R, true>(src, dst, geo0, j, inv_weights, red) }
 }
 
 /// Pointwise Gaussian product of element `j`: `a_j ← a_j · b_j`.
