@@ -36,7 +36,8 @@ end=$(( start + ${SANITIZE_BUDGET:-999999} ))
 
 # name|check arguments. Together: every kernel (each NTT configuration x
 # reduction x word, tiles, fused, RNS towers, DGT passes and codecs, the
-# pointwise kernels) at small and large N, single and batched.
+# pointwise kernels) at small and large N, single and batched; the dgt-all
+# jobs run every DGT configuration the search can choose (u32, one tower).
 jobs_table() {
   cat <<'JOBS'
 words-10|--quick --only words --log-n 10
@@ -50,6 +51,11 @@ tiles|--quick --only tiles
 fused|--quick --only fused
 rns|--quick --only rns
 dgt|--quick --only dgt
+dgt-all-2-12|--only dgt --log-n 2,3,4,5,6,7,8,9,10,11,12
+dgt-all-13-14|--only dgt --log-n 13,14
+dgt-all-15|--only dgt --log-n 15
+dgt-all-16|--only dgt --log-n 16
+dgt-all-17|--only dgt --log-n 17
 planner|--quick --only planner
 props|--only props --cases 40
 errors|--quick --only errors,concurrency

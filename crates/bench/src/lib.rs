@@ -34,9 +34,9 @@ pub struct Options {
     pub seed: Option<u64>,
     /// `check`: how many random cases the `props` suite draws.
     pub cases: Option<usize>,
-    /// `check`: the word suite's `log2 N` values (default: every size of
-    /// the suite; 13 adds the narrower primes), e.g. to split a slow
-    /// sanitizer run into processes.
+    /// `check`: the `log2 N` values of the word suite (default: every size
+    /// of the suite; 13 adds the narrower primes) and of the DGT suite,
+    /// e.g. to split a slow sanitizer run into processes.
     pub log_n: Option<Vec<u32>>,
 }
 

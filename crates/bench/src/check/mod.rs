@@ -400,9 +400,10 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
 /// the search space (clusters up to 32) at every N with one tower, the
 /// default and two other splits with 2 and 4 towers; polymul, forward,
 /// round trip; and the naive product at N = 2^10.
-fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, quick: bool, t: &mut Tally) {
+fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut Tally) {
     use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
-    for log_n in 2u32..=17 {
+    let quick = opts.quick;
+    for log_n in (2u32..=17).filter(|l| opts.log_n.as_ref().is_none_or(|only| only.contains(l))) {
         let (n, log_m) = (1usize << log_n, log_n - 1);
         let mut few = vec![DgtConfig::default_for(log_m)];
         if log_m > 6 {
@@ -695,8 +696,8 @@ pub fn run(opts: &Options) -> i32 {
         rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
     }
     if runs("dgt") {
-        dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts.quick, &mut t);
-        dgt_suite::<u64>(&gpu, 62, seed ^ 15, true, &mut t);
+        dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts, &mut t);
+        dgt_suite::<u64>(&gpu, 62, seed ^ 15, &Options { quick: true, ..opts.clone() }, &mut t);
     }
     if runs("planner") {
         planner_suite::<u32>(&gpu, 30, seed ^ 16, &mut t);
