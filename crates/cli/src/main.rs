@@ -79,8 +79,9 @@ struct ParamsArgs {
     /// Bit width of the primes (20 to 62).
     #[arg(long, value_name = "B")]
     bits: u32,
-    /// How many primes, largest first.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// How many primes, largest first (1 to 100000).
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=polymul::params::MAX_PRIME_COUNT as i64))]
     count: u32,
     /// DGT primes p ≡ -1 (mod N) with their roots ξ and g instead of NTT primes q ≡ 1 (mod 2N).
     #[arg(long)]

@@ -294,6 +294,49 @@ pub enum Error {
         radix: usize,
     },
 
+    /// A value has no inverse modulo `q` (it shares a factor with `q`, or is 0).
+    #[error(
+        "{value} has no inverse modulo {q}: they share a factor; use a prime q (or a value coprime to it)"
+    )]
+    NotInvertible {
+        /// The value (reduced modulo `q`).
+        value: u64,
+        /// The modulus.
+        q: u64,
+    },
+
+    /// More primes asked for than one search (or one RNS basis) gives.
+    #[error(
+        "{wanted} primes asked for, more than the {max} polymul generates or takes in one basis; use fewer, \
+         wider primes"
+    )]
+    TooManyPrimes {
+        /// Primes asked for.
+        wanted: usize,
+        /// The most one call takes ([`crate::params::MAX_PRIME_COUNT`]).
+        max: usize,
+    },
+
+    /// A numeric argument outside the range a function accepts.
+    #[error("{what} = {value} is out of range: choose {min} to {max}")]
+    ArgumentOutOfRange {
+        /// Which argument.
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// Smallest accepted.
+        min: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+
+    /// A coefficient word size other than 32 or 64 bits.
+    #[error("{bits}-bit words are not supported: choose 32 (u32) or 64 (u64)")]
+    UnsupportedWord {
+        /// The word size asked for.
+        bits: u32,
+    },
+
     /// A coefficient is not reduced.
     #[error("{what}[{index}] = {value} is not reduced modulo q = {q}; reduce inputs first")]
     CoefficientOutOfRange {
