@@ -148,7 +148,12 @@ pub fn write_text_atomically(path: &Path, text: &str) -> Result<()> {
     let fail = |e: std::io::Error| {
         CliError::runtime(format!("cannot write {}: {e}; check the path and its permissions", path.display()))
     };
-    let name = path.file_name().ok_or_else(|| fail(std::io::ErrorKind::InvalidInput.into()))?;
+    let Some(name) = path.file_name().filter(|_| !path.is_dir()) else {
+        return Err(CliError::runtime(format!(
+            "cannot write {}: it is a folder, or does not name a file; give a file name",
+            path.display()
+        )));
+    };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);

@@ -105,7 +105,7 @@ struct RunArgs {
     bits: Option<u32>,
     /// RNS: the K largest B-bit primes (needs --bits); the array holds tower-major residues,
     /// shape (K*batch, N).
-    #[arg(long, value_name = "K", requires = "bits")]
+    #[arg(long, value_name = "K", requires = "bits", conflicts_with = "q")]
     towers: Option<usize>,
     /// Coefficient word: 32 (moduli up to 30 bits) or 64 (up to 62) [default: the file's dtype].
     #[arg(long, value_name = "32|64", hide_possible_values = true)]

@@ -121,8 +121,8 @@ pub enum Error {
 
     /// A prime search found fewer primes than asked for.
     #[error(
-        "only {found} prime(s) q ≡ 1 (mod 2N) of {bits} bits exist for N = {n}, {wanted} wanted; \
-         use more bits or a smaller N"
+        "only {found} prime(s) of {bits} bits of the form the transform needs (q ≡ 1 mod 2N for the NTT, \
+         p ≡ −1 mod N for the DGT) exist for N = {n}, {wanted} wanted; use more bits or a smaller N"
     )]
     NotEnoughPrimes {
         /// Bits asked for.
