@@ -89,7 +89,7 @@ fn save<W: NpyWord>(dir: &Path, name: &str, shape: &[usize], data: Vec<W>) {
 fn npy_raw(major: u8, header: &str, data: &[u8]) -> Vec<u8> {
     let len_bytes = if major == 1 { 2 } else { 4 };
     let mut h = header.to_string();
-    while (8 + len_bytes + h.len() + 1) % 64 != 0 {
+    while !(8 + len_bytes + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
@@ -288,7 +288,7 @@ fn data_commands_bad_q() {
         for (q, needle) in cases {
             let mut args = cmd.to_vec();
             args.extend(["--q", q, "--cpu", "--out", "o.npy"]);
-            if q == &q62 {
+            if q == q62 {
                 args.extend(["--word", "32"]);
             }
             if needle == "error:" {
