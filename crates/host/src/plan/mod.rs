@@ -260,7 +260,7 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     }
 
     /// A device buffer of `batch` zero polynomials (`batch · N` words, all
-    /// reduced): room for results, or a batch to [`DeviceVec`]-fill.
+    /// reduced): an operand or result of the device-side methods.
     ///
     /// # Errors
     /// [`crate::Error::NotAMultipleOfN`] for `batch = 0`,
