@@ -45,10 +45,10 @@ fn one_modmul<W: Coeff>(
     mb.run(iters)?;
     let got = mb.values()?;
     let check = (0..threads as usize).step_by(threads as usize / 512).try_for_each(|t| {
-        if got[4 * t..4 * t + 4] == mb.cpu_thread(t, iters) {
-            Ok(())
-        } else {
-            Err(format!("{r} u{} {bits}-bit: thread {t} differs from the CPU", W::BITS))
+        match mb.cpu_thread(t, iters) {
+            Ok(want) if got[4 * t..4 * t + 4] == want => Ok(()),
+            Ok(_) => Err(format!("{r} u{} {bits}-bit: thread {t} differs from the CPU", W::BITS)),
+            Err(e) => Err(format!("{r} u{} {bits}-bit: thread {t}: {e}", W::BITS)),
         }
     });
     mb.reset()?;

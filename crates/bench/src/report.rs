@@ -84,7 +84,7 @@ pub fn write(
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (file, svg) in figures {
-        std::fs::write(dir.join(file), svg)?;
+        write_atomically(&dir.join(file), svg)?;
     }
     let mut md = preamble.to_string();
     for (file, _) in figures {
@@ -94,11 +94,25 @@ pub fn write(
         md += "\n";
         md += &t.markdown();
     }
-    std::fs::write(dir.join(format!("{name}.md")), md)?;
+    write_atomically(&dir.join(format!("{name}.md")), &md)?;
     for (i, t) in tables.iter().enumerate() {
-        std::fs::write(dir.join(format!("{name}-{i}.csv")), t.csv())?;
+        write_atomically(&dir.join(format!("{name}-{i}.csv")), &t.csv())?;
     }
     Ok(())
+}
+
+/// Writes `text` to a temporary file beside `path` and renames it onto
+/// `path`: an error never leaves a partial file (the temporary one is
+/// removed).
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = std::path::PathBuf::from(tmp);
+    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -38,8 +38,13 @@ pub struct BenchJob {
 /// Runs the suite; returns its exit code (0 when every part ran).
 ///
 /// # Errors
-/// The child process cannot be started (exit code 1).
+/// A results folder (`--out`) that cannot be written, checked before the
+/// suite runs, or a child process that cannot be started (exit code 1).
 pub fn run(job: &BenchJob) -> Result<u8> {
+    // Before the suite runs: the results folder must be writable.
+    if let Some(dir) = &job.out {
+        crate::io::check_writable_dir(dir)?;
+    }
     let in_child = std::env::var_os(CHILD_ENV).is_some();
     if !in_child && std::io::stderr().is_terminal() {
         return run_with_spinner();

@@ -148,7 +148,12 @@ pub fn write_text_atomically(path: &Path, text: &str) -> Result<()> {
     let fail = |e: std::io::Error| {
         CliError::runtime(format!("cannot write {}: {e}; check the path and its permissions", path.display()))
     };
-    let name = path.file_name().ok_or_else(|| fail(std::io::ErrorKind::InvalidInput.into()))?;
+    let Some(name) = path.file_name().filter(|_| !path.is_dir()) else {
+        return Err(CliError::runtime(format!(
+            "cannot write {}: it is a folder, or does not name a file; give a file name",
+            path.display()
+        )));
+    };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
@@ -162,6 +167,58 @@ pub fn write_text_atomically(path: &Path, text: &str) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(fail)
+}
+
+/// Checks, before any work, that a file can be written at `path` later (by
+/// a writer that creates missing folders): `path` is not a folder, its
+/// nearest existing ancestor is a folder, and a file can be created there
+/// (a temporary one, removed at once). Nothing is left behind.
+///
+/// # Errors
+/// Exit code 1, naming the path and the reason.
+pub fn check_writable_file(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(cannot_write(path, "it is a folder; give a file name"));
+    }
+    let parent = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    can_create_in(parent).map_err(|why| cannot_write(path, &why))
+}
+
+/// Checks, before any work, that files can be written into the folder `dir`
+/// later (it, or the missing part of its path, can be created): its
+/// nearest existing ancestor is a folder in which a file can be created (a
+/// temporary one, removed at once). Nothing is left behind.
+///
+/// # Errors
+/// Exit code 1, naming the folder and the reason.
+pub fn check_writable_dir(dir: &Path) -> Result<()> {
+    can_create_in(dir).map_err(|why| cannot_write(dir, &why))
+}
+
+/// Whether a file can be created in `dir` or, where `dir` does not exist
+/// yet, in its nearest existing ancestor; else why not.
+fn can_create_in(dir: &Path) -> std::result::Result<(), String> {
+    let mut existing = dir;
+    while !existing.exists() {
+        existing = existing.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if existing == Path::new(".") {
+            break;
+        }
+    }
+    if !existing.is_dir() {
+        return Err(format!("{} is not a folder", existing.display()));
+    }
+    let probe = existing.join(format!(".polymul-write-probe.{}", std::process::id()));
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe);
+    file.map(|f| {
+        drop(f);
+        let _ = std::fs::remove_file(&probe);
+    })
+    .map_err(|e| e.to_string())
+}
+
+fn cannot_write(path: &Path, why: &str) -> CliError {
+    CliError::runtime(format!("cannot write {}: {why}; check the path and its permissions", path.display()))
 }
 
 /// Prints `text` on stdout; a closed stdout (`polymul params | head -1`) is

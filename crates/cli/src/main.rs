@@ -79,8 +79,9 @@ struct ParamsArgs {
     /// Bit width of the primes (20 to 62).
     #[arg(long, value_name = "B")]
     bits: u32,
-    /// How many primes, largest first.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// How many primes, largest first (1 to 100000).
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=polymul::params::MAX_PRIME_COUNT as i64))]
     count: u32,
     /// DGT primes p ≡ -1 (mod N) with their roots ξ and g instead of NTT primes q ≡ 1 (mod 2N).
     #[arg(long)]
@@ -104,7 +105,7 @@ struct RunArgs {
     bits: Option<u32>,
     /// RNS: the K largest B-bit primes (needs --bits); the array holds tower-major residues,
     /// shape (K*batch, N).
-    #[arg(long, value_name = "K", requires = "bits")]
+    #[arg(long, value_name = "K", requires = "bits", conflicts_with = "q")]
     towers: Option<usize>,
     /// Coefficient word: 32 (moduli up to 30 bits) or 64 (up to 62) [default: the file's dtype].
     #[arg(long, value_name = "32|64", hide_possible_values = true)]

@@ -177,10 +177,15 @@ fn resolve<W: Coeff>(job: &Job, n: usize) -> Result<Moduli<W>> {
              uint32 input), which take primes of at most {max_bits} bits; pass --word 64"
         )));
     }
-    if let ModulusSpec::Primes(primes) = &job.modulus
-        && let Some((_, &q)) = primes.iter().enumerate().find(|&(i, q)| primes[..i].contains(q))
-    {
-        return Err(polymul::Error::DuplicatePrime { q }.into());
+    if let ModulusSpec::Primes(primes) = &job.modulus {
+        let max = polymul::params::MAX_PRIME_COUNT;
+        if primes.len() > max {
+            return Err(polymul::Error::TooManyPrimes { wanted: primes.len(), max }.into());
+        }
+        let mut seen = std::collections::HashSet::with_capacity(primes.len());
+        if let Some(&q) = primes.iter().find(|&&q| !seen.insert(q)) {
+            return Err(polymul::Error::DuplicatePrime { q }.into());
+        }
     }
     if let ModulusSpec::Bits { towers: Some(0), .. } = job.modulus {
         return Err(CliError::usage("--towers must be at least 1"));

@@ -15,11 +15,14 @@ use crate::error::{CliError, Result};
 /// Runs the tuner; `out`: the wisdom file (default: the user's cache).
 ///
 /// # Errors
-/// No GPU, a CUDA failure, or a wisdom file that cannot be written.
+/// A wisdom path that cannot be written (checked first, exit code 1), no
+/// GPU, a CUDA failure.
 pub fn run(quick: bool, out: Option<PathBuf>) -> Result<u8> {
     let path = out.or_else(default_wisdom_path).ok_or_else(|| {
         CliError::usage("no place for the wisdom file: set POLYMUL_WISDOM or HOME, or pass --out FILE")
     })?;
+    // Before minutes of measuring: the wisdom file must be writable.
+    crate::io::check_writable_file(&path)?;
     let gpu = Gpu::new().map_err(|e| CliError::runtime(format!("{e}; tuning measures a GPU")))?;
     let spec = TuneSpec::new(quick);
     let bar = ProgressBar::new(0);

@@ -121,8 +121,8 @@ pub enum Error {
 
     /// A prime search found fewer primes than asked for.
     #[error(
-        "only {found} prime(s) q ≡ 1 (mod 2N) of {bits} bits exist for N = {n}, {wanted} wanted; \
-         use more bits or a smaller N"
+        "only {found} prime(s) of {bits} bits of the form the transform needs (q ≡ 1 mod 2N for the NTT, \
+         p ≡ −1 mod N for the DGT) exist for N = {n}, {wanted} wanted; use more bits or a smaller N"
     )]
     NotEnoughPrimes {
         /// Bits asked for.
@@ -292,6 +292,49 @@ pub enum Error {
     BadRadix {
         /// Radix requested (0 if it overflowed).
         radix: usize,
+    },
+
+    /// A value has no inverse modulo `q` (it shares a factor with `q`, or is 0).
+    #[error(
+        "{value} has no inverse modulo {q}: they share a factor; use a prime q (or a value coprime to it)"
+    )]
+    NotInvertible {
+        /// The value (reduced modulo `q`).
+        value: u64,
+        /// The modulus.
+        q: u64,
+    },
+
+    /// More primes asked for than one search (or one RNS basis) gives.
+    #[error(
+        "{wanted} primes asked for, more than the {max} polymul generates or takes in one basis; use fewer, \
+         wider primes"
+    )]
+    TooManyPrimes {
+        /// Primes asked for.
+        wanted: usize,
+        /// The most one call takes ([`crate::params::MAX_PRIME_COUNT`]).
+        max: usize,
+    },
+
+    /// A numeric argument outside the range a function accepts.
+    #[error("{what} = {value} is out of range: choose {min} to {max}")]
+    ArgumentOutOfRange {
+        /// Which argument.
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// Smallest accepted.
+        min: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+
+    /// A coefficient word size other than 32 or 64 bits.
+    #[error("{bits}-bit words are not supported: choose 32 (u32) or 64 (u64)")]
+    UnsupportedWord {
+        /// The word size asked for.
+        bits: u32,
     },
 
     /// A coefficient is not reduced.

@@ -20,8 +20,12 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// Uniform in `[0, bound)` (bound > 0), by rejection.
+    /// Uniform in `[0, bound)`, by rejection; `bound = 0` stands for `2^64`
+    /// (the whole word: there is no empty range to draw from).
     pub fn below(&mut self, bound: u64) -> u64 {
+        if bound == 0 {
+            return self.next_u64();
+        }
         let zone = u64::MAX - (u64::MAX % bound);
         loop {
             let x = self.next_u64();
@@ -31,7 +35,8 @@ impl SplitMix64 {
         }
     }
 
-    /// `len` coefficients uniform in `[0, q)`.
+    /// `len` coefficients uniform in `[0, q)` (`q = 0`: uniform words, as
+    /// [`SplitMix64::below`]).
     pub fn coeffs<W: crate::Coeff>(&mut self, len: usize, q: W) -> Vec<W> {
         (0..len).map(|_| W::from_u64(self.below(q.as_u64()))).collect()
     }

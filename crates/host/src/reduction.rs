@@ -66,11 +66,14 @@ impl Reduction {
         Self::ALL.into_iter().find(|r| r.name() == s)
     }
 
-    /// Widest modulus in bits this variant accepts on `word_bits`-bit words.
+    /// Widest modulus in bits this variant accepts on `word_bits`-bit words:
+    /// 0 for a word size other than 32 and 64 (no modulus fits a word
+    /// polymul does not have).
     pub fn max_bits(self, word_bits: u32) -> u32 {
         match word_bits {
             32 => self.visit::<u32, _>(MaxBits),
-            _ => self.visit::<u64, _>(MaxBits),
+            64 => self.visit::<u64, _>(MaxBits),
+            _ => 0,
         }
     }
 
@@ -164,8 +167,19 @@ impl<W: Coeff> Visitor<W> for Prepare<'_, W> {
 
 impl<W: Coeff> Prepared<W> {
     /// Prepares every value of `values` (each `< q`) for `reduction`.
-    /// Errors if `q` is refused by the variant (too wide, even, too small).
+    ///
+    /// # Errors
+    /// [`Error::BadModulus`] or [`Error::ModulusTooWide`] if the variant
+    /// refuses `q` (even, below 5, too wide), then
+    /// [`Error::CoefficientOutOfRange`] for the first value `>= q` (what
+    /// `"values"`).
     pub fn new(reduction: Reduction, q: W, values: &[W]) -> Result<Self> {
+        // The modulus first (nothing to prepare), then the values.
+        reduction.visit::<W, _>(Prepare { q, values: &[] })?;
+        if let Some((index, v)) = values.iter().enumerate().find(|(_, v)| **v >= q) {
+            let (value, q) = (v.as_u64(), q.as_u64());
+            return Err(Error::CoefficientOutOfRange { what: "values", index, value, q });
+        }
         let (a, b, c, main, aux) = reduction.visit::<W, _>(Prepare { q, values })?;
         Ok(Self { reduction, parts: (a, b, c), main, aux })
     }
@@ -228,6 +242,11 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
     /// Uploads random starting values (`4·threads`) and multiplicands
     /// (`threads`), all uniform below `q`, from `seed`. `select` chooses the
     /// mask-and-subtract correction instead of the `if`.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] for 0 threads, those of
+    /// [`Prepared::new`] for `q` (both before the device is touched), then
+    /// [`Error::OutOfDeviceMemory`].
     pub fn new(
         gpu: &'g Gpu,
         reduction: Reduction,
@@ -237,8 +256,15 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
         seed: u64,
     ) -> Result<Self> {
         if threads == 0 {
-            return Err(Error::NotAMultipleOfN { what: "threads", got: 0, n: 1 });
+            return Err(Error::ArgumentOutOfRange {
+                what: "threads",
+                value: 0,
+                min: 1,
+                max: u32::MAX.into(),
+            });
         }
+        // The modulus before anything is drawn below it.
+        Prepared::new(reduction, q, &[])?;
         let mut rng = crate::random::SplitMix64::new(seed);
         let start = rng.coeffs(polymul_kernels::microbench::CHAINS * threads as usize, q);
         let values = rng.coeffs(threads as usize, q);
@@ -249,8 +275,9 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
     }
 
     /// Modular multiplications one [`ModMulBench::run`] performs.
+    /// Saturates at `u64::MAX`.
     pub fn modmuls(&self, iters: u32) -> u64 {
-        self.threads as u64 * polymul_kernels::microbench::CHAINS as u64 * iters as u64
+        (self.threads as u64 * polymul_kernels::microbench::CHAINS as u64).saturating_mul(iters as u64)
     }
 
     /// Queues one run of `iters` steps (continuing from the current values).
@@ -278,7 +305,14 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
 
     /// The CPU result for thread `t` after `iters` steps from the starting
     /// values: the kernels' own chain body run on the host.
-    pub fn cpu_thread(&self, t: usize, iters: u32) -> [W; 4] {
-        crate::cpu::modmul_chains(&self.prepared, self.select, &self.start, t, iters)
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] unless `t < threads`.
+    pub fn cpu_thread(&self, t: usize, iters: u32) -> Result<[W; 4]> {
+        if t >= self.threads as usize {
+            let max = u64::from(self.threads) - 1;
+            return Err(Error::ArgumentOutOfRange { what: "thread", value: t as u64, min: 0, max });
+        }
+        Ok(crate::cpu::modmul_chains(&self.prepared, self.select, &self.start, t, iters))
     }
 }

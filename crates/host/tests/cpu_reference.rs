@@ -67,10 +67,10 @@ fn forward_is_evaluation_at_odd_powers_of_psi() {
         cpu::forward(&p, &mut f).unwrap();
         let log_n = n.trailing_zeros();
         for (i, &fi) in f.iter().enumerate() {
-            let x = pow_mod(p.psi(), 2 * bit_reverse(i, log_n) as u64 + 1, q);
+            let x = pow_mod(p.psi(), 2 * bit_reverse(i, log_n) as u64 + 1, q).unwrap();
             let mut acc = 0u64;
             for &c in a.iter().rev() {
-                acc = (mul_mod(acc, x, q) + c) % q;
+                acc = (mul_mod(acc, x, q).unwrap() + c) % q;
             }
             assert_eq!(fi, acc, "N={n} output {i}");
         }

@@ -63,8 +63,10 @@ fn forward_is_the_weighted_dgt_in_bit_reversed_order() {
                 let mut acc: G = (0, 0);
                 for j in 0..m {
                     let x = (a[j], a[m + j]);
-                    let w = gmul(gpow(p.xi(), j as u128, q), gpow(p.g(), j as u128 * f, q), q);
-                    let t = gmul(x, w, q);
+                    let w =
+                        gmul(gpow(p.xi(), j as u128, q).unwrap(), gpow(p.g(), j as u128 * f, q).unwrap(), q)
+                            .unwrap();
+                    let t = gmul(x, w, q).unwrap();
                     acc = ((acc.0 + t.0) % q, (acc.1 + t.1) % q);
                 }
                 assert_eq!((got[k], got[m + k]), acc, "N={n} {cfg} k={k}");

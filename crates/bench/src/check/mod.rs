@@ -203,7 +203,7 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 mb.run(50).map_err(s)?;
                 let got = mb.values().map_err(s)?;
                 for th in (0..4096).step_by(7) {
-                    eq("chains", &got[4 * th..4 * th + 4], &mb.cpu_thread(th, 50))?;
+                    eq("chains", &got[4 * th..4 * th + 4], &mb.cpu_thread(th, 50).map_err(s)?)?;
                 }
                 Ok(())
             })();

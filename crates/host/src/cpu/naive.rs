@@ -1,4 +1,4 @@
-use crate::params::arith::{add_mod, mul_mod, sub_mod};
+use crate::params::arith::{add, mul, sub};
 use crate::{Error, Result};
 
 /// `a · b mod (X^N + 1, q)` by the schoolbook method: `X^N = −1`, so the
@@ -8,8 +8,15 @@ use crate::{Error, Result};
 /// `a` and `b` must have the same length `N` (any N ≥ 1); coefficients may be
 /// any `u64` (they are reduced first); `q ≥ 2`. Runs in O(N²): use it for N
 /// up to a few thousand.
+///
+/// # Errors
+/// [`Error::NotAMultipleOfN`] for empty input, [`Error::LengthMismatch`] if
+/// the lengths differ, [`Error::BadModulus`] if `q < 2`.
 pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
     let n = a.len();
+    if n == 0 {
+        return Err(Error::NotAMultipleOfN { what: "a", got: 0, n: 1 });
+    }
     if n != b.len() {
         return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: n });
     }
@@ -20,12 +27,12 @@ pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
     for (i, &ai) in a.iter().enumerate() {
         let ai = ai % q;
         for (j, &bj) in b.iter().enumerate() {
-            let p = mul_mod(ai, bj % q, q);
+            let p = mul(ai, bj % q, q);
             let k = i + j;
             if k < n {
-                c[k] = add_mod(c[k], p, q);
+                c[k] = add(c[k], p, q);
             } else {
-                c[k - n] = sub_mod(c[k - n], p, q);
+                c[k - n] = sub(c[k - n], p, q);
             }
         }
     }
@@ -33,8 +40,12 @@ pub fn negacyclic_naive(a: &[u64], b: &[u64], q: u64) -> Result<Vec<u64>> {
 }
 
 /// The naive negacyclic product of big-integer polynomials modulo `q`
-/// (coefficients below `q`, equal lengths, a power of two): the independent
-/// reference for RNS polymul.
+/// (equal lengths, a power of two; coefficients of any size, the result is
+/// reduced modulo `q`): the independent reference for RNS polymul.
+///
+/// # Errors
+/// [`Error::LengthMismatch`], [`Error::InvalidN`] (the length is not a power
+/// of two in `[MIN_N, MAX_N]`), [`Error::BadModulus`] if `q < 2`.
 pub fn negacyclic_naive_big(
     a: &[num_bigint::BigUint],
     b: &[num_bigint::BigUint],
@@ -46,6 +57,10 @@ pub fn negacyclic_naive_big(
         return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: n });
     }
     crate::params::check_n(n)?;
+    if *q < BigUint::from(2u32) {
+        let q = u64::try_from(q).unwrap_or(0);
+        return Err(Error::BadModulus { q, why: "a modulus must be at least 2" });
+    }
     // Positive and negative wrapped parts, reduced once at the end.
     let (mut pos, mut neg) = (vec![BigUint::from(0u32); n], vec![BigUint::from(0u32); n]);
     for (i, x) in a.iter().enumerate() {
@@ -82,5 +97,6 @@ mod tests {
         assert_eq!(negacyclic_naive(&[5, 6, 7, 8], &[1, 0, 0, 0], 17).unwrap(), vec![5, 6, 7, 8]);
         assert!(negacyclic_naive(&[1, 2], &[1], 17).is_err());
         assert!(negacyclic_naive(&[1], &[1], 1).is_err());
+        assert!(negacyclic_naive(&[], &[], 17).is_err());
     }
 }

@@ -123,7 +123,7 @@ fn fused_with<W: Coeff>(
         return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
     }
     if p.log_n() < 2 {
-        return Err(Error::InvalidN { n: p.n(), min: 4, max: 1 << 30 });
+        return Err(Error::InvalidN { n: p.n(), min: 4, max: crate::params::MAX_N });
     }
     let half = p.n() / 2;
     let tw = Prepared::new(reduction, p.q(), &p.twiddles()[..half])?;
@@ -299,11 +299,16 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
 /// The tile geometry for `N = 2^log_n` with tiles of at most `2^log_max_tile`
 /// words: one tile if the polynomial fits, else a strided pass over the first
 /// `log_n − log_max_tile` stages and a contiguous pass over the rest.
+///
+/// # Errors
+/// [`Error::InvalidN`] when tiles of `2^log_max_tile` words cannot cover
+/// `N` in two passes (or `log_max_tile = 0`); `n` and `max` saturate at
+/// `usize::MAX` for shifts beyond the word.
 pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     let log_tile = log_n.min(log_max_tile);
     let l1 = log_n - log_tile;
     if log_tile == 0 || l1 > log_tile {
-        return Err(Error::InvalidN { n: 1 << log_n, min: 2, max: 1 << (2 * log_max_tile) });
+        return Err(Error::InvalidN { n: pow2(log_n), min: 2, max: pow2(log_max_tile.saturating_mul(2)) });
     }
     Ok(TileGeometry { log_n, l1, log_tile })
 }
@@ -314,13 +319,22 @@ pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
 /// into their twiddles), each block holding as many columns or rows as a
 /// tile of at most `2^log_max_tile` words takes. Always two passes (for
 /// `N ≥ 4`).
+///
+/// # Errors
+/// [`Error::InvalidN`] for `N < 4`, or when such tiles cannot hold a row or
+/// a column (`n` and `max` saturate at `usize::MAX`).
 pub fn geometry_2d(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     let l1 = log_n / 2;
     let log_tile = log_n.min(log_max_tile);
     if log_n < 2 || log_n - l1 > log_tile {
-        return Err(Error::InvalidN { n: 1 << log_n, min: 4, max: 1 << (2 * log_max_tile) });
+        return Err(Error::InvalidN { n: pow2(log_n), min: 4, max: pow2(log_max_tile.saturating_mul(2)) });
     }
     Ok(TileGeometry { log_n, l1, log_tile })
+}
+
+/// `2^k`, saturating at `usize::MAX` (for error messages about shifts of any size).
+fn pow2(k: u32) -> usize {
+    1usize.checked_shl(k).unwrap_or(usize::MAX)
 }
 
 /// How the host emulates the tiled kernels: tile size, threads per block,

@@ -23,16 +23,23 @@ pub struct DgtConfig {
 }
 
 impl std::fmt::Display for DgtConfig {
+    /// `k1=… λ1=… λ2=…` (a cluster beyond `2^63` as `2^k`: any value prints).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "k1={} λ1={} λ2={}", self.stages1, 1u32 << self.log_cluster1, 1u32 << self.log_cluster2)
+        let lambda = |k: u32| 1u64.checked_shl(k).map_or_else(|| format!("2^{k}"), |v| v.to_string());
+        write!(f, "k1={} λ1={} λ2={}", self.stages1, lambda(self.log_cluster1), lambda(self.log_cluster2))
     }
 }
 
 impl DgtConfig {
     /// The passes of a transform of `M = 2^log_m` Gaussians, or why the
     /// configuration does not fit.
+    ///
+    /// # Errors
+    /// [`Error::BadDgtConfig`] (its `n` saturates at `usize::MAX` for a
+    /// `log_m` beyond the word).
     pub fn passes(&self, log_m: u32) -> Result<Vec<PassGeometry>> {
-        let bad = |why| Error::BadDgtConfig { what: self.to_string(), n: 2 << log_m, why };
+        let n = if log_m < usize::BITS - 1 { 2usize << log_m } else { usize::MAX };
+        let bad = |why| Error::BadDgtConfig { what: self.to_string(), n, why };
         if log_m == 0 {
             return Err(bad("N must be at least 4"));
         }
@@ -50,7 +57,8 @@ impl DgtConfig {
             if g.log_cluster > g.log_sets() {
                 return Err(bad("more sets per block than the pass has"));
             }
-            if g.threads() > MAX_THREADS {
+            // λ · 2^k threads, compared in log2 (no shift can overflow).
+            if g.log_cluster + g.k() > MAX_THREADS.ilog2() {
                 return Err(bad("λ · 2^stages exceeds 1024 threads per block"));
             }
         }
@@ -59,8 +67,15 @@ impl DgtConfig {
 
     /// Every valid configuration for `M = 2^log_m` with clusters up to
     /// `2^max_log_cluster`: the search space of `polymul-bench`'s DGT search.
+    /// Empty where none is valid (`log_m` of 0 or above 20).
     pub fn all(log_m: u32, max_log_cluster: u32) -> Vec<DgtConfig> {
         let mut v = Vec::new();
+        // Two passes of at most MAX_PASS_STAGES stages; a pass has at most
+        // 2^log_m sets, so larger clusters are never valid.
+        if log_m > 2 * MAX_PASS_STAGES {
+            return v;
+        }
+        let max_log_cluster = max_log_cluster.min(log_m);
         for stages1 in 1..=log_m {
             for log_cluster1 in 0..=max_log_cluster {
                 let two = stages1 < log_m;

@@ -2,7 +2,7 @@
 //! weight root `ξ` (order `2N`, `ξ^(N/2) = i`), the transform root
 //! `g = ξ^4` (order `M = N/2`), weights and their inverses.
 
-use crate::params::arith::{inv_mod, is_prime, mul_mod};
+use crate::params::arith::{inv, is_prime, mul};
 use crate::params::{MAX_PRIME_BITS, MIN_PRIME_BITS};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::{Barrett4, ModMul};
@@ -15,35 +15,81 @@ pub const MAX_N: usize = 1 << 21;
 /// A Gaussian integer `(re, im)` modulo `p`, for parameter work on the host.
 pub type G = (u64, u64);
 
-/// `a · b` in `Z_p[i]`.
-pub fn gmul(a: G, b: G, p: u64) -> G {
-    let re = (mul_mod(a.0, b.0, p) + p - mul_mod(a.1, b.1, p)) % p;
-    let im = (mul_mod(a.0, b.1, p) + mul_mod(a.1, b.0, p)) % p;
-    (re, im)
+/// `a · b` in `Z_p[i]` (components of any size; they are reduced).
+///
+/// # Errors
+/// [`Error::BadModulus`] if `p = 0`.
+pub fn gmul(a: G, b: G, p: u64) -> Result<G> {
+    nonzero(p)?;
+    Ok(gm(a, b, p))
 }
 
 /// `a^e` in `Z_p[i]`.
-pub fn gpow(mut a: G, mut e: u128, p: u64) -> G {
-    let mut r = (1, 0);
+///
+/// # Errors
+/// [`Error::BadModulus`] if `p = 0`.
+pub fn gpow(a: G, e: u128, p: u64) -> Result<G> {
+    nonzero(p)?;
+    Ok(gp(a, e, p))
+}
+
+/// `a^−1` in `GF(p²)`: `conj(a) / norm(a)`.
+///
+/// # Errors
+/// [`Error::BadModulus`] if `p < 2`; [`Error::NotInvertible`] if the norm
+/// `re² + im²` has no inverse modulo `p` (`a = 0` included).
+pub fn ginv(a: G, p: u64) -> Result<G> {
+    if p < 2 {
+        return Err(Error::BadModulus { q: p, why: "an inverse needs a modulus of at least 2" });
+    }
+    let norm = (mul(a.0, a.0, p) as u128 + mul(a.1, a.1, p) as u128) % p as u128;
+    gi(a, p).ok_or(Error::NotInvertible { value: norm as u64, q: p })
+}
+
+fn nonzero(p: u64) -> Result<()> {
+    if p == 0 {
+        return Err(Error::BadModulus { q: p, why: "it is zero (a modulus must be at least 1)" });
+    }
+    Ok(())
+}
+
+/// [`gmul`] for `p > 0`.
+fn gm(a: G, b: G, p: u64) -> G {
+    let p128 = p as u128;
+    let re = (mul(a.0, b.0, p) as u128 + p128 - mul(a.1, b.1, p) as u128) % p128;
+    let im = (mul(a.0, b.1, p) as u128 + mul(a.1, b.0, p) as u128) % p128;
+    (re as u64, im as u64)
+}
+
+/// [`gpow`] for `p > 0`.
+fn gp(mut a: G, mut e: u128, p: u64) -> G {
+    let mut r = (1 % p, 0);
     while e > 0 {
         if e & 1 == 1 {
-            r = gmul(r, a, p);
+            r = gm(r, a, p);
         }
-        a = gmul(a, a, p);
+        a = gm(a, a, p);
         e >>= 1;
     }
     r
 }
 
-/// `a^−1` in `GF(p²)`: `conj(a) / norm(a)`.
-pub fn ginv(a: G, p: u64) -> G {
-    let norm = (mul_mod(a.0, a.0, p) + mul_mod(a.1, a.1, p)) % p;
-    let ni = inv_mod(norm, p);
-    (mul_mod(a.0, ni, p), mul_mod((p - a.1) % p, ni, p))
+/// [`ginv`] for `p ≥ 2`; `None` if the norm is not invertible.
+fn gi(a: G, p: u64) -> Option<G> {
+    let norm = ((mul(a.0, a.0, p) as u128 + mul(a.1, a.1, p) as u128) % p as u128) as u64;
+    let ni = inv(norm, p)?;
+    Some((mul(a.0, ni, p), mul(p - a.1 % p, ni, p)))
 }
 
 /// The `count` largest primes of exactly `bits` bits with `p ≡ −1 (mod N)`
-/// (hence `p ≡ 3 mod 4` for `N ≥ 4`, and `2N | p² − 1`), largest first.
+/// (hence `p ≡ 3 mod 4` for `N ≥ 4`, and `2N | p² − 1`), largest first
+/// (`count = 0`: none, an empty list).
+///
+/// # Errors
+/// [`Error::UnsupportedPrimeWidth`], [`Error::InvalidN`] (N not a power of
+/// two in `[MIN_N, MAX_N]`), [`Error::TooManyPrimes`] above
+/// [`crate::params::MAX_PRIME_COUNT`], [`Error::NotEnoughPrimes`] if fewer
+/// exist (none at all when `N > 2^bits`).
 ///
 /// ```
 /// let ps = polymul::dgt::dgt_primes(30, 1 << 16, 2).unwrap();
@@ -54,10 +100,11 @@ pub fn dgt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
         return Err(Error::UnsupportedPrimeWidth { bits, min: MIN_PRIME_BITS, max: MAX_PRIME_BITS });
     }
     check_n(n)?;
+    crate::params::check_count(count)?;
     let step = n as u64;
     let (hi, lo) = (1u64 << bits, 1u64 << (bits - 1));
-    // Largest c < 2^bits with c ≡ −1 (mod N).
-    let mut c = hi - hi % step - 1;
+    // Largest c < 2^bits with c ≡ −1 (mod N); none if N > 2^bits.
+    let mut c = (hi - hi % step).saturating_sub(1);
     let mut out = Vec::with_capacity(count);
     while out.len() < count && c >= lo {
         if is_prime(c) {
@@ -87,6 +134,10 @@ pub struct DgtParams<W> {
     p: W,
     xi: G,
     g: G,
+    xi_inv: G,
+    g_inv: G,
+    /// `M⁻¹ mod p`.
+    m_inv: u64,
     barrett: Barrett4<W>,
 }
 
@@ -110,8 +161,13 @@ impl<W: Coeff> DgtParams<W> {
         }
         let barrett = Barrett4::new(W::from_u64(p)).map_err(|e| Error::from_modulus(p, W::BITS, e))?;
         let xi = find_xi(p, n).ok_or(Error::NotDgtFriendly { p, n })?;
-        let g = gpow(xi, 4, p);
-        Ok(Self { n, log_m: log_n - 1, p: W::from_u64(p), xi, g, barrett })
+        let g = gp(xi, 4, p);
+        // ξ has order 2N, so ξ, g and M = N/2 < p are invertible.
+        let not_invertible = || Error::NotDgtFriendly { p, n };
+        let xi_inv = gi(xi, p).ok_or_else(not_invertible)?;
+        let g_inv = gi(g, p).ok_or_else(not_invertible)?;
+        let m_inv = inv((n as u64 / 2) % p, p).ok_or_else(not_invertible)?;
+        Ok(Self { n, log_m: log_n - 1, p: W::from_u64(p), xi, g, xi_inv, g_inv, m_inv, barrett })
     }
 
     /// Parameters with the largest `bits`-bit DGT prime for `n`.
@@ -162,16 +218,13 @@ impl<W: Coeff> DgtParams<W> {
     /// Inverse weights `ξ^−j / M`, `j < M` (the inverse transform's `1/M`
     /// folded in).
     pub fn inv_weights(&self) -> Vec<G> {
-        let p = self.p.as_u64();
-        let m_inv = inv_mod((1u64 << self.log_m) % p, p);
-        powers(ginv(self.xi, p), 1 << self.log_m, (m_inv, 0), p)
+        powers(self.xi_inv, 1 << self.log_m, (self.m_inv, 0), self.p.as_u64())
     }
 
     /// Powers `g^e` (forward) or `g^−e` (inverse), `e < M/2` (at least one).
     pub fn roots(&self, inverse: bool) -> Vec<G> {
-        let p = self.p.as_u64();
-        let g = if inverse { ginv(self.g, p) } else { self.g };
-        powers(g, (1usize << self.log_m).div_ceil(2), (1, 0), p)
+        let g = if inverse { self.g_inv } else { self.g };
+        powers(g, (1usize << self.log_m).div_ceil(2), (1, 0), self.p.as_u64())
     }
 }
 
@@ -180,7 +233,7 @@ fn powers(x: G, len: usize, start: G, p: u64) -> Vec<G> {
     let mut cur = start;
     for _ in 0..len {
         out.push(cur);
-        cur = gmul(cur, x, p);
+        cur = gm(cur, x, p);
     }
     out
 }
@@ -196,17 +249,17 @@ fn find_xi(p: u64, n: usize) -> Option<G> {
     }
     for k in 1..200u64 {
         let z = (1, k % p);
-        let w = gpow(z, order / two_n, p);
+        let w = gp(z, order / two_n, p);
         // Order exactly 2N (a power of two) ⇔ w^N ≠ 1.
-        if gpow(w, n as u128, p) == (1, 0) {
+        if gp(w, n as u128, p) == (1, 0) {
             continue;
         }
-        let quarter = gpow(w, (n / 2) as u128, p);
+        let quarter = gp(w, (n / 2) as u128, p);
         if quarter == (0, 1) {
             return Some(w);
         }
         if quarter == (0, p - 1) {
-            return Some(ginv(w, p));
+            return gi(w, p);
         }
     }
     None
@@ -225,16 +278,16 @@ mod tests {
             assert_eq!(p % 4, 3);
             let xi = prm.xi();
             // ξ^(N/2) = i, ξ^N = −1, ξ^2N = 1: order exactly 2N (a power of two).
-            assert_eq!(gpow(xi, (n / 2) as u128, p), (0, 1));
-            assert_eq!(gpow(xi, n as u128, p), (p - 1, 0));
-            assert_eq!(gpow(xi, 2 * n as u128, p), (1, 0));
+            assert_eq!(gp(xi, (n / 2) as u128, p), (0, 1));
+            assert_eq!(gp(xi, n as u128, p), (p - 1, 0));
+            assert_eq!(gp(xi, 2 * n as u128, p), (1, 0));
             // g has order exactly M.
             let m = (n / 2) as u128;
-            assert_eq!(gpow(prm.g(), m, p), (1, 0));
+            assert_eq!(gp(prm.g(), m, p), (1, 0));
             if m > 1 {
-                assert_ne!(gpow(prm.g(), m / 2, p), (1, 0));
+                assert_ne!(gp(prm.g(), m / 2, p), (1, 0));
             }
-            assert_eq!(gmul(prm.g(), ginv(prm.g(), p), p), (1, 0));
+            assert_eq!(gm(prm.g(), gi(prm.g(), p).unwrap(), p), (1, 0));
         }
     }
 

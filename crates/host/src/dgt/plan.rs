@@ -58,6 +58,13 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     /// A plan for several primes of one N (RNS towers, tower-major data).
+    ///
+    /// # Errors
+    /// [`Error::EmptyBasis`], [`Error::TooManyTowers`], towers of different
+    /// N ([`Error::LengthMismatch`]), a prime twice
+    /// ([`Error::DuplicatePrime`]), a configuration that does not fit
+    /// ([`Error::BadDgtConfig`]) — all before the device is touched — then
+    /// [`Error::OutOfDeviceMemory`].
     pub fn with_towers(gpu: &'g Gpu, towers: &[DgtParams<W>], config: DgtConfig) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
         if towers.len() > 65_535 {
@@ -65,6 +72,10 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         }
         if let Some(t) = towers.iter().find(|t| t.n() != first.n()) {
             return Err(Error::LengthMismatch { what: "tower N", got: t.n(), expected: first.n() });
+        }
+        let mut seen = std::collections::HashSet::with_capacity(towers.len());
+        if let Some(t) = towers.iter().find(|t| !seen.insert(t.p().as_u64())) {
+            return Err(Error::DuplicatePrime { q: t.p().as_u64() });
         }
         let all = towers.iter().map(|t| DgtTables::new(t, &config)).collect::<Result<Vec<_>>>()?;
         let tw_words = all[0].words.len();
@@ -132,20 +143,53 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
 
     /// Validates tower-major coefficients (a positive multiple of
     /// `towers · N`, tower `i`'s below `p_i`) and uploads them.
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`], [`Error::CoefficientOutOfRange`] (its
+    /// index into the whole buffer), [`Error::BatchTooLarge`], then
+    /// [`Error::OutOfDeviceMemory`].
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
+        self.check(coeffs, "coeffs")?;
+        self.gpu.upload(coeffs)
+    }
+
+    fn check(&self, coeffs: &[W], what: &'static str) -> Result<()> {
         let per = self.towers.len() * self.n();
         if coeffs.is_empty() || !coeffs.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what: "coeffs", got: coeffs.len(), n: per });
+            return Err(Error::NotAMultipleOfN { what, got: coeffs.len(), n: per });
         }
         let len = coeffs.len() / self.towers.len();
         for (i, t) in self.towers.iter().enumerate() {
             let part = &coeffs[i * len..(i + 1) * len];
             if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= t.p()) {
                 let (value, q) = (v.as_u64(), t.p().as_u64());
-                return Err(Error::CoefficientOutOfRange { what: "coeffs", index: i * len + j, value, q });
+                return Err(Error::CoefficientOutOfRange { what, index: i * len + j, value, q });
             }
         }
-        self.gpu.upload(coeffs)
+        self.check_batch_size(len / self.n())
+    }
+
+    fn check_batch_size(&self, batch: usize) -> Result<()> {
+        let max = u32::MAX as usize / self.n();
+        if batch == 0 {
+            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n() });
+        }
+        if batch > max {
+            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
+        }
+        Ok(())
+    }
+
+    /// A device buffer of `batch` zero polynomials in every tower
+    /// (`towers · batch · N` words).
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`] for `batch = 0`, [`Error::BatchTooLarge`]
+    /// above `u32::MAX / N` per tower (before any allocation),
+    /// [`Error::OutOfDeviceMemory`].
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        self.check_batch_size(batch)?;
+        self.gpu.zeros(batch * self.n() * self.towers.len())
     }
 
     fn launch_args(&self, what: &'static str, v: &DeviceVec<W>) -> Result<DgtLaunch<W>> {
@@ -154,10 +198,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
         }
         let batch = v.len() / per;
-        let max = u32::MAX as usize / self.n();
-        if batch > max {
-            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
-        }
+        self.check_batch_size(batch)?;
         let b = self.towers[0].barrett();
         Ok(DgtLaunch {
             batch,
@@ -248,7 +289,8 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
 
     /// Negacyclic products of host polynomials (tower-major for several towers).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
+        let check = |what, x: &[W]| self.check(x, what);
+        self.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
     }
 
     /// Forward DGT of host data (for tests and tools).

@@ -39,30 +39,69 @@ fn push_table<W: Coeff>(words: &mut Vec<W>, red: &Shoup<W>, values: &[G]) -> usi
 }
 
 /// The packed twiddles of one pass: entry `twiddle_index(c, t, i)` holds
-/// `root^twiddle_exponent(c, t, i)`.
-pub fn pass_twiddles(geo: &PassGeometry, roots: &[G]) -> Vec<G> {
+/// `root^twiddle_exponent(c, t, i)`; `roots[e]` is `root^e` for
+/// `e < max(1, M/2)` ([`DgtParams::roots`]).
+///
+/// # Errors
+/// [`crate::Error::BadDgtConfig`] for a geometry no configuration gives
+/// (no stages, `s1 > log_m`, more than [`super::MAX_PASS_STAGES`] stages,
+/// `M` above [`super::MAX_N`]` / 2`); [`crate::Error::LengthMismatch`] if
+/// `roots` is shorter than `max(1, M/2)`.
+pub fn pass_twiddles(geo: &PassGeometry, roots: &[G]) -> Result<Vec<G>> {
+    let max_log_m = super::MAX_N.ilog2() - 1;
+    let why = if geo.log_m > max_log_m {
+        Some("N is above the DGT's largest, 2^21")
+    } else if geo.s1 <= geo.s0 || geo.s1 > geo.log_m {
+        Some("a pass needs stages s0 < s1 <= log2(N/2)")
+    } else if geo.k() > super::MAX_PASS_STAGES {
+        Some("a kernel runs at most 10 stages (1024 threads per block)")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        let what = format!("pass s0={} s1={} of log2(N/2)={}", geo.s0, geo.s1, geo.log_m);
+        let n = if geo.log_m < usize::BITS - 1 { 2usize << geo.log_m } else { usize::MAX };
+        return Err(crate::Error::BadDgtConfig { what, n, why });
+    }
+    let needed = ((1usize << geo.log_m) / 2).max(1);
+    if roots.len() < needed {
+        return Err(crate::Error::LengthMismatch { what: "roots", got: roots.len(), expected: needed });
+    }
     let mut out = vec![(0, 0); geo.twiddle_len() as usize];
     for c in 0..1u32 << geo.log_low() {
         for t in 0..geo.k() {
             for i in 0..1u32 << (geo.k() - 1) {
-                out[geo.twiddle_index(c, t, i) as usize] = roots[geo.twiddle_exponent(c, t, i) as usize];
+                // Exponents are below M/2 (checked by the tests of the layout).
+                let root = roots.get(geo.twiddle_exponent(c, t, i) as usize).copied().unwrap_or((0, 0));
+                if let Some(slot) = out.get_mut(geo.twiddle_index(c, t, i) as usize) {
+                    *slot = root;
+                }
             }
         }
     }
-    out
+    Ok(out)
 }
 
 impl<W: Coeff> DgtTables<W> {
     /// The tables of `params` for `config`.
+    ///
+    /// # Errors
+    /// [`crate::Error::BadDgtConfig`] if `config` does not fit N
+    /// ([`DgtConfig::passes`]).
     pub fn new(params: &DgtParams<W>, config: &DgtConfig) -> Result<Self> {
         let passes = config.passes(params.log_m())?;
         let p = params.p();
         let red = Shoup::<W>::new(p).map_err(|e| crate::Error::from_modulus(p.as_u64(), W::BITS, e))?;
         let (roots, inv_roots) = (params.roots(false), params.roots(true));
         let mut words = Vec::new();
-        let fwd = passes.iter().map(|g| push_table(&mut words, &red, &pass_twiddles(g, &roots))).collect();
-        let inv =
-            passes.iter().map(|g| push_table(&mut words, &red, &pass_twiddles(g, &inv_roots))).collect();
+        let mut fwd = Vec::with_capacity(passes.len());
+        for g in &passes {
+            fwd.push(push_table(&mut words, &red, &pass_twiddles(g, &roots)?));
+        }
+        let mut inv = Vec::with_capacity(passes.len());
+        for g in &passes {
+            inv.push(push_table(&mut words, &red, &pass_twiddles(g, &inv_roots)?));
+        }
         let weights = push_table(&mut words, &red, &params.weights());
         let inv_weights = push_table(&mut words, &red, &params.inv_weights());
         Ok(Self { passes, words, fwd, inv, weights, inv_weights })

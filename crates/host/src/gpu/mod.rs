@@ -199,7 +199,11 @@ impl Gpu {
         self.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
     }
 
-    /// Copies `data` to a new device buffer.
+    /// Copies `data` to a new device buffer (empty `data`: an empty buffer,
+    /// no allocation). Plans validate before they upload; this does not.
+    ///
+    /// # Errors
+    /// [`Error::OutOfDeviceMemory`] if the device has no room.
     pub fn upload<W: Coeff>(&self, data: &[W]) -> Result<DeviceVec<W>> {
         self.bind()?;
         let bytes = std::mem::size_of_val(data);
@@ -207,10 +211,22 @@ impl Gpu {
         Ok(DeviceVec { buf })
     }
 
-    /// A new device buffer of `len` zeros.
+    /// A new device buffer of `len` zeros (`len = 0`: an empty buffer, no
+    /// allocation).
+    ///
+    /// # Errors
+    /// [`Error::OutOfDeviceMemory`] if the device has no room (or `len`
+    /// words exceed the address space).
     pub fn zeros<W: Coeff>(&self, len: usize) -> Result<DeviceVec<W>> {
         self.bind()?;
-        let bytes = len.saturating_mul(std::mem::size_of::<W>());
+        let Some(bytes) = len.checked_mul(std::mem::size_of::<W>()) else {
+            return Err(Error::OutOfDeviceMemory { during: "allocating", bytes: usize::MAX });
+        };
+        if len == 0 {
+            // SAFETY: a zero-length buffer allocates nothing and is never read.
+            let buf = unsafe { DeviceBuffer::uninitialized(0) }.map_err(Error::cuda("allocating", 0))?;
+            return Ok(DeviceVec { buf });
+        }
         let buf = DeviceBuffer::zeroed(len).map_err(Error::cuda("allocating", bytes))?;
         Ok(DeviceVec { buf })
     }

@@ -59,7 +59,15 @@ impl Gpu {
     /// Device-to-device copy bandwidth in GB/s (bytes read + bytes written),
     /// measured with a `bytes`-sized buffer: the ceiling for memory-bound
     /// kernels that every GPU timing is compared with.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
+    /// [`Error::OutOfDeviceMemory`] if two such buffers do not fit.
     pub fn copy_bandwidth_gbs(&self, bytes: usize, reps: usize) -> Result<f64> {
+        if bytes < 8 {
+            let (value, max) = (bytes as u64, usize::MAX as u64);
+            return Err(Error::ArgumentOutOfRange { what: "bytes", value, min: 8, max });
+        }
         let words = bytes / 8;
         let src: DeviceVec<u64> = self.zeros(words)?;
         let mut dst: DeviceVec<u64> = self.zeros(words)?;

@@ -5,10 +5,11 @@
 pub mod arith;
 mod primes;
 
-pub use primes::{MAX_PRIME_BITS, MIN_PRIME_BITS, ntt_prime_below, ntt_primes};
+pub(crate) use primes::check_count;
+pub use primes::{MAX_PRIME_BITS, MAX_PRIME_COUNT, MIN_PRIME_BITS, ntt_prime_below, ntt_primes};
 
 use crate::{Coeff, Error, Result};
-use arith::{bit_reverse, inv_mod, is_prime, mul_mod, pow_mod};
+use arith::{bit_reverse, inv, is_prime, mul, pow};
 use polymul_kernels::arith::{Barrett4, ModMul};
 
 /// Smallest supported transform size.
@@ -28,7 +29,12 @@ pub fn check_n(n: usize) -> Result<u32> {
 /// A primitive 2N-th root of unity modulo the prime `q ≡ 1 (mod 2N)`.
 ///
 /// Deterministic: the first `g = 2, 3, …` whose `g^((q−1)/2N)` has order 2N.
+///
+/// # Errors
+/// [`Error::InvalidN`] unless `n` is a power of two in `[MIN_N, MAX_N]`,
+/// [`Error::NotPrime`], [`Error::NotNttFriendly`].
 pub fn primitive_root_2n(q: u64, n: usize) -> Result<u64> {
+    check_n(n)?;
     let two_n = 2 * n as u64;
     if !is_prime(q) {
         return Err(Error::NotPrime { q });
@@ -38,22 +44,35 @@ pub fn primitive_root_2n(q: u64, n: usize) -> Result<u64> {
     }
     let e = (q - 1) / two_n;
     // 2N is a power of two, so ψ has order exactly 2N iff ψ^N = −1.
-    (2..q)
-        .map(|g| pow_mod(g, e, q))
-        .find(|&psi| pow_mod(psi, n as u64, q) == q - 1)
-        .ok_or(Error::NotNttFriendly { q, n, two_n })
+    (2..q).map(|g| pow(g, e, q)).find(|&psi| pow(psi, n as u64, q) == q - 1).ok_or(Error::NotNttFriendly {
+        q,
+        n,
+        two_n,
+    })
 }
 
-/// `Ψ_br[i] = root^br(i)` for `i < n` (bit reversal on `log2 n` bits).
-pub fn bit_reversed_powers(root: u64, n: usize, q: u64) -> Vec<u64> {
-    let log_n = n.trailing_zeros();
-    let mut pow = vec![0u64; n];
-    let mut x = 1u64;
-    for p in pow.iter_mut() {
-        *p = x;
-        x = mul_mod(x, root, q);
+/// `Ψ_br[i] = root^br(i) mod q` for `i < n` (bit reversal on `log2 n` bits).
+///
+/// # Errors
+/// [`Error::InvalidN`] unless `n` is a power of two in `[MIN_N, MAX_N]`;
+/// [`Error::BadModulus`] if `q = 0`.
+pub fn bit_reversed_powers(root: u64, n: usize, q: u64) -> Result<Vec<u64>> {
+    let log_n = check_n(n)?;
+    if q == 0 {
+        return Err(Error::BadModulus { q, why: "it is zero (a modulus must be at least 1)" });
     }
-    (0..n).map(|i| pow[bit_reverse(i, log_n)]).collect()
+    Ok(powers_br(root, n, log_n, q))
+}
+
+/// [`bit_reversed_powers`] for a validated `n = 2^log_n` and `q > 0`.
+fn powers_br(root: u64, n: usize, log_n: u32, q: u64) -> Vec<u64> {
+    let mut powers = vec![0u64; n];
+    let mut x = 1 % q;
+    for p in powers.iter_mut() {
+        *p = x;
+        x = mul(x, root, q);
+    }
+    (0..n).map(|i| powers[bit_reverse(i, log_n)]).collect()
 }
 
 /// Everything a transform of size `N` modulo `q` needs, on words `W`.
@@ -84,7 +103,10 @@ impl<W: Coeff> NttParams<W> {
         }
         let barrett = Barrett4::new(W::from_u64(q)).map_err(|e| Error::from_modulus(q, W::BITS, e))?;
         let psi = primitive_root_2n(q, n)?;
-        let psi_inv = inv_mod(psi, q);
+        // q is a prime above 2N, so ψ and N are invertible.
+        let invert = |a: u64| inv(a, q).ok_or(Error::NotInvertible { value: a % q, q });
+        let psi_inv = invert(psi)?;
+        let n_inv = invert(n as u64 % q)?;
         let conv = |v: Vec<u64>| v.into_iter().map(W::from_u64).collect::<Vec<W>>();
         Ok(Self {
             n,
@@ -92,9 +114,9 @@ impl<W: Coeff> NttParams<W> {
             q: W::from_u64(q),
             psi: W::from_u64(psi),
             psi_inv: W::from_u64(psi_inv),
-            n_inv: W::from_u64(inv_mod(n as u64 % q, q)),
-            twiddles: conv(bit_reversed_powers(psi, n, q)),
-            inv_twiddles: conv(bit_reversed_powers(psi_inv, n, q)),
+            n_inv: W::from_u64(n_inv),
+            twiddles: conv(powers_br(psi, n, log_n, q)),
+            inv_twiddles: conv(powers_br(psi_inv, n, log_n, q)),
             barrett,
         })
     }
@@ -187,12 +209,12 @@ mod tests {
         for (bits, n) in [(30u32, 1024usize), (62, 1 << 16), (20, 2), (62, 1 << 17)] {
             let q = ntt_primes(bits, n, 1).unwrap()[0];
             let psi = primitive_root_2n(q, n).unwrap();
-            assert_eq!(pow_mod(psi, 2 * n as u64, q), 1);
-            assert_eq!(pow_mod(psi, n as u64, q), q - 1);
+            assert_eq!(pow(psi, 2 * n as u64, q), 1);
+            assert_eq!(pow(psi, n as u64, q), q - 1);
             // Order is exactly 2N: ψ^(2N/2^k) != 1 for every proper divisor.
             let mut d = n as u64;
             while d >= 1 {
-                assert_ne!(pow_mod(psi, d, q), 1, "ψ^{d} = 1");
+                assert_ne!(pow(psi, d, q), 1, "ψ^{d} = 1");
                 d /= 2;
             }
         }
@@ -224,11 +246,11 @@ mod tests {
         let q = p.q();
         for i in 0..16 {
             let e = bit_reverse(i, 4) as u64;
-            assert_eq!(p.twiddles()[i], pow_mod(p.psi(), e, q));
-            assert_eq!(p.inv_twiddles()[i], pow_mod(p.psi_inv(), e, q));
+            assert_eq!(p.twiddles()[i], pow(p.psi(), e, q));
+            assert_eq!(p.inv_twiddles()[i], pow(p.psi_inv(), e, q));
         }
-        assert_eq!(mul_mod(p.psi(), p.psi_inv(), q), 1);
-        assert_eq!(mul_mod(p.n_inv(), 16, q), 1);
+        assert_eq!(mul(p.psi(), p.psi_inv(), q), 1);
+        assert_eq!(mul(p.n_inv(), 16, q), 1);
     }
 
     #[test]

@@ -8,9 +8,19 @@ use crate::{Error, Result};
 pub const MIN_PRIME_BITS: u32 = 20;
 /// Widest prime width polymul generates (Algorithm 4 on 64-bit words).
 pub const MAX_PRIME_BITS: u32 = 62;
+/// Most primes one search ([`ntt_primes`], [`crate::dgt::dgt_primes`])
+/// returns and one RNS basis holds: a bound that keeps every request's time
+/// and memory small (100,000 62-bit primes make a `Q` of 6.2 million bits).
+pub const MAX_PRIME_COUNT: usize = 100_000;
 
 /// The `count` largest primes of exactly `bits` bits with `q ≡ 1 (mod 2n)`,
-/// in decreasing order.
+/// in decreasing order (`count = 0`: none, an empty list).
+///
+/// # Errors
+/// [`Error::UnsupportedPrimeWidth`] outside
+/// `MIN_PRIME_BITS..=MAX_PRIME_BITS`, [`Error::InvalidN`] unless `n` is a
+/// power of two in `[MIN_N, MAX_N]`, [`Error::TooManyPrimes`] above
+/// [`MAX_PRIME_COUNT`], [`Error::NotEnoughPrimes`] if fewer exist.
 ///
 /// ```
 /// let qs = polymul::params::ntt_primes(62, 1 << 16, 3).unwrap();
@@ -20,6 +30,8 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     if !(MIN_PRIME_BITS..=MAX_PRIME_BITS).contains(&bits) {
         return Err(Error::UnsupportedPrimeWidth { bits, min: MIN_PRIME_BITS, max: MAX_PRIME_BITS });
     }
+    super::check_n(n)?;
+    check_count(count)?;
     ntt_primes_below(1u64 << bits, 1u64 << (bits - 1), n, count).map_err(|found| Error::NotEnoughPrimes {
         bits,
         n,
@@ -28,8 +40,21 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     })
 }
 
+/// Refuses a request for more than [`MAX_PRIME_COUNT`] primes.
+pub(crate) fn check_count(count: usize) -> Result<()> {
+    if count > MAX_PRIME_COUNT {
+        return Err(Error::TooManyPrimes { wanted: count, max: MAX_PRIME_COUNT });
+    }
+    Ok(())
+}
+
 /// The largest prime `q < bound` with `q ≡ 1 (mod 2n)`.
+///
+/// # Errors
+/// [`Error::InvalidN`] unless `n` is a power of two in `[MIN_N, MAX_N]`;
+/// [`Error::NotEnoughPrimes`] if there is none below `bound`.
 pub fn ntt_prime_below(bound: u64, n: usize) -> Result<u64> {
+    super::check_n(n)?;
     let bits = 64 - bound.leading_zeros();
     ntt_primes_below(bound, 2, n, 1).map(|v| v[0]).map_err(|found| Error::NotEnoughPrimes {
         bits,

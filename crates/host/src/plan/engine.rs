@@ -64,7 +64,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         let (n, log_n) = (first.n(), first.log_n());
         let r = options.reduction;
         if options.fused_polymul && log_n < 2 {
-            return Err(Error::InvalidN { n, min: 4, max: 1 << 30 });
+            return Err(Error::InvalidN { n, min: 4, max: crate::params::MAX_N });
         }
         // A fused plan's truncated transforms and fused step read only the
         // first half of each table (stages below log N − 1).
@@ -80,23 +80,6 @@ impl<'g, W: Coeff> Engine<'g, W> {
         };
         let fwd = prepare(false)?;
         let inv = prepare(true)?;
-        let twiddles = DevicePrepared::upload_all(gpu, &fwd)?;
-        let inv_twiddles = DevicePrepared::upload_all(gpu, &inv)?;
-        let moduli = if towers.len() > 1 {
-            let rows: Vec<W> = towers
-                .iter()
-                .zip(&fwd)
-                .flat_map(|(p, prep)| {
-                    let b = p.barrett();
-                    TowerConsts { parts: prep.parts, barrett4: (b.mu, b.m) }.row()
-                })
-                .collect();
-            Some(gpu.upload(&rows)?)
-        } else {
-            None
-        };
-        let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
-        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let w = std::mem::size_of::<W>();
         let max = gpu.info().max_shared_per_block;
         let log_radix = match options.radix {
@@ -109,8 +92,9 @@ impl<'g, W: Coeff> Engine<'g, W> {
         // automatic candidates (see `PlanOptions::tile_bytes`).
         let candidates: Vec<usize> = match options.tile_bytes {
             Some(b) => {
-                let padded = polymul_kernels::smem::padded_words(b / w, w) * w;
-                if !b.is_power_of_two() || b < 2 * w || padded > max {
+                // Checked: a tile of any size is refused, never an overflow.
+                let padded = polymul_kernels::smem::padded_words(b / w, w).checked_mul(w);
+                if !b.is_power_of_two() || b < 2 * w || padded.is_none_or(|p| p > max) {
                     return Err(Error::BadTile { bytes: b, min: 2 * w, max });
                 }
                 vec![b]
@@ -150,6 +134,24 @@ impl<'g, W: Coeff> Engine<'g, W> {
             }));
         };
         let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
+        // Everything is validated: now the device.
+        let twiddles = DevicePrepared::upload_all(gpu, &fwd)?;
+        let inv_twiddles = DevicePrepared::upload_all(gpu, &inv)?;
+        let moduli = if towers.len() > 1 {
+            let rows: Vec<W> = towers
+                .iter()
+                .zip(&fwd)
+                .flat_map(|(p, prep)| {
+                    let b = p.barrett();
+                    TowerConsts { parts: prep.parts, barrett4: (b.mu, b.m) }.row()
+                })
+                .collect();
+            Some(gpu.upload(&rows)?)
+        } else {
+            None
+        };
+        let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
+        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let tiled =
             (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
         let pipeline = match options.kernel {
@@ -198,11 +200,27 @@ impl<'g, W: Coeff> Engine<'g, W> {
             return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
         }
         let batch = v.len() / per;
+        self.check_batch_size(batch)?;
+        Ok(batch)
+    }
+
+    /// A batch of 1 to `u32::MAX / N` polynomials per tower.
+    fn check_batch_size(&self, batch: usize) -> Result<()> {
         let max = u32::MAX as usize / self.n();
+        if batch == 0 {
+            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n() });
+        }
         if batch > max {
             return Err(Error::BatchTooLarge { batch, n: self.n(), max });
         }
-        Ok(batch)
+        Ok(())
+    }
+
+    /// `batch` zero polynomials per tower on the device (validated first).
+    pub(crate) fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        self.check_batch_size(batch)?;
+        // batch · N < 2^32 and towers < 2^16: no overflow.
+        self.gpu.zeros(batch * self.n() * self.towers)
     }
 
     /// The tower arguments of a launch over `batch` polynomials per tower.
@@ -227,7 +245,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
     pub(crate) fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
         match self.options.kernel {
             NttKernel::Auto => {
-                let batched = is_batched(self.n(), batch * self.towers);
+                let batched = is_batched(self.n(), batch.saturating_mul(self.towers));
                 let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
                 if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
             }
@@ -238,7 +256,13 @@ impl<'g, W: Coeff> Engine<'g, W> {
     pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
         self.log_radix.unwrap_or_else(|| {
             let k = self.kernel_for_dir(batch, inverse);
-            auto_radix(k, W::BITS, self.log_n, is_batched(self.n(), batch * self.towers), inverse)
+            auto_radix(
+                k,
+                W::BITS,
+                self.log_n,
+                is_batched(self.n(), batch.saturating_mul(self.towers)),
+                inverse,
+            )
         })
     }
 
@@ -252,10 +276,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
         };
         // Pipelined launches are one polynomial (of every tower) each.
         let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
-        let polys = batch * self.towers;
+        let polys = batch.saturating_mul(self.towers);
         let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
         let first = geos[0];
-        geos.iter().rev().copied().find(|g| polys * g.blocks_per_poly() >= want).unwrap_or(first)
+        geos.iter()
+            .rev()
+            .copied()
+            .find(|g| polys.saturating_mul(g.blocks_per_poly()) >= want)
+            .unwrap_or(first)
     }
 
     /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).

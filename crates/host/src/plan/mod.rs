@@ -251,9 +251,24 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     }
 
     /// Negacyclic product of each pair of polynomials in `a` and `b` (host in,
-    /// host out; one or many polynomials back to back).
+    /// host out; one or many polynomials back to back). Both operands are
+    /// validated (a positive multiple of N, equal lengths, reduced) before
+    /// anything is uploaded.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.engine.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
+        let check = |what, x: &[W]| self.params.check_batch(what, x).map(drop);
+        self.engine.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
+    }
+
+    /// A device buffer of `batch` zero polynomials (`batch · N` words, all
+    /// reduced): an operand or result of the device-side methods.
+    ///
+    /// # Errors
+    /// [`crate::Error::NotAMultipleOfN`] for `batch = 0`,
+    /// [`crate::Error::BatchTooLarge`] above [`NttParams::max_batch`] (both
+    /// before any allocation), [`crate::Error::OutOfDeviceMemory`] if the
+    /// device has no room for it.
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        self.engine.zeros(batch)
     }
 
     /// Forward NTT of host data (convenience for tests and tools).

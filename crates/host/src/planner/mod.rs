@@ -83,17 +83,24 @@ pub fn rule() -> Winner {
 
 /// The decision for a key: the wisdom entry if there is one (and its
 /// transform accepts the modulus), else [`rule`].
+///
+/// Total: any `n` and prime give a decision (in `u128`, no overflow); the
+/// plan built from it validates them ([`Multiplier::with_decision`]).
 pub fn decide(key: &WisdomKey, modulus: Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
+    let n128 = n as u128;
+    // q ≡ 1 (mod 2N) and p ≡ −1 (mod N); neither holds for N = 0.
+    let ntt_prime = |q: u64| (q as u128).checked_rem(2 * n128) == Some(1);
+    let dgt_prime = |p: u64| (p as u128 + 1).checked_rem(n128) == Some(0);
     let accepts = |w: &Winner| match (w, modulus) {
-        (Winner::Ntt { .. }, Modulus::Prime(q)) => q % (2 * n as u64) == 1,
-        (Winner::Dgt { .. }, Modulus::Prime(p)) => (p + 1) % n as u64 == 0,
+        (Winner::Ntt { .. }, Modulus::Prime(q)) => ntt_prime(q),
+        (Winner::Dgt { .. }, Modulus::Prime(p)) => dgt_prime(p),
         _ => true,
     };
     if let Some(e) = wisdom.and_then(|w| w.lookup(key)).filter(|e| accepts(&e.winner)) {
         return Decision { winner: e.winner, from_wisdom: true, measured_us: Some(e.us_per_poly) };
     }
     let winner = match modulus {
-        Modulus::Prime(p) if p % (2 * n as u64) != 1 && (p + 1) % n as u64 == 0 => {
+        Modulus::Prime(p) if !ntt_prime(p) && dgt_prime(p) => {
             Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
         }
         _ => rule(),
@@ -205,6 +212,16 @@ impl<'g, W: Coeff> Multiplier<'g, W> {
     /// The prime(s) the data must be reduced by (one per tower).
     pub fn primes(&self) -> &[u64] {
         &self.primes
+    }
+
+    /// A device buffer of `batch` zero polynomials per tower (see
+    /// [`NttPlan::zeros`], [`RnsPlan::zeros`], [`DgtPlan::zeros`]).
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        match &self.engine {
+            Engine::Ntt(p) => p.zeros(batch),
+            Engine::Rns(p) => p.zeros(batch),
+            Engine::Dgt(p) => p.zeros(batch),
+        }
     }
 
     /// Validates and uploads coefficients (tower-major for several primes).

@@ -4,7 +4,7 @@
 use super::{Decision, Modulus, Multiplier, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
 use crate::random::SplitMix64;
-use crate::{Coeff, Gpu, NttKernel, Result};
+use crate::{Coeff, Error, Gpu, NttKernel, Result};
 
 /// What to tune.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,50 @@ impl TuneSpec {
     pub fn new(quick: bool) -> Self {
         let log_ns = if quick { vec![10, 12, 14, 16] } else { (10..=17).collect() };
         Self { quick, log_ns, ..Self::default() }
+    }
+}
+
+impl TuneSpec {
+    /// Checks every key before anything is timed: `log2 N` in `1..=24`
+    /// ([`Error::ArgumentOutOfRange`]), words of 32 or 64 bits
+    /// ([`Error::UnsupportedWord`]), at least one tower and at most
+    /// [`crate::params::MAX_PRIME_COUNT`] ([`Error::EmptyBasis`],
+    /// [`Error::TooManyPrimes`]), batches of 1 to `u32::MAX / N`
+    /// polynomials ([`Error::NotAMultipleOfN`], [`Error::BatchTooLarge`]).
+    /// [`tune`] calls it first.
+    ///
+    /// # Errors
+    /// The first bad entry, as above.
+    pub fn check(&self) -> Result<()> {
+        let max_log_n = crate::params::MAX_N.ilog2();
+        for &log_n in &self.log_ns {
+            if !(1..=max_log_n).contains(&log_n) {
+                let (value, max) = (u64::from(log_n), u64::from(max_log_n));
+                return Err(Error::ArgumentOutOfRange { what: "log2 N", value, min: 1, max });
+            }
+        }
+        if let Some(&bits) = self.words.iter().find(|&&w| w != 32 && w != 64) {
+            return Err(Error::UnsupportedWord { bits });
+        }
+        for &towers in &self.towers {
+            if towers == 0 {
+                return Err(Error::EmptyBasis);
+            }
+            crate::params::check_count(towers)?;
+        }
+        for &log_n in &self.log_ns {
+            let n = 1usize << log_n;
+            for &batch in &self.batches {
+                if batch == 0 {
+                    return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n });
+                }
+                let max = u32::MAX as usize / n;
+                if batch > max {
+                    return Err(Error::BatchTooLarge { batch, n, max });
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -90,7 +134,11 @@ fn time_one<W: Coeff>(gpu: &Gpu, n: usize, m: Modulus, batch: usize, w: Winner, 
 
 /// Times every candidate for every key of `spec` and returns the winners.
 /// `progress(done, total, what)` is called before each key.
+///
+/// # Errors
+/// Those of [`TuneSpec::check`] (before anything runs), and CUDA errors.
 pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Wisdom> {
+    spec.check()?;
     let mut keys = Vec::new();
     for &log_n in &spec.log_ns {
         for &word in &spec.words {
@@ -124,7 +172,7 @@ pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &
             // configuration) is skipped; device errors end the run.
             let t = match t {
                 Ok(t) => t,
-                Err(e @ (crate::Error::Cuda { .. } | crate::Error::CudaCode { .. })) => return Err(e),
+                Err(e @ (Error::Cuda { .. } | Error::CudaCode { .. })) => return Err(e),
                 Err(_) => continue,
             };
             timed += 1;

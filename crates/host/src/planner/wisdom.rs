@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 /// The file format version this build reads and writes.
 pub const WISDOM_VERSION: u32 = 1;
 
-/// `ceil(log2(batch))`: the batch bucket of a key (0 for one polynomial).
+/// `ceil(log2(batch))`: the batch bucket of a key (0 for one polynomial
+/// and for 0; `usize::BITS` above `2^(usize::BITS − 1)`).
 pub fn batch_bucket(batch: usize) -> u32 {
-    batch.max(1).next_power_of_two().trailing_zeros()
+    batch.max(1).checked_next_power_of_two().map_or(usize::BITS, usize::trailing_zeros)
 }
 
 /// What a wisdom entry is about.

@@ -26,16 +26,19 @@ pub struct RnsBasis<W: Coeff> {
 }
 
 impl<W: Coeff> RnsBasis<W> {
-    /// A basis from explicit primes. Errors: no prime, a prime twice, a
-    /// number that is not prime, `q ≢ 1 (mod 2N)`, or `q` too wide for `W`.
+    /// A basis from explicit primes. Errors: no prime
+    /// ([`Error::EmptyBasis`]), more than [`crate::params::MAX_PRIME_COUNT`]
+    /// ([`Error::TooManyPrimes`]), a prime twice ([`Error::DuplicatePrime`]),
+    /// and those of [`NttParams::new`] for any prime (N, not prime,
+    /// `q ≢ 1 (mod 2N)`, too wide for `W`).
     pub fn from_primes(n: usize, primes: &[u64]) -> Result<Self> {
         if primes.is_empty() {
             return Err(Error::EmptyBasis);
         }
-        for (i, &q) in primes.iter().enumerate() {
-            if primes[..i].contains(&q) {
-                return Err(Error::DuplicatePrime { q });
-            }
+        crate::params::check_count(primes.len())?;
+        let mut seen = std::collections::HashSet::with_capacity(primes.len());
+        if let Some(&q) = primes.iter().find(|&&q| !seen.insert(q)) {
+            return Err(Error::DuplicatePrime { q });
         }
         let towers = primes.iter().map(|&q| NttParams::new(n, q)).collect::<Result<Vec<_>>>()?;
         let modulus: BigUint = primes.iter().map(|&q| BigUint::from(q)).product();
@@ -44,14 +47,17 @@ impl<W: Coeff> RnsBasis<W> {
             .iter()
             .zip(&q_hat)
             .map(|(&q, h)| {
+                // Distinct primes: Q / q_i is invertible modulo q_i.
                 let r = u64::try_from(h % q).unwrap_or(0);
-                crate::params::arith::inv_mod(r, q)
+                crate::params::arith::inv(r, q).ok_or(Error::NotInvertible { value: r, q })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(Self { towers, modulus, q_hat, q_hat_inv })
     }
 
-    /// The `count` largest `bits`-bit NTT-friendly primes for `n`.
+    /// The `count` largest `bits`-bit NTT-friendly primes for `n`. Errors:
+    /// `count = 0` ([`Error::EmptyBasis`]) and those of
+    /// [`crate::params::ntt_primes`].
     pub fn new(n: usize, bits: u32, count: usize) -> Result<Self> {
         if count == 0 {
             return Err(Error::EmptyBasis);
@@ -60,11 +66,13 @@ impl<W: Coeff> RnsBasis<W> {
     }
 
     /// The fewest `bits`-bit primes (largest first) whose product `Q` has
-    /// at least `log_q` bits.
+    /// at least `log_q` bits. Errors: those of [`crate::params::ntt_primes`]
+    /// ([`Error::TooManyPrimes`] when `log_q` needs more than
+    /// [`crate::params::MAX_PRIME_COUNT`] primes).
     pub fn with_modulus_bits(n: usize, bits: u32, log_q: u64) -> Result<Self> {
         // Each prime has exactly `bits` bits, so Q has more than
         // count·(bits − 1) bits: this count always suffices.
-        let most = (log_q.max(1)).div_ceil(u64::from(bits.max(2) - 1)) as usize;
+        let most = usize::try_from(log_q.max(1).div_ceil(u64::from(bits.max(2) - 1))).unwrap_or(usize::MAX);
         let primes = ntt_primes(bits, n, most)?;
         let mut q = BigUint::from(1u32);
         let mut count = 0;
@@ -142,7 +150,8 @@ impl<W: Coeff> RnsBasis<W> {
         }
         let len = residues.len() / k;
         for (i, t) in self.towers.iter().enumerate() {
-            t.check_batch("residues", &residues[i * len..(i + 1) * len])?;
+            t.check_batch("residues", &residues[i * len..(i + 1) * len])
+                .map_err(|e| super::in_whole(e, i * len))?;
         }
         let out = (0..len)
             .map(|j| {
@@ -151,7 +160,7 @@ impl<W: Coeff> RnsBasis<W> {
                     let q = t.q().as_u64();
                     let r = residues[i * len + j].as_u64();
                     // r · ((Q/q_i)^{-1} mod q_i) mod q_i, times Q/q_i.
-                    let c = crate::params::arith::mul_mod(r, self.q_hat_inv[i], q);
+                    let c = crate::params::arith::mul(r, self.q_hat_inv[i], q);
                     acc += &self.q_hat[i] * c;
                 }
                 acc % &self.modulus

@@ -42,7 +42,20 @@ pub(crate) fn per_tower<W: Coeff>(
     let len = a.len() / towers;
     let mut out = Vec::with_capacity(a.len());
     for i in 0..towers {
-        out.extend(mul(i, &a[i * len..(i + 1) * len], &b[i * len..(i + 1) * len])?);
+        let product = mul(i, &a[i * len..(i + 1) * len], &b[i * len..(i + 1) * len]);
+        out.extend(product.map_err(|e| in_whole(e, i * len))?);
     }
     Ok(out)
+}
+
+/// An error about one tower's slice (starting at word `offset` of the whole
+/// tower-major buffer), with a coefficient index made an index into the
+/// whole buffer.
+pub(crate) fn in_whole(e: Error, offset: usize) -> Error {
+    match e {
+        Error::CoefficientOutOfRange { what, index, value, q } => {
+            Error::CoefficientOutOfRange { what, index: index + offset, value, q }
+        }
+        e => e,
+    }
 }

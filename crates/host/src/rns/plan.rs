@@ -92,25 +92,40 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
 
     /// Validates tower-major residues (a positive multiple of
     /// `towers · N` words; tower `i`'s all below `q_i`) and uploads them.
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`] (its `n` is `towers · N`: a buffer laid out
+    /// for another tower count), [`Error::CoefficientOutOfRange`] (its index
+    /// into the whole buffer), [`Error::BatchTooLarge`], then
+    /// [`Error::OutOfDeviceMemory`].
     pub fn upload(&self, residues: &[W]) -> Result<DeviceVec<W>> {
+        self.check("residues", residues)?;
+        self.engine.gpu.upload(residues)
+    }
+
+    fn check(&self, what: &'static str, residues: &[W]) -> Result<()> {
         let towers = self.basis.towers();
         let per = towers.len() * self.basis.n();
         if residues.is_empty() || !residues.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what: "residues", got: residues.len(), n: per });
+            return Err(Error::NotAMultipleOfN { what, got: residues.len(), n: per });
         }
         let len = residues.len() / towers.len();
         for (i, p) in towers.iter().enumerate() {
-            if let Err(e) = p.check_batch("residues", &residues[i * len..(i + 1) * len]) {
-                // Report the index in the whole buffer.
-                return Err(match e {
-                    Error::CoefficientOutOfRange { what, index, value, q } => {
-                        Error::CoefficientOutOfRange { what, index: index + i * len, value, q }
-                    }
-                    e => e,
-                });
-            }
+            p.check_batch(what, &residues[i * len..(i + 1) * len])
+                .map_err(|e| super::in_whole(e, i * len))?;
         }
-        self.engine.gpu.upload(residues)
+        Ok(())
+    }
+
+    /// A device buffer of `batch` zero polynomials in every tower
+    /// (`towers · batch · N` words).
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`] for `batch = 0`, [`Error::BatchTooLarge`]
+    /// above `u32::MAX / N` per tower (before any allocation),
+    /// [`Error::OutOfDeviceMemory`].
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        self.engine.zeros(batch)
     }
 
     /// Queues the forward NTT of every polynomial of every tower.
@@ -132,6 +147,7 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
     /// batch in every tower): tower `i` of the result is the product of
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.engine.queue().host_product(a, b, |x| self.upload(x), |x, y| self.polymul_in_place(x, y))
+        let check = |what, x: &[W]| self.check(what, x);
+        self.engine.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
     }
 }
