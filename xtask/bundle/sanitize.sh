@@ -34,7 +34,8 @@ limit=${SANITIZE_TIMEOUT:-520}
 start=$(date +%s)
 end=$(( start + ${SANITIZE_BUDGET:-999999} ))
 
-# name|check arguments. Together: every kernel (each NTT configuration x
+# name|check arguments[|alone]. `alone`: runs after the others, by itself
+# (the error suite fills the card to test out-of-memory paths). Together: every kernel (each NTT configuration x
 # reduction x word, tiles, fused, RNS towers, DGT passes and codecs, the
 # pointwise kernels) at small and large N, single and batched; the dgt-all
 # jobs run every DGT configuration the search can choose (u32, one tower).
@@ -58,7 +59,8 @@ dgt-all-16|--only dgt --log-n 16
 dgt-all-17|--only dgt --log-n 17
 planner|--quick --only planner
 props|--only props --cases 40
-errors|--quick --only errors,concurrency
+concurrency|--quick --only concurrency
+errors|--quick --only errors|alone
 JOBS
 }
 
@@ -76,9 +78,11 @@ run_one() { # tool name args gpu
   rc=$?
   echo "$rc $(( $(date +%s) - t0 )) gpu$gpu $(date -u +%Y-%m-%dT%H:%MZ)" > "$log.status"
 }
+alone=()
 [ "$summarize_only" = 1 ] || for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-  while IFS='|' read -r name args; do
+  while IFS='|' read -r name args mode; do
     [ "$want" = "  " ] || [[ "$want" == *" $name "* ]] || continue
+    if [ "$mode" = alone ]; then alone+=("$tool|$name|$args"); continue; fi
     while [ "$(jobs -rp | wc -l)" -ge "$par" ]; do wait -n; done
     if [ $(( end - $(date +%s) )) -lt 30 ]; then
       echo "$tool $name: not started (SANITIZE_BUDGET spent)" >&2; continue
@@ -88,6 +92,15 @@ run_one() { # tool name args gpu
   done < <(jobs_table)
 done
 wait
+# The jobs that need a GPU to themselves: one at a time, on GPU 0, after
+# every other process has ended.
+for job in "${alone[@]}"; do
+  IFS='|' read -r tool name args <<< "$job"
+  if [ $(( end - $(date +%s) )) -lt 30 ]; then
+    echo "$tool $name: not started (SANITIZE_BUDGET spent)" >&2; continue
+  fi
+  run_one "$tool" "$name" "$args" 0
+done
 
 # Summary.
 status=0
