@@ -296,6 +296,11 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
     }
 }
 
+/// `2^k`, saturated at `usize::MAX` (the N of an error about a `log_n` too large).
+fn pow2(k: u32) -> usize {
+    1usize.checked_shl(k).unwrap_or(usize::MAX)
+}
+
 /// The tile geometry for `N = 2^log_n` with tiles of at most `2^log_max_tile`
 /// words: one tile if the polynomial fits, else a strided pass over the first
 /// `log_n − log_max_tile` stages and a contiguous pass over the rest.
@@ -303,7 +308,7 @@ pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     let log_tile = log_n.min(log_max_tile);
     let l1 = log_n - log_tile;
     if log_tile == 0 || l1 > log_tile {
-        return Err(Error::InvalidN { n: 1 << log_n, min: 2, max: 1 << (2 * log_max_tile) });
+        return Err(Error::InvalidN { n: pow2(log_n), min: 2, max: pow2(log_max_tile.saturating_mul(2)) });
     }
     Ok(TileGeometry { log_n, l1, log_tile })
 }
@@ -318,7 +323,7 @@ pub fn geometry_2d(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     let l1 = log_n / 2;
     let log_tile = log_n.min(log_max_tile);
     if log_n < 2 || log_n - l1 > log_tile {
-        return Err(Error::InvalidN { n: 1 << log_n, min: 4, max: 1 << (2 * log_max_tile) });
+        return Err(Error::InvalidN { n: pow2(log_n), min: 4, max: pow2(log_max_tile.saturating_mul(2)) });
     }
     Ok(TileGeometry { log_n, l1, log_tile })
 }

@@ -24,7 +24,9 @@ pub struct DgtConfig {
 
 impl std::fmt::Display for DgtConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "k1={} λ1={} λ2={}", self.stages1, 1u32 << self.log_cluster1, 1u32 << self.log_cluster2)
+        // λ = 2^log_cluster, as a power where it does not fit (no valid configuration's does not).
+        let lambda = |l: u32| 1u32.checked_shl(l).map_or_else(|| format!("2^{l}"), |v| v.to_string());
+        write!(f, "k1={} λ1={} λ2={}", self.stages1, lambda(self.log_cluster1), lambda(self.log_cluster2))
     }
 }
 
@@ -32,7 +34,9 @@ impl DgtConfig {
     /// The passes of a transform of `M = 2^log_m` Gaussians, or why the
     /// configuration does not fit.
     pub fn passes(&self, log_m: u32) -> Result<Vec<PassGeometry>> {
-        let bad = |why| Error::BadDgtConfig { what: self.to_string(), n: 2 << log_m, why };
+        // N = 2M, saturated for a log_m no N has.
+        let n = 1usize.checked_shl(log_m.saturating_add(1)).unwrap_or(usize::MAX);
+        let bad = |why| Error::BadDgtConfig { what: self.to_string(), n, why };
         if log_m == 0 {
             return Err(bad("N must be at least 4"));
         }
@@ -50,7 +54,9 @@ impl DgtConfig {
             if g.log_cluster > g.log_sets() {
                 return Err(bad("more sets per block than the pass has"));
             }
-            if g.threads() > MAX_THREADS {
+            // threads() = λ · 2^k compared as exponents: it overflows u32 before the later
+            // pass's stage count is checked (log_cluster + k ≤ log_m here: no overflow).
+            if g.log_cluster + g.k() > MAX_THREADS.ilog2() {
                 return Err(bad("λ · 2^stages exceeds 1024 threads per block"));
             }
         }

@@ -56,9 +56,10 @@ pub fn dgt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     check_n(n)?;
     let step = n as u64;
     let (hi, lo) = (1u64 << bits, 1u64 << (bits - 1));
-    // Largest c < 2^bits with c ≡ −1 (mod N).
-    let mut c = hi - hi % step - 1;
-    let mut out = Vec::with_capacity(count);
+    // Largest c < 2^bits with c ≡ −1 (mod N) (none if N > 2^bits); a huge
+    // `count` is not allocated up front.
+    let mut c = (hi - hi % step).saturating_sub(1);
+    let mut out = Vec::new();
     while out.len() < count && c >= lo {
         if is_prime(c) {
             out.push(c);

@@ -29,7 +29,8 @@ pub fn check_n(n: usize) -> Result<u32> {
 ///
 /// Deterministic: the first `g = 2, 3, …` whose `g^((q−1)/2N)` has order 2N.
 pub fn primitive_root_2n(q: u64, n: usize) -> Result<u64> {
-    let two_n = 2 * n as u64;
+    // Saturated: a 2N beyond u64 divides no q − 1 (nor does u64::MAX).
+    let two_n = (n as u64).saturating_mul(2);
     if !is_prime(q) {
         return Err(Error::NotPrime { q });
     }

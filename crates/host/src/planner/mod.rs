@@ -84,16 +84,20 @@ pub fn rule() -> Winner {
 /// The decision for a key: the wisdom entry if there is one (and its
 /// transform accepts the modulus), else [`rule`].
 pub fn decide(key: &WisdomKey, modulus: Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
+    // In u128, and false for N = 0: no overflow or division by zero on any
+    // input (the plan then refuses a bad N with its typed error).
+    let ntt_prime = |q: u64| n > 0 && u128::from(q) % (2 * n as u128) == 1;
+    let dgt_prime = |p: u64| n > 0 && (u128::from(p) + 1) % n as u128 == 0;
     let accepts = |w: &Winner| match (w, modulus) {
-        (Winner::Ntt { .. }, Modulus::Prime(q)) => q % (2 * n as u64) == 1,
-        (Winner::Dgt { .. }, Modulus::Prime(p)) => (p + 1) % n as u64 == 0,
+        (Winner::Ntt { .. }, Modulus::Prime(q)) => ntt_prime(q),
+        (Winner::Dgt { .. }, Modulus::Prime(p)) => dgt_prime(p),
         _ => true,
     };
     if let Some(e) = wisdom.and_then(|w| w.lookup(key)).filter(|e| accepts(&e.winner)) {
         return Decision { winner: e.winner, from_wisdom: true, measured_us: Some(e.us_per_poly) };
     }
     let winner = match modulus {
-        Modulus::Prime(p) if p % (2 * n as u64) != 1 && (p + 1) % n as u64 == 0 => {
+        Modulus::Prime(p) if !ntt_prime(p) && dgt_prime(p) => {
             Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
         }
         _ => rule(),

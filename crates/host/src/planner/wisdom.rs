@@ -12,7 +12,8 @@ pub const WISDOM_VERSION: u32 = 1;
 
 /// `ceil(log2(batch))`: the batch bucket of a key (0 for one polynomial).
 pub fn batch_bucket(batch: usize) -> u32 {
-    batch.max(1).next_power_of_two().trailing_zeros()
+    // Not next_power_of_two, which overflows above 2^63.
+    usize::BITS - (batch.max(1) - 1).leading_zeros()
 }
 
 /// What a wisdom entry is about.
