@@ -116,6 +116,7 @@ fn decode(data: &[u8]) -> Case {
 
 /// Runs the checks on one input.
 pub fn check(data: &[u8]) {
+    oracle::self_check();
     let c = decode(data);
     check_n_range(c.n);
     ntt_params::<u32>(&c);
