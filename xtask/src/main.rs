@@ -3,12 +3,14 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz (what CI runs)
+//! cargo xtask fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets (docs/fuzzing.md)
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
 //! cargo xtask tune       [--quick] [--out F]  time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary for a GPU machine
 //! ```
 
+mod fuzz;
 mod ptxas;
 mod sass;
 
@@ -122,6 +124,7 @@ fn test(args: &[String]) -> Res {
     run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
+    fuzz::ci()?;
     eprintln!("\nall checks passed");
     Ok(())
 }
@@ -252,7 +255,10 @@ const HELP: &str = "usage: cargo xtask <command>
 
   build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
-  test                        fmt, clippy (host + nvptx), tests, docs, check-ptx (what CI runs)
+  test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
+                              target (what CI runs)
+  fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
+                              installs cargo-fuzz; docs/fuzzing.md)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
   tune       [--quick] [--out FILE]  time NTT/DGT candidates on the GPU, write wisdom (plans read it)
   gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binaries (PTX embedded) for a
@@ -276,6 +282,7 @@ fn main() -> ExitCode {
         Some("tune") => tune(rest),
         Some("gpu-bundle") => gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
+        Some("fuzz") => fuzz::fuzz(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())

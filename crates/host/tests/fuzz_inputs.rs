@@ -92,3 +92,86 @@ fn parameter_constructors_never_panic() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Regressions from the cargo-fuzz targets (fuzz/, docs/fuzzing.md): each of
+// these inputs made a public function panic (overflow, capacity overflow)
+// or answer inconsistently before it was fixed.
+// ---------------------------------------------------------------------------
+
+/// `ntt_primes` / `dgt_primes` with a huge count (capacity overflow), a
+/// huge N (`2N` overflowing u64), N above `2^bits` (DGT: subtraction
+/// overflow) and a count of zero.
+#[test]
+fn prime_searches_take_any_count_and_n() {
+    use polymul::Error;
+    use polymul::dgt::dgt_primes;
+    use polymul::params::{ntt_prime_below, ntt_primes, primitive_root_2n};
+    // 20-bit primes ≡ 1 mod 2^18: only a few exist; asking for usize::MAX finds them all.
+    match ntt_primes(20, 1 << 17, usize::MAX) {
+        Err(Error::NotEnoughPrimes { wanted: usize::MAX, found, .. }) => assert!(found < 4),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(ntt_primes(40, usize::MAX, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
+    assert!(matches!(ntt_primes(40, 1 << 63, 2), Err(Error::NotEnoughPrimes { found: 0, .. })));
+    assert!(matches!(ntt_prime_below(u64::MAX, usize::MAX), Err(Error::NotEnoughPrimes { .. })));
+    // Zero primes are always enough, whether or not any candidate exists.
+    assert_eq!(ntt_primes(40, 1 << 50, 0).unwrap(), Vec::<u64>::new());
+    assert_eq!(ntt_primes(40, 1 << 10, 0).unwrap(), Vec::<u64>::new());
+    assert!(matches!(primitive_root_2n(65_537, usize::MAX), Err(Error::NotNttFriendly { .. })));
+    assert!(matches!(primitive_root_2n(65_537, 0), Err(Error::NotNttFriendly { .. })));
+    assert!(matches!(dgt_primes(20, 1 << 21, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
+    match dgt_primes(20, 1 << 17, usize::MAX) {
+        Err(Error::NotEnoughPrimes { found, .. }) => assert!(found < 8),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `DgtConfig`'s `Display` and `passes` with cluster and stage exponents no
+/// valid configuration has (a wisdom file can carry them): shift overflows.
+#[test]
+fn dgt_configs_out_of_range_are_printed_and_refused() {
+    let c = DgtConfig { stages1: 1, log_cluster1: 40, log_cluster2: u32::MAX };
+    assert_eq!(c.to_string(), format!("k1=1 λ1=2^40 λ2=2^{}", u32::MAX));
+    for (cfg, log_m) in [
+        (c, 64),
+        (DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 }, u32::MAX),
+        // λ · 2^k of the first pass overflows u32 before the second pass's stage count is checked.
+        (DgtConfig { stages1: 5, log_cluster1: 40, log_cluster2: 0 }, 60),
+    ] {
+        assert!(matches!(cfg.passes(log_m), Err(polymul::Error::BadDgtConfig { .. })), "{cfg} {log_m}");
+    }
+    let json = valid_wisdom().replace("\"log_cluster1\": 2", "\"log_cluster1\": 40");
+    let w = Wisdom::from_json(&json, Path::new("fuzz.json")).unwrap();
+    assert!(w.markdown_table().contains("λ1=2^40"));
+}
+
+/// Planner helpers on any number: `batch_bucket` above 2^63, `decide` with
+/// N = 0 (division by zero) or a huge N (`2N` overflowing).
+#[test]
+fn planner_helpers_take_any_number() {
+    use polymul::planner::{Modulus, batch_bucket, decide, rule};
+    assert_eq!(batch_bucket(usize::MAX), 64);
+    assert_eq!(batch_bucket((1 << 63) + 1), 64);
+    assert_eq!(batch_bucket(1 << 63), 63);
+    assert_eq!((batch_bucket(0), batch_bucket(1), batch_bucket(3), batch_bucket(512)), (0, 0, 2, 9));
+    let key = WisdomKey { device: "GPU".into(), log_n: 0, word_bits: 64, towers: 1, batch_bucket: 0 };
+    for (q, n) in [(7, 0), (u64::MAX, usize::MAX), (1 << 40, 1 << 62), ((1 << 62) + 1, 1 << 63)] {
+        assert_eq!(decide(&key, Modulus::Prime(q), n, None).winner, rule(), "q = {q}, N = {n}");
+    }
+    // p + 1 overflowing u64 (N = 2^i divides 2^64): the DGT's rule, as for any p ≡ −1 (mod N).
+    for n in [1 << 10, 1 << 63] {
+        let d = decide(&key, Modulus::Prime(u64::MAX), n, None);
+        assert!(matches!(d.winner, Winner::Dgt { .. }), "N = {n}");
+    }
+}
+
+/// The tile geometries' errors for `log_n` and tile exponents no N has.
+#[test]
+fn tile_geometries_refuse_any_exponent() {
+    use polymul::cpu::{geometry_2d, tile_geometry};
+    for (log_n, log_tile) in [(64, 1), (100, 20), (0, u32::MAX), (u32::MAX, 0)] {
+        assert!(matches!(tile_geometry(log_n, log_tile), Err(polymul::Error::InvalidN { .. })));
+        assert!(matches!(geometry_2d(log_n, log_tile), Err(polymul::Error::InvalidN { .. })));
+    }
+}

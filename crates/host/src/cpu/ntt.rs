@@ -296,6 +296,11 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
     }
 }
 
+/// `2^k`, saturated at `usize::MAX` (the N of an error about a `log_n` too large).
+fn pow2(k: u32) -> usize {
+    1usize.checked_shl(k).unwrap_or(usize::MAX)
+}
+
 /// The tile geometry for `N = 2^log_n` with tiles of at most `2^log_max_tile`
 /// words: one tile if the polynomial fits, else a strided pass over the first
 /// `log_n − log_max_tile` stages and a contiguous pass over the rest.

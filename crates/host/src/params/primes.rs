@@ -67,13 +67,15 @@ pub fn ntt_prime_below(bound: u64, n: usize) -> Result<u64> {
 /// Primes `q ≡ 1 (mod 2n)` with `floor <= q < bound`, largest first;
 /// `Err(found)` if fewer than `count` exist.
 fn ntt_primes_below(bound: u64, floor: u64, n: usize, count: usize) -> std::result::Result<Vec<u64>, usize> {
-    let two_n = 2 * n as u64;
-    if n == 0 || bound < two_n + 2 {
-        return Err(0);
-    }
+    // No candidate (n = 0, or 2n + 1 not below the bound, 2n beyond u64
+    // included): none found, which is enough only for count = 0.
+    let Some(two_n) = (n as u64).checked_mul(2).filter(|&t| n > 0 && bound >= t.saturating_add(2)) else {
+        return if count == 0 { Ok(Vec::new()) } else { Err(0) };
+    };
     // Largest c < bound with c ≡ 1 (mod 2n).
     let mut c = (bound - 1) - ((bound - 2) % two_n);
-    let mut out = Vec::with_capacity(count);
+    // A huge `count` is not allocated up front.
+    let mut out = Vec::new();
     while out.len() < count && c >= floor.max(two_n + 1) {
         if is_prime(c) {
             out.push(c);
