@@ -42,7 +42,7 @@ use num_bigint::BigUint;
 use polymul::cpu::{TiledConfig, geometry_2d, tile_geometry};
 use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
 use polymul::params::{
-    MAX_N, MIN_N, MIN_PRIME_BITS, check_n, ntt_prime_below, ntt_primes, primitive_root_2n,
+    MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, ntt_prime_below, ntt_primes, primitive_root_2n,
 };
 use polymul::planner::{Modulus, Winner, WisdomKey, batch_bucket, decide};
 use polymul::reduction::Prepared;
@@ -290,6 +290,7 @@ fn prime_search(c: &Case) {
     if c.count <= 16 || short {
         match ntt_primes(c.bits, c.n, c.count) {
             Ok(qs) => {
+                assert!(valid_n(c.n) && c.count <= MAX_PRIME_COUNT);
                 assert_eq!(qs.len(), c.count);
                 for (i, &q) in qs.iter().enumerate() {
                     assert!(is_prime(q) && u128::from(q) % two_n == 1 && bit_len(q) == c.bits, "{q}");
@@ -308,6 +309,8 @@ fn prime_search(c: &Case) {
                     assert_eq!(all, found, "ntt_primes({}, {}, {}) found", c.bits, c.n, c.count);
                 }
             }
+            Err(Error::InvalidN { .. }) => assert!(!valid_n(c.n)),
+            Err(Error::TooManyPrimes { .. }) => assert!(c.count > MAX_PRIME_COUNT),
             Err(e) => panic!("ntt_primes({}, {}, {}): {e:?}", c.bits, c.n, c.count),
         }
     }
@@ -318,16 +321,18 @@ fn prime_search(c: &Case) {
             assert_no_prime_between(q, c.q, two_n, 1);
         }
         Err(Error::NotEnoughPrimes { .. }) => assert_no_prime_between(1, c.q, two_n, 1),
+        Err(Error::InvalidN { .. }) => assert!(!valid_n(c.n)),
         Err(e) => panic!("ntt_prime_below({}, {}): {e:?}", c.q, c.n),
     }
     // primitive_root_2n(q, n).
     match primitive_root_2n(c.q, c.n) {
         Ok(psi) => {
-            assert!(is_prime(c.q) && two_n > 0 && (u128::from(c.q) - 1) % two_n == 0);
+            assert!(valid_n(c.n) && is_prime(c.q) && two_n > 0 && (u128::from(c.q) - 1) % two_n == 0);
             assert_eq!(pow_mod(psi, c.n as u128, c.q), c.q - 1);
             assert_eq!(pow_mod(psi, two_n, c.q), 1);
         }
-        Err(Error::NotPrime { .. }) => assert!(!is_prime(c.q)),
+        Err(Error::InvalidN { .. }) => assert!(!valid_n(c.n)),
+        Err(Error::NotPrime { .. }) => assert!(valid_n(c.n) && !is_prime(c.q)),
         Err(Error::NotNttFriendly { .. }) => {
             assert!(!is_prime(c.q) || two_n == 0 || (u128::from(c.q) - 1) % two_n != 0)
         }
@@ -354,6 +359,7 @@ fn prime_search(c: &Case) {
                     assert_eq!(all, found, "dgt_primes({}, {}, {}) found", c.bits, c.n, c.count);
                 }
             }
+            Err(Error::TooManyPrimes { .. }) => assert!(c.count > MAX_PRIME_COUNT),
             Err(e) => panic!("dgt_primes({}, {}, {}): {e:?}", c.bits, c.n, c.count),
         }
     }

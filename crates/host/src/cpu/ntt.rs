@@ -337,11 +337,6 @@ pub fn geometry_2d(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
     Ok(TileGeometry { log_n, l1, log_tile })
 }
 
-/// `2^k`, saturating at `usize::MAX` (for error messages about shifts of any size).
-fn pow2(k: u32) -> usize {
-    1usize.checked_shl(k).unwrap_or(usize::MAX)
-}
-
 /// How the host emulates the tiled kernels: tile size, threads per block,
 /// radix, direct global I/O and the split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
