@@ -101,30 +101,38 @@ fn parameter_constructors_never_panic() {
 
 /// `ntt_primes` / `dgt_primes` with a huge count (capacity overflow), a
 /// huge N (`2N` overflowing u64), N above `2^bits` (DGT: subtraction
-/// overflow) and a count of zero.
+/// overflow) and a count of zero: typed errors (after the merge with the
+/// bad-input work: `TooManyPrimes` above `MAX_PRIME_COUNT`, `InvalidN` for
+/// an N that is not a power of two in `[MIN_N, MAX_N]`).
 #[test]
 fn prime_searches_take_any_count_and_n() {
     use polymul::Error;
     use polymul::dgt::dgt_primes;
-    use polymul::params::{ntt_prime_below, ntt_primes, primitive_root_2n};
-    // 20-bit primes ≡ 1 mod 2^18: only a few exist; asking for usize::MAX finds them all.
-    match ntt_primes(20, 1 << 17, usize::MAX) {
-        Err(Error::NotEnoughPrimes { wanted: usize::MAX, found, .. }) => assert!(found < 4),
+    use polymul::params::{MAX_PRIME_COUNT, ntt_prime_below, ntt_primes, primitive_root_2n};
+    let too_many = |r: polymul::Result<Vec<u64>>| {
+        matches!(r, Err(Error::TooManyPrimes { wanted: usize::MAX, max: MAX_PRIME_COUNT }))
+    };
+    assert!(too_many(ntt_primes(20, 1 << 17, usize::MAX)));
+    assert!(too_many(dgt_primes(20, 1 << 17, usize::MAX)));
+    // 20-bit primes ≡ 1 mod 2^18: only a few exist; asking for the most allowed finds them all.
+    match ntt_primes(20, 1 << 17, MAX_PRIME_COUNT) {
+        Err(Error::NotEnoughPrimes { wanted: MAX_PRIME_COUNT, found, .. }) => assert!(found < 4),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(ntt_primes(40, usize::MAX, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
-    assert!(matches!(ntt_primes(40, 1 << 63, 2), Err(Error::NotEnoughPrimes { found: 0, .. })));
-    assert!(matches!(ntt_prime_below(u64::MAX, usize::MAX), Err(Error::NotEnoughPrimes { .. })));
-    // Zero primes are always enough, whether or not any candidate exists.
-    assert_eq!(ntt_primes(40, 1 << 50, 0).unwrap(), Vec::<u64>::new());
-    assert_eq!(ntt_primes(40, 1 << 10, 0).unwrap(), Vec::<u64>::new());
-    assert!(matches!(primitive_root_2n(65_537, usize::MAX), Err(Error::NotNttFriendly { .. })));
-    assert!(matches!(primitive_root_2n(65_537, 0), Err(Error::NotNttFriendly { .. })));
-    assert!(matches!(dgt_primes(20, 1 << 21, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
-    match dgt_primes(20, 1 << 17, usize::MAX) {
+    match dgt_primes(20, 1 << 17, MAX_PRIME_COUNT) {
         Err(Error::NotEnoughPrimes { found, .. }) => assert!(found < 8),
         other => panic!("{other:?}"),
     }
+    assert!(matches!(ntt_primes(40, usize::MAX, 1), Err(Error::InvalidN { .. })));
+    assert!(matches!(ntt_primes(40, 1 << 63, 2), Err(Error::InvalidN { .. })));
+    assert!(matches!(ntt_prime_below(u64::MAX, usize::MAX), Err(Error::InvalidN { .. })));
+    // Zero primes are always enough, whether or not any candidate exists.
+    assert_eq!(ntt_primes(20, 1 << 24, 0).unwrap(), Vec::<u64>::new());
+    assert_eq!(ntt_primes(40, 1 << 10, 0).unwrap(), Vec::<u64>::new());
+    assert!(matches!(primitive_root_2n(65_537, usize::MAX), Err(Error::InvalidN { .. })));
+    assert!(matches!(primitive_root_2n(65_537, 0), Err(Error::InvalidN { .. })));
+    assert!(matches!(primitive_root_2n(65_537, 1 << 16), Err(Error::NotNttFriendly { .. })));
+    assert!(matches!(dgt_primes(20, 1 << 21, 1), Err(Error::NotEnoughPrimes { found: 0, .. })));
 }
 
 /// `DgtConfig`'s `Display` and `passes` with cluster and stage exponents no
@@ -132,7 +140,7 @@ fn prime_searches_take_any_count_and_n() {
 #[test]
 fn dgt_configs_out_of_range_are_printed_and_refused() {
     let c = DgtConfig { stages1: 1, log_cluster1: 40, log_cluster2: u32::MAX };
-    assert_eq!(c.to_string(), format!("k1=1 λ1=2^40 λ2=2^{}", u32::MAX));
+    assert_eq!(c.to_string(), format!("k1=1 λ1={} λ2=2^{}", 1u64 << 40, u32::MAX));
     for (cfg, log_m) in [
         (c, 64),
         (DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 }, u32::MAX),
@@ -143,7 +151,7 @@ fn dgt_configs_out_of_range_are_printed_and_refused() {
     }
     let json = valid_wisdom().replace("\"log_cluster1\": 2", "\"log_cluster1\": 40");
     let w = Wisdom::from_json(&json, Path::new("fuzz.json")).unwrap();
-    assert!(w.markdown_table().contains("λ1=2^40"));
+    assert!(w.markdown_table().contains(&format!("λ1={}", 1u64 << 40)));
 }
 
 /// Planner helpers on any number: `batch_bucket` above 2^63, `decide` with
