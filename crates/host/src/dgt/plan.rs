@@ -170,14 +170,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     fn check_batch_size(&self, batch: usize) -> Result<()> {
-        let max = u32::MAX as usize / self.n();
-        if batch == 0 {
-            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n() });
-        }
-        if batch > max {
-            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
-        }
-        Ok(())
+        crate::params::check_batch_size(self.n(), batch)
     }
 
     /// A device buffer of `batch` zero polynomials in every tower

@@ -185,19 +185,31 @@ impl<W: Coeff> NttParams<W> {
     /// Largest batch one launch handles: the `batch · N` coefficients must be
     /// addressable by a 32-bit thread index.
     pub fn max_batch(&self) -> usize {
-        u32::MAX as usize / self.n
+        max_batch(self.n)
     }
 
     /// Checks a batch size against [`NttParams::max_batch`].
     pub fn check_batch_size(&self, batch: usize) -> Result<()> {
-        if batch == 0 {
-            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n });
-        }
-        if batch > self.max_batch() {
-            return Err(Error::BatchTooLarge { batch, n: self.n, max: self.max_batch() });
-        }
-        Ok(())
+        check_batch_size(self.n, batch)
     }
+}
+
+/// Largest batch of length-`n` polynomials one launch handles (`batch · n`
+/// words addressable by a 32-bit thread index).
+pub(crate) fn max_batch(n: usize) -> usize {
+    u32::MAX as usize / n
+}
+
+/// A batch of 1 to [`max_batch`]`(n)` polynomials; the one check every plan
+/// type (NTT, RNS, DGT) uses.
+pub(crate) fn check_batch_size(n: usize, batch: usize) -> Result<()> {
+    if batch == 0 {
+        return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n });
+    }
+    if batch > max_batch(n) {
+        return Err(Error::BatchTooLarge { batch, n, max: max_batch(n) });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -206,14 +206,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
 
     /// A batch of 1 to `u32::MAX / N` polynomials per tower.
     fn check_batch_size(&self, batch: usize) -> Result<()> {
-        let max = u32::MAX as usize / self.n();
-        if batch == 0 {
-            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n() });
-        }
-        if batch > max {
-            return Err(Error::BatchTooLarge { batch, n: self.n(), max });
-        }
-        Ok(())
+        crate::params::check_batch_size(self.n(), batch)
     }
 
     /// `batch` zero polynomials per tower on the device (validated first).

@@ -73,13 +73,7 @@ impl TuneSpec {
         for &log_n in &self.log_ns {
             let n = 1usize << log_n;
             for &batch in &self.batches {
-                if batch == 0 {
-                    return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n });
-                }
-                let max = u32::MAX as usize / n;
-                if batch > max {
-                    return Err(Error::BatchTooLarge { batch, n, max });
-                }
+                crate::params::check_batch_size(n, batch)?;
             }
         }
         Ok(())
