@@ -34,9 +34,8 @@ fn run() -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../../target"))
         .join("ptx");
-    let expected: Vec<String> = polymul_kernels::names::entries()
-        .map(|parts| parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("_"))
-        .collect();
+    let mut expected: Vec<String> = Vec::new();
+    polymul_kernels::names::for_each_entry(|n| expected.push(n.to_string()));
 
     let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
     index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");

@@ -48,9 +48,9 @@ fn archs(args: &[String]) -> Res<Vec<Arch>> {
 }
 
 fn expected_kernels() -> Vec<String> {
-    polymul_kernels::names::entries()
-        .map(|parts| parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("_"))
-        .collect()
+    let mut v = Vec::new();
+    polymul_kernels::names::for_each_entry(|n| v.push(n.to_string()));
+    v
 }
 
 /// Builds the PTX for each arch into `out`; returns the files.
@@ -215,6 +215,7 @@ fn gpu_bundle(args: &[String]) -> Res {
     // over the device tool's 64 MiB).
     copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
     copy(root().join("xtask/bundle/sanitize.sh"), "sanitize.sh")?;
+    copy(root().join("xtask/bundle/perf.sh"), "perf.sh")?;
     let size: u64 = std::fs::read_dir(&dir)
         .map_err(|e| e.to_string())?
         .flatten()

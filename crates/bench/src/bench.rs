@@ -39,6 +39,10 @@ pub fn configs() -> Vec<(String, PlanOptions)> {
         "2d pipelined".into(),
         PlanOptions { kernel: NttKernel::TwoDPipelined, ..PlanOptions::default() },
     ));
+    for r in [8usize, 16] {
+        let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(r), ..PlanOptions::default() };
+        v.push((format!("lazy r{r}"), o));
+    }
     v.push(("auto".into(), PlanOptions::default()));
     v
 }
@@ -304,6 +308,15 @@ pub fn run(opts: &Options) -> i32 {
         tables.push(best_table(&t));
         figures.push(("ntt.svg".to_string(), ntt_figure(&t, &device)));
         tables.insert(1, t);
+    }
+    if opts.runs("goals") {
+        match crate::goals::table(&gpu, copy_gbs, opts.quick) {
+            Ok(g) => tables.insert(1, g),
+            Err(e) => {
+                eprintln!("polymul-bench: goals: {e}");
+                return 1;
+            }
+        }
     }
     if opts.runs("reductions") {
         let (mm, mm_rows, fails) = match reductions::modmul_table(&gpu, opts.quick) {
@@ -578,11 +591,14 @@ pub fn profile(
         let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
         let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;
+        let ti = gpu.time(1, reps, || plan.inverse(&mut a))?;
         println!(
-            "u{} N=2^{log_n} batch {batch} {:?} {reduction}: {:.2} µs per call; {bad} of {} words differ from the CPU",
+            "u{} N=2^{log_n} batch {batch} {:?} {reduction}: forward {:.2} µs, inverse {:.2} µs per call; \
+             {bad} of {} words differ from the CPU",
             W::BITS,
             opts,
             t.median_us,
+            ti.median_us,
             got.len()
         );
         Ok(bad)

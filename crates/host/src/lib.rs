@@ -46,7 +46,7 @@ pub mod rns;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Timing};
 pub use params::NttParams;
-pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched};
+pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
 pub use polymul_kernels as kernels;
 pub use reduction::Reduction;
 
@@ -54,6 +54,7 @@ pub use reduction::Reduction;
 /// `u64` (up to 62 bits).
 pub trait Coeff:
     polymul_kernels::Word
+    + polymul_kernels::gmem::Gmem
     + cust::memory::DeviceCopy
     + cust::memory::bytemuck::Zeroable
     + std::fmt::Debug

@@ -15,6 +15,7 @@ use crate::dgt;
 use crate::gpu::global_thread_x;
 use crate::gpu::{block_thread, block_y, block_z, sync};
 use crate::ntt::radix2::{self, Twiddles};
+use crate::ntt::lazy;
 use crate::ntt::tiled::{self, TileGeometry};
 use crate::smem::DeviceShared;
 use crate::towers::{TowerConsts, Towers};
@@ -344,6 +345,74 @@ word_entries!(u64, "u64", pointwise_mul_u64, [
     Shoup<u64>, "shoup" => ntt_fwd_radix2_stage_shoup_u64, ntt_inv_radix2_stage_shoup_u64,
         modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);
+
+/// One lazy NTT pass kernel (`ntt::lazy`): `$l`-point sub-transforms,
+/// radix up to `2^$lr`, rows or columns, one tower per block row.
+macro_rules! lazy_entry {
+    ($w:ty, $name:expr, $inv:literal, $strided:literal, $l:literal, $lr:literal) => {
+        const _: () = {
+            /// # Safety
+            /// Launched by the host with a grid of `⌈subs / S⌉ × towers`
+            /// blocks of `Shape::threads` threads and `Shape::smem_words`
+            /// words of dynamic shared memory.
+            #[unsafe(export_name = $name)]
+            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+                const SHAPE: lazy::Shape = lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>());
+                let s = shared_tile();
+                let (blk, t, _) = block_thread();
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let a = unsafe { args.tower(block_y()) };
+                let steps = SHAPE.steps();
+                for e in 0..steps {
+                    // SAFETY: validated by the host (see above).
+                    unsafe { lazy::step::<$w, _, $inv>(SHAPE, &a, &s, blk as u32, t as u32, e) };
+                    if e + 1 < steps {
+                        sync();
+                    }
+                }
+            }
+        };
+    };
+}
+
+/// The lazy kernels of one word, direction and pass kind for every `l`
+/// listed, at radix 8 and 16.
+macro_rules! lazy_entries {
+    ($w:ty, $wname:literal, $dir:literal, $inv:literal, $kind:literal, $strided:literal, [$($l:literal),*]) => {
+        $(
+            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_", $wname), $inv, $strided, $l, 3);
+            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_", $wname), $inv, $strided, $l, 4);
+        )*
+    };
+}
+
+lazy_entries!(u32, "u32", "fwd", false, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u32, "u32", "inv", true, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u32, "u32", "fwd", false, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u32, "u32", "inv", true, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u64, "u64", "fwd", false, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u64, "u64", "inv", true, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u64, "u64", "fwd", false, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u64, "u64", "inv", true, "col", true, [5, 6, 7, 8]);
+
+/// The lazy-butterfly compute floor (`microbench::lazy_butterflies`):
+/// thread `t` stores its result at `out[t]`.
+macro_rules! floor_entry {
+    ($w:ty, $name:ident) => {
+        /// # Safety
+        /// `out` holds one word per launched thread.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(out: *mut $w, w: $w, wp: $w, q: $w, rounds: u32) {
+            let t = global_thread_x();
+            let r = microbench::lazy_butterflies(t, crate::arith::harvey::ShoupPair { w, wp }, q, rounds);
+            // SAFETY: one word per thread (caller).
+            unsafe { *out.add(t as usize) = r };
+        }
+    };
+}
+
+floor_entry!(u32, butterfly_floor_u32);
+floor_entry!(u64, butterfly_floor_u64);
 
 /// The DGT codec kernels' arguments (all but the tower table).
 struct DgtCodecArgs<W> {

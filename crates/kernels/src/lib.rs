@@ -20,6 +20,7 @@
 
 pub mod arith;
 pub mod dgt;
+pub mod gmem;
 pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
@@ -76,6 +77,8 @@ pub mod names {
         let i = (log_radix.clamp(1, 4) - 1) as usize;
         if inverse { NTT_INV_TILED[i] } else { NTT_FWD_TILED[i] }
     }
+    /// The lazy-butterfly compute floor, `butterfly_floor_<word>`.
+    pub const BUTTERFLY_FLOOR: &str = "butterfly_floor";
     /// Microbenchmark, corrections written as `if`.
     pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
     /// Microbenchmark, corrections by mask (select).
@@ -114,6 +117,112 @@ pub mod names {
     pub const REDUCTIONS: &[&str] = &["rem", "barrett2", "dq3", "barrett4", "montgomery", "shoup"];
     /// Word suffixes.
     pub const WORDS: &[&str] = &["u32", "u64"];
+
+    /// The `l` of every lazy row-pass kernel (`ntt::lazy`).
+    pub const LAZY_ROW_L: core::ops::RangeInclusive<u32> =
+        crate::ntt::lazy::MIN_ROW_L..=crate::ntt::lazy::MAX_ROW_L;
+    /// The `l` of every lazy column-pass kernel.
+    pub const LAZY_COL_L: core::ops::RangeInclusive<u32> =
+        crate::ntt::lazy::MIN_COL_L..=crate::ntt::lazy::MAX_COL_L;
+    /// The register radices (`log2`) every lazy pass is compiled for.
+    pub const LAZY_LOG_RADIX: [u32; 2] = [3, 4];
+
+    /// A lazy pass kernel: direction, pass kind, `l`, `log2` of the radix.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct LazyKernel {
+        /// Inverse (Gentleman–Sande) or forward.
+        pub inverse: bool,
+        /// Column pass or row pass.
+        pub strided: bool,
+        /// `log2` of the sub-transform's points.
+        pub l: u32,
+        /// `log2` of the largest register radix (3 or 4).
+        pub log_r: u32,
+    }
+
+    /// A kernel name built without allocating: at most 48 bytes.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Name {
+        buf: [u8; 48],
+        len: usize,
+    }
+
+    impl Name {
+        fn new() -> Self {
+            Self { buf: [0; 48], len: 0 }
+        }
+        fn push(&mut self, s: &str) {
+            for &b in s.as_bytes() {
+                if self.len < self.buf.len() {
+                    self.buf[self.len] = b;
+                    self.len += 1;
+                }
+            }
+        }
+        fn push_num(&mut self, v: u32) {
+            if v >= 10 {
+                self.push_num(v / 10);
+            }
+            let d = [b'0' + (v % 10) as u8];
+            self.push(core::str::from_utf8(&d).unwrap_or("?"));
+        }
+        /// The name.
+        pub fn as_str(&self) -> &str {
+            core::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+        }
+    }
+
+    impl LazyKernel {
+        /// The symbol, `ntt_lazy_<fwd|inv>_<row|col>_l<l>_r<log_r>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let mut n = Name::new();
+            n.push("ntt_lazy_");
+            n.push(if self.inverse { "inv_" } else { "fwd_" });
+            n.push(if self.strided { "col_l" } else { "row_l" });
+            n.push_num(self.l);
+            n.push("_r");
+            n.push_num(self.log_r);
+            n.push("_");
+            n.push(word);
+            n
+        }
+
+        /// Every lazy kernel of one word.
+        pub fn all() -> impl Iterator<Item = LazyKernel> {
+            [false, true].into_iter().flat_map(|inverse| {
+                [false, true].into_iter().flat_map(move |strided| {
+                    let ls = if strided { LAZY_COL_L } else { LAZY_ROW_L };
+                    ls.flat_map(move |l| {
+                        LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel { inverse, strided, l, log_r })
+                    })
+                })
+            })
+        }
+    }
+
+    /// Calls `f` with the symbol of every entry point.
+    pub fn for_each_entry(mut f: impl FnMut(&str)) {
+        for parts in entries() {
+            let mut n = Name::new();
+            for (i, p) in parts.iter().filter(|p| !p.is_empty()).enumerate() {
+                if i > 0 {
+                    n.push("_");
+                }
+                n.push(p);
+            }
+            f(n.as_str());
+        }
+        for w in WORDS {
+            let mut n = Name::new();
+            n.push(BUTTERFLY_FLOOR);
+            n.push("_");
+            n.push(w);
+            f(n.as_str());
+            for k in LazyKernel::all() {
+                f(k.name(w).as_str());
+            }
+        }
+    }
 
     /// Every entry point as name parts, `[base, reduction, word]` (the
     /// reduction part is empty for the pointwise kernel); join the non-empty

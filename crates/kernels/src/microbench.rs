@@ -42,3 +42,24 @@ pub unsafe fn modmul_chains<W: Word, R: ModMul<W>, const SELECT: bool>(
         *p.add(3) = x3;
     }
 }
+
+/// The compute floor of the lazy NTT: thread `t`'s eight registers go
+/// through `rounds` rounds of four independent Harvey butterflies
+/// ([`crate::arith::harvey::ct`]), register-only (no memory traffic
+/// inside the loop); returns the XOR of the eight values, which the kernel
+/// stores so that the work stays alive. The twin of
+/// `shared/tools/butterfly_floor.cu` in the project's own Rust.
+#[inline(always)]
+pub fn lazy_butterflies<W: Word>(t: u32, w: crate::arith::harvey::ShoupPair<W>, q: W, rounds: u32) -> W {
+    let q2 = q + q;
+    let mut x = [W::zero(); 8];
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = W::from_u64(u64::from((t * 8 + i as u32) & 0xffff));
+    }
+    for _ in 0..rounds {
+        for i in 0..4 {
+            (x[i], x[i + 4]) = crate::arith::harvey::ct(x[i], x[i + 4], w, q, q2);
+        }
+    }
+    x.iter().fold(W::zero(), |acc, &v| acc ^ v)
+}

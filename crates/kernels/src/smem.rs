@@ -15,6 +15,17 @@ pub trait Shared<W: Word> {
     /// # Safety
     /// `i` must be inside the tile.
     unsafe fn st(&self, i: usize, v: W);
+    /// Reads physical word `i` (no padding applied: the caller lays the
+    /// tile out itself, see `ntt::lazy`).
+    ///
+    /// # Safety
+    /// `i` must be inside the tile's physical words.
+    unsafe fn ld_at(&self, i: u32) -> W;
+    /// Writes physical word `i`.
+    ///
+    /// # Safety
+    /// `i` must be inside the tile's physical words.
+    unsafe fn st_at(&self, i: u32, v: W);
 }
 
 /// Words of one shared-memory bank row (32 banks × 4 bytes) for a word of
@@ -47,6 +58,16 @@ impl<W: Word> Shared<W> for HostShared<W> {
     unsafe fn st(&self, i: usize, v: W) {
         // SAFETY: forwarded.
         unsafe { *self.0.add(i) = v }
+    }
+    #[inline(always)]
+    unsafe fn ld_at(&self, i: u32) -> W {
+        // SAFETY: forwarded.
+        unsafe { *self.0.add(i as usize) }
+    }
+    #[inline(always)]
+    unsafe fn st_at(&self, i: u32, v: W) {
+        // SAFETY: forwarded.
+        unsafe { *self.0.add(i as usize) = v }
     }
 }
 
@@ -91,6 +112,24 @@ mod device {
                      options(nostack, preserves_flags));
             }
         }
+        #[inline(always)]
+        unsafe fn ld_at(&self, i: u32) -> u64 {
+            let v: u64;
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) self.base + 8 * i,
+                     options(nostack, readonly, preserves_flags));
+            }
+            v
+        }
+        #[inline(always)]
+        unsafe fn st_at(&self, i: u32, v: u64) {
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i,
+                     options(nostack, preserves_flags));
+            }
+        }
     }
 
     impl Shared<u32> for DeviceShared {
@@ -109,6 +148,24 @@ mod device {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
                 asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * padded(i as u32, 5),
+                     options(nostack, preserves_flags));
+            }
+        }
+        #[inline(always)]
+        unsafe fn ld_at(&self, i: u32) -> u32 {
+            let v: u32;
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i,
+                     options(nostack, readonly, preserves_flags));
+            }
+            v
+        }
+        #[inline(always)]
+        unsafe fn st_at(&self, i: u32, v: u32) {
+            // SAFETY: the caller keeps `i` inside the tile.
+            unsafe {
+                asm!("st.shared.u32 [{a}], {v};", v = in(reg32) v, a = in(reg32) self.base + 4 * i,
                      options(nostack, preserves_flags));
             }
         }

@@ -38,6 +38,10 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
     for kernel in [NttKernel::TwoD, NttKernel::TwoDPipelined, NttKernel::Auto] {
         v.push((kernel.name().to_string(), PlanOptions { kernel, ..PlanOptions::default() }));
     }
+    for radix in [8usize, 16] {
+        let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(radix), ..PlanOptions::default() };
+        v.push((format!("lazy-r{radix}"), o));
+    }
     v
 }
 
@@ -104,8 +108,8 @@ fn word_suite<W: Coeff>(
     };
     let plan = match NttPlan::with_options(gpu, params, *opts) {
         Ok(p) => p,
-        // The 2D split needs N >= 4.
-        Err(Error::InvalidN { .. }) if log_n < 2 => return,
+        // The 2D split needs N >= 4, the lazy kernels N >= 8.
+        Err(Error::InvalidN { .. }) if log_n < 2 || (opts.kernel == NttKernel::Lazy && log_n < 3) => return,
         Err(e) => return t.record(&format!("{tag} plan"), Err(s(e))),
     };
     let p = plan.params().clone();
@@ -268,9 +272,15 @@ fn fused_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                     match NttPlan::with_options(gpu, p.clone(), PlanOptions { fused_polymul: true, ..o }) {
                         Ok(plan) => plan,
                         Err(Error::InvalidN { .. }) => return Ok(()),
+                        // The lazy kernels run whole transforms only.
+                        Err(Error::NoTransformFor { .. }) if o.kernel == NttKernel::Lazy => return Ok(()),
                         Err(e) => return Err(s(e)),
                     };
-                let unfused = NttPlan::with_options(gpu, p.clone(), o).map_err(s)?;
+                // Half the twiddles of the same shared-memory kernels unfused
+                // (an unfused automatic plan also holds the lazy kernels' tables).
+                let shared = if o.kernel == NttKernel::Auto { NttKernel::Tiled } else { o.kernel };
+                let unfused =
+                    NttPlan::with_options(gpu, p.clone(), PlanOptions { kernel: shared, ..o }).map_err(s)?;
                 if 2 * plan.twiddle_bytes() != unfused.twiddle_bytes() {
                     return Err(format!(
                         "twiddles: {} bytes fused, {} unfused",

@@ -9,12 +9,14 @@
 //!   runs (`polymul_kernels::ntt::radix2`), looped over all threads of every
 //!   stage. A GPU result must equal these bit for bit.
 
+mod lazy;
 mod naive;
 mod ntt;
 mod rns;
 
 pub use rns::rns_polymul;
 
+pub use lazy::{forward_lazy, inverse_lazy};
 pub use naive::{negacyclic_naive, negacyclic_naive_big};
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{

@@ -17,6 +17,10 @@ use polymul_kernels::arith::Barrett4;
 use polymul_kernels::names;
 use polymul_kernels::ntt::tiled::{self, TileGeometry};
 use polymul_kernels::smem::padded_words;
+use polymul_kernels::arith::harvey::ShoupPair;
+use polymul_kernels::ntt::lazy::LaunchArgs;
+use crate::plan::lazy::{LazyPass, LazySchedule};
+use cust::function::{BlockSize, GridSize};
 
 /// Where a launch goes: the GPU (its context) and the stream to queue on
 /// (the GPU's own, or one a plan was bound to).
@@ -383,6 +387,99 @@ pub(crate) fn radix2_ntt<W: Coeff>(
                 a, main, aux, total, log_n, log_m, q, kk, m, moduli, data_words, tw_words
             ))
             .map_err(Error::cuda("launching an NTT stage", 0))?;
+        }
+    }
+    Ok(())
+}
+
+/// The lazy NTT's pass kernels of one plan (`plan::lazy`), looked up once,
+/// with their dynamic shared-memory limit raised where a tile needs it.
+pub(crate) struct LazyKernels<'g> {
+    forward: Vec<(Function<'g>, LazyPass)>,
+    inverse: Vec<(Function<'g>, LazyPass)>,
+}
+
+impl<'g> LazyKernels<'g> {
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, sched: &LazySchedule) -> Result<Self> {
+        let lookup = |passes: &[LazyPass]| -> Result<Vec<(Function<'g>, LazyPass)>> {
+            passes
+                .iter()
+                .map(|p| {
+                    let f = get(gpu, p.kernel.name(W::NAME).as_str().to_string())?;
+                    let bytes = p.smem_bytes::<W>();
+                    if bytes > 48 * 1024 {
+                        // SAFETY: a valid function handle; the tile is at most
+                        // 64 KiB plus padding, below every sm_70+ opt-in limit.
+                        let rc = unsafe {
+                            cust::sys::cuFuncSetAttribute(
+                                f.to_raw(),
+                                cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                bytes as i32,
+                            )
+                        };
+                        check(rc, "raising a lazy kernel's shared-memory limit")?;
+                    }
+                    Ok((f, *p))
+                })
+                .collect()
+        };
+        Ok(Self { forward: lookup(&sched.forward)?, inverse: lookup(&sched.inverse)? })
+    }
+
+    /// Passes of one direction.
+    pub(crate) fn passes(&self, inverse: bool) -> usize {
+        if inverse { self.inverse.len() } else { self.forward.len() }
+    }
+}
+
+/// A by-value kernel argument block (`#[repr(C)]`, defined in
+/// polymul-kernels and read by the kernel as its only parameter).
+#[repr(transparent)]
+struct ByValue<T>(T);
+
+/// Queues a lazy transform of `batch` polynomials per tower: its one or two
+/// passes, each one launch over every tower. `table` holds the direction's
+/// tables, `tw_pairs` pairs per tower; `moduli` is the tower table (null for
+/// one tower) and `q` tower 0's modulus.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn lazy_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    table: &DeviceVec<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+    modulus: W,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let passes = match dir {
+        Direction::Forward => &k.forward,
+        Direction::Inverse => &k.inverse,
+    };
+    for (f, p) in passes {
+        let args = ByValue(LaunchArgs {
+            data: data.buf.as_device_ptr().as_raw() as *mut W,
+            tw: table.buf.as_device_ptr().as_raw() as *const ShoupPair<W>,
+            moduli: towers.moduli.as_raw() as *const W,
+            data_words: towers.data_words,
+            tw_pairs: (1u32 << log_n) + 1,
+            log_n,
+            subs: p.subs(log_n, batch),
+            q: modulus,
+        });
+        let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+        let grid = GridSize::xy(p.blocks(log_n, batch), towers.rows);
+        let block = BlockSize::x(p.shape.threads());
+        // SAFETY: the argument block is the kernel's only parameter and has
+        // its layout (`#[repr(C)]`, shared with the kernel); the plan sized
+        // `data` to batch·N words per tower, the tables to N + 1 pairs per
+        // tower and the constants table to the grid's rows.
+        unsafe {
+            q.stream
+                .launch(f, grid, block, p.smem_bytes::<W>(), &params)
+                .map_err(Error::cuda("launching a lazy NTT pass", 0))?;
         }
     }
     Ok(())

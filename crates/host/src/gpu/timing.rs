@@ -2,7 +2,7 @@
 //! events on the GPU's stream, and report the median.
 
 use super::{DeviceVec, Gpu};
-use crate::{Error, Result};
+use crate::{Coeff, Error, Result};
 use cust::event::{Event, EventFlags};
 use cust::memory::AsyncCopyDestination;
 
@@ -54,6 +54,43 @@ impl Gpu {
         let max_us = samples.iter().copied().fold(0.0, f64::max);
         let n = samples.len();
         Ok(Timing { median_us: median(&mut samples), min_us, max_us, reps: n })
+    }
+
+    /// The compute floor of the lazy NTT on this GPU: Harvey butterflies
+    /// per second, device-wide, from a register-only kernel (8 blocks of
+    /// 256 threads per SM, each thread 4 independent butterflies per round,
+    /// `rounds` rounds; median of `reps` timed runs) modulo `q`.
+    /// A `2^k`-point NTT needs `k · 2^(k−1)` of them.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] for `q` wider than the lazy kernels
+    /// allow (62 bits on `u64`, 30 on `u32`) or below 3, or `rounds = 0`;
+    /// then launch errors.
+    pub fn lazy_butterfly_rate<W: Coeff>(&self, q: W, rounds: u32, reps: usize) -> Result<f64> {
+        let max = polymul_kernels::arith::harvey::max_bits(W::BITS);
+        let (q64, limit) = (q.as_u64(), (1u64 << max) - 1);
+        if !(3..=limit).contains(&q64) {
+            return Err(Error::ArgumentOutOfRange { what: "q", value: q64, min: 3, max: limit });
+        }
+        if rounds == 0 {
+            return Err(Error::ArgumentOutOfRange { what: "rounds", value: 0, min: 1, max: u32::MAX as u64 });
+        }
+        let w = polymul_kernels::arith::harvey::ShoupPair::new(W::from_u64(q64 / 3), q).unwrap_or_default();
+        let (blocks, threads) = (self.info().multiprocessors.max(1) as u32 * 8, 256u32);
+        let out: DeviceVec<W> = self.zeros((blocks * threads) as usize)?;
+        let name = format!("{}_{}", polymul_kernels::names::BUTTERFLY_FLOOR, W::NAME);
+        let f = self.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
+        let stream = self.stream();
+        let t = self.time(1, reps, || {
+            let p = out.buf.as_device_ptr();
+            let (ww, wp) = (w.w, w.wp);
+            // SAFETY: `out` holds one word per launched thread.
+            unsafe {
+                cust::launch!(f<<<blocks, threads, 0, stream>>>(p, ww, wp, q, rounds))
+                    .map_err(Error::cuda("launching the butterfly floor", 0))
+            }
+        })?;
+        Ok(4.0 * f64::from(blocks * threads) * f64::from(rounds) / (t.median_us * 1e-6))
     }
 
     /// Device-to-device copy bandwidth in GB/s (bytes read + bytes written),

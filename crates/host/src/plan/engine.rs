@@ -6,8 +6,9 @@
 //! `polymul_kernels::towers`).
 
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
+use super::lazy::LazySchedule;
 use crate::gpu::launch::{
-    self, Direction, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch,
+    self, Direction, LazyKernels, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch,
 };
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::NttParams;
@@ -51,6 +52,37 @@ pub(crate) struct Engine<'g, W: Coeff> {
     pub(crate) options: PlanOptions,
     /// The stream the plan queues on, if bound (else the GPU's).
     stream: Option<GpuStream>,
+    /// The lazy kernels and their tables, where the plan may run them.
+    lazy: Option<LazyState<'g, W>>,
+}
+
+/// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
+/// kernels and the Shoup-pair tables of every tower.
+struct LazyState<'g, W: Coeff> {
+    kernels: LazyKernels<'g>,
+    /// Forward tables, `N + 1` pairs per tower.
+    fwd: DeviceVec<W>,
+    /// Inverse tables.
+    inv: DeviceVec<W>,
+    /// Tower 0's modulus (the scalar of a one-tower launch).
+    q: W,
+}
+
+impl<'g, W: Coeff> LazyState<'g, W> {
+    fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
+        let (mut fwd, mut inv) = (Vec::new(), Vec::new());
+        for p in towers {
+            let (f, i) = super::lazy::tables(p)?;
+            fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
+            inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
+        }
+        Ok(Self {
+            kernels: LazyKernels::new::<W>(gpu, sched)?,
+            fwd: gpu.upload(&fwd)?,
+            inv: gpu.upload(&inv)?,
+            q: towers[0].q(),
+        })
+    }
 }
 
 impl<'g, W: Coeff> Engine<'g, W> {
@@ -88,6 +120,36 @@ impl<'g, W: Coeff> Engine<'g, W> {
             Some(radix) => return Err(Error::BadRadix { radix }),
         };
         let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
+        // The lazy kernels: asked for (then they must cover the plan), or
+        // available to the automatic choice where they do.
+        let lazy_radix = match options.radix {
+            Some(8) => Some(3),
+            Some(16) => Some(4),
+            _ => None,
+        };
+        let lazy_sched = match (options.kernel, options.fused_polymul) {
+            (NttKernel::Lazy, true) => {
+                return Err(Error::NoTransformFor {
+                    why: "the lazy kernels run whole transforms only: use fused_polymul with the tiled or \
+                          2D kernel, or the lazy kernel without fused_polymul"
+                        .into(),
+                });
+            }
+            (NttKernel::Lazy, false) => {
+                if matches!(options.radix, Some(2 | 4)) {
+                    return Err(Error::NoTransformFor {
+                        why: "the lazy kernels have radix 8 and 16 only: choose one of those, or None".into(),
+                    });
+                }
+                Some(LazySchedule::new::<W>(log_n, lazy_radix).ok_or(Error::InvalidN {
+                    n,
+                    min: 1 << polymul_kernels::ntt::lazy::MIN_ROW_L,
+                    max: 1 << (polymul_kernels::ntt::lazy::MAX_COL_L + polymul_kernels::ntt::lazy::MAX_ROW_L),
+                })?)
+            }
+            (NttKernel::Auto, false) => LazySchedule::new::<W>(log_n, lazy_radix),
+            _ => None,
+        };
         // The tile sizes this plan may use: the one asked for, or the
         // automatic candidates (see `PlanOptions::tile_bytes`).
         let candidates: Vec<usize> = match options.tile_bytes {
@@ -154,6 +216,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let tiled =
             (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
+        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc)).transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
             _ => None,
@@ -176,6 +239,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             geometries_2d,
             options,
             stream: None,
+            lazy,
         })
     }
 
@@ -232,7 +296,8 @@ impl<'g, W: Coeff> Engine<'g, W> {
     /// Device bytes of the twiddle tables (forward and inverse, main and
     /// auxiliary words, every tower).
     pub(crate) fn twiddle_bytes(&self) -> usize {
-        self.twiddles.bytes() + self.inv_twiddles.bytes()
+        let lazy = self.lazy.as_ref().map_or(0, |l| (l.fwd.len() + l.inv.len()) * std::mem::size_of::<W>());
+        self.twiddles.bytes() + self.inv_twiddles.bytes() + lazy
     }
 
     pub(crate) fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
@@ -240,7 +305,17 @@ impl<'g, W: Coeff> Engine<'g, W> {
             NttKernel::Auto => {
                 let batched = is_batched(self.n(), batch.saturating_mul(self.towers));
                 let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
-                if k == NttKernel::TwoD && self.geometries_2d.is_empty() { NttKernel::Tiled } else { k }
+                match k {
+                    NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
+                    // A fused plan has no lazy kernels: the best of the others.
+                    NttKernel::Lazy if self.lazy.is_none() => {
+                        match super::shared_memory_kernel(W::BITS, self.log_n, batched, inverse) {
+                            NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
+                            k => k,
+                        }
+                    }
+                    k => k,
+                }
             }
             k => k,
         }
@@ -294,6 +369,20 @@ impl<'g, W: Coeff> Engine<'g, W> {
             direct: !self.options.shared_only,
             stop,
         };
+        if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
+            let table = if inverse { &lz.inv } else { &lz.fwd };
+            return launch::lazy_ntt(
+                self.queue(),
+                &lz.kernels,
+                dir,
+                data,
+                table,
+                batch,
+                self.log_n,
+                &towers,
+                lz.q,
+            );
+        }
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
                 self.queue(),
@@ -408,14 +497,21 @@ impl<'g, W: Coeff> Engine<'g, W> {
     pub(crate) fn global_passes(&self, batch: usize) -> u32 {
         match self.kernel_for_dir(batch, false) {
             NttKernel::Radix2Global => self.log_n,
+            NttKernel::Lazy => self.lazy_passes().unwrap_or(2),
             k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
         }
     }
 
-    /// The forward geometry of `batch` polynomials per tower (`None` for radix 2).
+    /// Passes of the lazy forward transform, if the plan has the lazy kernels.
+    fn lazy_passes(&self) -> Option<u32> {
+        self.lazy.as_ref().map(|l| l.kernels.passes(false) as u32)
+    }
+
+    /// The forward geometry of `batch` polynomials per tower (`None` for
+    /// radix 2 and the lazy kernels, whose shapes are compile-time).
     pub(crate) fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
         match self.kernel_for_dir(batch, false) {
-            NttKernel::Radix2Global => None,
+            NttKernel::Radix2Global | NttKernel::Lazy => None,
             k => Some(self.tile_for(k, batch)),
         }
     }

@@ -2,6 +2,7 @@
 //! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
 
 mod engine;
+pub(crate) mod lazy;
 
 pub(crate) use engine::Engine;
 
@@ -45,12 +46,26 @@ pub enum NttKernel {
     /// one of two streams (`i mod 2`), so one polynomial's row pass overlaps
     /// the next one's column pass.
     TwoDPipelined,
+    /// The lazy NTT (`polymul_kernels::ntt::lazy`): Harvey's butterflies
+    /// (values kept in `[0, 4q)` with Shoup twiddles, one correction per
+    /// butterfly), register-resident radix-8 or radix-16 units with every
+    /// shape fixed at compile time, one pass for N up to 2^12 (`u64`) or
+    /// 2^13 (`u32`) and two above (a column pass of at most 2^8 points,
+    /// then a row pass), the inverse without per-stage `½` (the `1/N` is
+    /// folded into its last stage). Always Shoup: [`PlanOptions::reduction`]
+    /// does not apply. Covers N = 2^3 to 2^21; not for fused-polymul plans.
+    Lazy,
 }
 
 impl NttKernel {
     /// Every concrete kernel (all but [`NttKernel::Auto`]).
-    pub const ALL: [NttKernel; 4] =
-        [NttKernel::Radix2Global, NttKernel::Tiled, NttKernel::TwoD, NttKernel::TwoDPipelined];
+    pub const ALL: [NttKernel; 5] = [
+        NttKernel::Radix2Global,
+        NttKernel::Tiled,
+        NttKernel::TwoD,
+        NttKernel::TwoDPipelined,
+        NttKernel::Lazy,
+    ];
 
     /// A short name for tables and the command line.
     pub fn name(self) -> &'static str {
@@ -60,6 +75,7 @@ impl NttKernel {
             NttKernel::Tiled => "tiled",
             NttKernel::TwoD => "2d",
             NttKernel::TwoDPipelined => "2d-pipelined",
+            NttKernel::Lazy => "lazy",
         }
     }
 }
@@ -295,15 +311,28 @@ pub fn is_batched(n: usize, batch: usize) -> bool {
 }
 
 /// The kernel [`NttKernel::Auto`] runs for `N = 2^log_n` on `word_bits`
-/// words, single or batched, forward or inverse: the fastest in the H200
-/// sweep with prebuilt SASS (docs/results/2026-11-22-nvidia-h200-ntt-family-sass).
+/// words, single or batched, forward or inverse: the lazy kernels wherever
+/// they cover N (2^3 to 2^21; see docs/ntt.md for the measurements), else
+/// [`shared_memory_kernel`].
+pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
+    if polymul_kernels::ntt::lazy::split(log_n, 0).is_some() {
+        NttKernel::Lazy
+    } else {
+        shared_memory_kernel(word_bits, log_n, batched, inverse)
+    }
+}
+
+/// The fastest of the shared-memory kernels (tiled and 2D) in the H200
+/// sweep with prebuilt SASS (docs/results/2026-11-22-nvidia-h200-ntt-family-sass):
+/// what [`NttKernel::Auto`] runs where the lazy kernels do not apply (N
+/// outside their range, fused-polymul plans).
 /// Batched forward transforms of large N take the 2D split (its balanced
 /// passes beat the tiled kernel's long contiguous pass); small N fit one
 /// tile; batched inverse transforms (two `½` corrections per butterfly, more
 /// registers) are fastest in the tiled kernel at every N; a single polynomial
 /// is latency-bound and takes the tiled kernel (the 2D one for 32-bit words
 /// from N = 2^11).
-pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
+pub fn shared_memory_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
     match (word_bits, batched, inverse) {
         (_, true, true) => NttKernel::Tiled,
         (64, true, false) if log_n >= 14 => NttKernel::TwoD,
@@ -320,6 +349,9 @@ pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> 
 /// the batch keeps every SM busy and the tile is small enough, radix 8 or 4
 /// where fewer registers per thread (more threads in flight) matter more.
 pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> u32 {
+    if kernel == NttKernel::Lazy {
+        return polymul_kernels::ntt::lazy::log_radix((word_bits / 8) as usize, log_n);
+    }
     let two_d = matches!(kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
     match (word_bits, batched, two_d, inverse) {
         (64, true, _, true) if log_n <= 11 => 3,

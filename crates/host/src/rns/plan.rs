@@ -138,6 +138,11 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
         self.engine.whole(Direction::Inverse, data)
     }
 
+    /// Queues `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
+    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        self.engine.pointwise_mul(acc, other)
+    }
+
     /// Queues `a ← a ⊗ b` for every pair and tower; `b` is left transformed.
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         self.engine.polymul_in_place(a, b)

@@ -16,7 +16,8 @@
 //!
 //! Every `new` validates the modulus and returns a typed [`ModulusError`];
 //! the per-element functions assume validated inputs (`x, w < q`).
-//! [`add`] holds modular addition, subtraction and the division-free `x/2`.
+//! [`add`] holds modular addition, subtraction and the division-free `x/2`;
+//! [`harvey`] the lazy Shoup butterflies of the `Lazy` NTT kernels.
 
 /// `prepare` and `op` of a reduction whose operand is the plain word `w`.
 macro_rules! plain_operand {
@@ -36,6 +37,7 @@ pub mod barrett;
 pub mod barrett4;
 pub mod builtin;
 pub mod dhem_quisquater;
+pub mod harvey;
 pub mod montgomery;
 pub mod shoup;
 

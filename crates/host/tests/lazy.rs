@@ -1,0 +1,99 @@
+//! The lazy NTT kernels' code (Harvey butterflies, one or two passes) run on
+//! the CPU against the radix-2 reference and the schoolbook product.
+
+use polymul::cpu;
+use polymul::params::NttParams;
+use polymul::random::SplitMix64;
+use polymul::{Coeff, Error};
+
+fn to_u64<W: Coeff>(v: &[W]) -> Vec<u64> {
+    v.iter().map(|x| x.as_u64()).collect()
+}
+
+/// Inputs of a batch of three: random, all q − 1, sparse edge values.
+fn inputs<W: Coeff>(n: usize, q: W, rng: &mut SplitMix64) -> Vec<W> {
+    let mut v = rng.coeffs(n, q);
+    v.extend(std::iter::repeat_n(q - W::one(), n));
+    let mut edge = vec![W::zero(); n];
+    edge[0] = q - W::one();
+    edge[n - 1] = W::one();
+    edge[n / 2] = q - W::one();
+    v.extend(edge);
+    v
+}
+
+/// Forward and inverse equal the radix-2 kernels' bit for bit, and the
+/// round trip is the identity, for every N the lazy kernels cover, both
+/// radices, the widest and a narrow modulus.
+fn check_transforms<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, widths: &[u32]) {
+    for log_n in log_ns {
+        let n = 1usize << log_n;
+        for &bits in widths {
+            let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+            let mut rng = SplitMix64::new(u64::from(log_n) * 1000 + u64::from(bits));
+            let x = inputs(n, p.q(), &mut rng);
+            let mut want = x.clone();
+            cpu::forward(&p, &mut want).unwrap();
+            let mut back_want = want.clone();
+            cpu::inverse(&p, &mut back_want).unwrap();
+            assert_eq!(back_want, x);
+            for log_r in [None, Some(3), Some(4)] {
+                let mut got = x.clone();
+                cpu::forward_lazy(&p, &mut got, log_r).unwrap();
+                assert_eq!(to_u64(&got), to_u64(&want), "forward N=2^{log_n} {bits} bits u{} r{log_r:?}", W::BITS);
+                cpu::inverse_lazy(&p, &mut got, log_r).unwrap();
+                assert_eq!(to_u64(&got), to_u64(&x), "round trip N=2^{log_n} {bits} bits r{log_r:?}");
+                // The inverse alone on reduced words in the NTT domain.
+                let mut y = x.clone();
+                let mut y_want = x.clone();
+                cpu::inverse(&p, &mut y_want).unwrap();
+                cpu::inverse_lazy(&p, &mut y, log_r).unwrap();
+                assert_eq!(to_u64(&y), to_u64(&y_want), "inverse N=2^{log_n} {bits} bits r{log_r:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn lazy_equals_radix2_u64() {
+    check_transforms::<u64>(3..=17, &[62, 40]);
+}
+
+#[test]
+fn lazy_equals_radix2_u32() {
+    check_transforms::<u32>(3..=17, &[30, 25]);
+}
+
+#[test]
+fn lazy_covers_the_largest_sizes() {
+    check_transforms::<u64>(20..=21, &[62]);
+    check_transforms::<u32>(21..=21, &[30]);
+}
+
+/// forward · forward · pointwise · inverse through the lazy code == the
+/// schoolbook negacyclic product.
+#[test]
+fn lazy_polymul_equals_naive() {
+    for log_n in 3..=10u32 {
+        let n = 1usize << log_n;
+        let p = NttParams::<u64>::with_prime_bits(n, 62).unwrap();
+        let mut rng = SplitMix64::new(u64::from(log_n));
+        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+        let (mut fa, mut fb) = (a.clone(), b.clone());
+        cpu::forward_lazy(&p, &mut fa, None).unwrap();
+        cpu::forward_lazy(&p, &mut fb, None).unwrap();
+        cpu::pointwise_mul(&p, &mut fa, &fb).unwrap();
+        cpu::inverse_lazy(&p, &mut fa, None).unwrap();
+        assert_eq!(fa, cpu::negacyclic_naive(&a, &b, p.q()).unwrap(), "N=2^{log_n}");
+    }
+}
+
+#[test]
+fn lazy_refuses_what_it_does_not_cover() {
+    let p = NttParams::<u64>::with_prime_bits(4, 40).unwrap();
+    assert!(matches!(cpu::forward_lazy(&p, &mut [1, 2, 3, 4], None), Err(Error::InvalidN { .. })));
+    let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
+    let mut v = vec![1u64; 16];
+    assert!(matches!(cpu::forward_lazy(&p, &mut v, Some(2)), Err(Error::BadRadix { radix: 4 })));
+    assert!(matches!(cpu::forward_lazy(&p, &mut v[..15], None), Err(Error::NotAMultipleOfN { .. })));
+}

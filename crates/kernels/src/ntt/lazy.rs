@@ -1,0 +1,453 @@
+//! The lazy NTT: Harvey's butterflies ([`crate::arith::harvey`]) on
+//! register-resident radix-2^k units, with every shape fixed at compile time.
+//!
+//! A transform of `N = 2^log_n` words is one or two **passes** over global
+//! memory. Each pass runs, per block, `S = 2^log_s` independent
+//! **sub-transforms** of `2^l` points:
+//!
+//! * a **row pass** takes `S` consecutive chunks ("rows") of `2^l` words and
+//!   runs the last `l` stages of the transform on each (`l = log_n`: the
+//!   whole transform, one polynomial per row);
+//! * a **column pass** takes `S` consecutive columns of the
+//!   `2^(log_n − l) × 2^l`… view: column `c` of a polynomial is the `2^l`
+//!   words `c + x · 2^(log_n − l)`, and the pass runs the first `l` stages on
+//!   each column (their twiddles do not depend on the column).
+//!
+//! Forward: column pass (stages `0..l1`) then row pass (stages `l1..log_n`),
+//! or one row pass. Inverse: the mirror, Gentleman–Sande butterflies without
+//! the per-stage `½` of the other kernels: the `1/N` is folded into the last
+//! stage ([`harvey::gs_last`]), so the inverse costs what the forward costs.
+//!
+//! Inside a pass a thread holds a radix-`2^k` unit (the `2^k` words of a
+//! sub-transform that `k` consecutive stages connect) in registers, runs
+//! the `k` stages and hands the words on through shared memory; the first
+//! step reads them straight from global memory and the last writes them
+//! straight back (both coalesced: the fastest thread index walks the
+//! columns of a column pass and the words of a row). All offsets are
+//! compile-time constants after inlining, so every shared-memory access is
+//! one `LDS`/`STS` with an immediate offset. Values stay in `[0, 4q)`
+//! (forward) or `[0, 2q)` (inverse) until the pass that finishes the
+//! transform reduces them.
+//!
+//! Twiddles come from one table of [`ShoupPair`]s per direction, `N + 1`
+//! pairs: pair `i` is `Ψ_br[i]` (or `Ψ⁻¹_br[i]`) with its Shoup companion;
+//! the inverse table keeps `N⁻¹` in the unused pair 0 and `Ψ⁻¹_br[1] · N⁻¹`
+//! in pair `N`.
+
+use crate::Word;
+use crate::arith::harvey::{self, ShoupPair};
+use crate::gmem::Gmem;
+use crate::smem::Shared;
+
+/// Words per block tile for `word_bytes`-byte words: 32 KiB.
+pub const fn tile_words(word_bytes: usize) -> u32 {
+    (32 * 1024 / word_bytes) as u32
+}
+
+/// Largest `l` of a row pass (a row fits one block: 2^13 words).
+pub const MAX_ROW_L: u32 = 13;
+/// Smallest `l` of a row pass with a kernel.
+pub const MIN_ROW_L: u32 = 3;
+/// Largest `l` of a column pass (`S` columns of `2^l` words fill a 32 KiB
+/// tile with at least 16 `u64` / 32 `u32` columns, 128 bytes per row).
+pub const MAX_COL_L: u32 = 8;
+/// Smallest `l` of a column pass with a kernel.
+pub const MIN_COL_L: u32 = 5;
+
+/// The compile-time shape of one pass kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// `log2` of the points of each sub-transform.
+    pub l: u32,
+    /// `log2` of the largest register radix (`k` of the widest step).
+    pub log_r: u32,
+    /// `log2` of the sub-transforms per block.
+    pub log_s: u32,
+    /// A column pass (`true`) or a row pass.
+    pub strided: bool,
+}
+
+impl Shape {
+    /// The shape of the kernel for `l`, radix `2^log_r` and `word_bytes`:
+    /// as many sub-transforms as fill [`tile_words`] (at least one).
+    pub const fn new(l: u32, log_r: u32, strided: bool, word_bytes: usize) -> Shape {
+        let lt = tile_words(word_bytes).trailing_zeros();
+        let log_s = if l >= lt { 0 } else { lt - l };
+        let log_r = if log_r > l { l } else { log_r };
+        Shape { l, log_r, log_s, strided }
+    }
+
+    /// `log2` of the words of one block's tile.
+    pub const fn log_tile(&self) -> u32 {
+        self.l + self.log_s
+    }
+
+    /// Threads per block: one per radix-`2^log_r` unit of the tile.
+    pub const fn threads(&self) -> u32 {
+        1 << (self.log_tile() - self.log_r)
+    }
+
+    /// Register steps per pass: `⌈l / log_r⌉`.
+    pub const fn steps(&self) -> u32 {
+        self.l.div_ceil(self.log_r)
+    }
+
+    /// Forward step `j`: `(stages before it in this pass, stages in it)`;
+    /// the `l` stages are split as evenly as possible, wider steps first.
+    pub const fn step(&self, j: u32) -> (u32, u32) {
+        let n = self.steps();
+        let (small, extra) = (self.l / n, self.l % n);
+        let k = small + if j < extra { 1 } else { 0 };
+        let before = j * small + if j < extra { j } else { extra };
+        (before, k)
+    }
+
+    /// `log2` of the words after which the row layout skips one padding word
+    /// (128 bytes: a shared-memory bank row), `0` for a column pass (no
+    /// padding: its warps already touch 128 consecutive bytes).
+    pub const fn log_pad(&self, word_bytes: usize) -> u32 {
+        if self.strided { 0 } else { (128 / word_bytes).trailing_zeros() }
+    }
+
+    /// Physical words of the tile in shared memory (padding included).
+    pub const fn smem_words(&self, word_bytes: usize) -> u32 {
+        let w = 1u32 << self.log_tile();
+        match self.log_pad(word_bytes) {
+            0 => w,
+            p => w + (w >> p),
+        }
+    }
+}
+
+/// What one launch of a pass works on (one tower: the entry point resolves
+/// the tower's data, table and modulus).
+#[derive(Debug, Clone, Copy)]
+pub struct PassArgs<W> {
+    /// The tower's data (`batch · N` words).
+    pub data: *mut W,
+    /// The tower's twiddle table (`N + 1` pairs, see the module docs).
+    pub tw: *const ShoupPair<W>,
+    /// The modulus (`4q < 2^β`).
+    pub q: W,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// Sub-transforms in the whole batch: rows (`batch · 2^(log_n − l)`) or
+    /// columns (the same count). Units past it do nothing.
+    pub subs: u32,
+}
+
+/// The arguments of every lazy pass kernel, passed by value as one
+/// `#[repr(C)]` block: the host fills this very struct, so the two sides
+/// cannot disagree on order or types.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct LaunchArgs<W> {
+    /// The batch, tower after tower.
+    pub data: *mut W,
+    /// The twiddle tables, `tw_pairs` pairs per tower.
+    pub tw: *const ShoupPair<W>,
+    /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
+    /// one tower (then `q` is used).
+    pub moduli: *const W,
+    /// Words between consecutive towers' data.
+    pub data_words: u64,
+    /// Pairs between consecutive towers' tables (`N + 1`).
+    pub tw_pairs: u32,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// Sub-transforms per tower ([`PassArgs::subs`]).
+    pub subs: u32,
+    /// The modulus of a one-tower launch.
+    pub q: W,
+}
+
+impl<W: Word> LaunchArgs<W> {
+    /// Tower `y`'s [`PassArgs`].
+    ///
+    /// # Safety
+    /// A non-null `moduli` holds at least `y + 1` rows.
+    #[inline(always)]
+    pub unsafe fn tower(&self, y: u32) -> PassArgs<W> {
+        let q = if self.moduli.is_null() {
+            self.q
+        } else {
+            // SAFETY: row y exists (caller).
+            unsafe { *self.moduli.add(y as usize * crate::towers::TOWER_WORDS + crate::towers::Q) }
+        };
+        PassArgs {
+            data: self.data.wrapping_add(y as usize * self.data_words as usize),
+            tw: self.tw.wrapping_add(y as usize * self.tw_pairs as usize),
+            q,
+            log_n: self.log_n,
+            subs: self.subs,
+        }
+    }
+}
+
+/// Runs execution step `e` (`0..shape.steps()`) of block `blk` for thread
+/// `t`: the units of this thread, read from global memory (first step) or
+/// the tile, `k` stages, written to the tile or global memory (last step).
+/// The GPU puts a block barrier between consecutive steps; the host runs a
+/// step for every thread of the block before the next.
+///
+/// # Safety
+/// `args` describe a valid batch and table for `shape` (`l <= log_n`, a
+/// row pass with `l1 = log_n − l` and a column pass with `l` stages, a
+/// table of `N + 1` pairs), `s` holds [`Shape::smem_words`] words, `blk`
+/// is below the launch's block count and `t` below [`Shape::threads`].
+#[inline(always)]
+pub unsafe fn step<W: Gmem, S: Shared<W>, const INV: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    let n = shape.steps();
+    // Forward step index: the inverse runs the steps backwards.
+    let j = if INV { n - 1 - e } else { e };
+    let (g, k) = shape.step(j);
+    let io = (e == 0, e + 1 == n);
+    // SAFETY: forwarded.
+    unsafe {
+        match k {
+            4 => units::<W, S, INV, 16>(shape, args, s, blk, t, g, io),
+            3 => units::<W, S, INV, 8>(shape, args, s, blk, t, g, io),
+            2 => units::<W, S, INV, 4>(shape, args, s, blk, t, g, io),
+            _ => units::<W, S, INV, 2>(shape, args, s, blk, t, g, io),
+        }
+    }
+}
+
+/// Every radix-`R` unit of thread `t` in the step with `g` stages before
+/// it; `io = (from global, to global)`.
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn units<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    blk: u32,
+    t: u32,
+    g: u32,
+    io: (bool, bool),
+) {
+    let k = R.trailing_zeros();
+    let per_thread = 1u32 << (shape.log_r - k);
+    let threads = shape.threads();
+    for v in 0..per_thread {
+        // SAFETY: forwarded.
+        unsafe { unit::<W, S, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
+    }
+}
+
+/// Radix-`R` unit `p` of block `blk` (see [`units`]).
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn unit<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    blk: u32,
+    p: u32,
+    g: u32,
+    (from_global, to_global): (bool, bool),
+) {
+    let (l, log_s) = (shape.l, shape.log_s);
+    let k = R.trailing_zeros();
+    let word_bytes = core::mem::size_of::<W>();
+    // Which sub-transform and which unit of it: the fastest-varying thread
+    // index walks the columns (column pass) or the units of a row.
+    let (sub, u) = if shape.strided {
+        (p & ((1 << log_s) - 1), p >> log_s)
+    } else {
+        (p >> (l - k), p & ((1 << (l - k)) - 1))
+    };
+    let gsub = (blk << log_s) + sub;
+    if gsub >= args.subs {
+        return;
+    }
+    // The unit's words are j0 + x·h, x < R; i is its group at stage g.
+    let lh = l - g - k;
+    let h = 1u32 << lh;
+    let i = u >> lh;
+    let j0 = (i << (l - g)) | (u & (h - 1));
+    let log_cols = args.log_n - l;
+    // Global word of the unit's first word, and the distance between words.
+    let (gbase, gstride) = if shape.strided {
+        let poly = (gsub >> log_cols) as usize;
+        let col = (gsub & ((1 << log_cols) - 1)) as usize;
+        ((poly << args.log_n) + col + ((j0 as usize) << log_cols), (h as usize) << log_cols)
+    } else {
+        (((gsub as usize) << l) + j0 as usize, h as usize)
+    };
+    // Physical tile word of the unit's first word; word x sits at
+    // `sbase + x·sstride + pad(x·h)` (see `Shape::log_pad`: the unit never
+    // straddles a padding word in a way that breaks this).
+    let log_pad = shape.log_pad(word_bytes);
+    let (sbase, sstride) = if shape.strided {
+        ((j0 << log_s) + sub, h << log_s)
+    } else {
+        let o = (sub << l) + j0;
+        (o + (o >> log_pad), h)
+    };
+    let soff = |x: usize| -> u32 {
+        let xh = (x as u32) << lh;
+        let pad = if shape.strided { 0 } else { xh >> log_pad };
+        sbase + (x as u32) * sstride + pad
+    };
+    // Twiddle index at stage g + d for sub-group b: (T0 << (g+d)) + (i << d) + b.
+    let t0 = if shape.strided {
+        1
+    } else {
+        let l1 = log_cols;
+        (1u32 << l1) + (gsub & ((1 << l1) - 1))
+    };
+    let (q, q2) = (args.q, args.q + args.q);
+    let mut a = [W::zero(); R];
+    // SAFETY: every index is inside the batch, the tile and the table
+    // (caller: a valid shape and launch).
+    unsafe {
+        // A row unit of consecutive words moves in 16-byte vectors.
+        let run = !shape.strided && lh == 0 && R * word_bytes >= 16;
+        if from_global && run {
+            W::ld_run(args.data.add(gbase), &mut a);
+        } else if from_global {
+            for (x, v) in a.iter_mut().enumerate() {
+                *v = W::ld(args.data.add(gbase + x * gstride));
+            }
+        } else {
+            for (x, v) in a.iter_mut().enumerate() {
+                *v = s.ld_at(soff(x));
+            }
+        }
+        // The inverse's stage 0 (in the step with g = 0 of a pass that
+        // ends the transform) carries the 1/N.
+        let last = INV && g == 0 && (shape.strided || log_cols == 0);
+        let tw = |d: u32, b: usize| -> ShoupPair<W> { W::ld_pair(args.tw.add(((t0 << (g + d)) + (i << d)) as usize + b)) };
+        if INV {
+            for d in (0..k).rev() {
+                if d == 0 && last {
+                    let ninv = W::ld_pair(args.tw);
+                    let wn = W::ld_pair(args.tw.add(1 << args.log_n));
+                    for x in 0..R / 2 {
+                        (a[x], a[x + R / 2]) = harvey::gs_last(a[x], a[x + R / 2], ninv, wn, q, q2);
+                    }
+                } else {
+                    level::<W, R, true>(&mut a, d, &tw, q, q2);
+                }
+            }
+        } else {
+            for d in 0..k {
+                level::<W, R, false>(&mut a, d, &tw, q, q2);
+            }
+            // The row pass ends every forward transform.
+            if !shape.strided && g + k == l {
+                for v in a.iter_mut() {
+                    *v = harvey::reduce4(*v, q, q2);
+                }
+            }
+        }
+        if to_global && run {
+            W::st_run(args.data.add(gbase), &a);
+        } else if to_global {
+            for (x, v) in a.iter().enumerate() {
+                W::st(args.data.add(gbase + x * gstride), *v);
+            }
+        } else {
+            for (x, v) in a.iter().enumerate() {
+                s.st_at(soff(x), *v);
+            }
+        }
+    }
+}
+
+/// Level `d` of a radix-`R` unit: `2^d` sub-groups of `R / 2^d` registers,
+/// sub-group `b` with twiddle `tw(d, b)`.
+#[inline(always)]
+fn level<W: Word, const R: usize, const INV: bool>(
+    a: &mut [W; R],
+    d: u32,
+    tw: &impl Fn(u32, usize) -> ShoupPair<W>,
+    q: W,
+    q2: W,
+) {
+    let (span, width) = (R >> (d + 1), R >> d);
+    for b in 0..1usize << d {
+        let w = tw(d, b);
+        for x in 0..span {
+            let x = b * width + x;
+            (a[x], a[x + span]) = if INV {
+                harvey::gs(a[x], a[x + span], w, q, q2)
+            } else {
+                harvey::ct(a[x], a[x + span], w, q, q2)
+            };
+        }
+    }
+}
+
+/// `log2` of the largest register radix of the kernels with `l`-point
+/// sub-transforms on `word_bytes`-byte words: radix 16, or 8 where a
+/// unit's words and twiddles would crowd the registers (`u64`).
+pub const fn log_radix(word_bytes: usize, l: u32) -> u32 {
+    let lr = if word_bytes == 8 { 3 } else { 4 };
+    if lr > l { l } else { lr }
+}
+
+/// The split of a `2^log_n`-point transform into passes: `(l1, l2)` —
+/// `l1` stages in a column pass (0: none) and `l2` in a row pass — or
+/// `None` where no lazy kernel covers `log_n` (it needs
+/// `MIN_ROW_L <= log_n <= MAX_COL_L + MAX_ROW_L`).
+pub const fn split(log_n: u32, one_pass_max: u32) -> Option<(u32, u32)> {
+    if log_n < MIN_ROW_L || log_n > MAX_COL_L + MAX_ROW_L {
+        return None;
+    }
+    if log_n <= one_pass_max || log_n < 2 * MIN_COL_L {
+        return if log_n <= MAX_ROW_L { Some((0, log_n)) } else { None };
+    }
+    let half = log_n / 2;
+    let l1 = if half > MAX_COL_L { MAX_COL_L } else { half };
+    let l2 = log_n - l1;
+    if l2 > MAX_ROW_L { None } else { Some((l1, l2)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_cover_the_stages_once_each() {
+        for l in 1..=MAX_ROW_L {
+            for lr in 1..=4 {
+                let sh = Shape::new(l, lr, false, 8);
+                let mut next = 0;
+                for j in 0..sh.steps() {
+                    let (g, k) = sh.step(j);
+                    assert_eq!(g, next);
+                    assert!(k >= 1 && k <= sh.log_r);
+                    next = g + k;
+                }
+                assert_eq!(next, l);
+            }
+        }
+    }
+
+    #[test]
+    fn splits_cover_every_size_they_claim() {
+        for log_n in 0..30 {
+            match split(log_n, 12) {
+                Some((l1, l2)) => {
+                    assert_eq!(l1 + l2, log_n);
+                    assert!(l2 >= MIN_ROW_L && l2 <= MAX_ROW_L);
+                    assert!(l1 == 0 || (MIN_COL_L..=MAX_COL_L).contains(&l1));
+                }
+                None => assert!(!(MIN_ROW_L..=21).contains(&log_n), "{log_n}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# polymul GPU bundle: the throughput measurements of issue 14 in one call.
+#
+#   bash perf.sh [--no-check] [--no-ncu] [--ntt]
+#
+# 1. nvidia-smi; the shared butterfly floor (butterfly_floor.cu, when nvcc and
+#    the file are beside this script), for the same GPU in the same call;
+# 2. the GPU check suite (every result bit for bit against the CPU);
+# 3. `polymul-bench bench --quick --only goals` (the against-the-goals table,
+#    before/after and floors in one run); with --ntt also the NTT table;
+# 4. Nsight Compute on the lazy kernels at N = 2^16 (u64 and u32, forward
+#    and inverse), text reports.
+# Everything lands in $OUT (or ./out): perf.tgz plus summary.txt.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/out}
+work=$(mktemp -d); mkdir -p "$out"
+check=1; ncu_on=1; ntt=0
+for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; esac; done
+sum=$work/summary.txt
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } | tee "$sum"
+if [ -f "$here/butterfly_floor.cu" ] && command -v nvcc >/dev/null; then
+  nvcc -O3 -arch=sm_90 -o "$work/floor" "$here/butterfly_floor.cu" && "$work/floor" | tee "$work/floor.txt" | tee -a "$sum"
+fi
+if [ "$check" = 1 ]; then
+  timeout 300 "$here/polymul-bench" check > "$work/check.log" 2>&1
+  echo "check exit $?" | tee -a "$sum"
+  grep -v '^PASS' "$work/check.log" | tail -20 | tee -a "$sum"
+fi
+timeout 240 "$here/polymul-bench" bench --quick --only goals --out "$work/goals" 2> "$work/goals.stderr.log" | tail -30 | tee -a "$sum"
+if [ "$ntt" = 1 ]; then
+  timeout 300 "$here/polymul-bench" bench --quick --only ntt --out "$work/ntt" 2> "$work/ntt.stderr.log" > /dev/null
+  echo "ntt table exit $?" | tee -a "$sum"
+fi
+if [ "$ncu_on" = 1 ] && command -v ncu >/dev/null; then
+  for w in 64 32; do
+    for d in fwd inv; do
+      timeout 120 ncu --set full -k regex:ntt_lazy_$d -c 2 "$here/polymul-bench" profile $w 16 512 auto \
+        > "$work/ncu_u${w}_16_$d.txt" 2>&1
+      echo "ncu u$w $d exit $?" | tee -a "$sum"
+    done
+  done
+fi
+cp "$sum" "$out/summary.txt"
+tar czf "$out/perf.tgz" -C "$work" .
