@@ -1,7 +1,7 @@
 #!/bin/bash
 # polymul GPU bundle: the throughput measurements of issue 14 in one call.
 #
-#   bash perf.sh [--no-check] [--no-ncu] [--ntt]
+#   bash perf.sh [--no-check] [--no-ncu] [--ntt] [--sweep]
 #
 # 1. nvidia-smi; the shared butterfly floor (butterfly_floor.cu, when nvcc and
 #    the file are beside this script), for the same GPU in the same call;
@@ -9,14 +9,16 @@
 # 3. `polymul-bench bench --quick --only goals` (the against-the-goals table,
 #    before/after and floors in one run); with --ntt also the NTT table;
 # 4. Nsight Compute on the lazy kernels at N = 2^16 (u64 and u32, forward
-#    and inverse), text reports.
+#    and inverse), text reports; with --sweep, the duration of every lazy
+#    pass kernel at radix 8 and 16, N = 2^10 … 2^17, both words (sweep.csv,
+#    boost clocks: --clock-control none).
 # Everything lands in $OUT (or ./out): perf.tgz plus summary.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
 work=$(mktemp -d); mkdir -p "$out"
-check=1; ncu_on=1; ntt=0
-for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; esac; done
+check=1; ncu_on=1; ntt=0; sweep=0
+for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; --sweep) sweep=1;; esac; done
 sum=$work/summary.txt
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } | tee "$sum"
 if [ -f "$here/butterfly_floor.cu" ] && command -v nvcc >/dev/null; then
@@ -40,6 +42,19 @@ if [ "$ncu_on" = 1 ] && command -v ncu >/dev/null; then
       echo "ncu u$w $d exit $?" | tee -a "$sum"
     done
   done
+fi
+if [ "$sweep" = 1 ] && command -v ncu >/dev/null; then
+  for w in 32 64; do
+    for ln in 10 12 14 16 17; do
+      for r in 8 16; do
+        batch=$(( (1 << 25) >> ln ))
+        timeout 60 ncu --csv --clock-control none --metrics gpu__time_duration.sum -k regex:ntt_lazy \
+          "$here/polymul-bench" profile $w $ln $batch lazy-r$r 2>/dev/null | grep ntt_lazy \
+          | sed "s/^/\"u$w\",\"$ln\",\"$batch\",\"r$r\",/" >> "$work/sweep.csv"
+      done
+    done
+  done
+  echo "sweep: $(wc -l < "$work/sweep.csv") kernel timings" | tee -a "$sum"
 fi
 cp "$sum" "$out/summary.txt"
 tar czf "$out/perf.tgz" -C "$work" .

@@ -97,3 +97,38 @@ fn lazy_refuses_what_it_does_not_cover() {
     assert!(matches!(cpu::forward_lazy(&p, &mut v, Some(2)), Err(Error::BadRadix { radix: 4 })));
     assert!(matches!(cpu::forward_lazy(&p, &mut v[..15], None), Err(Error::NotAMultipleOfN { .. })));
 }
+
+/// The product pass (forward row steps, pointwise product, inverse row
+/// steps in one kernel) between the column passes == the radix-2 polymul,
+/// and == the schoolbook product for small N; every size, both radices,
+/// both words, edge operands.
+fn check_product<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, bits: u32) {
+    for log_n in log_ns {
+        let n = 1usize << log_n;
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let mut rng = SplitMix64::new(u64::from(log_n) * 7 + u64::from(bits));
+        let (a, b) = (inputs(n, p.q(), &mut rng), inputs(n, p.q(), &mut rng));
+        let want = cpu::polymul(&p, &a, &b).unwrap();
+        for log_r in [None, Some(3), Some(4)] {
+            let got = cpu::polymul_lazy(&p, &a, &b, log_r).unwrap();
+            assert_eq!(to_u64(&got), to_u64(&want), "polymul N=2^{log_n} u{} r{log_r:?}", W::BITS);
+        }
+        if log_n <= 10 {
+            let naive = cpu::negacyclic_naive(&to_u64(&a[..n]), &to_u64(&b[..n]), p.q().as_u64()).unwrap();
+            assert_eq!(to_u64(&want[..n]), naive);
+        }
+    }
+}
+
+#[test]
+fn lazy_product_pass_equals_polymul() {
+    check_product::<u64>(3..=17, 62);
+    check_product::<u32>(3..=17, 30);
+}
+
+#[test]
+fn lazy_product_refuses_mismatched_operands() {
+    let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
+    let a = vec![1u64; 32];
+    assert!(matches!(cpu::polymul_lazy(&p, &a, &a[..16], None), Err(Error::LengthMismatch { .. })));
+}

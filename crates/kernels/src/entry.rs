@@ -346,10 +346,27 @@ word_entries!(u64, "u64", pointwise_mul_u64, [
         modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);
 
+/// Runs `$body` for `e` = 0, 1, … while `e < $n`, unrolled (at most 9: the
+/// product pass of 5 steps), so that every step's shape is a constant.
+macro_rules! unrolled_steps {
+    ($n:expr, |$e:ident| $body:block) => {
+        unrolled_steps!(@ $n, $e, $body, 0 1 2 3 4 5 6 7 8)
+    };
+    (@ $n:expr, $e:ident, $body:block, $($i:literal)*) => {
+        $(
+            if $i < $n {
+                let $e: u32 = $i;
+                $body
+            }
+        )*
+    };
+}
+
 /// One lazy NTT pass kernel (`ntt::lazy`): `$l`-point sub-transforms,
-/// radix up to `2^$lr`, rows or columns, one tower per block row.
+/// radix up to `2^$lr`, rows or columns, forward, inverse or the product
+/// pass, one tower per block row.
 macro_rules! lazy_entry {
-    ($w:ty, $name:expr, $inv:literal, $strided:literal, $l:literal, $lr:literal) => {
+    ($w:ty, $name:expr, $mode:expr, $strided:literal, $l:literal, $lr:literal) => {
         const _: () = {
             /// # Safety
             /// Launched by the host with a grid of `⌈subs / S⌉ × towers`
@@ -358,42 +375,44 @@ macro_rules! lazy_entry {
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
                 const SHAPE: lazy::Shape = lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>());
+                const STEPS: u32 = lazy::exec_steps(SHAPE, $mode);
                 let s = shared_tile();
                 let (blk, t, _) = block_thread();
                 // SAFETY: the host sizes the table to the launch's block rows.
                 let a = unsafe { args.tower(block_y()) };
-                let steps = SHAPE.steps();
-                for e in 0..steps {
+                unrolled_steps!(STEPS, |e| {
                     // SAFETY: validated by the host (see above).
-                    unsafe { lazy::step::<$w, _, $inv>(SHAPE, &a, &s, blk as u32, t as u32, e) };
-                    if e + 1 < steps {
+                    unsafe { lazy::step::<$w, _, { $mode }>(SHAPE, &a, &s, blk as u32, t as u32, e) };
+                    if e + 1 < STEPS {
                         sync();
                     }
-                }
+                });
             }
         };
     };
 }
 
-/// The lazy kernels of one word, direction and pass kind for every `l`
-/// listed, at radix 8 and 16.
+/// The lazy kernels of one word, mode and pass kind for every `l` listed,
+/// at radix 8 and 16.
 macro_rules! lazy_entries {
-    ($w:ty, $wname:literal, $dir:literal, $inv:literal, $kind:literal, $strided:literal, [$($l:literal),*]) => {
+    ($w:ty, $wname:literal, $dir:literal, $mode:expr, $kind:literal, $strided:literal, [$($l:literal),*]) => {
         $(
-            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_", $wname), $inv, $strided, $l, 3);
-            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_", $wname), $inv, $strided, $l, 4);
+            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_", $wname), $mode, $strided, $l, 3);
+            lazy_entry!($w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_", $wname), $mode, $strided, $l, 4);
         )*
     };
 }
 
-lazy_entries!(u32, "u32", "fwd", false, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-lazy_entries!(u32, "u32", "inv", true, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-lazy_entries!(u32, "u32", "fwd", false, "col", true, [5, 6, 7, 8]);
-lazy_entries!(u32, "u32", "inv", true, "col", true, [5, 6, 7, 8]);
-lazy_entries!(u64, "u64", "fwd", false, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-lazy_entries!(u64, "u64", "inv", true, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-lazy_entries!(u64, "u64", "fwd", false, "col", true, [5, 6, 7, 8]);
-lazy_entries!(u64, "u64", "inv", true, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u32, "u32", "fwd", lazy::FORWARD, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u32, "u32", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u32, "u32", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u32, "u32", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u32, "u32", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u64, "u64", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
+lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 
 /// The lazy-butterfly compute floor (`microbench::lazy_butterflies`):
 /// thread `t` stores its result at `out[t]`.

@@ -130,8 +130,8 @@ pub mod names {
     /// A lazy pass kernel: direction, pass kind, `l`, `log2` of the radix.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub struct LazyKernel {
-        /// Inverse (Gentleman–Sande) or forward.
-        pub inverse: bool,
+        /// [`crate::ntt::lazy::FORWARD`], `INVERSE` or `PRODUCT` (row passes only).
+        pub mode: u8,
         /// Column pass or row pass.
         pub strided: bool,
         /// `log2` of the sub-transform's points.
@@ -177,7 +177,11 @@ pub mod names {
         pub fn name(&self, word: &str) -> Name {
             let mut n = Name::new();
             n.push("ntt_lazy_");
-            n.push(if self.inverse { "inv_" } else { "fwd_" });
+            n.push(match self.mode {
+                crate::ntt::lazy::FORWARD => "fwd_",
+                crate::ntt::lazy::INVERSE => "inv_",
+                _ => "mul_",
+            });
             n.push(if self.strided { "col_l" } else { "row_l" });
             n.push_num(self.l);
             n.push("_r");
@@ -189,11 +193,12 @@ pub mod names {
 
         /// Every lazy kernel of one word.
         pub fn all() -> impl Iterator<Item = LazyKernel> {
-            [false, true].into_iter().flat_map(|inverse| {
-                [false, true].into_iter().flat_map(move |strided| {
+            use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT};
+            [FORWARD, INVERSE, PRODUCT].into_iter().flat_map(|mode| {
+                [false, true].into_iter().filter(move |&st| !(st && mode == PRODUCT)).flat_map(move |strided| {
                     let ls = if strided { LAZY_COL_L } else { LAZY_ROW_L };
                     ls.flat_map(move |l| {
-                        LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel { inverse, strided, l, log_r })
+                        LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel { mode, strided, l, log_r })
                     })
                 })
             })

@@ -397,6 +397,7 @@ pub(crate) fn radix2_ntt<W: Coeff>(
 pub(crate) struct LazyKernels<'g> {
     forward: Vec<(Function<'g>, LazyPass)>,
     inverse: Vec<(Function<'g>, LazyPass)>,
+    product: (Function<'g>, LazyPass),
 }
 
 impl<'g> LazyKernels<'g> {
@@ -423,7 +424,12 @@ impl<'g> LazyKernels<'g> {
                 })
                 .collect()
         };
-        Ok(Self { forward: lookup(&sched.forward)?, inverse: lookup(&sched.inverse)? })
+        let mut product = lookup(std::slice::from_ref(&sched.product))?;
+        Ok(Self {
+            forward: lookup(&sched.forward)?,
+            inverse: lookup(&sched.inverse)?,
+            product: product.remove(0),
+        })
     }
 
     /// Passes of one direction.
@@ -437,50 +443,109 @@ impl<'g> LazyKernels<'g> {
 #[repr(transparent)]
 struct ByValue<T>(T);
 
+/// The device side of a lazy plan's launches: both directions' tables
+/// (`tw_pairs` pairs per tower), the tower table and tower 0's constants.
+#[derive(Clone, Copy)]
+pub(crate) struct LazyTables<W: Coeff> {
+    pub fwd: DevicePointer<W>,
+    pub inv: DevicePointer<W>,
+    pub tw_pairs: u32,
+    /// Tower 0's modulus and Algorithm-4 constants (the scalars of a
+    /// one-tower launch).
+    pub barrett: Barrett4<W>,
+}
+
+/// Queues one lazy pass kernel over `batch` polynomials per tower of `data`
+/// (`b`: the product pass's second operand, else null).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+fn lazy_pass<W: Coeff>(
+    q: &Queue<'_>,
+    (f, p): &(Function<'_>, LazyPass),
+    data: DevicePointer<W>,
+    b: DevicePointer<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    let args = ByValue(LaunchArgs {
+        data: data.as_raw() as *mut W,
+        tw: t.fwd.as_raw() as *const ShoupPair<W>,
+        tw_inv: t.inv.as_raw() as *const ShoupPair<W>,
+        moduli: towers.moduli.as_raw() as *const W,
+        data_words: towers.data_words,
+        tw_pairs: t.tw_pairs,
+        log_n,
+        subs: p.subs(log_n, batch),
+        qbits: t.barrett.m,
+        q: t.barrett.q,
+        mu: t.barrett.mu,
+        b: b.as_raw() as *const W,
+    });
+    let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+    let grid = GridSize::xy(p.blocks(log_n, batch), towers.rows);
+    let block = BlockSize::x(p.shape.threads());
+    // SAFETY: the argument block is the kernel's only parameter and has its
+    // layout (`#[repr(C)]`, shared with the kernel); the plan sized `data`
+    // (and `b`) to batch·N words per tower, the tables to `tw_pairs` pairs
+    // per tower and the constants table to the grid's rows.
+    unsafe {
+        q.stream
+            .launch(f, grid, block, p.smem_bytes::<W>(), &params)
+            .map_err(Error::cuda("launching a lazy NTT pass", 0))
+    }
+}
+
 /// Queues a lazy transform of `batch` polynomials per tower: its one or two
-/// passes, each one launch over every tower. `table` holds the direction's
-/// tables, `tw_pairs` pairs per tower; `moduli` is the tower table (null for
-/// one tower) and `q` tower 0's modulus.
+/// passes, each one launch over every tower.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<'_>,
     dir: Direction,
     data: &mut DeviceVec<W>,
-    table: &DeviceVec<W>,
+    t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
     towers: &TowerLaunch<W>,
-    modulus: W,
 ) -> Result<()> {
     q.gpu.bind()?;
     let passes = match dir {
         Direction::Forward => &k.forward,
         Direction::Inverse => &k.inverse,
     };
-    for (f, p) in passes {
-        let args = ByValue(LaunchArgs {
-            data: data.buf.as_device_ptr().as_raw() as *mut W,
-            tw: table.buf.as_device_ptr().as_raw() as *const ShoupPair<W>,
-            moduli: towers.moduli.as_raw() as *const W,
-            data_words: towers.data_words,
-            tw_pairs: (1u32 << log_n) + 1,
-            log_n,
-            subs: p.subs(log_n, batch),
-            q: modulus,
-        });
-        let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
-        let grid = GridSize::xy(p.blocks(log_n, batch), towers.rows);
-        let block = BlockSize::x(p.shape.threads());
-        // SAFETY: the argument block is the kernel's only parameter and has
-        // its layout (`#[repr(C)]`, shared with the kernel); the plan sized
-        // `data` to batch·N words per tower, the tables to N + 1 pairs per
-        // tower and the constants table to the grid's rows.
-        unsafe {
-            q.stream
-                .launch(f, grid, block, p.smem_bytes::<W>(), &params)
-                .map_err(Error::cuda("launching a lazy NTT pass", 0))?;
-        }
+    let a = data.buf.as_device_ptr();
+    for p in passes {
+        lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
+    }
+    Ok(())
+}
+
+/// Queues `a ← a ⊗ b` through the lazy kernels: `b`'s forward transform,
+/// `a`'s forward column pass (if any), the product row pass (forward row
+/// steps, pointwise product, inverse row steps in one kernel) and `a`'s
+/// inverse column pass.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn lazy_polymul<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<'_>,
+    a: &mut DeviceVec<W>,
+    b: &mut DeviceVec<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    lazy_ntt(q, k, Direction::Forward, b, t, batch, log_n, towers)?;
+    let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+    let null = DevicePointer::null();
+    let cols = k.forward.len() > 1;
+    if cols {
+        lazy_pass(&q, &k.forward[0], pa, null, t, batch, log_n, towers)?;
+    }
+    lazy_pass(&q, &k.product, pa, pb, t, batch, log_n, towers)?;
+    if cols {
+        lazy_pass(&q, &k.inverse[1], pa, null, t, batch, log_n, towers)?;
     }
     Ok(())
 }

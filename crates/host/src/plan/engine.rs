@@ -8,7 +8,8 @@
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use super::lazy::LazySchedule;
 use crate::gpu::launch::{
-    self, Direction, LazyKernels, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch, TowerLaunch,
+    self, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch,
+    TowerLaunch,
 };
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::NttParams;
@@ -64,15 +65,17 @@ struct LazyState<'g, W: Coeff> {
     fwd: DeviceVec<W>,
     /// Inverse tables.
     inv: DeviceVec<W>,
-    /// Tower 0's modulus (the scalar of a one-tower launch).
-    q: W,
+    /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
+    barrett: Barrett4<W>,
+    /// Pairs of one tower's table in each direction.
+    tw_pairs: u32,
 }
 
 impl<'g, W: Coeff> LazyState<'g, W> {
     fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
         let (mut fwd, mut inv) = (Vec::new(), Vec::new());
         for p in towers {
-            let (f, i) = super::lazy::tables(p)?;
+            let (f, i) = super::lazy::tables(p, sched)?;
             fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
             inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
         }
@@ -80,8 +83,18 @@ impl<'g, W: Coeff> LazyState<'g, W> {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
             fwd: gpu.upload(&fwd)?,
             inv: gpu.upload(&inv)?,
-            q: towers[0].q(),
+            barrett: *towers[0].barrett(),
+            tw_pairs: sched.table_pairs() as u32,
         })
+    }
+
+    fn tables(&self) -> LazyTables<W> {
+        LazyTables {
+            fwd: self.fwd.buf.as_device_ptr(),
+            inv: self.inv.buf.as_device_ptr(),
+            tw_pairs: self.tw_pairs,
+            barrett: self.barrett,
+        }
     }
 }
 
@@ -370,18 +383,8 @@ impl<'g, W: Coeff> Engine<'g, W> {
             stop,
         };
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
-            let table = if inverse { &lz.inv } else { &lz.fwd };
-            return launch::lazy_ntt(
-                self.queue(),
-                &lz.kernels,
-                dir,
-                data,
-                table,
-                batch,
-                self.log_n,
-                &towers,
-                lz.q,
-            );
+            let t = lz.tables();
+            return launch::lazy_ntt(self.queue(), &lz.kernels, dir, data, &t, batch, self.log_n, &towers);
         }
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
@@ -478,6 +481,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
             self.transform(Direction::Forward, b, log_n - 1)?;
             self.hadamard_step(a, b)?;
             return self.transform(Direction::Inverse, a, log_n - 1);
+        }
+        // Both directions on the lazy kernels: the product pass fuses the
+        // forward row pass, the pointwise product and the inverse row pass.
+        let batch = self.batch_of("a", a)?;
+        let lazy = |inverse| self.kernel_for_dir(batch, inverse) == NttKernel::Lazy;
+        if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
+            let (t, towers) = (lz.tables(), self.tower_launch(batch));
+            return launch::lazy_polymul(self.queue(), &lz.kernels, a, b, &t, batch, log_n, &towers);
         }
         self.whole(Direction::Forward, a)?;
         self.whole(Direction::Forward, b)?;

@@ -26,6 +26,11 @@ impl LazyPass {
         self.subs(log_n, batch).div_ceil(1 << self.shape.log_s)
     }
 
+    /// Execution steps (block barriers + 1) of one block.
+    pub fn steps(&self) -> u32 {
+        lazy::exec_steps(self.shape, self.kernel.mode)
+    }
+
     /// Dynamic shared memory of one block, bytes.
     pub fn smem_bytes<W>(&self) -> u32 {
         let w = std::mem::size_of::<W>();
@@ -43,6 +48,9 @@ pub(crate) struct LazySchedule {
     pub forward: Vec<LazyPass>,
     /// Inverse passes in the order they run (row pass first).
     pub inverse: Vec<LazyPass>,
+    /// The product row pass of a polymul (forward row steps, pointwise
+    /// product, inverse row steps in one kernel).
+    pub product: LazyPass,
 }
 
 impl LazySchedule {
@@ -57,23 +65,21 @@ impl LazySchedule {
         if log_r.is_some_and(|r| !polymul_kernels::names::LAZY_LOG_RADIX.contains(&r)) {
             return None;
         }
-        let pass = |inverse: bool, strided: bool, l: u32| {
+        let pass = |mode: u8, strided: bool, l: u32| {
             let lr = radix_of(l);
-            LazyPass {
-                kernel: LazyKernel { inverse, strided, l, log_r: lr },
-                shape: Shape::new(l, lr, strided, w),
-            }
+            LazyPass { kernel: LazyKernel { mode, strided, l, log_r: lr }, shape: Shape::new(l, lr, strided, w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
         if l1 > 0 {
-            forward.push(pass(false, true, l1));
+            forward.push(pass(lazy::FORWARD, true, l1));
         }
-        forward.push(pass(false, false, l2));
-        inverse.push(pass(true, false, l2));
+        forward.push(pass(lazy::FORWARD, false, l2));
+        inverse.push(pass(lazy::INVERSE, false, l2));
         if l1 > 0 {
-            inverse.push(pass(true, true, l1));
+            inverse.push(pass(lazy::INVERSE, true, l1));
         }
-        Some(Self { log_n, log_r: radix_of(l2), forward, inverse })
+        let product = pass(lazy::PRODUCT, false, l2);
+        Some(Self { log_n, log_r: radix_of(l2), forward, inverse, product })
     }
 
     /// The passes of one direction.
@@ -82,10 +88,59 @@ impl LazySchedule {
     }
 }
 
-/// The forward and inverse tables of one modulus, `N + 1` pairs each:
-/// `Ψ_br[i]` / `Ψ⁻¹_br[i]` with their Shoup companions; the inverse table
-/// holds `N⁻¹` in pair 0 and `Ψ⁻¹_br[1] · N⁻¹` in pair `N`.
-pub(crate) fn tables<W: Coeff>(p: &NttParams<W>) -> Result<(Vec<ShoupPair<W>>, Vec<ShoupPair<W>>)> {
+impl LazySchedule {
+    /// The row pass (the same shape in both directions).
+    pub fn row_shape(&self) -> Shape {
+        self.forward.last().map_or(Shape::new(self.log_n, self.log_r, false, 8), |p| p.shape)
+    }
+
+    /// Pairs of one direction's table per tower.
+    pub fn table_pairs(&self) -> usize {
+        lazy::table_pairs(self.row_shape(), self.log_n)
+    }
+}
+
+/// The forward and inverse tables of one modulus for `sched`: the plain
+/// `N + 1` pairs — `Ψ_br[i]` / `Ψ⁻¹_br[i]` with their Shoup companions, the
+/// inverse table holding `N⁻¹` in pair 0 and `Ψ⁻¹_br[1] · N⁻¹` in pair `N`
+/// — then the thread-ordered copy of the row pass's later-step twiddles
+/// (`lazy::row_twiddle_index`).
+pub(crate) fn tables<W: Coeff>(
+    p: &NttParams<W>,
+    sched: &LazySchedule,
+) -> Result<(Vec<ShoupPair<W>>, Vec<ShoupPair<W>>)> {
+    let (fwd, inv) = plain_tables(p)?;
+    Ok((with_row_region(fwd, sched), with_row_region(inv, sched)))
+}
+
+/// Appends the thread-ordered row-pass region to a plain table.
+fn with_row_region<W: Coeff>(mut t: Vec<ShoupPair<W>>, sched: &LazySchedule) -> Vec<ShoupPair<W>> {
+    let shape = sched.row_shape();
+    let log_n = sched.log_n;
+    let l1 = log_n - shape.l;
+    let total = sched.table_pairs();
+    let plain = t.len();
+    t.resize(total, ShoupPair::default());
+    for j in 1..shape.steps() {
+        let (g, k) = shape.step(j);
+        for rr in 0..1u32 << l1 {
+            for d in 0..k {
+                for b in 0..1u32 << d {
+                    for i in 0..1u32 << g {
+                        let at = lazy::row_twiddle_index(shape, log_n, g, k, rr, (1 << d) - 1 + b, i);
+                        let from = ((((1u32 << l1) + rr) << (g + d)) + (i << d) + b) as usize;
+                        debug_assert!(at >= plain && at < total && from < plain);
+                        t[at] = t[from];
+                    }
+                }
+            }
+        }
+    }
+    t
+}
+
+/// The plain `N + 1` pairs of each direction.
+fn plain_tables<W: Coeff>(p: &NttParams<W>) -> Result<(Vec<ShoupPair<W>>, Vec<ShoupPair<W>>)> {
     let q = p.q();
     let pair = |w: W| {
         ShoupPair::new(w, q).ok_or(Error::CoefficientOutOfRange {

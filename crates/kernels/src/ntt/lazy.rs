@@ -29,13 +29,17 @@
 //! (forward) or `[0, 2q)` (inverse) until the pass that finishes the
 //! transform reduces them.
 //!
-//! Twiddles come from one table of [`ShoupPair`]s per direction, `N + 1`
-//! pairs: pair `i` is `Ψ_br[i]` (or `Ψ⁻¹_br[i]`) with its Shoup companion;
-//! the inverse table keeps `N⁻¹` in the unused pair 0 and `Ψ⁻¹_br[1] · N⁻¹`
-//! in pair `N`.
+//! Twiddles come from one table of [`ShoupPair`]s per direction: first the
+//! plain `N + 1` pairs — pair `i` is `Ψ_br[i]` (or `Ψ⁻¹_br[i]`) with its
+//! Shoup companion; the inverse table keeps `N⁻¹` in the unused pair 0 and
+//! `Ψ⁻¹_br[1] · N⁻¹` in pair `N` — then a thread-ordered copy of the row
+//! pass's twiddles past its first step ([`row_twiddle_index`]): there every
+//! unit needs its own `2^k − 1` twiddles, and in the plain order a warp's
+//! load would touch 32 scattered pairs.
 
 use crate::Word;
 use crate::arith::harvey::{self, ShoupPair};
+use crate::arith::{Barrett4, ModMul};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
@@ -119,14 +123,55 @@ impl Shape {
     }
 }
 
+/// Pairs before the thread-ordered region of the row-pass step with `g`
+/// stages before it, not counting the `N + 1` pairs of the plain table and
+/// in units of `2^l1` (rows per polynomial): `Σ (2^k' − 1) · 2^g'` over the
+/// earlier steps with `g' > 0`.
+pub const fn row_region_before(shape: Shape, g: u32) -> u32 {
+    let mut sum = 0;
+    let mut j = 1;
+    while j < shape.steps() {
+        let (gj, kj) = shape.step(j);
+        if gj >= g {
+            break;
+        }
+        sum += ((1 << kj) - 1) << gj;
+        j += 1;
+    }
+    sum
+}
+
+/// Pairs of one direction's table for a plan whose row pass has `shape`
+/// (`l1 = log_n − shape.l` column stages before it): the plain `N + 1`
+/// pairs, then the thread-ordered copy of every row-pass twiddle past the
+/// pass's first step (see [`row_twiddle_index`]).
+pub const fn table_pairs(shape: Shape, log_n: u32) -> usize {
+    (1usize << log_n) + 1 + ((row_region_before(shape, shape.l) as usize) << (log_n - shape.l))
+}
+
+/// Where the row pass's twiddle for row `rr` of its polynomial (`rr <
+/// 2^l1`), step `(g, k)` (`g > 0`), slot `2^d − 1 + b` of the unit's
+/// `2^k − 1` twiddles (level `d`, sub-group `b`) and group `i < 2^g` lives:
+/// `N + 1 + 2^l1 · before + (rr · (2^k − 1) + slot) · 2^g + i`. It holds the
+/// plain table's pair `((2^l1 + rr) << (g + d)) + (i << d) + b`.
+#[inline(always)]
+pub const fn row_twiddle_index(shape: Shape, log_n: u32, g: u32, k: u32, rr: u32, slot: u32, i: u32) -> usize {
+    let l1 = log_n - shape.l;
+    let base = (1usize << log_n) + 1 + ((row_region_before(shape, g) as usize) << l1);
+    base + ((((rr as usize) * ((1 << k) - 1) + slot as usize) << g) | i as usize)
+}
+
 /// What one launch of a pass works on (one tower: the entry point resolves
 /// the tower's data, table and modulus).
 #[derive(Debug, Clone, Copy)]
 pub struct PassArgs<W> {
     /// The tower's data (`batch · N` words).
     pub data: *mut W,
-    /// The tower's twiddle table (`N + 1` pairs, see the module docs).
+    /// The tower's forward twiddle table ([`table_pairs`] pairs, see the
+    /// module docs): what the forward steps read.
     pub tw: *const ShoupPair<W>,
+    /// The tower's inverse twiddle table: what the inverse steps read.
+    pub tw_inv: *const ShoupPair<W>,
     /// The modulus (`4q < 2^β`).
     pub q: W,
     /// `log2 N`.
@@ -134,6 +179,12 @@ pub struct PassArgs<W> {
     /// Sub-transforms in the whole batch: rows (`batch · 2^(log_n − l)`) or
     /// columns (the same count). Units past it do nothing.
     pub subs: u32,
+    /// The product pass's second operand (transformed, reduced), laid out
+    /// as `data`; unused by the other passes.
+    pub b: *const W,
+    /// Algorithm 4's constants for `q`: the product pass's pointwise
+    /// multiplication.
+    pub barrett: Barrett4<W>,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
@@ -144,8 +195,10 @@ pub struct PassArgs<W> {
 pub struct LaunchArgs<W> {
     /// The batch, tower after tower.
     pub data: *mut W,
-    /// The twiddle tables, `tw_pairs` pairs per tower.
+    /// The forward twiddle tables, `tw_pairs` pairs per tower.
     pub tw: *const ShoupPair<W>,
+    /// The inverse twiddle tables, `tw_pairs` pairs per tower.
+    pub tw_inv: *const ShoupPair<W>,
     /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
     /// one tower (then `q` is used).
     pub moduli: *const W,
@@ -157,8 +210,16 @@ pub struct LaunchArgs<W> {
     pub log_n: u32,
     /// Sub-transforms per tower ([`PassArgs::subs`]).
     pub subs: u32,
+    /// Algorithm 4's bit length `m` of a one-tower launch's modulus (the
+    /// product pass's pointwise multiplication).
+    pub qbits: u32,
     /// The modulus of a one-tower launch.
     pub q: W,
+    /// Algorithm 4's `µ` of a one-tower launch's modulus.
+    pub mu: W,
+    /// The product pass's second operand, transformed (null for the other
+    /// passes), laid out as `data`.
+    pub b: *const W,
 }
 
 impl<W: Word> LaunchArgs<W> {
@@ -168,35 +229,64 @@ impl<W: Word> LaunchArgs<W> {
     /// A non-null `moduli` holds at least `y + 1` rows.
     #[inline(always)]
     pub unsafe fn tower(&self, y: u32) -> PassArgs<W> {
-        let q = if self.moduli.is_null() {
-            self.q
+        use crate::towers::{MU, Q, QBITS, TOWER_WORDS};
+        let (q, mu, qbits) = if self.moduli.is_null() {
+            (self.q, self.mu, self.qbits)
         } else {
             // SAFETY: row y exists (caller).
-            unsafe { *self.moduli.add(y as usize * crate::towers::TOWER_WORDS + crate::towers::Q) }
+            unsafe {
+                let row = self.moduli.add(y as usize * TOWER_WORDS);
+                (*row.add(Q), *row.add(MU), (*row.add(QBITS)).as_u64() as u32)
+            }
         };
+        let off = y as usize * self.data_words as usize;
         PassArgs {
-            data: self.data.wrapping_add(y as usize * self.data_words as usize),
+            data: self.data.wrapping_add(off),
             tw: self.tw.wrapping_add(y as usize * self.tw_pairs as usize),
+            tw_inv: self.tw_inv.wrapping_add(y as usize * self.tw_pairs as usize),
             q,
             log_n: self.log_n,
             subs: self.subs,
+            b: self.b.wrapping_add(off),
+            barrett: Barrett4 { q, mu, m: qbits },
         }
     }
 }
 
-/// Runs execution step `e` (`0..shape.steps()`) of block `blk` for thread
-/// `t`: the units of this thread, read from global memory (first step) or
-/// the tile, `k` stages, written to the tile or global memory (last step).
-/// The GPU puts a block barrier between consecutive steps; the host runs a
-/// step for every thread of the block before the next.
+/// The forward transform's pass kernels.
+pub const FORWARD: u8 = 0;
+/// The inverse transform's pass kernels.
+pub const INVERSE: u8 = 1;
+/// The product row pass: the forward steps of a row pass, the pointwise
+/// product with the transformed second operand, and the inverse steps of the
+/// same row pass, with no trip through global memory in between (the
+/// forward's last step and the inverse's first work on the same units, so
+/// they are one step).
+pub const PRODUCT: u8 = 2;
+
+/// Execution steps of a pass kernel of `MODE` with `shape`: `steps()`, or
+/// `2·steps() − 1` for the product pass.
+pub const fn exec_steps(shape: Shape, mode: u8) -> u32 {
+    if mode == PRODUCT { 2 * shape.steps() - 1 } else { shape.steps() }
+}
+
+/// Runs execution step `e` (`0..exec_steps`) of block `blk` for thread `t`:
+/// the units of this thread, read from global memory (first step) or the
+/// tile, `k` stages (forward, inverse, or for the product pass's middle
+/// step forward, pointwise product and inverse), written to the tile or
+/// global memory (last step). The GPU puts a block barrier between
+/// consecutive steps; the host runs a step for every thread of the block
+/// before the next.
 ///
 /// # Safety
 /// `args` describe a valid batch and table for `shape` (`l <= log_n`, a
 /// row pass with `l1 = log_n − l` and a column pass with `l` stages, a
-/// table of `N + 1` pairs), `s` holds [`Shape::smem_words`] words, `blk`
-/// is below the launch's block count and `t` below [`Shape::threads`].
+/// table of [`table_pairs`] pairs, for `PRODUCT` a row pass and `b` a
+/// transformed batch like `data`), `s` holds [`Shape::smem_words`] words,
+/// `blk` is below the launch's block count and `t` below
+/// [`Shape::threads`].
 #[inline(always)]
-pub unsafe fn step<W: Gmem, S: Shared<W>, const INV: bool>(
+pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
@@ -205,17 +295,32 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const INV: bool>(
     e: u32,
 ) {
     let n = shape.steps();
-    // Forward step index: the inverse runs the steps backwards.
-    let j = if INV { n - 1 - e } else { e };
+    // Forward step index (the inverse runs the steps backwards) and which
+    // halves of the butterfly work run.
+    let (j, fwd, inv) = match MODE {
+        FORWARD => (e, true, false),
+        INVERSE => (n - 1 - e, false, true),
+        _ if e + 1 < n => (e, true, false),
+        _ if e + 1 == n => (e, true, true),
+        _ => (2 * n - 2 - e, false, true),
+    };
     let (g, k) = shape.step(j);
-    let io = (e == 0, e + 1 == n);
+    let io = (e == 0, e + 1 == exec_steps(shape, MODE));
     // SAFETY: forwarded.
     unsafe {
-        match k {
-            4 => units::<W, S, INV, 16>(shape, args, s, blk, t, g, io),
-            3 => units::<W, S, INV, 8>(shape, args, s, blk, t, g, io),
-            2 => units::<W, S, INV, 4>(shape, args, s, blk, t, g, io),
-            _ => units::<W, S, INV, 2>(shape, args, s, blk, t, g, io),
+        match (k, fwd, inv) {
+            (4, true, false) => units::<W, S, true, false, 16>(shape, args, s, blk, t, g, io),
+            (3, true, false) => units::<W, S, true, false, 8>(shape, args, s, blk, t, g, io),
+            (2, true, false) => units::<W, S, true, false, 4>(shape, args, s, blk, t, g, io),
+            (_, true, false) => units::<W, S, true, false, 2>(shape, args, s, blk, t, g, io),
+            (4, false, _) => units::<W, S, false, true, 16>(shape, args, s, blk, t, g, io),
+            (3, false, _) => units::<W, S, false, true, 8>(shape, args, s, blk, t, g, io),
+            (2, false, _) => units::<W, S, false, true, 4>(shape, args, s, blk, t, g, io),
+            (_, false, _) => units::<W, S, false, true, 2>(shape, args, s, blk, t, g, io),
+            (4, true, true) => units::<W, S, true, true, 16>(shape, args, s, blk, t, g, io),
+            (3, true, true) => units::<W, S, true, true, 8>(shape, args, s, blk, t, g, io),
+            (2, true, true) => units::<W, S, true, true, 4>(shape, args, s, blk, t, g, io),
+            (_, true, true) => units::<W, S, true, true, 2>(shape, args, s, blk, t, g, io),
         }
     }
 }
@@ -226,7 +331,7 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const INV: bool>(
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn units<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
+unsafe fn units<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
@@ -240,7 +345,7 @@ unsafe fn units<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
     let threads = shape.threads();
     for v in 0..per_thread {
         // SAFETY: forwarded.
-        unsafe { unit::<W, S, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
+        unsafe { unit::<W, S, FWD, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
     }
 }
 
@@ -249,7 +354,7 @@ unsafe fn units<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn unit<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
+unsafe fn unit<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
@@ -329,27 +434,56 @@ unsafe fn unit<W: Gmem, S: Shared<W>, const INV: bool, const R: usize>(
         // The inverse's stage 0 (in the step with g = 0 of a pass that
         // ends the transform) carries the 1/N.
         let last = INV && g == 0 && (shape.strided || log_cols == 0);
-        let tw = |d: u32, b: usize| -> ShoupPair<W> { W::ld_pair(args.tw.add(((t0 << (g + d)) + (i << d)) as usize + b)) };
-        if INV {
-            for d in (0..k).rev() {
-                if d == 0 && last {
-                    let ninv = W::ld_pair(args.tw);
-                    let wn = W::ld_pair(args.tw.add(1 << args.log_n));
-                    for x in 0..R / 2 {
-                        (a[x], a[x + R / 2]) = harvey::gs_last(a[x], a[x + R / 2], ninv, wn, q, q2);
-                    }
-                } else {
-                    level::<W, R, true>(&mut a, d, &tw, q, q2);
-                }
-            }
-        } else {
+        // Row-pass steps after the first read their twiddles from the
+        // thread-ordered region (`row_twiddle_index`): consecutive units,
+        // consecutive pairs, so every load instruction is coalesced.
+        let row_region = !shape.strided && g > 0;
+        let rr = gsub & ((1 << log_cols) - 1);
+        let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
+            let idx = if row_region {
+                row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+            } else {
+                (((t0 << (g + d)) + (i << d)) as usize) + b
+            };
+            W::ld_pair(table.add(idx))
+        };
+        let (fwd_tw, inv_tw) = (|d, b| tw_at(args.tw, d, b), |d, b| tw_at(args.tw_inv, d, b));
+        if FWD {
             for d in 0..k {
-                level::<W, R, false>(&mut a, d, &tw, q, q2);
+                level::<W, R, false>(&mut a, d, &fwd_tw, q, q2);
             }
             // The row pass ends every forward transform.
             if !shape.strided && g + k == l {
                 for v in a.iter_mut() {
                     *v = harvey::reduce4(*v, q, q2);
+                }
+            }
+        }
+        if FWD && INV {
+            // The product pass: the pointwise product with the second
+            // operand's words at the same places (both reduced).
+            let mut bw = [W::zero(); R];
+            if run {
+                W::ld_run(args.b.add(gbase), &mut bw);
+            } else {
+                for (x, v) in bw.iter_mut().enumerate() {
+                    *v = W::ld(args.b.add(gbase + x * gstride));
+                }
+            }
+            for x in 0..R {
+                a[x] = args.barrett.mul(a[x], bw[x]);
+            }
+        }
+        if INV {
+            for d in (0..k).rev() {
+                if d == 0 && last {
+                    let ninv = W::ld_pair(args.tw_inv);
+                    let wn = W::ld_pair(args.tw_inv.add(1 << args.log_n));
+                    for x in 0..R / 2 {
+                        (a[x], a[x + R / 2]) = harvey::gs_last(a[x], a[x + R / 2], ninv, wn, q, q2);
+                    }
+                } else {
+                    level::<W, R, true>(&mut a, d, &inv_tw, q, q2);
                 }
             }
         }
