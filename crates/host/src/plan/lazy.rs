@@ -61,12 +61,14 @@ impl LazySchedule {
         let w = std::mem::size_of::<W>();
         let one_pass_max = lazy::tile_words(w).trailing_zeros();
         let (l1, l2) = lazy::split(log_n, one_pass_max)?;
-        let radix_of = |l: u32| log_r.unwrap_or_else(|| lazy::log_radix(w, l));
+        let radix_of = |l: u32, strided: bool, mode: u8| {
+            log_r.map_or_else(|| lazy::log_radix(w, l, strided, mode), |r| r.min(l))
+        };
         if log_r.is_some_and(|r| !polymul_kernels::names::LAZY_LOG_RADIX.contains(&r)) {
             return None;
         }
         let pass = |mode: u8, strided: bool, l: u32| {
-            let lr = radix_of(l);
+            let lr = radix_of(l, strided, mode);
             LazyPass { kernel: LazyKernel { mode, strided, l, log_r: lr }, shape: Shape::new(l, lr, strided, w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
@@ -79,7 +81,7 @@ impl LazySchedule {
             inverse.push(pass(lazy::INVERSE, true, l1));
         }
         let product = pass(lazy::PRODUCT, false, l2);
-        Some(Self { log_n, log_r: radix_of(l2), forward, inverse, product })
+        Some(Self { log_n, log_r: radix_of(l2, false, lazy::FORWARD), forward, inverse, product })
     }
 
     /// The passes of one direction.
@@ -91,7 +93,8 @@ impl LazySchedule {
 impl LazySchedule {
     /// The row pass (the same shape in both directions).
     pub fn row_shape(&self) -> Shape {
-        self.forward.last().map_or(Shape::new(self.log_n, self.log_r, false, 8), |p| p.shape)
+        // The product pass has the row passes' shape (one radix for all three).
+        self.product.shape
     }
 
     /// Pairs of one direction's table per tower.

@@ -525,11 +525,21 @@ fn level<W: Word, const R: usize, const INV: bool>(
     }
 }
 
-/// `log2` of the largest register radix of the kernels with `l`-point
-/// sub-transforms on `word_bytes`-byte words: radix 16, or 8 where a
-/// unit's words and twiddles would crowd the registers (`u64`).
-pub const fn log_radix(word_bytes: usize, l: u32) -> u32 {
-    let lr = if word_bytes == 8 { 3 } else { 4 };
+/// `log2` of the register radix a plan uses by default for a pass of
+/// `l`-point sub-transforms on `word_bytes`-byte words (`strided`: a column
+/// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from the per-kernel timings
+/// on an H100 (docs/ntt.md): radix 16, except the `u32` forward column
+/// passes and the `u64` row passes of 2^8 points, where radix 8 (more
+/// threads, fewer registers) is faster. The row passes of one plan (forward,
+/// inverse, product) share one radix, because they share the thread-ordered
+/// twiddle region, whose layout follows the row pass's steps.
+pub const fn log_radix(word_bytes: usize, l: u32, strided: bool, mode: u8) -> u32 {
+    let lr = match (strided, word_bytes, mode) {
+        (true, 4, FORWARD) => 3,
+        (true, _, _) => 4,
+        (false, 8, _) if l == 8 => 3,
+        (false, _, _) => 4,
+    };
     if lr > l { l } else { lr }
 }
 
