@@ -34,8 +34,11 @@ fn run() -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../../target"))
         .join("ptx");
-    let mut expected: Vec<String> = Vec::new();
-    polymul_kernels::names::for_each_entry(|n| expected.push(n.to_string()));
+    let expected = |arch: u32| {
+        let mut v: Vec<String> = Vec::new();
+        polymul_kernels::names::for_each_entry(arch, |n| v.push(n.to_string()));
+        v
+    };
 
     let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
     index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
@@ -52,7 +55,7 @@ fn run() -> Result<(), String> {
     cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
     for arch in archs {
         let art = PtxBuilder::new(&kernels, target_root.join(arch.to_string()), arch)
-            .expect_kernels(expected.iter().cloned())
+            .expect_kernels(expected(arch.0))
             .quiet(true)
             .build()
             .map_err(|e| e.to_string())?;

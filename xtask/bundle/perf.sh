@@ -30,6 +30,12 @@ if [ "$check" = 1 ]; then
   grep -v '^PASS' "$work/check.log" | tail -20 | tee -a "$sum"
 fi
 timeout 240 "$here/polymul-bench" bench --quick --only goals --out "$work/goals" 2> "$work/goals.stderr.log" | tail -30 | tee -a "$sum"
+# The kernels at N = 2^16 side by side (batch 512, CUDA events, median of 20).
+for w in 64 32; do
+  for cfg in lazy-r8 lazy-r16 cluster auto; do
+    timeout 60 "$here/polymul-bench" profile $w 16 512 $cfg 2>&1 | tail -1 | sed "s/^/$cfg: /" | tee -a "$sum"
+  done
+done
 if [ "$ntt" = 1 ]; then
   timeout 300 "$here/polymul-bench" bench --quick --only ntt --out "$work/ntt" 2> "$work/ntt.stderr.log" > /dev/null
   echo "ntt table exit $?" | tee -a "$sum"

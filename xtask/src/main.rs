@@ -47,9 +47,9 @@ fn archs(args: &[String]) -> Res<Vec<Arch>> {
     }
 }
 
-fn expected_kernels() -> Vec<String> {
+fn expected_kernels(arch: Arch) -> Vec<String> {
     let mut v = Vec::new();
-    polymul_kernels::names::for_each_entry(|n| v.push(n.to_string()));
+    polymul_kernels::names::for_each_entry(arch.0, |n| v.push(n.to_string()));
     v
 }
 
@@ -64,7 +64,7 @@ fn build_ptx(archs: &[Arch], out: &Path) -> Res<Vec<(Arch, PathBuf)>> {
             root().join("target/ptx").join(arch.to_string()),
             arch,
         )
-        .expect_kernels(expected_kernels())
+        .expect_kernels(expected_kernels(arch))
         .build()
         .map_err(|e| e.to_string())?;
         let dst = out.join(format!("polymul_kernels_{arch}.ptx"));
@@ -97,7 +97,7 @@ fn check_ptx(args: &[String]) -> Res {
                 all_ok = false;
             }
         }
-        let want = expected_kernels();
+        let want = expected_kernels(arch);
         if let Some(missing) = want.iter().find(|w| !report.iter().any(|k| &k.name == *w)) {
             return Err(format!("ptxas reported no properties for `{missing}` on {arch}"));
         }

@@ -43,6 +43,7 @@ pub fn configs() -> Vec<(String, PlanOptions)> {
         let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(r), ..PlanOptions::default() };
         v.push((format!("lazy r{r}"), o));
     }
+    v.push(("cluster".into(), PlanOptions { kernel: NttKernel::Cluster, ..PlanOptions::default() }));
     v.push(("auto".into(), PlanOptions::default()));
     v
 }

@@ -67,7 +67,7 @@ fn main() {
                 std::process::exit(2)
             };
             let reduction = args.get(5).and_then(|s| polymul::Reduction::from_name(s)).unwrap_or_default();
-            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, 3)
+            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, 20)
         }
         "tune" => polymul_bench::tune::run(&opts),
         "replot" => match args.get(1) {

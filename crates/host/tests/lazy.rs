@@ -132,3 +132,29 @@ fn lazy_product_refuses_mismatched_operands() {
     let a = vec![1u64; 32];
     assert!(matches!(cpu::polymul_lazy(&p, &a, &a[..16], None), Err(Error::LengthMismatch { .. })));
 }
+
+/// The one-pass cluster kernels' code (blocks handing words to each other's
+/// tiles) == the radix-2 transforms, both words, widest modulus, edge inputs.
+fn check_cluster<W: Coeff>(bits: u32) {
+    let n = 1usize << 16;
+    let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+    let mut rng = SplitMix64::new(u64::from(bits));
+    let x = inputs(n, p.q(), &mut rng);
+    let mut want = x.clone();
+    cpu::forward(&p, &mut want).unwrap();
+    let mut got = x.clone();
+    cpu::transform_cluster(&p, &mut got, false).unwrap();
+    let bad = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+    assert_eq!(bad, 0, "cluster forward u{}: {bad} words differ, first {:?}", W::BITS, got.iter().zip(&want).position(|(a, b)| a != b));
+    cpu::transform_cluster(&p, &mut got, true).unwrap();
+    assert!(got == x, "cluster round trip u{}", W::BITS);
+}
+
+#[test]
+fn cluster_equals_radix2() {
+    check_cluster::<u64>(62);
+    check_cluster::<u32>(30);
+    let p = NttParams::<u64>::with_prime_bits(1 << 12, 40).unwrap();
+    let mut v = vec![0u64; 1 << 12];
+    assert!(matches!(cpu::transform_cluster(&p, &mut v, false), Err(Error::InvalidN { .. })));
+}

@@ -13,7 +13,7 @@
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, block_y, block_z, sync};
+use crate::gpu::{block_thread, block_y, block_z, cluster_sync, sync};
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::lazy;
 use crate::ntt::tiled::{self, TileGeometry};
@@ -413,6 +413,97 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8,
 lazy_entries!(u64, "u64", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
 lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
+
+/// One cluster kernel (`ntt::cluster`): the whole lazy transform of
+/// `2^$log_n` words in one pass over global memory, `2^$lcs` blocks per
+/// thread-block cluster, radix up to `2^$lr`.
+macro_rules! cluster_entry {
+    ($w:ty, $name:expr, $inv:literal, $log_n:literal, $l1:literal, $lcs:literal, $lr:literal) => {
+        const _: () = {
+            /// # Safety
+            /// Launched by the host in clusters of `2^$lcs` blocks along x,
+            /// `batch · 2^$lcs` blocks by `towers` rows, `ClusterShape::threads`
+            /// threads and `ClusterShape::smem_words` words of dynamic shared
+            /// memory; `args.subs` is the batch.
+            #[unsafe(export_name = $name)]
+            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+                use crate::ntt::cluster::{ClusterShape, ToCols, ToRows};
+                use crate::smem::DeviceCluster;
+                const C: ClusterShape = ClusterShape::new($log_n, $l1, $lcs, $lr);
+                const WB: usize = core::mem::size_of::<$w>();
+                const COL_STEPS: u32 = C.col.steps();
+                const ROW_STEPS: u32 = C.row.steps();
+                let cols = shared_tile();
+                let rows = DeviceShared { base: cols.base + C.col_words(WB) * WB as u32 };
+                let (blk, t, _) = block_thread();
+                let (blk, t) = (blk as u32, t as u32);
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let mut a = unsafe { args.tower(block_y()) };
+                let batch = args.subs;
+                if !$inv {
+                    a.subs = batch << ($log_n - $l1);
+                    let sink = ToRows { tiles: DeviceCluster { base: rows.base }, shape: C, log_pad: C.row.log_pad(WB) };
+                    unrolled_steps!(COL_STEPS, |e| {
+                        // SAFETY: validated by the host (see above).
+                        unsafe { lazy::step_io::<$w, _, _, { lazy::FORWARD }>(C.col, &a, &cols, &sink, true, blk, t, e) };
+                        if e + 1 < COL_STEPS {
+                            sync();
+                        }
+                    });
+                    cluster_sync();
+                    a.subs = batch << $l1;
+                    unrolled_steps!(ROW_STEPS, |e| {
+                        // SAFETY: the row tile holds the block's rows (cluster barrier above).
+                        unsafe {
+                            lazy::step_io::<$w, _, _, { lazy::FORWARD }>(C.row, &a, &rows, &lazy::ToGlobal, false, blk, t, e)
+                        };
+                        if e + 1 < ROW_STEPS {
+                            sync();
+                        }
+                    });
+                } else {
+                    a.subs = batch << $l1;
+                    let sink = ToCols { tiles: DeviceCluster { base: cols.base }, shape: C };
+                    unrolled_steps!(ROW_STEPS, |e| {
+                        // SAFETY: validated by the host (see above).
+                        unsafe { lazy::step_io::<$w, _, _, { lazy::INVERSE }>(C.row, &a, &rows, &sink, true, blk, t, e) };
+                        if e + 1 < ROW_STEPS {
+                            sync();
+                        }
+                    });
+                    cluster_sync();
+                    a.subs = batch << ($log_n - $l1);
+                    unrolled_steps!(COL_STEPS, |e| {
+                        // SAFETY: the column tile holds the block's columns (cluster barrier above).
+                        unsafe {
+                            lazy::step_io::<$w, _, _, { lazy::INVERSE }>(C.col, &a, &cols, &lazy::ToGlobal, false, blk, t, e)
+                        };
+                        if e + 1 < COL_STEPS {
+                            sync();
+                        }
+                    });
+                }
+            }
+        };
+    };
+}
+
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u32, "ntt_lazy_fwd_clu_n16_r3_u32", false, 16, 8, 3, 3);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u32, "ntt_lazy_fwd_clu_n16_r4_u32", false, 16, 8, 3, 4);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u32, "ntt_lazy_inv_clu_n16_r3_u32", true, 16, 8, 3, 3);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u32, "ntt_lazy_inv_clu_n16_r4_u32", true, 16, 8, 3, 4);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u64, "ntt_lazy_fwd_clu_n16_r3_u64", false, 16, 8, 3, 3);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u64, "ntt_lazy_fwd_clu_n16_r4_u64", false, 16, 8, 3, 4);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u64, "ntt_lazy_inv_clu_n16_r3_u64", true, 16, 8, 3, 3);
+#[cfg(target_feature = "sm_90")]
+cluster_entry!(u64, "ntt_lazy_inv_clu_n16_r4_u64", true, 16, 8, 3, 4);
 
 /// The lazy-butterfly compute floor (`microbench::lazy_butterflies`):
 /// thread `t` stores its result at `out[t]`.

@@ -39,3 +39,30 @@ pub fn sync() {
     // tiled kernels call it outside any thread-dependent branch).
     unsafe { _syncthreads() }
 }
+
+/// The block's rank in its thread-block cluster (`%cluster_ctarank`).
+#[inline(always)]
+pub fn cluster_rank() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register (0 outside a cluster launch).
+    unsafe {
+        core::arch::asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(nostack, nomem, preserves_flags))
+    };
+    r
+}
+
+/// Cluster-wide barrier: every thread of every block of the cluster arrives
+/// (releasing its shared-memory writes, local and remote) and waits
+/// (acquiring the others').
+#[inline(always)]
+pub fn cluster_sync() {
+    // SAFETY: every thread of the cluster reaches the same barriers (the
+    // cluster kernels call it outside any thread-dependent branch).
+    unsafe {
+        core::arch::asm!(
+            "barrier.cluster.arrive.aligned;",
+            "barrier.cluster.wait.aligned;",
+            options(nostack, preserves_flags)
+        )
+    };
+}

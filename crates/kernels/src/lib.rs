@@ -205,8 +205,43 @@ pub mod names {
         }
     }
 
-    /// Calls `f` with the symbol of every entry point.
-    pub fn for_each_entry(mut f: impl FnMut(&str)) {
+    /// A cluster kernel (`ntt::cluster`): direction, `log2 N`, `log2` of the radix.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct ClusterKernel {
+        /// Inverse or forward.
+        pub inverse: bool,
+        /// `log2 N` (one of `ntt::cluster::SHAPES`).
+        pub log_n: u32,
+        /// `log2` of the radix (3 or 4).
+        pub log_r: u32,
+    }
+
+    impl ClusterKernel {
+        /// The symbol, `ntt_lazy_<fwd|inv>_clu_n<log_n>_r<log_r>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let mut n = Name::new();
+            n.push(if self.inverse { "ntt_lazy_inv_clu_n" } else { "ntt_lazy_fwd_clu_n" });
+            n.push_num(self.log_n);
+            n.push("_r");
+            n.push_num(self.log_r);
+            n.push("_");
+            n.push(word);
+            n
+        }
+
+        /// Every cluster kernel of one word.
+        pub fn all() -> impl Iterator<Item = ClusterKernel> {
+            crate::ntt::cluster::SHAPES.into_iter().flat_map(|(log_n, _, _)| {
+                [false, true].into_iter().flat_map(move |inverse| {
+                    LAZY_LOG_RADIX.into_iter().map(move |log_r| ClusterKernel { inverse, log_n, log_r })
+                })
+            })
+        }
+    }
+
+    /// Calls `f` with the symbol of every entry point of the module built
+    /// for `sm_<arch>` (the cluster kernels exist from sm_90).
+    pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
         for parts in entries() {
             let mut n = Name::new();
             for (i, p) in parts.iter().filter(|p| !p.is_empty()).enumerate() {
@@ -224,6 +259,9 @@ pub mod names {
             n.push(w);
             f(n.as_str());
             for k in LazyKernel::all() {
+                f(k.name(w).as_str());
+            }
+            for k in ClusterKernel::all().filter(|_| arch >= 90) {
                 f(k.name(w).as_str());
             }
         }

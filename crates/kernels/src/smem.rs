@@ -81,9 +81,34 @@ pub struct DeviceShared {
     pub base: u32,
 }
 
+/// The same region of shared memory in every block of a thread-block
+/// cluster: stores go to block `rank`'s copy through `mapa` and
+/// `st.shared::cluster` (distributed shared memory).
+#[cfg(target_arch = "nvptx64")]
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceCluster {
+    /// Shared-window address of word 0 of the region in this block.
+    pub base: u32,
+}
+
+/// The same region in every block of an emulated cluster: one tile per block.
+#[derive(Debug, Clone, Copy)]
+pub struct HostCluster<'a, W> {
+    /// Word 0 of each block's region, by rank.
+    pub tiles: &'a [*mut W],
+}
+
+impl<W: Word> crate::ntt::cluster::RemoteTile<W> for HostCluster<'_, W> {
+    #[inline(always)]
+    unsafe fn st(&self, rank: u32, i: u32, v: W) {
+        // SAFETY: forwarded (rank below the cluster's blocks).
+        unsafe { *self.tiles[rank as usize].add(i as usize) = v }
+    }
+}
+
 #[cfg(target_arch = "nvptx64")]
 mod device {
-    use super::{DeviceShared, Shared};
+    use super::{DeviceCluster, DeviceShared, Shared};
     use core::arch::asm;
 
     /// Physical word of logical word `i`: one padding word after every
@@ -127,6 +152,31 @@ mod device {
             // SAFETY: the caller keeps `i` inside the tile.
             unsafe {
                 asm!("st.shared.u64 [{a}], {v};", v = in(reg64) v, a = in(reg32) self.base + 8 * i,
+                     options(nostack, preserves_flags));
+            }
+        }
+    }
+
+    impl crate::ntt::cluster::RemoteTile<u32> for DeviceCluster {
+        #[inline(always)]
+        unsafe fn st(&self, rank: u32, i: u32, v: u32) {
+            // SAFETY: the caller keeps `rank` inside the cluster and `i`
+            // inside the region.
+            unsafe {
+                asm!("{{ .reg .u32 r; mapa.shared::cluster.u32 r, {a}, {k}; st.shared::cluster.u32 [r], {v}; }}",
+                     a = in(reg32) self.base + 4 * i, k = in(reg32) rank, v = in(reg32) v,
+                     options(nostack, preserves_flags));
+            }
+        }
+    }
+
+    impl crate::ntt::cluster::RemoteTile<u64> for DeviceCluster {
+        #[inline(always)]
+        unsafe fn st(&self, rank: u32, i: u32, v: u64) {
+            // SAFETY: as above.
+            unsafe {
+                asm!("{{ .reg .u32 r; mapa.shared::cluster.u32 r, {a}, {k}; st.shared::cluster.u64 [r], {v}; }}",
+                     a = in(reg32) self.base + 8 * i, k = in(reg32) rank, v = in(reg64) v,
                      options(nostack, preserves_flags));
             }
         }

@@ -302,7 +302,7 @@ fn ntt_option_errors(gpu: &Gpu, t: &mut Tally) {
                 (NttKernel::TwoD | NttKernel::TwoDPipelined, Err(Error::InvalidN { n: 2, min: 4, .. })) => {
                     Ok(())
                 }
-                (NttKernel::Lazy, Err(Error::InvalidN { n: 2, min: 8, .. })) => Ok(()),
+                (NttKernel::Lazy | NttKernel::Cluster, Err(Error::InvalidN { n: 2, min: 8, .. })) => Ok(()),
                 (NttKernel::Radix2Global | NttKernel::Tiled, Ok(p)) => (|| {
                     let a = [1u64, 2];
                     eq("N = 2", &p.polymul(&a, &a).map_err(s)?, &cpu::polymul(&n2, &a, &a).map_err(s)?)

@@ -42,7 +42,13 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
         let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(radix), ..PlanOptions::default() };
         v.push((format!("lazy-r{radix}"), o));
     }
+    v.push(("cluster".into(), PlanOptions { kernel: NttKernel::Cluster, ..PlanOptions::default() }));
     v
+}
+
+/// The lazy kernels (two-pass or cluster): whole transforms only, N ≥ 8.
+pub(crate) fn lazy_kernel(k: NttKernel) -> bool {
+    matches!(k, NttKernel::Lazy | NttKernel::Cluster)
 }
 
 /// Counts and prints results.
@@ -109,7 +115,7 @@ fn word_suite<W: Coeff>(
     let plan = match NttPlan::with_options(gpu, params, *opts) {
         Ok(p) => p,
         // The 2D split needs N >= 4, the lazy kernels N >= 8.
-        Err(Error::InvalidN { .. }) if log_n < 2 || (opts.kernel == NttKernel::Lazy && log_n < 3) => return,
+        Err(Error::InvalidN { .. }) if log_n < 2 || (lazy_kernel(opts.kernel) && log_n < 3) => return,
         Err(e) => return t.record(&format!("{tag} plan"), Err(s(e))),
     };
     let p = plan.params().clone();
@@ -273,7 +279,7 @@ fn fused_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                         Ok(plan) => plan,
                         Err(Error::InvalidN { .. }) => return Ok(()),
                         // The lazy kernels run whole transforms only.
-                        Err(Error::NoTransformFor { .. }) if o.kernel == NttKernel::Lazy => return Ok(()),
+                        Err(Error::NoTransformFor { .. }) if lazy_kernel(o.kernel) => return Ok(()),
                         Err(e) => return Err(s(e)),
                     };
                 // Half the twiddles of the same shared-memory kernels unfused
@@ -357,7 +363,7 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
         }
         for (tag, o) in variants() {
             // The lazy kernels run whole transforms only (no fused polymul).
-            let fused = if o.kernel == NttKernel::Lazy { &[false][..] } else { &[false, true][..] };
+            let fused = if lazy_kernel(o.kernel) { &[false][..] } else { &[false, true][..] };
             for &fused_polymul in fused {
                 let name = format!(
                     "rns {tag}{} u{} {towers}x{bits}-bit N=2^{log_n} batch {batch} == CPU",

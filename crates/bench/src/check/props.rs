@@ -118,7 +118,7 @@ fn draw_ntt<W: Coeff>(rng: &mut SplitMix64) -> Result<NttDraw<W>, (String, Strin
     let bits = random_bits(rng, log_n, max_bits);
     let batch = 1 + rng.below(if log_n <= 12 { 8 } else { 4 }) as usize;
     // The lazy kernels run whole transforms only (no fused polymul).
-    opts.fused_polymul = log_n >= 2 && rng.below(3) == 0 && opts.kernel != NttKernel::Lazy;
+    opts.fused_polymul = log_n >= 2 && rng.below(3) == 0 && !super::lazy_kernel(opts.kernel);
     if opts.kernel != NttKernel::Radix2Global && rng.below(3) == 0 {
         opts.tile_bytes = Some(1024 << rng.below(7)); // 1 KiB … 64 KiB
     }
@@ -182,7 +182,7 @@ fn ntt_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
 fn rns_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
     let variants = super::variants();
     let (tag, mut opts) = variants[rng.below(variants.len() as u64) as usize].clone();
-    opts.fused_polymul = rng.below(3) == 0 && opts.kernel != NttKernel::Lazy;
+    opts.fused_polymul = rng.below(3) == 0 && !super::lazy_kernel(opts.kernel);
     let log_n = 2 + rng.below(15) as u32;
     let n = 1usize << log_n;
     let max_bits = if W::BITS == 32 { 30 } else { 62 };

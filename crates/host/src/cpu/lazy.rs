@@ -119,3 +119,89 @@ fn run_pass<W: Coeff>(
         }
     }
 }
+
+/// The one-pass cluster kernels (`polymul_kernels::ntt::cluster`) as the GPU
+/// runs them: per polynomial, every block of the cluster runs its first
+/// pass (handing its words to the other blocks' tiles), then every block its
+/// second. Equal to [`super::forward`] (or, with `inverse`,
+/// [`super::inverse`]) bit for bit.
+///
+/// # Errors
+/// [`Error::InvalidN`] for an N without cluster kernels (only 2^16), and
+/// those of [`forward_lazy`].
+pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool) -> Result<()> {
+    use polymul_kernels::ntt::cluster::{ClusterShape, SHAPES, ToCols, ToRows};
+    use polymul_kernels::smem::HostCluster;
+    let batch = p.check_batch("data", data)?;
+    let log_n = p.log_n();
+    let &(_, l1, log_cs) = SHAPES
+        .iter()
+        .find(|s| s.0 == log_n)
+        .ok_or(Error::InvalidN { n: p.n(), min: 1 << SHAPES[0].0, max: 1 << SHAPES[0].0 })?;
+    let sched = schedule(p, None)?;
+    let (fwd, inv) = tables(p, &sched)?;
+    let c = ClusterShape::new(log_n, l1, log_cs, sched.row_shape().log_r);
+    let w = std::mem::size_of::<W>();
+    let cs = c.cluster_blocks() as usize;
+    let mut col_tiles = vec![vec![W::zero(); c.col.smem_words(w) as usize]; cs];
+    let mut row_tiles = vec![vec![W::zero(); c.row.smem_words(w) as usize]; cs];
+    let ptr = data.as_mut_ptr();
+    let args = |shape: polymul_kernels::ntt::lazy::Shape| PassArgs {
+        data: ptr,
+        tw: fwd.as_ptr(),
+        tw_inv: inv.as_ptr(),
+        q: p.q(),
+        log_n,
+        subs: (batch << (log_n - shape.l)) as u32,
+        b: std::ptr::null(),
+        barrett: *p.barrett(),
+    };
+    let (cargs, rargs) = (args(c.col), args(c.row));
+    for poly in 0..batch as u32 {
+        let col_ptrs: Vec<*mut W> = col_tiles.iter_mut().map(|t| t.as_mut_ptr()).collect();
+        let row_ptrs: Vec<*mut W> = row_tiles.iter_mut().map(|t| t.as_mut_ptr()).collect();
+        // First pass of every block, into the other pass's tiles.
+        for rank in 0..cs as u32 {
+            let blk = poly * cs as u32 + rank;
+            let (shape, a, own) =
+                if inverse { (c.row, &rargs, row_ptrs[rank as usize]) } else { (c.col, &cargs, col_ptrs[rank as usize]) };
+            let s = HostShared(own);
+            for e in 0..shape.steps() {
+                for t in 0..c.threads() {
+                    // SAFETY: the cluster's shapes, tiles of their sizes,
+                    // tables of the schedule's pairs.
+                    unsafe {
+                        if inverse {
+                            let sink = ToCols { tiles: HostCluster { tiles: &col_ptrs }, shape: c };
+                            lazy::step_io::<W, _, _, { lazy::INVERSE }>(shape, a, &s, &sink, true, blk, t, e)
+                        } else {
+                            let sink =
+                                ToRows { tiles: HostCluster { tiles: &row_ptrs }, shape: c, log_pad: c.row.log_pad(w) };
+                            lazy::step_io::<W, _, _, { lazy::FORWARD }>(shape, a, &s, &sink, true, blk, t, e)
+                        }
+                    }
+                }
+            }
+        }
+        // The cluster barrier, then every block's second pass from its tile.
+        for rank in 0..cs as u32 {
+            let blk = poly * cs as u32 + rank;
+            let (shape, a, own) =
+                if inverse { (c.col, &cargs, col_ptrs[rank as usize]) } else { (c.row, &rargs, row_ptrs[rank as usize]) };
+            let s = HostShared(own);
+            for e in 0..shape.steps() {
+                for t in 0..c.threads() {
+                    // SAFETY: as above; the tile holds the block's words.
+                    unsafe {
+                        if inverse {
+                            lazy::step_io::<W, _, _, { lazy::INVERSE }>(shape, a, &s, &lazy::ToGlobal, false, blk, t, e)
+                        } else {
+                            lazy::step_io::<W, _, _, { lazy::FORWARD }>(shape, a, &s, &lazy::ToGlobal, false, blk, t, e)
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -21,6 +21,8 @@ use polymul_kernels::arith::harvey::ShoupPair;
 use polymul_kernels::ntt::lazy::LaunchArgs;
 use crate::plan::lazy::{LazyPass, LazySchedule};
 use cust::function::{BlockSize, GridSize};
+use super::cluster::ClusterLaunch;
+use polymul_kernels::ntt::cluster::ClusterShape;
 
 /// Where a launch goes: the GPU (its context) and the stream to queue on
 /// (the GPU's own, or one a plan was bound to).
@@ -519,6 +521,96 @@ pub(crate) fn lazy_ntt<W: Coeff>(
         lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
     }
     Ok(())
+}
+
+/// The one-pass cluster kernels of a plan (`polymul_kernels::ntt::cluster`)
+/// and the driver entry point that launches them.
+pub(crate) struct ClusterKernels<'g> {
+    fwd: Function<'g>,
+    inv: Function<'g>,
+    shape: ClusterShape,
+    launcher: ClusterLaunch,
+}
+
+impl<'g> ClusterKernels<'g> {
+    /// The kernels for `2^log_n` words at radix `2^log_r`, or `None` where
+    /// there are none: no cluster shape for N, no cluster launch on this
+    /// GPU or driver, or a module without them (PTX below sm_90).
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
+        let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n) else {
+            return Ok(None);
+        };
+        let Some(launcher) = gpu.cluster_launch() else { return Ok(None) };
+        let name = |inverse| names::ClusterKernel { inverse, log_n, log_r }.name(W::NAME).as_str().to_string();
+        let (Ok(fwd), Ok(inv)) = (gpu.module().get_function(&name(false)), gpu.module().get_function(&name(true)))
+        else {
+            return Ok(None);
+        };
+        let shape = ClusterShape::new(log_n, l1, log_cs, log_r);
+        let bytes = Self::smem_bytes::<W>(&shape);
+        for f in [&fwd, &inv] {
+            // SAFETY: a valid function handle; at most 2 × 66 KiB, below
+            // sm_90's 227 KiB opt-in limit (checked by the caller's device).
+            let rc = unsafe {
+                cust::sys::cuFuncSetAttribute(
+                    f.to_raw(),
+                    cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+            };
+            if rc != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                return Ok(None);
+            }
+        }
+        Ok(Some(Self { fwd, inv, shape, launcher }))
+    }
+
+    fn smem_bytes<W>(shape: &ClusterShape) -> u32 {
+        let w = std::mem::size_of::<W>();
+        shape.smem_words(w) * w as u32
+    }
+}
+
+/// Queues a one-pass cluster transform of `batch` polynomials per tower.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn cluster_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &ClusterKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let f = match dir {
+        Direction::Forward => &k.fwd,
+        Direction::Inverse => &k.inv,
+    };
+    let args = ByValue(LaunchArgs {
+        data: data.buf.as_device_ptr().as_raw() as *mut W,
+        tw: t.fwd.as_raw() as *const ShoupPair<W>,
+        tw_inv: t.inv.as_raw() as *const ShoupPair<W>,
+        moduli: towers.moduli.as_raw() as *const W,
+        data_words: towers.data_words,
+        tw_pairs: t.tw_pairs,
+        log_n,
+        // The cluster kernels take the batch and derive both passes' counts.
+        subs: batch as u32,
+        qbits: t.barrett.m,
+        q: t.barrett.q,
+        mu: t.barrett.mu,
+        b: std::ptr::null(),
+    });
+    let mut params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+    let cs = k.shape.cluster_blocks();
+    let geometry = ((batch as u32 * cs, towers.rows), k.shape.threads(), ClusterKernels::smem_bytes::<W>(&k.shape));
+    // SAFETY: the argument block is the kernel's only parameter; the grid is
+    // a whole number of clusters; the plan sized `data` to batch·N words per
+    // tower and the tables to `tw_pairs` pairs per tower; the context is
+    // bound above.
+    unsafe { k.launcher.launch(f, geometry, cs, q.stream, &mut params) }
 }
 
 /// Queues `a ← a ⊗ b` through the lazy kernels: `b`'s forward transform,

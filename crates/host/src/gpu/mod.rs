@@ -2,6 +2,7 @@
 //! buffers and CUDA-event timing. Kernel launches live in `gpu/launch.rs`
 //! (crate-private), and nowhere else.
 
+pub(crate) mod cluster;
 pub(crate) mod launch;
 mod timing;
 
@@ -81,6 +82,9 @@ pub struct Gpu {
     stream: Stream,
     ctx: Context,
     info: DeviceInfo,
+    /// `cuLaunchKernelEx`, on a device with thread-block clusters (sm_90+)
+    /// and a driver that has it.
+    cluster: Option<cluster::ClusterLaunch>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -163,7 +167,8 @@ impl Gpu {
         };
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
         let info = DeviceInfo { kernel_image, ..info };
-        Ok(Self { module, stream, ctx, info })
+        let cluster = if major >= 9 { cluster::ClusterLaunch::resolve() } else { None };
+        Ok(Self { module, stream, ctx, info, cluster })
     }
 
     /// What the device is.
@@ -175,6 +180,11 @@ impl Gpu {
     pub(crate) fn bind(&self) -> Result<()> {
         CurrentContext::set_current(&self.ctx)
             .map_err(|source| Error::Cuda { during: "binding the context", source })
+    }
+
+    /// The cluster launcher, where the device and driver have clusters.
+    pub(crate) fn cluster_launch(&self) -> Option<cluster::ClusterLaunch> {
+        self.cluster
     }
 
     pub(crate) fn module(&self) -> &Module {

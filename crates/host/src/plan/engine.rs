@@ -8,7 +8,7 @@
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use super::lazy::LazySchedule;
 use crate::gpu::launch::{
-    self, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch,
+    self, ClusterKernels, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch,
     TowerLaunch,
 };
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
@@ -61,6 +61,8 @@ pub(crate) struct Engine<'g, W: Coeff> {
 /// kernels and the Shoup-pair tables of every tower.
 struct LazyState<'g, W: Coeff> {
     kernels: LazyKernels<'g>,
+    /// The one-pass cluster kernels, where the size, GPU and driver have them.
+    cluster: Option<ClusterKernels<'g>>,
     /// Forward tables, `N + 1` pairs per tower.
     fwd: DeviceVec<W>,
     /// Inverse tables.
@@ -81,6 +83,7 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         }
         Ok(Self {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
+            cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
             fwd: gpu.upload(&fwd)?,
             inv: gpu.upload(&inv)?,
             barrett: *towers[0].barrett(),
@@ -141,14 +144,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
             _ => None,
         };
         let lazy_sched = match (options.kernel, options.fused_polymul) {
-            (NttKernel::Lazy, true) => {
+            (NttKernel::Lazy | NttKernel::Cluster, true) => {
                 return Err(Error::NoTransformFor {
                     why: "the lazy kernels run whole transforms only: use fused_polymul with the tiled or \
                           2D kernel, or the lazy kernel without fused_polymul"
                         .into(),
                 });
             }
-            (NttKernel::Lazy, false) => {
+            (NttKernel::Lazy | NttKernel::Cluster, false) => {
                 if matches!(options.radix, Some(2 | 4)) {
                     return Err(Error::NoTransformFor {
                         why: "the lazy kernels have radix 8 and 16 only: choose one of those, or None".into(),
@@ -318,10 +321,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
             NttKernel::Auto => {
                 let batched = is_batched(self.n(), batch.saturating_mul(self.towers));
                 let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
+                let k = match (k, &self.lazy) {
+                    (NttKernel::Cluster, Some(lz)) if lz.cluster.is_none() => NttKernel::Lazy,
+                    (k, _) => k,
+                };
                 match k {
                     NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
                     // A fused plan has no lazy kernels: the best of the others.
-                    NttKernel::Lazy if self.lazy.is_none() => {
+                    NttKernel::Lazy | NttKernel::Cluster if self.lazy.is_none() => {
                         match super::shared_memory_kernel(W::BITS, self.log_n, batched, inverse) {
                             NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
                             k => k,
@@ -330,6 +337,8 @@ impl<'g, W: Coeff> Engine<'g, W> {
                     k => k,
                 }
             }
+            // Where there are no cluster kernels, the two-pass lazy ones.
+            NttKernel::Cluster if self.lazy.as_ref().is_none_or(|l| l.cluster.is_none()) => NttKernel::Lazy,
             k => k,
         }
     }
@@ -382,6 +391,12 @@ impl<'g, W: Coeff> Engine<'g, W> {
             direct: !self.options.shared_only,
             stop,
         };
+        if let (NttKernel::Cluster, Some(lz)) = (kernel, &self.lazy)
+            && let Some(ck) = &lz.cluster
+        {
+            let t = lz.tables();
+            return launch::cluster_ntt(self.queue(), ck, dir, data, &t, batch, self.log_n, &towers);
+        }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let t = lz.tables();
             return launch::lazy_ntt(self.queue(), &lz.kernels, dir, data, &t, batch, self.log_n, &towers);
@@ -486,6 +501,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
         // forward row pass, the pointwise product and the inverse row pass.
         let batch = self.batch_of("a", a)?;
         let lazy = |inverse| self.kernel_for_dir(batch, inverse) == NttKernel::Lazy;
+        let cluster = |inverse| self.kernel_for_dir(batch, inverse) == NttKernel::Cluster;
+        if cluster(false) && cluster(true) {
+            // One pass each way: 2 forward, pointwise, inverse.
+            self.whole(Direction::Forward, a)?;
+            self.whole(Direction::Forward, b)?;
+            self.pointwise_mul(a, b)?;
+            return self.whole(Direction::Inverse, a);
+        }
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
             let (t, towers) = (lz.tables(), self.tower_launch(batch));
             return launch::lazy_polymul(self.queue(), &lz.kernels, a, b, &t, batch, log_n, &towers);
@@ -509,6 +532,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         match self.kernel_for_dir(batch, false) {
             NttKernel::Radix2Global => self.log_n,
             NttKernel::Lazy => self.lazy_passes().unwrap_or(2),
+            NttKernel::Cluster => 1,
             k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
         }
     }
@@ -522,7 +546,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
     /// radix 2 and the lazy kernels, whose shapes are compile-time).
     pub(crate) fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
         match self.kernel_for_dir(batch, false) {
-            NttKernel::Radix2Global | NttKernel::Lazy => None,
+            NttKernel::Radix2Global | NttKernel::Lazy | NttKernel::Cluster => None,
             k => Some(self.tile_for(k, batch)),
         }
     }

@@ -55,16 +55,25 @@ pub enum NttKernel {
     /// folded into its last stage). Always Shoup: [`PlanOptions::reduction`]
     /// does not apply. Covers N = 2^3 to 2^21; not for fused-polymul plans.
     Lazy,
+    /// The lazy kernels in one pass over global memory
+    /// (`polymul_kernels::ntt::cluster`): a Hopper thread-block cluster of 8
+    /// blocks holds each polynomial in distributed shared memory, so the
+    /// column pass hands its words to the row pass without a trip through
+    /// global memory. N = 2^16 on a GPU with clusters (sm_90) and a driver
+    /// with `cuLaunchKernelEx` (CUDA 12); elsewhere it runs
+    /// [`NttKernel::Lazy`] (which `NttPlan::kernel_for` then reports).
+    Cluster,
 }
 
 impl NttKernel {
     /// Every concrete kernel (all but [`NttKernel::Auto`]).
-    pub const ALL: [NttKernel; 5] = [
+    pub const ALL: [NttKernel; 6] = [
         NttKernel::Radix2Global,
         NttKernel::Tiled,
         NttKernel::TwoD,
         NttKernel::TwoDPipelined,
         NttKernel::Lazy,
+        NttKernel::Cluster,
     ];
 
     /// A short name for tables and the command line.
@@ -76,6 +85,7 @@ impl NttKernel {
             NttKernel::TwoD => "2d",
             NttKernel::TwoDPipelined => "2d-pipelined",
             NttKernel::Lazy => "lazy",
+            NttKernel::Cluster => "cluster",
         }
     }
 }
@@ -311,11 +321,14 @@ pub fn is_batched(n: usize, batch: usize) -> bool {
 }
 
 /// The kernel [`NttKernel::Auto`] runs for `N = 2^log_n` on `word_bits`
-/// words, single or batched, forward or inverse: the lazy kernels wherever
-/// they cover N (2^3 to 2^21; see docs/ntt.md for the measurements), else
+/// words, single or batched, forward or inverse: the one-pass cluster
+/// kernels where they exist (N = 2^16), the lazy kernels wherever they cover
+/// N (2^3 to 2^21; see docs/ntt.md for the measurements), else
 /// [`shared_memory_kernel`].
 pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
-    if polymul_kernels::ntt::lazy::split(log_n, 0).is_some() {
+    if polymul_kernels::ntt::cluster::SHAPES.iter().any(|s| s.0 == log_n) {
+        NttKernel::Cluster
+    } else if polymul_kernels::ntt::lazy::split(log_n, 0).is_some() {
         NttKernel::Lazy
     } else {
         shared_memory_kernel(word_bits, log_n, batched, inverse)
@@ -349,7 +362,7 @@ pub fn shared_memory_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: 
 /// the batch keeps every SM busy and the tile is small enough, radix 8 or 4
 /// where fewer registers per thread (more threads in flight) matter more.
 pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> u32 {
-    if kernel == NttKernel::Lazy {
+    if matches!(kernel, NttKernel::Lazy | NttKernel::Cluster) {
         // The row pass's radix (the column pass may use another; see
         // `polymul_kernels::ntt::lazy::log_radix`).
         let words = polymul_kernels::ntt::lazy::tile_words((word_bits / 8) as usize);

@@ -270,6 +270,28 @@ pub const fn exec_steps(shape: Shape, mode: u8) -> u32 {
     if mode == PRODUCT { 2 * shape.steps() - 1 } else { shape.steps() }
 }
 
+/// Where a pass's last step sends its words instead of global memory: the
+/// other pass's tiles in a thread-block cluster ([`super::cluster`]).
+pub trait Sink<W> {
+    /// Whether the pass ends in this sink (`false`: in global memory).
+    const ACTIVE: bool;
+    /// Sends word `y` of sub-transform `gsub` (indices as in the pass).
+    ///
+    /// # Safety
+    /// `gsub` and `y` come from a valid pass of the sink's shape.
+    unsafe fn put(&self, gsub: u32, y: u32, v: W);
+}
+
+/// The ordinary end of a pass: global memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ToGlobal;
+
+impl<W> Sink<W> for ToGlobal {
+    const ACTIVE: bool = false;
+    #[inline(always)]
+    unsafe fn put(&self, _: u32, _: u32, _: W) {}
+}
+
 /// Runs execution step `e` (`0..exec_steps`) of block `blk` for thread `t`:
 /// the units of this thread, read from global memory (first step) or the
 /// tile, `k` stages (forward, inverse, or for the product pass's middle
@@ -294,6 +316,29 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
     t: u32,
     e: u32,
 ) {
+    // SAFETY: forwarded.
+    unsafe { step_io::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, true, blk, t, e) }
+}
+
+/// [`step`] with the pass's ends chosen: its first step reads global memory
+/// if `from_global` (else the tile, filled by another pass's [`Sink`]) and
+/// its last step writes to `sink` if that is active (else global memory).
+///
+/// # Safety
+/// As for [`step`]; a tile the first step reads holds the pass's words in
+/// its layout.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    sink: &K,
+    from_global: bool,
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
     let n = shape.steps();
     // Forward step index (the inverse runs the steps backwards) and which
     // halves of the butterfly work run.
@@ -305,22 +350,23 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
         _ => (2 * n - 2 - e, false, true),
     };
     let (g, k) = shape.step(j);
-    let io = (e == 0, e + 1 == exec_steps(shape, MODE));
+    let io = (e == 0 && from_global, e + 1 == exec_steps(shape, MODE));
+    let s = &(s, sink);
     // SAFETY: forwarded.
     unsafe {
         match (k, fwd, inv) {
-            (4, true, false) => units::<W, S, true, false, 16>(shape, args, s, blk, t, g, io),
-            (3, true, false) => units::<W, S, true, false, 8>(shape, args, s, blk, t, g, io),
-            (2, true, false) => units::<W, S, true, false, 4>(shape, args, s, blk, t, g, io),
-            (_, true, false) => units::<W, S, true, false, 2>(shape, args, s, blk, t, g, io),
-            (4, false, _) => units::<W, S, false, true, 16>(shape, args, s, blk, t, g, io),
-            (3, false, _) => units::<W, S, false, true, 8>(shape, args, s, blk, t, g, io),
-            (2, false, _) => units::<W, S, false, true, 4>(shape, args, s, blk, t, g, io),
-            (_, false, _) => units::<W, S, false, true, 2>(shape, args, s, blk, t, g, io),
-            (4, true, true) => units::<W, S, true, true, 16>(shape, args, s, blk, t, g, io),
-            (3, true, true) => units::<W, S, true, true, 8>(shape, args, s, blk, t, g, io),
-            (2, true, true) => units::<W, S, true, true, 4>(shape, args, s, blk, t, g, io),
-            (_, true, true) => units::<W, S, true, true, 2>(shape, args, s, blk, t, g, io),
+            (4, true, false) => units::<W, S, K, true, false, 16>(shape, args, s, blk, t, g, io),
+            (3, true, false) => units::<W, S, K, true, false, 8>(shape, args, s, blk, t, g, io),
+            (2, true, false) => units::<W, S, K, true, false, 4>(shape, args, s, blk, t, g, io),
+            (_, true, false) => units::<W, S, K, true, false, 2>(shape, args, s, blk, t, g, io),
+            (4, false, _) => units::<W, S, K, false, true, 16>(shape, args, s, blk, t, g, io),
+            (3, false, _) => units::<W, S, K, false, true, 8>(shape, args, s, blk, t, g, io),
+            (2, false, _) => units::<W, S, K, false, true, 4>(shape, args, s, blk, t, g, io),
+            (_, false, _) => units::<W, S, K, false, true, 2>(shape, args, s, blk, t, g, io),
+            (4, true, true) => units::<W, S, K, true, true, 16>(shape, args, s, blk, t, g, io),
+            (3, true, true) => units::<W, S, K, true, true, 8>(shape, args, s, blk, t, g, io),
+            (2, true, true) => units::<W, S, K, true, true, 4>(shape, args, s, blk, t, g, io),
+            (_, true, true) => units::<W, S, K, true, true, 2>(shape, args, s, blk, t, g, io),
         }
     }
 }
@@ -331,10 +377,10 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn units<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R: usize>(
+unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
-    s: &S,
+    s: &(&S, &K),
     blk: u32,
     t: u32,
     g: u32,
@@ -345,7 +391,7 @@ unsafe fn units<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R
     let threads = shape.threads();
     for v in 0..per_thread {
         // SAFETY: forwarded.
-        unsafe { unit::<W, S, FWD, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
+        unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
     }
 }
 
@@ -354,15 +400,16 @@ unsafe fn units<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn unit<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R: usize>(
+unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
-    s: &S,
+    &(s, sink): &(&S, &K),
     blk: u32,
     p: u32,
     g: u32,
-    (from_global, to_global): (bool, bool),
+    (from_global, last): (bool, bool),
 ) {
+    let to_global = last && !K::ACTIVE;
     let (l, log_s) = (shape.l, shape.log_s);
     let k = R.trailing_zeros();
     let word_bytes = core::mem::size_of::<W>();
@@ -433,7 +480,7 @@ unsafe fn unit<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R:
         }
         // The inverse's stage 0 (in the step with g = 0 of a pass that
         // ends the transform) carries the 1/N.
-        let last = INV && g == 0 && (shape.strided || log_cols == 0);
+        let scale_last = INV && g == 0 && (shape.strided || log_cols == 0);
         // Row-pass steps after the first read their twiddles from the
         // thread-ordered region (`row_twiddle_index`): consecutive units,
         // consecutive pairs, so every load instruction is coalesced.
@@ -476,7 +523,7 @@ unsafe fn unit<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R:
         }
         if INV {
             for d in (0..k).rev() {
-                if d == 0 && last {
+                if d == 0 && scale_last {
                     let ninv = W::ld_pair(args.tw_inv);
                     let wn = W::ld_pair(args.tw_inv.add(1 << args.log_n));
                     for x in 0..R / 2 {
@@ -487,7 +534,11 @@ unsafe fn unit<W: Gmem, S: Shared<W>, const FWD: bool, const INV: bool, const R:
                 }
             }
         }
-        if to_global && run {
+        if last && K::ACTIVE {
+            for (x, v) in a.iter().enumerate() {
+                sink.put(gsub, j0 + ((x as u32) << lh), *v);
+            }
+        } else if to_global && run {
             W::st_run(args.data.add(gbase), &a);
         } else if to_global {
             for (x, v) in a.iter().enumerate() {

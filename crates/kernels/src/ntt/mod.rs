@@ -11,6 +11,7 @@
 //! Stage `s` (0-based) of the forward transform has `m = 2^s` twiddle groups
 //! of `k = N / (2m)` butterflies; the inverse runs the same stages in reverse.
 
+pub mod cluster;
 pub mod lazy;
 pub mod radix2;
 pub mod tiled;
