@@ -1,7 +1,7 @@
 #!/bin/bash
 # polymul GPU bundle: the throughput measurements of issue 14 in one call.
 #
-#   bash perf.sh [--no-check] [--no-ncu] [--ntt] [--sweep]
+#   [SANITIZE=1] bash perf.sh [--no-check] [--no-ncu] [--ntt] [--sweep]
 #
 # 1. nvidia-smi; the shared butterfly floor (butterfly_floor.cu, when nvcc and
 #    the file are beside this script), for the same GPU in the same call;
@@ -61,6 +61,21 @@ if [ "$sweep" = 1 ] && command -v ncu >/dev/null; then
     done
   done
   echo "sweep: $(wc -l < "$work/sweep.csv") kernel timings" | tee -a "$sum"
+fi
+if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  # The lazy, product and cluster kernels under memcheck and racecheck: one
+  # and two passes, both words (profile runs forward, inverse and a product).
+  for tool in memcheck racecheck; do
+    for job in "64 16 2 lazy-r8" "64 16 2 lazy-r16" "32 16 2 lazy-r16" "32 16 2 lazy-r8" "64 16 2 cluster" \
+               "32 16 2 cluster" "64 12 3 lazy-r16" "32 13 3 lazy-r8" "64 17 2 auto" "32 10 5 auto"; do
+      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$here/polymul-bench" profile $job \
+        > "$work/san.log" 2>&1
+      rc=$?
+      echo "$tool profile $job: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/san.log" | tail -1)" \
+        | tee -a "$sum"
+      cat "$work/san.log" >> "$work/sanitizer.log"
+    done
+  done
 fi
 cp "$sum" "$out/summary.txt"
 tar czf "$out/perf.tgz" -C "$work" .

@@ -593,6 +593,10 @@ pub fn profile(
         let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;
         let ti = gpu.time(1, reps, || plan.inverse(&mut a))?;
+        // One product too, so that a profiler or sanitizer sees its kernels.
+        let mut b = plan.upload(&input)?;
+        plan.polymul_in_place(&mut a, &mut b)?;
+        plan.synchronize()?;
         println!(
             "u{} N=2^{log_n} batch {batch} {:?} {reduction}: forward {:.2} µs, inverse {:.2} µs per call; \
              {bad} of {} words differ from the CPU",

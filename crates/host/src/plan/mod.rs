@@ -321,14 +321,12 @@ pub fn is_batched(n: usize, batch: usize) -> bool {
 }
 
 /// The kernel [`NttKernel::Auto`] runs for `N = 2^log_n` on `word_bits`
-/// words, single or batched, forward or inverse: the one-pass cluster
-/// kernels where they exist (N = 2^16), the lazy kernels wherever they cover
-/// N (2^3 to 2^21; see docs/ntt.md for the measurements), else
-/// [`shared_memory_kernel`].
+/// words, single or batched, forward or inverse: the lazy kernels wherever
+/// they cover N (2^3 to 2^21), else [`shared_memory_kernel`]. The one-pass
+/// cluster kernels are not chosen: on an H100 they measured slower than the
+/// two-pass lazy kernels (docs/ntt.md).
 pub fn auto_kernel(word_bits: u32, log_n: u32, batched: bool, inverse: bool) -> NttKernel {
-    if polymul_kernels::ntt::cluster::SHAPES.iter().any(|s| s.0 == log_n) {
-        NttKernel::Cluster
-    } else if polymul_kernels::ntt::lazy::split(log_n, 0).is_some() {
+    if polymul_kernels::ntt::lazy::split(log_n, 0).is_some() {
         NttKernel::Lazy
     } else {
         shared_memory_kernel(word_bits, log_n, batched, inverse)
