@@ -1,7 +1,7 @@
 #!/bin/bash
 # polymul GPU bundle: the throughput measurements of issue 14 in one call.
 #
-#   [SANITIZE=1] bash perf.sh [--no-check] [--no-ncu] [--ntt] [--sweep]
+#   [SANITIZE=1] bash perf.sh [--no-check] [--no-goals] [--no-ncu] [--ntt] [--sweep]
 #
 # 1. nvidia-smi; the shared butterfly floor (butterfly_floor.cu, when nvcc and
 #    the file are beside this script), for the same GPU in the same call;
@@ -17,8 +17,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
 work=$(mktemp -d); mkdir -p "$out"
-check=1; ncu_on=1; ntt=0; sweep=0
-for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; --sweep) sweep=1;; esac; done
+check=1; ncu_on=1; ntt=0; sweep=0; goals=1
+for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; --sweep) sweep=1;; --no-goals) goals=0;; esac; done
 sum=$work/summary.txt
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } | tee "$sum"
 if [ -f "$here/butterfly_floor.cu" ] && command -v nvcc >/dev/null; then
@@ -29,9 +29,9 @@ if [ "$check" = 1 ]; then
   echo "check exit $?" | tee -a "$sum"
   grep -v '^PASS' "$work/check.log" | tail -20 | tee -a "$sum"
 fi
-timeout 240 "$here/polymul-bench" bench --quick --only goals --out "$work/goals" 2> "$work/goals.stderr.log" | tail -30 | tee -a "$sum"
+[ "$goals" = 1 ] && timeout 240 "$here/polymul-bench" bench --quick --only goals --out "$work/goals" 2> "$work/goals.stderr.log" | tail -30 | tee -a "$sum"
 # The kernels at N = 2^16 side by side (batch 512, CUDA events, median of 20).
-for w in 64 32; do
+[ "$goals" = 1 ] && for w in 64 32; do
   for cfg in lazy-r8 lazy-r16 cluster auto; do
     timeout 60 "$here/polymul-bench" profile $w 16 512 $cfg 2>&1 | tail -1 | sed "s/^/$cfg: /" | tee -a "$sum"
   done
@@ -68,7 +68,7 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     for job in "64 16 2 lazy-r8" "64 16 2 lazy-r16" "32 16 2 lazy-r16" "32 16 2 lazy-r8" "64 16 2 cluster" \
                "32 16 2 cluster" "64 12 3 lazy-r16" "32 13 3 lazy-r8" "64 17 2 auto" "32 10 5 auto"; do
-      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$here/polymul-bench" profile $job \
+      POLYMUL_PROFILE_REPS=1 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$here/polymul-bench" profile $job \
         > "$work/san.log" 2>&1
       rc=$?
       echo "$tool profile $job: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/san.log" | tail -1)" \
