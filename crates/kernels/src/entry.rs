@@ -13,7 +13,7 @@
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, block_y, block_z, cluster_sync, sync};
+use crate::gpu::{block_thread, block_y, block_z, cluster_arrive, cluster_sync, cluster_wait, sync};
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::lazy;
 use crate::ntt::tiled::{self, TileGeometry};
@@ -440,10 +440,17 @@ macro_rules! cluster_entry {
                 // SAFETY: the host sizes the table to the launch's block rows.
                 let mut a = unsafe { args.tower(block_y()) };
                 let batch = args.subs;
+                // Distributed shared memory may be written only once every
+                // block of the cluster runs: arrive now, wait before the
+                // first pass's last step (its remote stores).
+                cluster_arrive();
                 if !$inv {
                     a.subs = batch << ($log_n - $l1);
                     let sink = ToRows { tiles: DeviceCluster { base: rows.base }, shape: C, log_pad: C.row.log_pad(WB) };
                     unrolled_steps!(COL_STEPS, |e| {
+                        if e + 1 == COL_STEPS {
+                            cluster_wait();
+                        }
                         // SAFETY: validated by the host (see above).
                         unsafe { lazy::step_io::<$w, _, _, { lazy::FORWARD }>(C.col, &a, &cols, &sink, true, blk, t, e) };
                         if e + 1 < COL_STEPS {
@@ -465,6 +472,9 @@ macro_rules! cluster_entry {
                     a.subs = batch << $l1;
                     let sink = ToCols { tiles: DeviceCluster { base: cols.base }, shape: C };
                     unrolled_steps!(ROW_STEPS, |e| {
+                        if e + 1 == ROW_STEPS {
+                            cluster_wait();
+                        }
                         // SAFETY: validated by the host (see above).
                         unsafe { lazy::step_io::<$w, _, _, { lazy::INVERSE }>(C.row, &a, &rows, &sink, true, blk, t, e) };
                         if e + 1 < ROW_STEPS {

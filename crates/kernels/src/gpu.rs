@@ -66,3 +66,20 @@ pub fn cluster_sync() {
         )
     };
 }
+
+/// Arrives at a cluster barrier without waiting ([`cluster_wait`] completes
+/// it): the start of a cluster kernel announces that this block runs, so
+/// that its shared memory may be written by the others.
+#[inline(always)]
+pub fn cluster_arrive() {
+    // SAFETY: as for `cluster_sync`; every thread later waits exactly once.
+    unsafe { core::arch::asm!("barrier.cluster.arrive.aligned;", options(nostack, preserves_flags)) };
+}
+
+/// Waits for the cluster barrier [`cluster_arrive`] began: after it every
+/// block of the cluster has started, so its shared memory may be accessed.
+#[inline(always)]
+pub fn cluster_wait() {
+    // SAFETY: as for `cluster_sync`, after this thread's `cluster_arrive`.
+    unsafe { core::arch::asm!("barrier.cluster.wait.aligned;", options(nostack, preserves_flags)) };
+}

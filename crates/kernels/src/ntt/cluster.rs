@@ -17,7 +17,11 @@
 //! The column and row tiles are separate regions of a block's dynamic
 //! shared memory (column tile first, unpadded; then the padded row tile),
 //! so a block may receive words while another block still exchanges its
-//! column pass's words: one cluster barrier suffices.
+//! column pass's words: one cluster barrier between the passes suffices.
+//! A block may write another's shared memory only once that block runs, so
+//! every block arrives at a cluster barrier when it starts and waits on it
+//! just before its remote stores (compute-sanitizer's racecheck reported
+//! the writes as hazards without it).
 
 use super::lazy::{Shape, Sink};
 use crate::Word;
