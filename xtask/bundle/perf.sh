@@ -66,9 +66,12 @@ if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   # The lazy, product and cluster kernels under memcheck and racecheck: one
   # and two passes, both words (profile runs forward, inverse and a product).
   for tool in memcheck racecheck; do
-    for job in "64 16 2 lazy-r8" "64 16 2 lazy-r16" "32 16 2 lazy-r16" "32 16 2 lazy-r8" "64 16 2 cluster" \
-               "32 16 2 cluster" "64 12 3 lazy-r16" "32 13 3 lazy-r8" "64 17 2 auto" "32 10 5 auto"; do
-      POLYMUL_PROFILE_REPS=1 timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$here/polymul-bench" profile $job \
+    jobs=${SANITIZE_JOBS:-"64 16 2 lazy-r8;64 16 2 lazy-r16;32 16 2 lazy-r16;32 16 2 lazy-r8;64 16 2 cluster;32 16 2 cluster;64 12 3 lazy-r16;32 13 3 lazy-r8;64 17 2 auto;32 10 5 auto"}
+    IFS=';' read -ra joblist <<< "$jobs"
+    for job in "${joblist[@]}"; do
+      # shellcheck disable=SC2086
+      POLYMUL_PROFILE_REPS=1 timeout "${SANITIZE_TIMEOUT:-100}" compute-sanitizer --tool $tool --error-exitcode 9 \
+        "$here/polymul-bench" profile $job \
         > "$work/san.log" 2>&1
       rc=$?
       echo "$tool profile $job: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/san.log" | tail -1)" \
