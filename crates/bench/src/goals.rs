@@ -338,21 +338,30 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table> {
         let best = g.peers.iter().flatten().copied().fold(f64::INFINITY, f64::min);
         let moderate = g.op == Op::Moderate;
         let rate = if g.word == 32 { rate32 } else { rate64 };
-        let floors = Floors { compute: butterflies(&g) / rate * 1e6, memory: one_pass_bytes(&g) / (copy_gbs * 1e3) };
+        let floors =
+            Floors { compute: butterflies(&g) / rate * 1e6, memory: one_pass_bytes(&g) / (copy_gbs * 1e3) };
         let met = if moderate { m.now >= g.goal } else { m.now <= g.goal };
         let (gbs, pct_floor) = if moderate {
             ("—".to_string(), "—".to_string())
         } else {
             (fmt(m.bytes / (m.now * 1e3)), format!("{:.0}%", 100.0 * floors.max() / m.now))
         };
-        let pct_copy = if moderate { "—".to_string() } else { format!("{:.0}%", 100.0 * m.bytes / (m.now * 1e3) / copy_gbs) };
+        let pct_copy = if moderate {
+            "—".to_string()
+        } else {
+            format!("{:.0}%", 100.0 * m.bytes / (m.now * 1e3) / copy_gbs)
+        };
         t.rows.push(vec![
             label,
             if moderate { format!("≥ {:.0}%", g.goal) } else { format!("≤ {}", fmt(g.goal)) },
             peer(0),
             peer(1),
             peer(2),
-            format!("{} ({})", if moderate { format!("{:.0}%", m.before) } else { fmt(m.before) }, m.before_kernel),
+            format!(
+                "{} ({})",
+                if moderate { format!("{:.0}%", m.before) } else { fmt(m.before) },
+                m.before_kernel
+            ),
             format!("{} ({})", if moderate { format!("{:.0}%", m.now) } else { fmt(m.now) }, m.now_kernel),
             if moderate { "—".into() } else { format!("{:.2}×", m.before / m.now) },
             if best.is_finite() { format!("{:.2}×", best / m.now) } else { "—".into() },

@@ -40,7 +40,12 @@ fn check_transforms<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, widths: &[u
             for log_r in [None, Some(3), Some(4)] {
                 let mut got = x.clone();
                 cpu::forward_lazy(&p, &mut got, log_r).unwrap();
-                assert_eq!(to_u64(&got), to_u64(&want), "forward N=2^{log_n} {bits} bits u{} r{log_r:?}", W::BITS);
+                assert_eq!(
+                    to_u64(&got),
+                    to_u64(&want),
+                    "forward N=2^{log_n} {bits} bits u{} r{log_r:?}",
+                    W::BITS
+                );
                 cpu::inverse_lazy(&p, &mut got, log_r).unwrap();
                 assert_eq!(to_u64(&got), to_u64(&x), "round trip N=2^{log_n} {bits} bits r{log_r:?}");
                 // The inverse alone on reduced words in the NTT domain.
@@ -145,7 +150,13 @@ fn check_cluster<W: Coeff>(bits: u32) {
     let mut got = x.clone();
     cpu::transform_cluster(&p, &mut got, false).unwrap();
     let bad = got.iter().zip(&want).filter(|(a, b)| a != b).count();
-    assert_eq!(bad, 0, "cluster forward u{}: {bad} words differ, first {:?}", W::BITS, got.iter().zip(&want).position(|(a, b)| a != b));
+    assert_eq!(
+        bad,
+        0,
+        "cluster forward u{}: {bad} words differ, first {:?}",
+        W::BITS,
+        got.iter().zip(&want).position(|(a, b)| a != b)
+    );
     cpu::transform_cluster(&p, &mut got, true).unwrap();
     assert!(got == x, "cluster round trip u{}", W::BITS);
 }

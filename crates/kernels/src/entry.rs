@@ -14,8 +14,8 @@ use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul,
 use crate::dgt;
 use crate::gpu::global_thread_x;
 use crate::gpu::{block_thread, block_y, block_z, cluster_arrive, cluster_sync, cluster_wait, sync};
-use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::lazy;
+use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::tiled::{self, TileGeometry};
 use crate::smem::DeviceShared;
 use crate::towers::{TowerConsts, Towers};
@@ -446,13 +446,21 @@ macro_rules! cluster_entry {
                 cluster_arrive();
                 if !$inv {
                     a.subs = batch << ($log_n - $l1);
-                    let sink = ToRows { tiles: DeviceCluster { base: rows.base }, shape: C, log_pad: C.row.log_pad(WB) };
+                    let sink = ToRows {
+                        tiles: DeviceCluster { base: rows.base },
+                        shape: C,
+                        log_pad: C.row.log_pad(WB),
+                    };
                     unrolled_steps!(COL_STEPS, |e| {
                         if e + 1 == COL_STEPS {
                             cluster_wait();
                         }
                         // SAFETY: validated by the host (see above).
-                        unsafe { lazy::step_io::<$w, _, _, { lazy::FORWARD }>(C.col, &a, &cols, &sink, true, blk, t, e) };
+                        unsafe {
+                            lazy::step_io::<$w, _, _, { lazy::FORWARD }>(
+                                C.col, &a, &cols, &sink, true, blk, t, e,
+                            )
+                        };
                         if e + 1 < COL_STEPS {
                             sync();
                         }
@@ -462,7 +470,16 @@ macro_rules! cluster_entry {
                     unrolled_steps!(ROW_STEPS, |e| {
                         // SAFETY: the row tile holds the block's rows (cluster barrier above).
                         unsafe {
-                            lazy::step_io::<$w, _, _, { lazy::FORWARD }>(C.row, &a, &rows, &lazy::ToGlobal, false, blk, t, e)
+                            lazy::step_io::<$w, _, _, { lazy::FORWARD }>(
+                                C.row,
+                                &a,
+                                &rows,
+                                &lazy::ToGlobal,
+                                false,
+                                blk,
+                                t,
+                                e,
+                            )
                         };
                         if e + 1 < ROW_STEPS {
                             sync();
@@ -476,7 +493,11 @@ macro_rules! cluster_entry {
                             cluster_wait();
                         }
                         // SAFETY: validated by the host (see above).
-                        unsafe { lazy::step_io::<$w, _, _, { lazy::INVERSE }>(C.row, &a, &rows, &sink, true, blk, t, e) };
+                        unsafe {
+                            lazy::step_io::<$w, _, _, { lazy::INVERSE }>(
+                                C.row, &a, &rows, &sink, true, blk, t, e,
+                            )
+                        };
                         if e + 1 < ROW_STEPS {
                             sync();
                         }
@@ -486,7 +507,16 @@ macro_rules! cluster_entry {
                     unrolled_steps!(COL_STEPS, |e| {
                         // SAFETY: the column tile holds the block's columns (cluster barrier above).
                         unsafe {
-                            lazy::step_io::<$w, _, _, { lazy::INVERSE }>(C.col, &a, &cols, &lazy::ToGlobal, false, blk, t, e)
+                            lazy::step_io::<$w, _, _, { lazy::INVERSE }>(
+                                C.col,
+                                &a,
+                                &cols,
+                                &lazy::ToGlobal,
+                                false,
+                                blk,
+                                t,
+                                e,
+                            )
                         };
                         if e + 1 < COL_STEPS {
                             sync();

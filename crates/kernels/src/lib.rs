@@ -195,12 +195,19 @@ pub mod names {
         pub fn all() -> impl Iterator<Item = LazyKernel> {
             use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT};
             [FORWARD, INVERSE, PRODUCT].into_iter().flat_map(|mode| {
-                [false, true].into_iter().filter(move |&st| !(st && mode == PRODUCT)).flat_map(move |strided| {
-                    let ls = if strided { LAZY_COL_L } else { LAZY_ROW_L };
-                    ls.flat_map(move |l| {
-                        LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel { mode, strided, l, log_r })
-                    })
-                })
+                [false, true].into_iter().filter(move |&st| !(st && mode == PRODUCT)).flat_map(
+                    move |strided| {
+                        let ls = if strided { LAZY_COL_L } else { LAZY_ROW_L };
+                        ls.flat_map(move |l| {
+                            LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel {
+                                mode,
+                                strided,
+                                l,
+                                log_r,
+                            })
+                        })
+                    },
+                )
             })
         }
     }

@@ -76,8 +76,11 @@ fn schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedu
     if let Some(r) = log_r.filter(|r| !polymul_kernels::names::LAZY_LOG_RADIX.contains(r)) {
         return Err(Error::BadRadix { radix: 1usize.checked_shl(r).unwrap_or(0) });
     }
-    LazySchedule::new::<W>(p.log_n(), log_r)
-        .ok_or(Error::InvalidN { n: p.n(), min: 1 << lazy::MIN_ROW_L, max: 1 << 21 })
+    LazySchedule::new::<W>(p.log_n(), log_r).ok_or(Error::InvalidN {
+        n: p.n(),
+        min: 1 << lazy::MIN_ROW_L,
+        max: 1 << 21,
+    })
 }
 
 /// Runs one pass kernel over the batch, block by block, step by step.
@@ -134,10 +137,11 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
     use polymul_kernels::smem::HostCluster;
     let batch = p.check_batch("data", data)?;
     let log_n = p.log_n();
-    let &(_, l1, log_cs) = SHAPES
-        .iter()
-        .find(|s| s.0 == log_n)
-        .ok_or(Error::InvalidN { n: p.n(), min: 1 << SHAPES[0].0, max: 1 << SHAPES[0].0 })?;
+    let &(_, l1, log_cs) = SHAPES.iter().find(|s| s.0 == log_n).ok_or(Error::InvalidN {
+        n: p.n(),
+        min: 1 << SHAPES[0].0,
+        max: 1 << SHAPES[0].0,
+    })?;
     let sched = schedule(p, None)?;
     let (fwd, inv) = tables(p, &sched)?;
     let c = ClusterShape::new(log_n, l1, log_cs, sched.row_shape().log_r);
@@ -163,8 +167,11 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         // First pass of every block, into the other pass's tiles.
         for rank in 0..cs as u32 {
             let blk = poly * cs as u32 + rank;
-            let (shape, a, own) =
-                if inverse { (c.row, &rargs, row_ptrs[rank as usize]) } else { (c.col, &cargs, col_ptrs[rank as usize]) };
+            let (shape, a, own) = if inverse {
+                (c.row, &rargs, row_ptrs[rank as usize])
+            } else {
+                (c.col, &cargs, col_ptrs[rank as usize])
+            };
             let s = HostShared(own);
             for e in 0..shape.steps() {
                 for t in 0..c.threads() {
@@ -175,8 +182,11 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
                             let sink = ToCols { tiles: HostCluster { tiles: &col_ptrs }, shape: c };
                             lazy::step_io::<W, _, _, { lazy::INVERSE }>(shape, a, &s, &sink, true, blk, t, e)
                         } else {
-                            let sink =
-                                ToRows { tiles: HostCluster { tiles: &row_ptrs }, shape: c, log_pad: c.row.log_pad(w) };
+                            let sink = ToRows {
+                                tiles: HostCluster { tiles: &row_ptrs },
+                                shape: c,
+                                log_pad: c.row.log_pad(w),
+                            };
                             lazy::step_io::<W, _, _, { lazy::FORWARD }>(shape, a, &s, &sink, true, blk, t, e)
                         }
                     }
@@ -186,17 +196,38 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         // The cluster barrier, then every block's second pass from its tile.
         for rank in 0..cs as u32 {
             let blk = poly * cs as u32 + rank;
-            let (shape, a, own) =
-                if inverse { (c.col, &cargs, col_ptrs[rank as usize]) } else { (c.row, &rargs, row_ptrs[rank as usize]) };
+            let (shape, a, own) = if inverse {
+                (c.col, &cargs, col_ptrs[rank as usize])
+            } else {
+                (c.row, &rargs, row_ptrs[rank as usize])
+            };
             let s = HostShared(own);
             for e in 0..shape.steps() {
                 for t in 0..c.threads() {
                     // SAFETY: as above; the tile holds the block's words.
                     unsafe {
                         if inverse {
-                            lazy::step_io::<W, _, _, { lazy::INVERSE }>(shape, a, &s, &lazy::ToGlobal, false, blk, t, e)
+                            lazy::step_io::<W, _, _, { lazy::INVERSE }>(
+                                shape,
+                                a,
+                                &s,
+                                &lazy::ToGlobal,
+                                false,
+                                blk,
+                                t,
+                                e,
+                            )
                         } else {
-                            lazy::step_io::<W, _, _, { lazy::FORWARD }>(shape, a, &s, &lazy::ToGlobal, false, blk, t, e)
+                            lazy::step_io::<W, _, _, { lazy::FORWARD }>(
+                                shape,
+                                a,
+                                &s,
+                                &lazy::ToGlobal,
+                                false,
+                                blk,
+                                t,
+                                e,
+                            )
                         }
                     }
                 }

@@ -5,24 +5,24 @@
 //! stream. Launch errors are returned; errors inside a kernel surface at the
 //! next synchronisation.
 
+use super::cluster::ClusterLaunch;
 use super::{DeviceVec, Gpu};
+use crate::plan::lazy::{LazyPass, LazySchedule};
 use crate::reduction::{DevicePrepared, Reduction};
 use crate::{Coeff, Error, Result};
 use cust::function::Function;
+use cust::function::{BlockSize, GridSize};
 use cust::launch;
 use cust::memory::DevicePointer;
 use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
+use polymul_kernels::arith::harvey::ShoupPair;
 use polymul_kernels::names;
+use polymul_kernels::ntt::cluster::ClusterShape;
+use polymul_kernels::ntt::lazy::LaunchArgs;
 use polymul_kernels::ntt::tiled::{self, TileGeometry};
 use polymul_kernels::smem::padded_words;
-use polymul_kernels::arith::harvey::ShoupPair;
-use polymul_kernels::ntt::lazy::LaunchArgs;
-use crate::plan::lazy::{LazyPass, LazySchedule};
-use cust::function::{BlockSize, GridSize};
-use super::cluster::ClusterLaunch;
-use polymul_kernels::ntt::cluster::ClusterShape;
 
 /// Where a launch goes: the GPU (its context) and the stream to queue on
 /// (the GPU's own, or one a plan was bound to).
@@ -537,12 +537,15 @@ impl<'g> ClusterKernels<'g> {
     /// there are none: no cluster shape for N, no cluster launch on this
     /// GPU or driver, or a module without them (PTX below sm_90).
     pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
-        let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n) else {
+        let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n)
+        else {
             return Ok(None);
         };
         let Some(launcher) = gpu.cluster_launch() else { return Ok(None) };
-        let name = |inverse| names::ClusterKernel { inverse, log_n, log_r }.name(W::NAME).as_str().to_string();
-        let (Ok(fwd), Ok(inv)) = (gpu.module().get_function(&name(false)), gpu.module().get_function(&name(true)))
+        let name =
+            |inverse| names::ClusterKernel { inverse, log_n, log_r }.name(W::NAME).as_str().to_string();
+        let (Ok(fwd), Ok(inv)) =
+            (gpu.module().get_function(name(false)), gpu.module().get_function(name(true)))
         else {
             return Ok(None);
         };
@@ -605,7 +608,8 @@ pub(crate) fn cluster_ntt<W: Coeff>(
     });
     let mut params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     let cs = k.shape.cluster_blocks();
-    let geometry = ((batch as u32 * cs, towers.rows), k.shape.threads(), ClusterKernels::smem_bytes::<W>(&k.shape));
+    let geometry =
+        ((batch as u32 * cs, towers.rows), k.shape.threads(), ClusterKernels::smem_bytes::<W>(&k.shape));
     // SAFETY: the argument block is the kernel's only parameter; the grid is
     // a whole number of clusters; the plan sized `data` to batch·N words per
     // tower and the tables to `tw_pairs` pairs per tower; the context is

@@ -79,7 +79,10 @@ impl Gpu {
         let (blocks, threads) = (self.info().multiprocessors.max(1) as u32 * 8, 256u32);
         let out: DeviceVec<W> = self.zeros((blocks * threads) as usize)?;
         let name = format!("{}_{}", polymul_kernels::names::BUTTERFLY_FLOOR, W::NAME);
-        let f = self.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
+        let f = self
+            .module()
+            .get_function(&name)
+            .map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
         let stream = self.stream();
         let t = self.time(1, reps, || {
             let p = out.buf.as_device_ptr();

@@ -5,11 +5,11 @@
 //! whose every launch covers all towers (block row = tower, see
 //! `polymul_kernels::towers`).
 
-use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use super::lazy::LazySchedule;
+use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use crate::gpu::launch::{
-    self, ClusterKernels, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels, TiledLaunch,
-    TowerLaunch,
+    self, ClusterKernels, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels,
+    TiledLaunch, TowerLaunch,
 };
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::NttParams;

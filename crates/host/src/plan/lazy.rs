@@ -69,7 +69,10 @@ impl LazySchedule {
         }
         let pass = |mode: u8, strided: bool, l: u32| {
             let lr = radix_of(l, strided, mode);
-            LazyPass { kernel: LazyKernel { mode, strided, l, log_r: lr }, shape: Shape::new(l, lr, strided, w) }
+            LazyPass {
+                kernel: LazyKernel { mode, strided, l, log_r: lr },
+                shape: Shape::new(l, lr, strided, w),
+            }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
         if l1 > 0 {
@@ -90,6 +93,9 @@ impl LazySchedule {
     }
 }
 
+/// The forward and the inverse table of one modulus.
+pub(crate) type TablePair<W> = (Vec<ShoupPair<W>>, Vec<ShoupPair<W>>);
+
 impl LazySchedule {
     /// The row pass (the same shape in both directions).
     pub fn row_shape(&self) -> Shape {
@@ -108,10 +114,7 @@ impl LazySchedule {
 /// inverse table holding `N⁻¹` in pair 0 and `Ψ⁻¹_br[1] · N⁻¹` in pair `N`
 /// — then the thread-ordered copy of the row pass's later-step twiddles
 /// (`lazy::row_twiddle_index`).
-pub(crate) fn tables<W: Coeff>(
-    p: &NttParams<W>,
-    sched: &LazySchedule,
-) -> Result<(Vec<ShoupPair<W>>, Vec<ShoupPair<W>>)> {
+pub(crate) fn tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -> Result<TablePair<W>> {
     let (fwd, inv) = plain_tables(p)?;
     Ok((with_row_region(fwd, sched), with_row_region(inv, sched)))
 }
@@ -143,7 +146,7 @@ fn with_row_region<W: Coeff>(mut t: Vec<ShoupPair<W>>, sched: &LazySchedule) -> 
 }
 
 /// The plain `N + 1` pairs of each direction.
-fn plain_tables<W: Coeff>(p: &NttParams<W>) -> Result<(Vec<ShoupPair<W>>, Vec<ShoupPair<W>>)> {
+fn plain_tables<W: Coeff>(p: &NttParams<W>) -> Result<TablePair<W>> {
     let q = p.q();
     let pair = |w: W| {
         ShoupPair::new(w, q).ok_or(Error::CoefficientOutOfRange {

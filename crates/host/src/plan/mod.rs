@@ -364,8 +364,10 @@ pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, 
         // The row pass's radix (the column pass may use another; see
         // `polymul_kernels::ntt::lazy::log_radix`).
         let words = polymul_kernels::ntt::lazy::tile_words((word_bits / 8) as usize);
-        let lazy = polymul_kernels::ntt::lazy::split(log_n, words.trailing_zeros()).map_or(log_n, |(_, l2)| l2);
-        let mode = if inverse { polymul_kernels::ntt::lazy::INVERSE } else { polymul_kernels::ntt::lazy::FORWARD };
+        let lazy =
+            polymul_kernels::ntt::lazy::split(log_n, words.trailing_zeros()).map_or(log_n, |(_, l2)| l2);
+        let mode =
+            if inverse { polymul_kernels::ntt::lazy::INVERSE } else { polymul_kernels::ntt::lazy::FORWARD };
         return polymul_kernels::ntt::lazy::log_radix((word_bits / 8) as usize, lazy, false, mode);
     }
     let two_d = matches!(kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);

@@ -76,7 +76,7 @@ impl Shape {
     /// as many sub-transforms as fill [`tile_words`] (at least one).
     pub const fn new(l: u32, log_r: u32, strided: bool, word_bytes: usize) -> Shape {
         let lt = tile_words(word_bytes).trailing_zeros();
-        let log_s = if l >= lt { 0 } else { lt - l };
+        let log_s = lt.saturating_sub(l);
         let log_r = if log_r > l { l } else { log_r };
         Shape { l, log_r, log_s, strided }
     }
@@ -155,7 +155,15 @@ pub const fn table_pairs(shape: Shape, log_n: u32) -> usize {
 /// `N + 1 + 2^l1 · before + (rr · (2^k − 1) + slot) · 2^g + i`. It holds the
 /// plain table's pair `((2^l1 + rr) << (g + d)) + (i << d) + b`.
 #[inline(always)]
-pub const fn row_twiddle_index(shape: Shape, log_n: u32, g: u32, k: u32, rr: u32, slot: u32, i: u32) -> usize {
+pub const fn row_twiddle_index(
+    shape: Shape,
+    log_n: u32,
+    g: u32,
+    k: u32,
+    rr: u32,
+    slot: u32,
+    i: u32,
+) -> usize {
     let l1 = log_n - shape.l;
     let base = (1usize << log_n) + 1 + ((row_region_before(shape, g) as usize) << l1);
     base + ((((rr as usize) * ((1 << k) - 1) + slot as usize) << g) | i as usize)
@@ -638,7 +646,7 @@ mod tests {
             match split(log_n, 12) {
                 Some((l1, l2)) => {
                     assert_eq!(l1 + l2, log_n);
-                    assert!(l2 >= MIN_ROW_L && l2 <= MAX_ROW_L);
+                    assert!((MIN_ROW_L..=MAX_ROW_L).contains(&l2));
                     assert!(l1 == 0 || (MIN_COL_L..=MAX_COL_L).contains(&l1));
                 }
                 None => assert!(!(MIN_ROW_L..=21).contains(&log_n), "{log_n}"),
