@@ -120,6 +120,15 @@ fn test(args: &[String]) -> Res {
             .arg(root.join("target/clippy-nvptx"))
             .args(["--", "-D", "warnings"]),
     )?;
+    run(
+        "cargo clippy (kernels for nvptx64-nvidia-cuda, sm_90: the cluster kernels)",
+        cargo()
+            .args(["clippy", "-p", "polymul-kernels", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+            .arg("--target-dir")
+            .arg(root.join("target/clippy-nvptx-sm90"))
+            .env("RUSTFLAGS", "-C target-cpu=sm_90")
+            .args(["--", "-D", "warnings"]),
+    )?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
     run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     eprintln!("\n==> PTX build + ptxas");

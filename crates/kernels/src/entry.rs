@@ -13,7 +13,9 @@
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, block_y, block_z, cluster_arrive, cluster_sync, cluster_wait, sync};
+use crate::gpu::{block_thread, block_y, block_z, sync};
+#[cfg(target_feature = "sm_90")]
+use crate::gpu::{cluster_arrive, cluster_sync, cluster_wait};
 use crate::ntt::lazy;
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::tiled::{self, TileGeometry};
@@ -417,6 +419,7 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 /// One cluster kernel (`ntt::cluster`): the whole lazy transform of
 /// `2^$log_n` words in one pass over global memory, `2^$lcs` blocks per
 /// thread-block cluster, radix up to `2^$lr`.
+#[cfg(target_feature = "sm_90")]
 macro_rules! cluster_entry {
     ($w:ty, $name:expr, $inv:literal, $log_n:literal, $l1:literal, $lcs:literal, $lr:literal) => {
         const _: () = {

@@ -40,20 +40,10 @@ pub fn sync() {
     unsafe { _syncthreads() }
 }
 
-/// The block's rank in its thread-block cluster (`%cluster_ctarank`).
-#[inline(always)]
-pub fn cluster_rank() -> u32 {
-    let r: u32;
-    // SAFETY: reads a special register (0 outside a cluster launch).
-    unsafe {
-        core::arch::asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(nostack, nomem, preserves_flags))
-    };
-    r
-}
-
 /// Cluster-wide barrier: every thread of every block of the cluster arrives
 /// (releasing its shared-memory writes, local and remote) and waits
 /// (acquiring the others').
+#[cfg(target_feature = "sm_90")]
 #[inline(always)]
 pub fn cluster_sync() {
     // SAFETY: every thread of the cluster reaches the same barriers (the
@@ -70,6 +60,7 @@ pub fn cluster_sync() {
 /// Arrives at a cluster barrier without waiting ([`cluster_wait`] completes
 /// it): the start of a cluster kernel announces that this block runs, so
 /// that its shared memory may be written by the others.
+#[cfg(target_feature = "sm_90")]
 #[inline(always)]
 pub fn cluster_arrive() {
     // SAFETY: as for `cluster_sync`; every thread later waits exactly once.
@@ -78,6 +69,7 @@ pub fn cluster_arrive() {
 
 /// Waits for the cluster barrier [`cluster_arrive`] began: after it every
 /// block of the cluster has started, so its shared memory may be accessed.
+#[cfg(target_feature = "sm_90")]
 #[inline(always)]
 pub fn cluster_wait() {
     // SAFETY: as for `cluster_sync`, after this thread's `cluster_arrive`.
