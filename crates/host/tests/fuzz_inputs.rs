@@ -183,3 +183,19 @@ fn tile_geometries_refuse_any_exponent() {
         assert!(matches!(geometry_2d(log_n, log_tile), Err(polymul::Error::InvalidN { .. })));
     }
 }
+
+/// The automatic rules take any word width and size (fuzzer finding 9: a
+/// word width below 8 bits divided by zero in the lazy kernels' tile size).
+#[test]
+fn automatic_rules_take_any_word_width() {
+    use polymul::{auto_kernel, auto_radix};
+    for word_bits in [0u32, 1, 7, 8, 31, 32, 64, 65, u32::MAX] {
+        for log_n in [0u32, 1, 3, 10, 16, 21, 22, 64, u32::MAX] {
+            for (batched, inverse) in [(false, false), (true, true)] {
+                let k = auto_kernel(word_bits, log_n, batched, inverse);
+                let r = auto_radix(k, word_bits, log_n, batched, inverse);
+                assert!((1..=4).contains(&r), "word {word_bits} log_n {log_n}: radix 2^{r}");
+            }
+        }
+    }
+}

@@ -363,12 +363,14 @@ pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, 
     if matches!(kernel, NttKernel::Lazy | NttKernel::Cluster) {
         // The row pass's radix (the column pass may use another; see
         // `polymul_kernels::ntt::lazy::log_radix`).
-        let words = polymul_kernels::ntt::lazy::tile_words((word_bits / 8) as usize);
+        // Any word width in, a radix of 2 to 16 out (a public rule: no panic).
+        let wb = ((word_bits / 8) as usize).max(1);
+        let words = polymul_kernels::ntt::lazy::tile_words(wb);
         let lazy =
             polymul_kernels::ntt::lazy::split(log_n, words.trailing_zeros()).map_or(log_n, |(_, l2)| l2);
         let mode =
             if inverse { polymul_kernels::ntt::lazy::INVERSE } else { polymul_kernels::ntt::lazy::FORWARD };
-        return polymul_kernels::ntt::lazy::log_radix((word_bits / 8) as usize, lazy, false, mode);
+        return polymul_kernels::ntt::lazy::log_radix(wb, lazy, false, mode).clamp(1, 4);
     }
     let two_d = matches!(kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
     match (word_bits, batched, two_d, inverse) {

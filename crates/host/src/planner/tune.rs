@@ -88,6 +88,12 @@ fn ntt_candidates() -> Vec<Winner> {
             v.push(Winner::Ntt { kernel, radix: Some(radix) });
         }
     }
+    // The lazy kernels (radix 8 and 16 only; sizes they do not cover are
+    // refused and skipped) and the one-pass cluster kernels.
+    for radix in [None, Some(8), Some(16)] {
+        v.push(Winner::Ntt { kernel: NttKernel::Lazy, radix });
+    }
+    v.push(Winner::Ntt { kernel: NttKernel::Cluster, radix: None });
     v
 }
 

@@ -45,7 +45,7 @@ use crate::smem::Shared;
 
 /// Words per block tile for `word_bytes`-byte words: 32 KiB.
 pub const fn tile_words(word_bytes: usize) -> u32 {
-    (32 * 1024 / word_bytes) as u32
+    (32 * 1024 / if word_bytes == 0 { 1 } else { word_bytes }) as u32
 }
 
 /// Largest `l` of a row pass (a row fits one block: 2^13 words).
