@@ -1,7 +1,7 @@
 #!/bin/bash
 # polymul GPU bundle: the throughput measurements of issue 14 in one call.
 #
-#   [SANITIZE=1] bash perf.sh [--no-check] [--no-goals] [--no-ncu] [--ntt] [--sweep]
+#   [SANITIZE=1] bash perf.sh [--no-check] [--no-goals] [--no-ncu] [--ntt] [--sweep] [--batch-sweep] [--ncu-moderate]
 #
 # 1. nvidia-smi; the shared butterfly floor (butterfly_floor.cu, when nvcc and
 #    the file are beside this script), for the same GPU in the same call;
@@ -11,14 +11,19 @@
 # 4. Nsight Compute on the lazy kernels at N = 2^16 (u64 and u32, forward
 #    and inverse), text reports; with --sweep, the duration of every lazy
 #    pass kernel at radix 8 and 16, N = 2^10 … 2^17, both words (sweep.csv,
-#    boost clocks: --clock-control none).
+#    boost clocks: --clock-control none); with --batch-sweep, forward,
+#    inverse and product at N = 2^16 for batches 1 … 512 at radix 8 and 16
+#    (what a moderate batch or an RNS product runs at; batch-sweep.txt);
+#    with --ncu-moderate, Nsight Compute (speed of light, occupancy, warp
+#    states) on the product's kernels at the RNS rows' batches (u64: 20,
+#    u32: 42 polynomials of 2^16 words).
 # Everything lands in $OUT (or ./out): perf.tgz plus summary.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
 work=$(mktemp -d); mkdir -p "$out"
-check=1; ncu_on=1; ntt=0; sweep=0; goals=1
-for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; --sweep) sweep=1;; --no-goals) goals=0;; esac; done
+check=1; ncu_on=1; ntt=0; sweep=0; goals=1; bsweep=0; ncu_mod=0
+for a in "$@"; do case "$a" in --no-check) check=0;; --no-ncu) ncu_on=0;; --ntt) ntt=1;; --sweep) sweep=1;; --no-goals) goals=0;; --batch-sweep) bsweep=1;; --ncu-moderate) ncu_mod=1;; esac; done
 sum=$work/summary.txt
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } | tee "$sum"
 if [ -f "$here/butterfly_floor.cu" ] && command -v nvcc >/dev/null; then
@@ -36,6 +41,16 @@ fi
     timeout 60 "$here/polymul-bench" profile $w 16 512 $cfg 2>&1 | tail -1 | sed "s/^/$cfg: /" | tee -a "$sum"
   done
 done
+if [ "$bsweep" = 1 ]; then
+  for w in 64 32; do
+    for batch in 1 8 20 32 42 64 128 512; do
+      for cfg in lazy-r8 lazy-r16; do
+        timeout 60 "$here/polymul-bench" profile $w 16 $batch $cfg 2>&1 | tail -1 >> "$work/batch-sweep.txt"
+      done
+    done
+  done
+  sed -e 's/PlanOptions {[^}]*radix: Some(\([0-9]*\))[^}]*}/radix \1/' "$work/batch-sweep.txt" | tee -a "$sum"
+fi
 if [ "$ntt" = 1 ]; then
   timeout 300 "$here/polymul-bench" bench --quick --only ntt --out "$work/ntt" 2> "$work/ntt.stderr.log" > /dev/null
   echo "ntt table exit $?" | tee -a "$sum"
@@ -46,6 +61,17 @@ if [ "$ncu_on" = 1 ] && command -v ncu >/dev/null; then
       timeout 120 ncu --set full -k regex:ntt_lazy_$d -c 2 "$here/polymul-bench" profile $w 16 512 auto \
         > "$work/ncu_u${w}_16_$d.txt" 2>&1
       echo "ncu u$w $d exit $?" | tee -a "$sum"
+    done
+  done
+fi
+if [ "$ncu_mod" = 1 ] && command -v ncu >/dev/null; then
+  for wb in "64 20" "32 42"; do
+    set -- $wb
+    for k in fwd_col mul inv_col; do
+      timeout 120 ncu --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+        --section SchedulerStats --section MemoryWorkloadAnalysis -k regex:ntt_lazy_$k -c 1 \
+        "$here/polymul-bench" profile $1 16 $2 auto > "$work/ncu_moderate_u$1_b$2_$k.txt" 2>&1
+      echo "ncu moderate u$1 batch $2 $k exit $?" | tee -a "$sum"
     done
   done
 fi

@@ -593,17 +593,19 @@ pub fn profile(
         let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;
         let ti = gpu.time(1, reps, || plan.inverse(&mut a))?;
-        // One product too, so that a profiler or sanitizer sees its kernels.
+        // Products too, so that a profiler or sanitizer sees their kernels
+        // (their operands are scratch: `b` is clobbered by each product).
         let mut b = plan.upload(&input)?;
-        plan.polymul_in_place(&mut a, &mut b)?;
+        let tp = gpu.time(1, reps, || plan.polymul_in_place(&mut a, &mut b))?;
         plan.synchronize()?;
         println!(
-            "u{} N=2^{log_n} batch {batch} {:?} {reduction}: forward {:.2} µs, inverse {:.2} µs per call; \
-             {bad} of {} words differ from the CPU",
+            "u{} N=2^{log_n} batch {batch} {:?} {reduction}: forward {:.2} µs, inverse {:.2} µs, \
+             polymul {:.2} µs per call; {bad} of {} words differ from the CPU",
             W::BITS,
             opts,
             t.median_us,
             ti.median_us,
+            tp.median_us,
             got.len()
         );
         Ok(bad)

@@ -180,14 +180,24 @@ fn time_polymul<W: Coeff>(
         })?
         .median_us;
     let w = std::mem::size_of::<W>() as f64;
-    let passes = f64::from(now.global_passes(batch));
+    let units = polymul_units(now.kernel_for(batch), now.global_passes(batch));
     Ok(Measured {
         now: t_now / batch as f64,
         before: t_before / batch as f64,
         now_kernel: format!("{} / {}", now.kernel_for(batch).name(), now.inverse_kernel_for(batch).name()),
         before_kernel: format!("{} / {}", fwd.kernel_for(batch).name(), inv.inverse_kernel_for(batch).name()),
-        bytes: (3.0 * passes * 2.0 + 3.0) * p.n() as f64 * w,
+        bytes: units * p.n() as f64 * w,
     })
+}
+
+/// Polynomials' worth of global-memory traffic of one product with
+/// `passes`-pass transforms: the lazy kernels read and write both operands
+/// in their column pass (one launch), then read both and write one in the
+/// product pass, then read and write one in the inverse column pass; the
+/// other kernels run three whole transforms and a pointwise product.
+fn polymul_units(kernel: NttKernel, passes: u32) -> f64 {
+    let p = f64::from(passes);
+    if kernel == NttKernel::Lazy { 6.0 * (p - 1.0) + 3.0 } else { 6.0 * p + 3.0 }
 }
 
 /// One RNS product of `towers` towers at N = 2^16, batch 1: the default
@@ -213,13 +223,13 @@ fn time_rns<W: Coeff>(gpu: &Gpu, towers: usize, reps: (usize, usize)) -> polymul
         })?
         .median_us;
     let w = std::mem::size_of::<W>() as f64;
-    let passes = f64::from(now.global_passes(1));
+    let units = polymul_units(now.kernel_for(1), now.global_passes(1));
     Ok(Measured {
         now: t_now,
         before: t_before,
         now_kernel: now.kernel_for(1).name().to_string(),
         before_kernel: fwd.kernel_for(1).name().to_string(),
-        bytes: towers as f64 * (3.0 * passes * 2.0 + 3.0) * n as f64 * w,
+        bytes: towers as f64 * units * n as f64 * w,
     })
 }
 

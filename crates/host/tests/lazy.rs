@@ -103,8 +103,9 @@ fn lazy_refuses_what_it_does_not_cover() {
     assert!(matches!(cpu::forward_lazy(&p, &mut v[..15], None), Err(Error::NotAMultipleOfN { .. })));
 }
 
-/// The product pass (forward row steps, pointwise product, inverse row
-/// steps in one kernel) between the column passes == the radix-2 polymul,
+/// The product pass (the second operand's forward row steps, the first's,
+/// the pointwise product and the inverse row steps in one kernel) after the
+/// two operands' column passes in one launch == the radix-2 polymul,
 /// and == the schoolbook product for small N; every size, both radices,
 /// both words, edge operands.
 fn check_product<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, bits: u32) {

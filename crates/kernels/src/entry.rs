@@ -348,11 +348,11 @@ word_entries!(u64, "u64", pointwise_mul_u64, [
         modmul_bench_if_shoup_u64, modmul_bench_select_shoup_u64;
 ]);
 
-/// Runs `$body` for `e` = 0, 1, … while `e < $n`, unrolled (at most 9: the
+/// Runs `$body` for `e` = 0, 1, … while `e < $n`, unrolled (at most 14: the
 /// product pass of 5 steps), so that every step's shape is a constant.
 macro_rules! unrolled_steps {
     ($n:expr, |$e:ident| $body:block) => {
-        unrolled_steps!(@ $n, $e, $body, 0 1 2 3 4 5 6 7 8)
+        unrolled_steps!(@ $n, $e, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13)
     };
     (@ $n:expr, $e:ident, $body:block, $($i:literal)*) => {
         $(
@@ -378,13 +378,18 @@ macro_rules! lazy_entry {
             unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
                 const SHAPE: lazy::Shape = lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>());
                 const STEPS: u32 = lazy::exec_steps(SHAPE, $mode);
+                const _: () = assert!(STEPS <= 14, "unrolled_steps! unrolls 14 steps");
                 let s = shared_tile();
                 let (blk, t, _) = block_thread();
                 // SAFETY: the host sizes the table to the launch's block rows.
                 let a = unsafe { args.tower(block_y()) };
+                // A forward pass with a second operand transforms both.
+                let (a, blk) =
+                    if $mode == lazy::FORWARD { a.pair_operand(SHAPE, blk as u32) } else { (a, blk as u32) };
+                let mut held = [0 as $w; lazy::MAX_HELD];
                 unrolled_steps!(STEPS, |e| {
                     // SAFETY: validated by the host (see above).
-                    unsafe { lazy::step::<$w, _, { $mode }>(SHAPE, &a, &s, blk as u32, t as u32, e) };
+                    unsafe { lazy::step::<$w, _, { $mode }>(SHAPE, &a, &s, &mut held, blk, t as u32, e) };
                     if e + 1 < STEPS {
                         sync();
                     }

@@ -40,10 +40,10 @@ fn transform<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u32>, inv
 }
 
 /// The negacyclic product of each pair of `a` and `b` as a lazy GPU plan
-/// runs it: the forward transform of `b`, the forward column pass of `a`
-/// (if any), the product row pass (forward row steps, pointwise product
-/// with `b`'s transform, inverse row steps, in one kernel), the inverse
-/// column pass. Equal to [`super::polymul`] bit for bit.
+/// runs it: the forward column pass of both operands (if any; one launch),
+/// the product row pass (`b`'s forward row steps, then `a`'s, the
+/// pointwise product and the inverse row steps, in one kernel), the
+/// inverse column pass. Equal to [`super::polymul`] bit for bit.
 ///
 /// # Errors
 /// As for [`forward_lazy`], and [`Error::LengthMismatch`] for operands of
@@ -58,14 +58,11 @@ pub fn polymul_lazy<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], log_r: Option<
     let (fwd, inv) = tables(p, &sched)?;
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
     let tables = (&fwd[..], &inv[..]);
-    for pass in &sched.forward {
-        run_pass(p, pass, &mut b, None, tables, batch);
-    }
     let cols = sched.forward.len() > 1;
     if cols {
-        run_pass(p, &sched.forward[0], &mut a, None, tables, batch);
+        run_pass(p, &sched.forward[0], &mut a, Some(&mut b), tables, batch);
     }
-    run_pass(p, &sched.product, &mut a, Some(&b), tables, batch);
+    run_pass(p, &sched.product, &mut a, Some(&mut b), tables, batch);
     if cols {
         run_pass(p, &sched.inverse[1], &mut a, None, tables, batch);
     }
@@ -83,16 +80,20 @@ fn schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedu
     })
 }
 
-/// Runs one pass kernel over the batch, block by block, step by step.
+/// Runs one pass kernel over the batch, block by block, step by step, as
+/// its launch would: a forward pass with a second operand `b` over twice
+/// the blocks (both operands), the product pass with `b` as its second
+/// operand, each thread's held registers kept across the steps.
 fn run_pass<W: Coeff>(
     p: &NttParams<W>,
     pass: &LazyPass,
     data: &mut [W],
-    b: Option<&[W]>,
+    b: Option<&mut [W]>,
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
 ) {
     let (log_n, shape) = (p.log_n(), pass.shape);
+    let pair = b.is_some() && pass.kernel.mode == lazy::FORWARD;
     let args = PassArgs {
         data: data.as_mut_ptr(),
         tw: fwd.as_ptr(),
@@ -100,22 +101,30 @@ fn run_pass<W: Coeff>(
         q: p.q(),
         log_n,
         subs: pass.subs(log_n, batch),
-        b: b.map_or(std::ptr::null(), |b| b.as_ptr()),
+        b: b.map_or(std::ptr::null(), |b| b.as_mut_ptr().cast_const()),
         barrett: *p.barrett(),
     };
     let mut tile = vec![W::zero(); shape.smem_words(std::mem::size_of::<W>()) as usize];
     let s = HostShared(tile.as_mut_ptr());
-    for blk in 0..pass.blocks(log_n, batch) {
+    let mut held = vec![[W::zero(); lazy::MAX_HELD]; shape.threads() as usize];
+    let blocks = pass.blocks(log_n, batch) * if pair { 2 } else { 1 };
+    for blk in 0..blocks {
+        let (args, blk) =
+            if pass.kernel.mode == lazy::FORWARD { args.pair_operand(shape, blk) } else { (args, blk) };
         for e in 0..pass.steps() {
-            for t in 0..shape.threads() {
+            for (t, h) in (0..shape.threads()).zip(held.iter_mut()) {
                 // SAFETY: the schedule's shapes, a table of the schedule's
                 // pairs, a tile of smem_words words, blk below the block count,
-                // `b` (product pass) as long as `data`.
+                // `b` (pair or product pass) as long as `data`.
                 unsafe {
                     match pass.kernel.mode {
-                        lazy::FORWARD => lazy::step::<W, _, { lazy::FORWARD }>(shape, &args, &s, blk, t, e),
-                        lazy::INVERSE => lazy::step::<W, _, { lazy::INVERSE }>(shape, &args, &s, blk, t, e),
-                        _ => lazy::step::<W, _, { lazy::PRODUCT }>(shape, &args, &s, blk, t, e),
+                        lazy::FORWARD => {
+                            lazy::step::<W, _, { lazy::FORWARD }>(shape, &args, &s, h, blk, t, e)
+                        }
+                        lazy::INVERSE => {
+                            lazy::step::<W, _, { lazy::INVERSE }>(shape, &args, &s, h, blk, t, e)
+                        }
+                        _ => lazy::step::<W, _, { lazy::PRODUCT }>(shape, &args, &s, h, blk, t, e),
                     }
                 }
             }

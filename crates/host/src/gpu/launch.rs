@@ -20,7 +20,7 @@ use polymul_kernels::arith::Barrett4;
 use polymul_kernels::arith::harvey::ShoupPair;
 use polymul_kernels::names;
 use polymul_kernels::ntt::cluster::ClusterShape;
-use polymul_kernels::ntt::lazy::LaunchArgs;
+use polymul_kernels::ntt::lazy::{self, LaunchArgs};
 use polymul_kernels::ntt::tiled::{self, TileGeometry};
 use polymul_kernels::smem::padded_words;
 
@@ -485,7 +485,9 @@ fn lazy_pass<W: Coeff>(
         b: b.as_raw() as *const W,
     });
     let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
-    let grid = GridSize::xy(p.blocks(log_n, batch), towers.rows);
+    // A forward pass with a second operand transforms both (twice the blocks).
+    let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
+    let grid = GridSize::xy(p.blocks(log_n, batch) * operands, towers.rows);
     let block = BlockSize::x(p.shape.threads());
     // SAFETY: the argument block is the kernel's only parameter and has its
     // layout (`#[repr(C)]`, shared with the kernel); the plan sized `data`
@@ -617,10 +619,11 @@ pub(crate) fn cluster_ntt<W: Coeff>(
     unsafe { k.launcher.launch(f, geometry, cs, q.stream, &mut params) }
 }
 
-/// Queues `a ← a ⊗ b` through the lazy kernels: `b`'s forward transform,
-/// `a`'s forward column pass (if any), the product row pass (forward row
-/// steps, pointwise product, inverse row steps in one kernel) and `a`'s
-/// inverse column pass.
+/// Queues `a ← a ⊗ b` through the lazy kernels: both operands' forward
+/// column passes in one launch (if any), the product row pass (`b`'s
+/// forward row steps, `a`'s, the pointwise product and the inverse row
+/// steps in one kernel) and `a`'s inverse column pass; `b` is left
+/// column-transformed.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
@@ -632,12 +635,12 @@ pub(crate) fn lazy_polymul<W: Coeff>(
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    lazy_ntt(q, k, Direction::Forward, b, t, batch, log_n, towers)?;
     let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
     let null = DevicePointer::null();
     let cols = k.forward.len() > 1;
     if cols {
-        lazy_pass(&q, &k.forward[0], pa, null, t, batch, log_n, towers)?;
+        // Both operands' column passes in one launch.
+        lazy_pass(&q, &k.forward[0], pa, pb, t, batch, log_n, towers)?;
     }
     lazy_pass(&q, &k.product, pa, pb, t, batch, log_n, towers)?;
     if cols {

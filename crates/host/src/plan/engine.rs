@@ -485,7 +485,8 @@ impl<'g, W: Coeff> Engine<'g, W> {
         launch::radix2_ntt(self.queue(), k, Direction::Inverse, a, inv, batch, log_n, last, &towers)
     }
 
-    /// `a ← a ⊗ b` for every pair (and tower); `b` is left transformed.
+    /// `a ← a ⊗ b` for every pair (and tower); `b` is clobbered (transformed, or
+    /// with the lazy kernels only column-transformed).
     pub(crate) fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         self.pair(a, b)?;
         let log_n = self.log_n;

@@ -48,8 +48,9 @@ pub(crate) struct LazySchedule {
     pub forward: Vec<LazyPass>,
     /// Inverse passes in the order they run (row pass first).
     pub inverse: Vec<LazyPass>,
-    /// The product row pass of a polymul (forward row steps, pointwise
-    /// product, inverse row steps in one kernel).
+    /// The product row pass of a polymul (the second operand's forward row
+    /// steps, the first's, the pointwise product and the inverse row steps
+    /// in one kernel).
     pub product: LazyPass,
 }
 

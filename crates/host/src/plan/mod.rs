@@ -270,8 +270,11 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.engine.hadamard_step(a, b)
     }
 
-    /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is left in
-    /// the NTT domain.
+    /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is
+    /// clobbered: its words are scratch afterwards (the NTT domain for most
+    /// kernels; the lazy kernels leave it column-transformed, since their
+    /// product pass finishes `b`'s transform in registers). Upload `b` again
+    /// to reuse it.
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         self.engine.polymul_in_place(a, b)
     }

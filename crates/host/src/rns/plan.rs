@@ -143,7 +143,9 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
         self.engine.pointwise_mul(acc, other)
     }
 
-    /// Queues `a ← a ⊗ b` for every pair and tower; `b` is left transformed.
+    /// Queues `a ← a ⊗ b` for every pair and tower; `b` is clobbered: its words are
+    /// scratch afterwards (the NTT domain for most kernels, only the column
+    /// pass for the lazy ones).
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         self.engine.polymul_in_place(a, b)
     }

@@ -230,6 +230,23 @@ pub struct LaunchArgs<W> {
     pub b: *const W,
 }
 
+impl<W: Word> PassArgs<W> {
+    /// The operand and block of block `blk` of a forward pass launched over
+    /// two operands (`b` non-null, twice the blocks of one): the first half
+    /// of the blocks transforms `data`, the second half `b` (in place). A
+    /// polymul's two column passes are one launch this way, with twice the
+    /// blocks in flight.
+    #[inline(always)]
+    pub fn pair_operand(self, shape: Shape, blk: u32) -> (PassArgs<W>, u32) {
+        let blocks = self.subs.div_ceil(1 << shape.log_s);
+        if self.b.is_null() || blk < blocks {
+            (self, blk)
+        } else {
+            (PassArgs { data: self.b as *mut W, ..self }, blk - blocks)
+        }
+    }
+}
+
 impl<W: Word> LaunchArgs<W> {
     /// Tower `y`'s [`PassArgs`].
     ///
@@ -265,17 +282,27 @@ impl<W: Word> LaunchArgs<W> {
 pub const FORWARD: u8 = 0;
 /// The inverse transform's pass kernels.
 pub const INVERSE: u8 = 1;
-/// The product row pass: the forward steps of a row pass, the pointwise
-/// product with the transformed second operand, and the inverse steps of the
-/// same row pass, with no trip through global memory in between (the
-/// forward's last step and the inverse's first work on the same units, so
-/// they are one step).
+/// The product row pass: the forward row steps of the second operand `b`
+/// (which has had only its column pass: the row pass finishes its
+/// transform, and `b` is never written), whose last step keeps its words in
+/// registers; then the forward steps of the row pass on `data`, the
+/// pointwise product with `b`'s words held by the same threads, and the
+/// inverse steps of the same row pass, with no trip through global memory
+/// in between (the forward's last step and the inverse's first work on the
+/// same units, so they are one step). A polymul is then the column pass of
+/// both operands (one launch, [`PassArgs::pair_operand`]), this pass and
+/// the inverse column pass; below the one-pass limit, this pass alone.
 pub const PRODUCT: u8 = 2;
 
+/// Words a thread holds between the product pass's steps (`b`'s transform,
+/// one radix-`2^log_r` unit's worth): at most radix 16.
+pub const MAX_HELD: usize = 16;
+
 /// Execution steps of a pass kernel of `MODE` with `shape`: `steps()`, or
-/// `2·steps() − 1` for the product pass.
+/// `3·steps() − 1` for the product pass (`b`'s forward steps, then
+/// `data`'s forward and inverse steps with the middle one shared).
 pub const fn exec_steps(shape: Shape, mode: u8) -> u32 {
-    if mode == PRODUCT { 2 * shape.steps() - 1 } else { shape.steps() }
+    if mode == PRODUCT { 3 * shape.steps() - 1 } else { shape.steps() }
 }
 
 /// Where a pass's last step sends its words instead of global memory: the
@@ -315,17 +342,20 @@ impl<W> Sink<W> for ToGlobal {
 /// transformed batch like `data`), `s` holds [`Shape::smem_words`] words,
 /// `blk` is below the launch's block count and `t` below
 /// [`Shape::threads`].
+/// `held` is the thread's registers that live across the steps (the
+/// product pass keeps `b`'s words there; the other passes ignore it).
 #[inline(always)]
 pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
+    held: &mut [W; MAX_HELD],
     blk: u32,
     t: u32,
     e: u32,
 ) {
     // SAFETY: forwarded.
-    unsafe { step_io::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, true, blk, t, e) }
+    unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, true, held, blk, t, e) }
 }
 
 /// [`step`] with the pass's ends chosen: its first step reads global memory
@@ -347,19 +377,65 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     t: u32,
     e: u32,
 ) {
+    let mut held = [W::zero(); MAX_HELD];
+    // SAFETY: forwarded.
+    unsafe { exec::<W, S, K, MODE>(shape, args, s, sink, from_global, &mut held, blk, t, e) }
+}
+
+/// What a unit does at the ends of its step.
+#[derive(Clone, Copy)]
+struct Io {
+    /// Reads its words from global memory (else from the tile).
+    from_global: bool,
+    /// The pass's last step (writes to the sink or global memory).
+    last: bool,
+    /// Works on `b` (the product pass's first steps) instead of `data`.
+    src_b: bool,
+    /// Keeps its results in the held registers instead of storing them
+    /// (`b`'s last forward step).
+    keep: bool,
+    /// Multiplies by the held registers (the product pass's middle step).
+    use_held: bool,
+}
+
+/// [`step`] and [`step_io`] in one: execution step `e` with the held
+/// registers.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    sink: &K,
+    from_global: bool,
+    held: &mut [W; MAX_HELD],
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
     let n = shape.steps();
+    // The product pass runs `b`'s forward steps first (e < n), then
+    // `data`'s from e = n on.
+    let b_steps = MODE == PRODUCT && e < n;
+    let ed = if MODE == PRODUCT && !b_steps { e - n } else { e };
     // Forward step index (the inverse runs the steps backwards) and which
     // halves of the butterfly work run.
     let (j, fwd, inv) = match MODE {
-        FORWARD => (e, true, false),
-        INVERSE => (n - 1 - e, false, true),
-        _ if e + 1 < n => (e, true, false),
-        _ if e + 1 == n => (e, true, true),
-        _ => (2 * n - 2 - e, false, true),
+        FORWARD => (ed, true, false),
+        INVERSE => (n - 1 - ed, false, true),
+        _ if b_steps || ed + 1 < n => (ed, true, false),
+        _ if ed + 1 == n => (ed, true, true),
+        _ => (2 * n - 2 - ed, false, true),
     };
     let (g, k) = shape.step(j);
-    let io = (e == 0 && from_global, e + 1 == exec_steps(shape, MODE));
-    let s = &(s, sink);
+    let io = Io {
+        from_global: ed == 0 && from_global,
+        last: e + 1 == exec_steps(shape, MODE),
+        src_b: b_steps,
+        keep: b_steps && ed + 1 == n,
+        use_held: MODE == PRODUCT && fwd && inv,
+    };
+    let s = &mut (s, sink, held);
     // SAFETY: forwarded.
     unsafe {
         match (k, fwd, inv) {
@@ -388,18 +464,20 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
 unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
-    s: &(&S, &K),
+    (s, sink, held): &mut (&S, &K, &mut [W; MAX_HELD]),
     blk: u32,
     t: u32,
     g: u32,
-    io: (bool, bool),
+    io: Io,
 ) {
     let k = R.trailing_zeros();
     let per_thread = 1u32 << (shape.log_r - k);
     let threads = shape.threads();
     for v in 0..per_thread {
+        // The unit's slice of the held registers (2^log_r words per thread).
+        let h = &mut held[(v as usize) * R..(v as usize + 1) * R];
         // SAFETY: forwarded.
-        unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, s, blk, t + v * threads, g, io) };
+        unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
     }
 }
 
@@ -411,13 +489,14 @@ unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: b
 unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
     shape: Shape,
     args: &PassArgs<W>,
-    &(s, sink): &(&S, &K),
+    (s, sink, held): (&S, &K, &mut [W]),
     blk: u32,
     p: u32,
     g: u32,
-    (from_global, last): (bool, bool),
+    Io { from_global, last, src_b, keep, use_held }: Io,
 ) {
     let to_global = last && !K::ACTIVE;
+    let src: *const W = if src_b { args.b } else { args.data };
     let (l, log_s) = (shape.l, shape.log_s);
     let k = R.trailing_zeros();
     let word_bytes = core::mem::size_of::<W>();
@@ -476,10 +555,10 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
         // A row unit of consecutive words moves in 16-byte vectors.
         let run = !shape.strided && lh == 0 && R * word_bytes >= 16;
         if from_global && run {
-            W::ld_run(args.data.add(gbase), &mut a);
+            W::ld_run(src.add(gbase), &mut a);
         } else if from_global {
             for (x, v) in a.iter_mut().enumerate() {
-                *v = W::ld(args.data.add(gbase + x * gstride));
+                *v = W::ld(src.add(gbase + x * gstride));
             }
         } else {
             for (x, v) in a.iter_mut().enumerate() {
@@ -514,19 +593,12 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 }
             }
         }
-        if FWD && INV {
+        if FWD && INV && use_held {
             // The product pass: the pointwise product with the second
-            // operand's words at the same places (both reduced).
-            let mut bw = [W::zero(); R];
-            if run {
-                W::ld_run(args.b.add(gbase), &mut bw);
-            } else {
-                for (x, v) in bw.iter_mut().enumerate() {
-                    *v = W::ld(args.b.add(gbase + x * gstride));
-                }
-            }
+            // operand's words at the same places (both reduced), which this
+            // thread's unit computed in `b`'s last forward step.
             for x in 0..R {
-                a[x] = args.barrett.mul(a[x], bw[x]);
+                a[x] = args.barrett.mul(a[x], held[x]);
             }
         }
         if INV {
@@ -542,7 +614,9 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 }
             }
         }
-        if last && K::ACTIVE {
+        if keep {
+            held[..R].copy_from_slice(&a);
+        } else if last && K::ACTIVE {
             for (x, v) in a.iter().enumerate() {
                 sink.put(gsub, j0 + ((x as u32) << lh), *v);
             }
