@@ -43,6 +43,19 @@ pub enum Error {
         minor: i32,
     },
 
+    /// The kernel image named by `$POLYMUL_KERNEL_IMAGE` could not be read
+    /// or loaded.
+    #[error(
+        "cannot load the kernel image {path} named by POLYMUL_KERNEL_IMAGE: {detail}; unset the \
+         variable to use the embedded kernels"
+    )]
+    KernelImage {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        detail: String,
+    },
+
     /// The device ran out of memory.
     #[error("out of GPU memory while {during} ({bytes} bytes requested); use a smaller batch")]
     OutOfDeviceMemory {

@@ -158,9 +158,22 @@ impl Gpu {
             .rev()
             .find(|(sm, _)| (*sm / 10) as i32 == major && (*sm % 10) as i32 <= minor)
             .and_then(|(sm, bin)| Module::from_cubin(bin, &[]).ok().map(|m| (*sm, m)));
-        let (module, kernel_image) = match cubin {
-            Some((sm, m)) => (m, format!("SASS sm_{sm} (prebuilt cubin)")),
-            None => (
+        let (module, kernel_image) = match (kernel_image_override()?, cubin) {
+            (Some((path, image)), _) => {
+                let m = if image.starts_with(b"\x7fELF") {
+                    Module::from_cubin(&image, &[])
+                } else {
+                    let text = String::from_utf8(image).map_err(|_| Error::KernelImage {
+                        path: path.clone(),
+                        detail: "neither a cubin (ELF) nor PTX text".into(),
+                    })?;
+                    Module::from_ptx(text, &[])
+                };
+                let m = m.map_err(|e| Error::KernelImage { path: path.clone(), detail: e.to_string() })?;
+                (m, format!("{path} (POLYMUL_KERNEL_IMAGE)"))
+            }
+            (None, Some((sm, m))) => (m, format!("SASS sm_{sm} (prebuilt cubin)")),
+            (None, None) => (
                 Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?,
                 format!("PTX sm_{ptx_arch} (JIT-compiled at load)"),
             ),
@@ -304,4 +317,15 @@ impl<W: Coeff> DeviceVec<W> {
     pub fn is_empty(&self) -> bool {
         self.buf.len() == 0
     }
+}
+
+/// The kernel image named by `$POLYMUL_KERNEL_IMAGE` (a cubin or PTX file
+/// with every kernel of the embedded module, e.g. the embedded PTX after
+/// `ptxas` with other options): a developer's knob for trying code
+/// generation options on a GPU machine without Rust. Unset: `None`.
+fn kernel_image_override() -> Result<Option<(String, Vec<u8>)>> {
+    let Some(path) = std::env::var_os("POLYMUL_KERNEL_IMAGE") else { return Ok(None) };
+    let shown = path.to_string_lossy().into_owned();
+    let image = std::fs::read(&path).map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
+    Ok(Some((shown, image)))
 }
