@@ -59,8 +59,9 @@ fn run() -> Result<(), String> {
             .quiet(true)
             .build()
             .map_err(|e| e.to_string())?;
+        let ptx = polymul_ptx_builder::directives::with_register_caps(&art.ptx, &register_caps())?;
         let file = format!("polymul_kernels_{arch}.ptx");
-        std::fs::write(out_dir.join(&file), &art.ptx).map_err(|e| e.to_string())?;
+        std::fs::write(out_dir.join(&file), &ptx).map_err(|e| e.to_string())?;
         index
             .push_str(&format!("    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n", arch.0));
         if let Some(ptxas) = &ptxas {
@@ -101,6 +102,13 @@ fn run() -> Result<(), String> {
 /// The `ptxas` that makes the embedded cubins: `$POLYMUL_CUBIN_PTXAS`, the
 /// CUDA 13.0 copy scripts/setup.sh installs (the same compiler as the 13.0
 /// driver's JIT), `$PTXAS`, the CUDA 12.9 copy, or one on `PATH`.
+/// The register caps of the kernels (`polymul_kernels::ntt::lazy::max_regs`).
+fn register_caps() -> Vec<(String, u32)> {
+    let mut caps = Vec::new();
+    polymul_kernels::names::for_each_register_cap(|n, c| caps.push((n.to_string(), c)));
+    caps
+}
+
 fn locate_ptxas(manifest: &std::path::Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("POLYMUL_CUBIN_PTXAS") {
         return Some(PathBuf::from(p));

@@ -9,7 +9,8 @@
 # 3. `polymul-bench bench --quick --only goals` (the against-the-goals table,
 #    before/after and floors in one run); with --ntt also the NTT table;
 # 4. Nsight Compute on the lazy kernels at N = 2^16 (u64 and u32, forward
-#    and inverse), text reports; with --sweep, the duration of every lazy
+#    and inverse), at N = 2^14 (forward) and on the u32 product pass, text
+#    reports; with --sweep, the duration of every lazy
 #    pass kernel at radix 8 and 16, N = 2^10 … 2^17, both words (sweep.csv,
 #    boost clocks: --clock-control none); with --batch-sweep, forward,
 #    inverse and product at N = 2^16 for batches 1 … 512 at radix 8 and 16
@@ -63,6 +64,18 @@ if [ "$ncu_on" = 1 ] && command -v ncu >/dev/null; then
       echo "ncu u$w $d exit $?" | tee -a "$sum"
     done
   done
+fi
+if [ "$ncu_on" = 1 ] && command -v ncu >/dev/null; then
+  # The other rows that miss their goals: N = 2^14 forward (both kernels)
+  # and the u32 product pass at N = 2^16.
+  for w in 64 32; do
+    timeout 120 ncu --set full -k regex:ntt_lazy_fwd -c 2 "$here/polymul-bench" profile $w 14 2048 auto \
+      > "$work/ncu_u${w}_14_fwd.txt" 2>&1
+    echo "ncu u$w 2^14 fwd exit $?" | tee -a "$sum"
+  done
+  timeout 120 ncu --set full -k regex:ntt_lazy_mul -c 1 "$here/polymul-bench" profile 32 16 512 auto \
+    > "$work/ncu_u32_16_mul.txt" 2>&1
+  echo "ncu u32 mul exit $?" | tee -a "$sum"
 fi
 if [ "$ncu_mod" = 1 ] && command -v ncu >/dev/null; then
   for wb in "64 20" "32 42"; do

@@ -53,6 +53,18 @@ fn expected_kernels(arch: Arch) -> Vec<String> {
     v
 }
 
+/// The kernels' register caps (`polymul_kernels::ntt::lazy::max_regs`).
+fn register_caps() -> Vec<(String, u32)> {
+    let mut caps = Vec::new();
+    polymul_kernels::names::for_each_register_cap(|n, c| caps.push((n.to_string(), c)));
+    caps
+}
+
+/// Spill bytes (stores) a register-capped kernel may have: the caps trade a
+/// few spilled words for one more block per SM (docs/ntt.md); more than
+/// this means the code changed under the cap, which then needs measuring.
+const CAPPED_SPILL_LIMIT: u32 = 256;
+
 /// Builds the PTX for each arch into `out`; returns the files.
 fn build_ptx(archs: &[Arch], out: &Path) -> Res<Vec<(Arch, PathBuf)>> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -68,7 +80,9 @@ fn build_ptx(archs: &[Arch], out: &Path) -> Res<Vec<(Arch, PathBuf)>> {
         .build()
         .map_err(|e| e.to_string())?;
         let dst = out.join(format!("polymul_kernels_{arch}.ptx"));
-        std::fs::copy(&art.path, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        // The same register caps as the embedded PTX (crates/host/build.rs).
+        let ptx = polymul_ptx_builder::directives::with_register_caps(&art.ptx, &register_caps())?;
+        std::fs::write(&dst, ptx).map_err(|e| format!("{}: {e}", dst.display()))?;
         eprintln!(
             "  {} ({} kernels, {} lines, no panic/fmt symbols)",
             dst.display(),
@@ -85,15 +99,23 @@ fn check_ptx(args: &[String]) -> Res {
     let ptxas = ptxas::locate()?;
     eprintln!("\nptxas: {}", ptxas.display());
     let mut all_ok = true;
+    let caps = register_caps();
     for (arch, file) in files {
         let report = ptxas::assemble(&ptxas, arch, &file)?;
         eprintln!("{arch}: {} kernels assembled", report.len());
         for k in &report {
+            let cap = caps.iter().find(|(n, _)| *n == k.name).map(|&(_, c)| c);
             eprintln!(
-                "  {:32} {:3} regs  {:4} B stack  {:3} B spill stores  {:3} B spill loads",
-                k.name, k.registers, k.stack, k.spill_stores, k.spill_loads
+                "  {:32} {:3} regs{}  {:4} B stack  {:3} B spill stores  {:3} B spill loads",
+                k.name,
+                k.registers,
+                cap.map_or(String::new(), |c| format!(" (cap {c})")),
+                k.stack,
+                k.spill_stores,
+                k.spill_loads
             );
-            if k.spill_stores + k.spill_loads > 0 {
+            let limit = if cap.is_some() { CAPPED_SPILL_LIMIT } else { 0 };
+            if k.spill_stores.max(k.spill_loads) > limit {
                 all_ok = false;
             }
         }
@@ -102,7 +124,14 @@ fn check_ptx(args: &[String]) -> Res {
             return Err(format!("ptxas reported no properties for `{missing}` on {arch}"));
         }
     }
-    if all_ok { Ok(()) } else { Err("a kernel spills registers (see above)".into()) }
+    if all_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "a kernel spills registers (see above; none may, except register-capped ones up to \
+             {CAPPED_SPILL_LIMIT} B)"
+        ))
+    }
 }
 
 fn test(args: &[String]) -> Res {
@@ -263,6 +292,7 @@ const HELP: &str = "usage: cargo xtask <command>
 
   build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
+                              (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
                               target (what CI runs)
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;

@@ -274,6 +274,19 @@ pub mod names {
         }
     }
 
+    /// Calls `f` with the symbol and register cap (PTX `.maxnreg`) of every
+    /// entry point that has one ([`crate::ntt::lazy::max_regs`]); the
+    /// kernel build adds the directives to the PTX.
+    pub fn for_each_register_cap(mut f: impl FnMut(&str, u32)) {
+        for (w, bytes) in [("u32", 4), ("u64", 8)] {
+            for k in LazyKernel::all() {
+                if let Some(cap) = crate::ntt::lazy::max_regs(bytes, k.mode, k.strided, k.l, k.log_r) {
+                    f(k.name(w).as_str(), cap);
+                }
+            }
+        }
+    }
+
     /// Every entry point as name parts, `[base, reduction, word]` (the
     /// reduction part is empty for the pointwise kernel); join the non-empty
     /// parts with `_` for the symbol.

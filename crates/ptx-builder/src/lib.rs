@@ -21,6 +21,7 @@
 //! `docs/toolchain.md` in the repository explains the whole path.
 
 pub mod check;
+pub mod directives;
 pub mod link;
 mod tools;
 

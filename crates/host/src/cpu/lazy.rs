@@ -3,7 +3,7 @@
 //! block before the next (what the block barriers guarantee on the GPU).
 
 use crate::params::NttParams;
-use crate::plan::lazy::{LazyPass, LazySchedule, tables};
+use crate::plan::lazy::{LazyPass, LazySchedule, product_tables, tables};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::harvey::ShoupPair;
 use polymul_kernels::ntt::lazy::{self, PassArgs};
@@ -55,7 +55,7 @@ pub fn polymul_lazy<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], log_r: Option<
         return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
     }
     let sched = schedule(p, log_r)?;
-    let (fwd, inv) = tables(p, &sched)?;
+    let (fwd, inv) = product_tables(p, &sched)?;
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
     let tables = (&fwd[..], &inv[..]);
     let cols = sched.forward.len() > 1;

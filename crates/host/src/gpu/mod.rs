@@ -326,6 +326,7 @@ impl<W: Coeff> DeviceVec<W> {
 fn kernel_image_override() -> Result<Option<(String, Vec<u8>)>> {
     let Some(path) = std::env::var_os("POLYMUL_KERNEL_IMAGE") else { return Ok(None) };
     let shown = path.to_string_lossy().into_owned();
-    let image = std::fs::read(&path).map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
+    let image = std::fs::read(&path)
+        .map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
     Ok(Some((shown, image)))
 }

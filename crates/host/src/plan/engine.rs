@@ -71,6 +71,10 @@ struct LazyState<'g, W: Coeff> {
     barrett: Barrett4<W>,
     /// Pairs of one tower's table in each direction.
     tw_pairs: u32,
+    /// A polymul's own tables (forward, inverse, pairs per tower), where the
+    /// product pass has another radix than the row passes
+    /// (`plan::lazy::product_tables`).
+    product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
 }
 
 impl<'g, W: Coeff> LazyState<'g, W> {
@@ -81,6 +85,17 @@ impl<'g, W: Coeff> LazyState<'g, W> {
             fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
             inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
         }
+        let product = if sched.product_has_own_tables() {
+            let (mut pf, mut pi) = (Vec::new(), Vec::new());
+            for p in towers {
+                let (f, i) = super::lazy::product_tables(p, sched)?;
+                pf.extend(f.iter().flat_map(|t| [t.w, t.wp]));
+                pi.extend(i.iter().flat_map(|t| [t.w, t.wp]));
+            }
+            Some((gpu.upload(&pf)?, gpu.upload(&pi)?, sched.product_table_pairs() as u32))
+        } else {
+            None
+        };
         Ok(Self {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
             cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
@@ -88,6 +103,7 @@ impl<'g, W: Coeff> LazyState<'g, W> {
             inv: gpu.upload(&inv)?,
             barrett: *towers[0].barrett(),
             tw_pairs: sched.table_pairs() as u32,
+            product,
         })
     }
 
@@ -97,6 +113,19 @@ impl<'g, W: Coeff> LazyState<'g, W> {
             inv: self.inv.buf.as_device_ptr(),
             tw_pairs: self.tw_pairs,
             barrett: self.barrett,
+        }
+    }
+
+    /// The tables every pass of a polymul reads.
+    fn product_tables(&self) -> LazyTables<W> {
+        match &self.product {
+            Some((f, i, pairs)) => LazyTables {
+                fwd: f.buf.as_device_ptr(),
+                inv: i.buf.as_device_ptr(),
+                tw_pairs: *pairs,
+                barrett: self.barrett,
+            },
+            None => self.tables(),
         }
     }
 }
@@ -511,7 +540,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             return self.whole(Direction::Inverse, a);
         }
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
-            let (t, towers) = (lz.tables(), self.tower_launch(batch));
+            let (t, towers) = (lz.product_tables(), self.tower_launch(batch));
             return launch::lazy_polymul(self.queue(), &lz.kernels, a, b, &t, batch, log_n, &towers);
         }
         self.whole(Direction::Forward, a)?;

@@ -75,12 +75,22 @@ impl LazySchedule {
                 shape: Shape::new(l, lr, strided, w),
             }
         };
+        // The forward and inverse row passes share one radix (and so one
+        // layout of the thread-ordered twiddle region); the product pass may
+        // have its own, with its own tables then (`product_tables`).
+        let row = |mode: u8| {
+            let lr = radix_of(l2, false, lazy::FORWARD);
+            LazyPass {
+                kernel: LazyKernel { mode, strided: false, l: l2, log_r: lr },
+                shape: Shape::new(l2, lr, false, w),
+            }
+        };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
         if l1 > 0 {
             forward.push(pass(lazy::FORWARD, true, l1));
         }
-        forward.push(pass(lazy::FORWARD, false, l2));
-        inverse.push(pass(lazy::INVERSE, false, l2));
+        forward.push(row(lazy::FORWARD));
+        inverse.push(row(lazy::INVERSE));
         if l1 > 0 {
             inverse.push(pass(lazy::INVERSE, true, l1));
         }
@@ -100,13 +110,23 @@ pub(crate) type TablePair<W> = (Vec<ShoupPair<W>>, Vec<ShoupPair<W>>);
 impl LazySchedule {
     /// The row pass (the same shape in both directions).
     pub fn row_shape(&self) -> Shape {
-        // The product pass has the row passes' shape (one radix for all three).
-        self.product.shape
+        self.forward[self.forward.len() - 1].shape
     }
 
     /// Pairs of one direction's table per tower.
     pub fn table_pairs(&self) -> usize {
         lazy::table_pairs(self.row_shape(), self.log_n)
+    }
+
+    /// Whether the product pass's radix differs from the row passes', so
+    /// that it needs tables of its own ([`product_tables`]).
+    pub fn product_has_own_tables(&self) -> bool {
+        self.product.shape != Shape { strided: false, ..self.row_shape() }
+    }
+
+    /// Pairs of one direction's product table per tower.
+    pub fn product_table_pairs(&self) -> usize {
+        lazy::table_pairs(self.product.shape, self.log_n)
     }
 }
 
@@ -117,15 +137,27 @@ impl LazySchedule {
 /// (`lazy::row_twiddle_index`).
 pub(crate) fn tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -> Result<TablePair<W>> {
     let (fwd, inv) = plain_tables(p)?;
-    Ok((with_row_region(fwd, sched), with_row_region(inv, sched)))
+    let shape = sched.row_shape();
+    Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
 }
 
-/// Appends the thread-ordered row-pass region to a plain table.
-fn with_row_region<W: Coeff>(mut t: Vec<ShoupPair<W>>, sched: &LazySchedule) -> Vec<ShoupPair<W>> {
-    let shape = sched.row_shape();
-    let log_n = sched.log_n;
+/// The tables of a polymul: [`tables`], or where the product pass has a
+/// radix of its own, the plain pairs with the product pass's region (the
+/// column passes read only the plain pairs, so a polymul runs every pass
+/// on these).
+pub(crate) fn product_tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -> Result<TablePair<W>> {
+    if !sched.product_has_own_tables() {
+        return tables(p, sched);
+    }
+    let (fwd, inv) = plain_tables(p)?;
+    let shape = sched.product.shape;
+    Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
+}
+
+/// Appends the thread-ordered region of a row pass of `shape` to a plain table.
+fn with_row_region<W: Coeff>(mut t: Vec<ShoupPair<W>>, shape: Shape, log_n: u32) -> Vec<ShoupPair<W>> {
     let l1 = log_n - shape.l;
-    let total = sched.table_pairs();
+    let total = lazy::table_pairs(shape, log_n);
     let plain = t.len();
     t.resize(total, ShoupPair::default());
     for j in 1..shape.steps() {

@@ -663,17 +663,51 @@ fn level<W: Word, const R: usize, const INV: bool>(
 /// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from the per-kernel timings
 /// on an H100 (docs/ntt.md): radix 16, except the `u32` forward column
 /// passes and the `u64` row passes of 2^8 points, where radix 8 (more
-/// threads, fewer registers) is faster. The row passes of one plan (forward,
-/// inverse, product) share one radix, because they share the thread-ordered
-/// twiddle region, whose layout follows the row pass's steps.
+/// threads, fewer registers) is faster — but not the `u64` product pass of
+/// 2^8 points, which with its register cap ([`max_regs`]) is 4% faster at
+/// radix 16 (a polymul at N = 2^16, batch 512, H100). The forward and
+/// inverse row passes of one plan share one radix, because they share the
+/// thread-ordered twiddle region, whose layout follows the row pass's
+/// steps; a product pass of another radix gets tables of its own.
 pub const fn log_radix(word_bytes: usize, l: u32, strided: bool, mode: u8) -> u32 {
     let lr = match (strided, word_bytes, mode) {
         (true, 4, FORWARD) => 3,
         (true, _, _) => 4,
-        (false, 8, _) if l == 8 => 3,
+        (false, 8, FORWARD | INVERSE) if l == 8 => 3,
         (false, _, _) => 4,
     };
     if lr > l { l } else { lr }
+}
+
+/// The register cap (PTX `.maxnreg`) of the pass kernel for `word_bytes`-byte
+/// words, `mode`, pass kind, `l` and `log2` radix, or `None` for the
+/// compiler's choice. Registers decide how many blocks share an SM (64 Ki
+/// per SM): uncapped, the `u64` product pass at radix 8 (66 registers ×
+/// 512 threads) ran one block per SM, 25% occupancy. Each cap buys one
+/// more block per SM for at most ~30% fewer registers (a few bytes of
+/// spills at most), and stays where it measured faster on an H100 (the
+/// goals table with and without the caps in one run, docs/ntt.md):
+/// `u64` 2^16 forward 0.981 → 0.954 µs, inverse 0.995 → 0.955, polymul
+/// 3.23 → 2.98; `u32` 2^16 forward 0.462 → 0.437, inverse 0.414 → 0.394,
+/// polymul 1.29 → 1.19. The `u64` one-pass rows (`l >= 11`) measured 2%
+/// slower capped and keep the compiler's choice, as do the `u64` radix-16
+/// product passes there (110–128 registers: a cap would cost a third of
+/// them). The `u64` radix-8 product pass of 2^13 points (1024 threads)
+/// needs its cap to launch at all (66 × 1024 registers > 64 Ki).
+pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r: u32) -> Option<u32> {
+    let r16 = log_r >= 4 && l >= 4;
+    match (word_bytes, mode, strided, r16) {
+        (8, PRODUCT, _, true) if l <= 10 => Some(80),
+        (8, PRODUCT, _, true) => None,
+        (8, PRODUCT, _, false) => Some(64),
+        (8, _, true, true) => Some(64),
+        (8, _, false, true) if l <= 10 => Some(64),
+        (8, _, _, false) => Some(40),
+        (4, PRODUCT, _, true) => Some(64),
+        (4, FORWARD, false, true) if l == 8 => Some(40),
+        (4, FORWARD | INVERSE, _, true) => Some(32),
+        _ => None,
+    }
 }
 
 /// The split of a `2^log_n`-point transform into passes: `(l1, l2)` —
