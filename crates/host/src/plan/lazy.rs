@@ -121,7 +121,7 @@ impl LazySchedule {
     /// Whether the product pass's radix differs from the row passes', so
     /// that it needs tables of its own ([`product_tables`]).
     pub fn product_has_own_tables(&self) -> bool {
-        self.product.shape != Shape { strided: false, ..self.row_shape() }
+        self.product.shape != self.row_shape()
     }
 
     /// Pairs of one direction's product table per tower.
@@ -198,4 +198,26 @@ fn plain_tables<W: Coeff>(p: &NttParams<W>) -> Result<TablePair<W>> {
     let w1n = crate::params::arith::mul_mod(w1.as_u64(), ninv.as_u64(), q.as_u64())?;
     inv.push(pair(W::from_u64(w1n))?);
     Ok((fwd, inv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_u64_product_pass_has_its_own_radix_and_tables() {
+        let s = LazySchedule::new::<u64>(16, None).unwrap();
+        assert_eq!((s.row_shape().log_r, s.product.shape.log_r), (3, 4));
+        assert!(s.product_has_own_tables());
+        assert_ne!(s.product_table_pairs(), s.table_pairs());
+        let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
+        let ((f, i), (pf, pi)) = (tables(&p, &s).unwrap(), product_tables(&p, &s).unwrap());
+        // The plain pairs are shared; the regions follow each pass's steps.
+        assert_eq!(f[..(1 << 16) + 1], pf[..(1 << 16) + 1]);
+        assert_eq!(i[..(1 << 16) + 1], pi[..(1 << 16) + 1]);
+        assert_eq!((pf.len(), pi.len()), (s.product_table_pairs(), s.product_table_pairs()));
+        // A forced radix, and the u32 plans, keep one radix and one table.
+        assert!(!LazySchedule::new::<u64>(16, Some(3)).unwrap().product_has_own_tables());
+        assert!(!LazySchedule::new::<u32>(16, None).unwrap().product_has_own_tables());
+    }
 }

@@ -749,6 +749,28 @@ mod tests {
     }
 
     #[test]
+    fn register_caps_let_every_capped_kernel_launch() {
+        // A capped kernel's block must fit an SM's 64 Ki registers, and the
+        // cap must be one ptxas accepts (a multiple of 8 up to 255).
+        for wb in [4usize, 8] {
+            for mode in [FORWARD, INVERSE, PRODUCT] {
+                for strided in [false, true] {
+                    for l in MIN_ROW_L..=MAX_ROW_L {
+                        for lr in [3, 4] {
+                            let Some(cap) = max_regs(wb, mode, strided, l, lr) else { continue };
+                            let threads = Shape::new(l, lr, strided, wb).threads();
+                            assert!(cap * threads <= 65536, "w{wb} m{mode} s{strided} l{l} r{lr}");
+                            assert!(cap % 8 == 0 && cap <= 255);
+                        }
+                    }
+                }
+            }
+        }
+        // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
+        assert_eq!(max_regs(8, PRODUCT, false, 13, 3), Some(64));
+    }
+
+    #[test]
     fn splits_cover_every_size_they_claim() {
         for log_n in 0..30 {
             match split(log_n, 12) {
