@@ -413,6 +413,10 @@ macro_rules! lazy_entries {
 lazy_entries!(u32, "u32", "fwd", lazy::FORWARD, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u32, "u32", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u32, "u32", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+// The one-pass rows of 2^14 `u32` words (64 KiB tiles): radix 16 only (1024 threads).
+lazy_entry!(u32, "ntt_lazy_fwd_row_l14_r4_u32", lazy::FORWARD, false, 14, 4);
+lazy_entry!(u32, "ntt_lazy_inv_row_l14_r4_u32", lazy::INVERSE, false, 14, 4);
+lazy_entry!(u32, "ntt_lazy_mul_row_l14_r4_u32", lazy::PRODUCT, false, 14, 4);
 lazy_entries!(u32, "u32", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
 lazy_entries!(u32, "u32", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);

@@ -191,7 +191,21 @@ pub mod names {
             n
         }
 
-        /// Every lazy kernel of one word.
+        /// Every lazy kernel of one word (`word_bytes`-byte words): those of
+        /// [`LazyKernel::all`] and, for `u32`, the one-pass rows of
+        /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16.
+        pub fn all_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
+            use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT, WIDE_ROW_L};
+            let wide = if word_bytes == 4 { &[FORWARD, INVERSE, PRODUCT][..] } else { &[][..] };
+            Self::all().chain(wide.iter().map(|&mode| LazyKernel {
+                mode,
+                strided: false,
+                l: WIDE_ROW_L,
+                log_r: 4,
+            }))
+        }
+
+        /// The lazy kernels both words have.
         pub fn all() -> impl Iterator<Item = LazyKernel> {
             use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT};
             [FORWARD, INVERSE, PRODUCT].into_iter().flat_map(|mode| {
@@ -265,7 +279,7 @@ pub mod names {
             n.push("_");
             n.push(w);
             f(n.as_str());
-            for k in LazyKernel::all() {
+            for k in LazyKernel::all_for(if *w == "u32" { 4 } else { 8 }) {
                 f(k.name(w).as_str());
             }
             for k in ClusterKernel::all().filter(|_| arch >= 90) {
@@ -279,7 +293,7 @@ pub mod names {
     /// kernel build adds the directives to the PTX.
     pub fn for_each_register_cap(mut f: impl FnMut(&str, u32)) {
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
-            for k in LazyKernel::all() {
+            for k in LazyKernel::all_for(bytes) {
                 if let Some(cap) = crate::ntt::lazy::max_regs(bytes, k.mode, k.strided, k.l, k.log_r) {
                     f(k.name(w).as_str(), cap);
                 }

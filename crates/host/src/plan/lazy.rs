@@ -60,7 +60,8 @@ impl LazySchedule {
     /// `log_n` (below 2^3 or above 2^21) or the radix is not 8 or 16.
     pub fn new<W: Coeff>(log_n: u32, log_r: Option<u32>) -> Option<Self> {
         let w = std::mem::size_of::<W>();
-        let one_pass_max = lazy::tile_words(w).trailing_zeros();
+        // The wide one-pass rows exist at radix 16 only.
+        let one_pass_max = lazy::one_pass_max(w, log_r.unwrap_or(4));
         let (l1, l2) = lazy::split(log_n, one_pass_max)?;
         let radix_of = |l: u32, strided: bool, mode: u8| {
             log_r.map_or_else(|| lazy::log_radix(w, l, strided, mode), |r| r.min(l))

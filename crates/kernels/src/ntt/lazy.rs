@@ -52,6 +52,18 @@ pub const fn tile_words(word_bytes: usize) -> u32 {
 pub const MAX_ROW_L: u32 = 13;
 /// Smallest `l` of a row pass with a kernel.
 pub const MIN_ROW_L: u32 = 3;
+/// The `l` of the one-pass `u32` row kernels beyond [`MAX_ROW_L`]: 2^14
+/// words in one 64 KiB tile, radix 16 only (1024 threads; radix 8 would
+/// need 2048). One pass instead of two halves the memory traffic of a
+/// memory-bound size.
+pub const WIDE_ROW_L: u32 = 14;
+
+/// The largest `log2 N` a lazy transform of `word_bytes`-byte words at
+/// row radix `2^log_r` runs in one pass: the 32 KiB tile (2^12 `u64`, 2^13
+/// `u32` words), or [`WIDE_ROW_L`] for `u32` at radix 16.
+pub const fn one_pass_max(word_bytes: usize, log_r: u32) -> u32 {
+    if word_bytes == 4 && log_r >= 4 { WIDE_ROW_L } else { tile_words(word_bytes).trailing_zeros() }
+}
 /// Largest `l` of a column pass (`S` columns of `2^l` words fill a 32 KiB
 /// tile with at least 16 `u64` / 32 `u32` columns, 128 bytes per row).
 pub const MAX_COL_L: u32 = 8;
@@ -713,12 +725,16 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
 /// The split of a `2^log_n`-point transform into passes: `(l1, l2)` —
 /// `l1` stages in a column pass (0: none) and `l2` in a row pass — or
 /// `None` where no lazy kernel covers `log_n` (it needs
-/// `MIN_ROW_L <= log_n <= MAX_COL_L + MAX_ROW_L`).
+/// `MIN_ROW_L <= log_n <= MAX_COL_L + MAX_ROW_L`); `one_pass_max` is
+/// [`one_pass_max`] (at most [`WIDE_ROW_L`], for the word that has it).
 pub const fn split(log_n: u32, one_pass_max: u32) -> Option<(u32, u32)> {
     if log_n < MIN_ROW_L || log_n > MAX_COL_L + MAX_ROW_L {
         return None;
     }
-    if log_n <= one_pass_max || log_n < 2 * MIN_COL_L {
+    if log_n <= one_pass_max {
+        return Some((0, log_n));
+    }
+    if log_n < 2 * MIN_COL_L {
         return if log_n <= MAX_ROW_L { Some((0, log_n)) } else { None };
     }
     let half = log_n / 2;
@@ -753,17 +769,11 @@ mod tests {
         // A capped kernel's block must fit an SM's 64 Ki registers, and the
         // cap must be one ptxas accepts (a multiple of 8 up to 255).
         for wb in [4usize, 8] {
-            for mode in [FORWARD, INVERSE, PRODUCT] {
-                for strided in [false, true] {
-                    for l in MIN_ROW_L..=MAX_ROW_L {
-                        for lr in [3, 4] {
-                            let Some(cap) = max_regs(wb, mode, strided, l, lr) else { continue };
-                            let threads = Shape::new(l, lr, strided, wb).threads();
-                            assert!(cap * threads <= 65536, "w{wb} m{mode} s{strided} l{l} r{lr}");
-                            assert!(cap % 8 == 0 && cap <= 255);
-                        }
-                    }
-                }
+            for k in crate::names::LazyKernel::all_for(wb) {
+                let Some(cap) = max_regs(wb, k.mode, k.strided, k.l, k.log_r) else { continue };
+                let threads = Shape::new(k.l, k.log_r, k.strided, wb).threads();
+                assert!(threads <= 1024 && cap * threads <= 65536, "{wb}-byte {k:?}");
+                assert!(cap % 8 == 0 && cap <= 255);
             }
         }
         // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
