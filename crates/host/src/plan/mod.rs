@@ -50,7 +50,7 @@ pub enum NttKernel {
     /// (values kept in `[0, 4q)` with Shoup twiddles, one correction per
     /// butterfly), register-resident radix-8 or radix-16 units with every
     /// shape fixed at compile time, one pass for N up to 2^12 (`u64`) or
-    /// 2^13 (`u32`) and two above (a column pass of at most 2^8 points,
+    /// 2^14 (`u32`; 2^13 at radix 8) and two above (a column pass of at most 2^8 points,
     /// then a row pass), the inverse without per-stage `½` (the `1/N` is
     /// folded into its last stage). Always Shoup: [`PlanOptions::reduction`]
     /// does not apply. Covers N = 2^3 to 2^21; not for fused-polymul plans.
