@@ -51,14 +51,6 @@ fn run() -> Result<(), String> {
         Some(dir) => return Err(format!("POLYMUL_PTX_DIR={} must be an absolute path", dir.display())),
         None => None,
     };
-    let expected = |arch: u32| {
-        let mut v: Vec<String> = Vec::new();
-        polymul_kernels::names::for_each_entry(arch, |n| v.push(n.to_string()));
-        v
-    };
-
-    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
-    index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
     let ptxas =
         if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "0") { None } else { locate_ptxas(&manifest) };
     if ptxas.is_none() {
@@ -72,51 +64,35 @@ fn run() -> Result<(), String> {
              (about 10 s); POLYMUL_CUBIN=1 makes this an error"
         );
     }
+
+    // One thread per arch: each nested build is mostly one rustc process
+    // (one codegen unit), so the archs build side by side.
+    let job =
+        Job { kernels: &kernels, cache: &target_root, out_dir: &out_dir, prebuilt: prebuilt.as_deref() };
+    let ptxas = ptxas.as_deref();
+    let built: Vec<Result<Built, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = archs.iter().map(|&arch| s.spawn(move || job.build(arch, ptxas))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a kernel build thread panicked".into())))
+            .collect()
+    });
+
+    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
+    index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
     let mut cubins =
         String::from("/// SASS (cubin) of `polymul-kernels` by SM version, built by build.rs.\n");
     cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
-    for arch in archs {
-        let file = format!("polymul_kernels_{arch}.ptx");
-        let ptx = match &prebuilt {
-            Some(dir) => read_prebuilt(&dir.join(&file), arch, &expected(arch.0))?,
-            None => {
-                PtxBuilder::new(&kernels, target_root.join(arch.to_string()), arch)
-                    .expect_kernels(expected(arch.0))
-                    .quiet(true)
-                    .build()
-                    .map_err(|e| e.to_string())?
-                    .ptx
-            }
-        };
-        std::fs::write(out_dir.join(&file), &ptx).map_err(|e| e.to_string())?;
-        index
-            .push_str(&format!("    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n", arch.0));
-        if let Some(ptxas) = &ptxas {
-            let cubin = format!("polymul_kernels_{arch}.cubin");
-            let out = std::process::Command::new(ptxas)
-                .arg(format!("-arch={arch}"))
-                .arg("-O3")
-                .arg("-o")
-                .arg(out_dir.join(&cubin))
-                .arg(out_dir.join(&file))
-                .output()
-                .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-            if !out.status.success() {
-                // E.g. CUDA 13's ptxas no longer knows sm_70: that arch stays
-                // PTX-only (`cargo xtask check-ptx` checks every arch's PTX).
-                // An arch this ptxas does not know is expected (sm_70 with
-                // CUDA 13, documented in docs/toolchain.md); anything else is
-                // worth a warning.
-                let why = String::from_utf8_lossy(&out.stderr);
-                if !why.contains("is not defined for option 'gpu-name'") {
-                    let first = why.lines().next().unwrap_or("");
-                    println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
-                }
-                continue;
-            }
+    for b in built {
+        let b = b?;
+        index.push_str(&format!(
+            "    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{}\"))),\n",
+            b.arch.0, b.ptx_file
+        ));
+        if let Some(cubin) = b.cubin_file {
             cubins.push_str(&format!(
                 "    ({}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{cubin}\"))),\n",
-                arch.0
+                b.arch.0
             ));
         }
     }
@@ -124,6 +100,68 @@ fn run() -> Result<(), String> {
     cubins.push_str("];\n");
     index.push_str(&cubins);
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
+}
+
+/// What every arch's build shares.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    kernels: &'a Path,
+    cache: &'a Path,
+    out_dir: &'a Path,
+    prebuilt: Option<&'a Path>,
+}
+
+/// One arch's files in `OUT_DIR`.
+struct Built {
+    arch: Arch,
+    ptx_file: String,
+    cubin_file: Option<String>,
+}
+
+impl Job<'_> {
+    /// Builds (or reads) and checks one arch's PTX, writes it to `OUT_DIR`
+    /// and assembles it to a cubin where `ptxas` knows the arch.
+    fn build(self, arch: Arch, ptxas: Option<&Path>) -> Result<Built, String> {
+        let mut expected = Vec::new();
+        polymul_kernels::names::for_each_entry(arch.0, |n| expected.push(n.to_string()));
+        let ptx_file = format!("polymul_kernels_{arch}.ptx");
+        let ptx = match self.prebuilt {
+            Some(dir) => read_prebuilt(&dir.join(&ptx_file), arch, &expected)?,
+            None => {
+                PtxBuilder::new(self.kernels, self.cache.join(arch.to_string()), arch)
+                    .expect_kernels(expected)
+                    .quiet(true)
+                    .build()
+                    .map_err(|e| e.to_string())?
+                    .ptx
+            }
+        };
+        std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
+        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None }) };
+        let cubin = format!("polymul_kernels_{arch}.cubin");
+        let out = std::process::Command::new(ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg("-O3")
+            .arg("-o")
+            .arg(self.out_dir.join(&cubin))
+            .arg(self.out_dir.join(&ptx_file))
+            .output()
+            .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+        if !out.status.success() {
+            // E.g. CUDA 13's ptxas no longer knows sm_70: that arch stays
+            // PTX-only (`cargo xtask check-ptx` checks every arch's PTX).
+            // An arch this ptxas does not know is expected (sm_70 with
+            // CUDA 13, documented in docs/toolchain.md); anything else is
+            // worth a warning.
+            let why = String::from_utf8_lossy(&out.stderr);
+            if !why.contains("is not defined for option 'gpu-name'") {
+                let first = why.lines().next().unwrap_or("");
+                println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
+            }
+            return Ok(Built { arch, ptx_file, cubin_file: None });
+        }
+        Ok(Built { arch, ptx_file, cubin_file: Some(cubin) })
+    }
 }
 
 /// Where the nested kernel builds go: `$POLYMUL_PTX_CACHE_DIR`, else
