@@ -70,7 +70,7 @@ fn fail(msg: &str) -> ! {
     std::process::exit(1);
 }
 
-/// Every folder to look in, in order (duplicates and missing folders included;
+/// Every folder to look in, in order, each once (missing folders included:
 /// the callers test for the files).
 fn candidates(target_os: &str) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
@@ -115,6 +115,8 @@ fn candidates(target_os: &str) -> Vec<PathBuf> {
         }
     }
     dirs.extend(ldconfig_dirs());
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(d.clone()));
     dirs
 }
 
