@@ -4,7 +4,8 @@
 //! - [`downstream`] builds `examples/downstream` (a crate outside the
 //!   workspace with `polymul = { path = ... }`) with the toolchain its own
 //!   `rust-toolchain.toml` names (stable), in an environment emptied of
-//!   everything but `PATH`, `HOME` and rustup's and cargo's homes, so no
+//!   everything but `PATH`, `HOME`, rustup's and cargo's homes and a few
+//!   harmless variables (`USER`, `TMPDIR`, `LANG`, `TERM`, `CI`), so no
 //!   variable of this workspace (nor the `.cargo/config.toml` it does not
 //!   read) helps; then runs it: a CPU product checked against the schoolbook
 //!   one, and the GPU's if there is one.
