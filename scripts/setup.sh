@@ -4,14 +4,15 @@
 #
 #   1. the pinned nightly toolchain (rust-toolchain.toml) with rust-src and
 #      llvm-tools (the kernels are built with -Zbuild-std=core and linked with
-#      llvm-link/opt/llc, see docs/toolchain.md);
+#      llvm-link/opt/llc, see docs/toolchain.md); the stable toolchain (the
+#      downstream example, examples/downstream) and the toolchain of the
+#      workspace's rust-version (the MSRV check), both minimal;
 #   2. libcuda.so.1, which every binary using `cust` links against. On a GPU
 #      machine the NVIDIA driver provides it; on a CPU-only Debian machine
 #      this installs Debian's `libcuda1` (non-free), and polymul then reports
-#      "no CUDA GPU available" at run time instead of failing to start;
-#   3. target/cuda-stub/lib64/libcuda.so, the folder cust's build script is
-#      pointed at (CUDA_LIBRARY_PATH in .cargo/config.toml);
-#   4. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
+#      "no CUDA GPU available" at run time instead of failing to start. The
+#      vendored cust_raw's build script finds it (third_party/README.md);
+#   3. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
 #      release that still assembles sm_70) in target/tools/nvcc, for the
 #      offline PTX checks of `cargo xtask test`; ptxas of CUDA 13.0 (PyPI
 #      nvidia-cuda-nvcc) in target/tools/nvcc13, which build.rs uses to embed
@@ -31,6 +32,18 @@ if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
   say "installing toolchain $channel (rust-src, llvm-tools, rustfmt, clippy)"
   rustup toolchain install "$channel" --profile minimal \
     --component rust-src --component llvm-tools --component rustfmt --component clippy
+fi
+# stable: present on most machines; installed (never updated) if missing.
+if ! rustup run stable rustc --version >/dev/null 2>&1; then
+  say "installing the stable toolchain (examples/downstream builds with it)"
+  rustup toolchain install stable --profile minimal
+fi
+# The minimum supported Rust (rust-version in Cargo.toml, 1.88 -> 1.88.0).
+msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
+case "$msrv" in *.*.*) ;; *) msrv="$msrv.0" ;; esac
+if ! rustup run "$msrv" rustc --version >/dev/null 2>&1; then
+  say "installing toolchain $msrv (the minimum supported Rust: cargo xtask msrv)"
+  rustup toolchain install "$msrv" --profile minimal
 fi
 
 # --- 2. libcuda.so.1 -----------------------------------------------------------
@@ -63,8 +76,6 @@ SRC
   libcuda=$(find_libcuda || true)
   [ -n "$libcuda" ] || { echo "setup: libcuda.so.1 still missing after installing $pkg" >&2; exit 1; }
 fi
-mkdir -p target/cuda-stub/lib64
-ln -sf "$libcuda" target/cuda-stub/lib64/libcuda.so
 
 # --- 3. ptxas --------------------------------------------------------------------
 ptxas=target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas
@@ -97,4 +108,4 @@ if [ ! -x "$nvdisasm" ]; then
     --target target/tools/nvdisasm nvidia-cuda-nvdisasm==13.2.86 \
     || echo "setup: nvdisasm not installed (only \`cargo xtask sass\` needs it)" >&2
 fi
-say "ready ($(rustup run "$channel" rustc --version), libcuda: $libcuda)"
+say "ready ($(rustup run "$channel" rustc --version); stable: $(rustup run stable rustc --version); msrv: $(rustup run "$msrv" rustc --version); libcuda: $libcuda)"

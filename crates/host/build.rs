@@ -1,11 +1,24 @@
 //! Builds `polymul-kernels` to PTX for every requested arch and embeds it.
 //!
-//! Set `POLYMUL_PTX_ARCHS=sm_70,sm_90` to choose the archs (default: sm_70,
-//! sm_80, sm_90). The nested build lives in `<target>/ptx/<arch>` so that
-//! `cargo build`, `cargo test` and `cargo clippy` share it.
+//! This script compiles with any toolchain (stable included); the nested
+//! kernel build runs the pinned nightly through rustup
+//! (`polymul_ptx_builder::toolchain`). It writes only under cargo's target
+//! folder: the PTX and cubins in `OUT_DIR`, the nested build in
+//! `<target dir>/ptx/<arch>` (derived from `OUT_DIR`) so that `cargo build`,
+//! `cargo test` and `cargo clippy` share it. docs/toolchain.md has the whole
+//! story. Variables:
+//!
+//! - `POLYMUL_PTX_ARCHS=sm_70,sm_90`: the archs (default sm_70, sm_80, sm_90);
+//! - `POLYMUL_PTX_DIR=/abs/dir`: take `polymul_kernels_sm_XY.ptx` from there
+//!   (written by `cargo xtask build-ptx --out DIR`) instead of building them:
+//!   no nightly needed; the files are checked as a fresh build is;
+//! - `POLYMUL_PTX_CACHE_DIR=/abs/dir`: where the nested builds go instead;
+//! - `POLYMUL_KERNEL_TOOLCHAIN`: another nightly for the kernels;
+//! - `POLYMUL_CUBIN=0` (no cubins) or `=1` (no ptxas is an error),
+//!   `POLYMUL_CUBIN_PTXAS`, `PTXAS`: the cubins (SASS).
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
     polymul_ptx_builder::run_as_linker_if_requested();
@@ -25,71 +38,61 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-env-changed=POLYMUL_CUBIN");
     println!("cargo:rerun-if-env-changed=PTXAS");
     println!("cargo:rerun-if-env-changed=POLYMUL_CUBIN_PTXAS");
+    println!("cargo:rerun-if-env-changed=POLYMUL_PTX_DIR");
+    println!("cargo:rerun-if-env-changed=POLYMUL_KERNEL_TOOLCHAIN");
 
     let archs = match std::env::var("POLYMUL_PTX_ARCHS") {
         Ok(s) => Arch::parse_list(&s).map_err(|e| e.to_string())?,
         Err(_) => Arch::DEFAULTS.to_vec(),
     };
-    let target_root = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../../target"))
-        .join("ptx");
-    let expected = |arch: u32| {
-        let mut v: Vec<String> = Vec::new();
-        polymul_kernels::names::for_each_entry(arch, |n| v.push(n.to_string()));
-        v
+    let target_root = ptx_cache_dir(&out_dir);
+    let prebuilt = match std::env::var_os("POLYMUL_PTX_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => Some(dir),
+        Some(dir) => return Err(format!("POLYMUL_PTX_DIR={} must be an absolute path", dir.display())),
+        None => None,
     };
-
-    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
-    index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
     let ptxas =
         if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "0") { None } else { locate_ptxas(&manifest) };
     if ptxas.is_none() {
+        let why = "ptxas not found (the CUDA toolkit's; put it on PATH or name it in PTXAS; in polymul's \
+                   repository scripts/setup.sh installs it)";
+        if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "1") {
+            return Err(format!("POLYMUL_CUBIN=1 asks for cubins (SASS), but {why}"));
+        }
         println!(
-            "cargo:warning=ptxas not found (scripts/setup.sh installs it): embedding PTX only, which the \
-             driver JIT-compiles on every fresh machine (about 10 s)"
+            "cargo:warning={why}: embedding PTX only, which the driver JIT-compiles on every fresh machine \
+             (about 10 s); POLYMUL_CUBIN=1 makes this an error"
         );
     }
+
+    // One thread per arch: each nested build is mostly one rustc process
+    // (one codegen unit), so the archs build side by side.
+    let job =
+        Job { kernels: &kernels, cache: &target_root, out_dir: &out_dir, prebuilt: prebuilt.as_deref() };
+    let ptxas = ptxas.as_deref();
+    let built: Vec<Result<Built, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = archs.iter().map(|&arch| s.spawn(move || job.build(arch, ptxas))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a kernel build thread panicked".into())))
+            .collect()
+    });
+
+    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
+    index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
     let mut cubins =
         String::from("/// SASS (cubin) of `polymul-kernels` by SM version, built by build.rs.\n");
     cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
-    for arch in archs {
-        let art = PtxBuilder::new(&kernels, target_root.join(arch.to_string()), arch)
-            .expect_kernels(expected(arch.0))
-            .quiet(true)
-            .build()
-            .map_err(|e| e.to_string())?;
-        let ptx = polymul_ptx_builder::directives::with_register_caps(&art.ptx, &register_caps())?;
-        let file = format!("polymul_kernels_{arch}.ptx");
-        std::fs::write(out_dir.join(&file), &ptx).map_err(|e| e.to_string())?;
-        index
-            .push_str(&format!("    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),\n", arch.0));
-        if let Some(ptxas) = &ptxas {
-            let cubin = format!("polymul_kernels_{arch}.cubin");
-            let out = std::process::Command::new(ptxas)
-                .arg(format!("-arch={arch}"))
-                .arg("-O3")
-                .arg("-o")
-                .arg(out_dir.join(&cubin))
-                .arg(out_dir.join(&file))
-                .output()
-                .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-            if !out.status.success() {
-                // E.g. CUDA 13's ptxas no longer knows sm_70: that arch stays
-                // PTX-only (`cargo xtask check-ptx` checks every arch's PTX).
-                // An arch this ptxas does not know is expected (sm_70 with
-                // CUDA 13, documented in docs/toolchain.md); anything else is
-                // worth a warning.
-                let why = String::from_utf8_lossy(&out.stderr);
-                if !why.contains("is not defined for option 'gpu-name'") {
-                    let first = why.lines().next().unwrap_or("");
-                    println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
-                }
-                continue;
-            }
+    for b in built {
+        let b = b?;
+        index.push_str(&format!(
+            "    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{}\"))),\n",
+            b.arch.0, b.ptx_file
+        ));
+        if let Some(cubin) = b.cubin_file {
             cubins.push_str(&format!(
                 "    ({}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{cubin}\"))),\n",
-                arch.0
+                b.arch.0
             ));
         }
     }
@@ -97,6 +100,107 @@ fn run() -> Result<(), String> {
     cubins.push_str("];\n");
     index.push_str(&cubins);
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
+}
+
+/// What every arch's build shares.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    kernels: &'a Path,
+    cache: &'a Path,
+    out_dir: &'a Path,
+    prebuilt: Option<&'a Path>,
+}
+
+/// One arch's files in `OUT_DIR`.
+struct Built {
+    arch: Arch,
+    ptx_file: String,
+    cubin_file: Option<String>,
+}
+
+impl Job<'_> {
+    /// Builds (or reads) and checks one arch's PTX, writes it to `OUT_DIR`
+    /// and assembles it to a cubin where `ptxas` knows the arch.
+    fn build(self, arch: Arch, ptxas: Option<&Path>) -> Result<Built, String> {
+        let mut expected = Vec::new();
+        polymul_kernels::names::for_each_entry(arch.0, |n| expected.push(n.to_string()));
+        let ptx_file = format!("polymul_kernels_{arch}.ptx");
+        let ptx = match self.prebuilt {
+            Some(dir) => read_prebuilt(&dir.join(&ptx_file), arch, &expected)?,
+            None => {
+                PtxBuilder::new(self.kernels, self.cache.join(arch.to_string()), arch)
+                    .expect_kernels(expected)
+                    .quiet(true)
+                    .build()
+                    .map_err(|e| e.to_string())?
+                    .ptx
+            }
+        };
+        // The kernels' register caps (`cargo xtask build-ptx` writes them too;
+        // adding them again to a prebuilt file changes nothing).
+        let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps())?;
+        std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
+        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None }) };
+        let cubin = format!("polymul_kernels_{arch}.cubin");
+        let out = std::process::Command::new(ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg("-O3")
+            .arg("-o")
+            .arg(self.out_dir.join(&cubin))
+            .arg(self.out_dir.join(&ptx_file))
+            .output()
+            .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+        if !out.status.success() {
+            // E.g. CUDA 13's ptxas no longer knows sm_70: that arch stays
+            // PTX-only (`cargo xtask check-ptx` checks every arch's PTX).
+            // An arch this ptxas does not know is expected (sm_70 with
+            // CUDA 13, documented in docs/toolchain.md); anything else is
+            // worth a warning.
+            let why = String::from_utf8_lossy(&out.stderr);
+            if !why.contains("is not defined for option 'gpu-name'") {
+                let first = why.lines().next().unwrap_or("");
+                println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
+            }
+            return Ok(Built { arch, ptx_file, cubin_file: None });
+        }
+        Ok(Built { arch, ptx_file, cubin_file: Some(cubin) })
+    }
+}
+
+/// Where the nested kernel builds go: `$POLYMUL_PTX_CACHE_DIR`, else
+/// `<target dir>/ptx`, the target folder found from
+/// `OUT_DIR = <target dir>[/<triple>]/<profile>/build/polymul-<hash>/out`;
+/// `OUT_DIR/ptx` if the layout is not that one. Never a source folder.
+fn ptx_cache_dir(out_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("POLYMUL_PTX_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    let in_build = out_dir.ancestors().nth(2).and_then(Path::file_name).is_some_and(|n| n == "build");
+    match out_dir.ancestors().nth(4) {
+        Some(root) if in_build => {
+            // With `--target`, the profile folder sits in `<target dir>/<triple>`.
+            let root = match root.parent() {
+                Some(up) if !root.join("CACHEDIR.TAG").is_file() && up.join("CACHEDIR.TAG").is_file() => up,
+                _ => root,
+            };
+            root.join("ptx")
+        }
+        _ => out_dir.join("ptx"),
+    }
+}
+
+/// A prebuilt PTX module from `POLYMUL_PTX_DIR`, checked as a fresh build's is.
+fn read_prebuilt(file: &Path, arch: Arch, expected: &[String]) -> Result<String, String> {
+    println!("cargo:rerun-if-changed={}", file.display());
+    let ptx = std::fs::read_to_string(file).map_err(|e| {
+        format!(
+            "POLYMUL_PTX_DIR: {}: {e} (write the files with `cargo xtask build-ptx --arch {arch} --out DIR`)",
+            file.display()
+        )
+    })?;
+    polymul_ptx_builder::check::check_ptx(&ptx, arch, expected)
+        .map_err(|e| format!("POLYMUL_PTX_DIR: {}: {e}", file.display()))?;
+    Ok(ptx)
 }
 
 /// The `ptxas` that makes the embedded cubins: `$POLYMUL_CUBIN_PTXAS`, the

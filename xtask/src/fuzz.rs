@@ -77,6 +77,7 @@ pub fn ci() -> Res {
         cargo()
             .args(["clippy", "--manifest-path", "fuzz/Cargo.toml", "--all-targets", "--target-dir"])
             .arg(root().join("target/fuzz"))
+            .env("POLYMUL_PTX_CACHE_DIR", root().join("target/ptx"))
             .args(["--", "-D", "warnings"]),
     )?;
     fuzz(&["--seconds".into(), CI_SECONDS.to_string()])
@@ -84,12 +85,14 @@ pub fn ci() -> Res {
 
 /// `cargo fuzz <sub>` with the build options every call shares: debug
 /// assertions and overflow checks on (besides the default release build and
-/// AddressSanitizer), the build in `target/fuzz`.
+/// AddressSanitizer), the build in `target/fuzz`, the kernels' nested build
+/// in `target/ptx` (shared with the root's builds, not rebuilt).
 fn fuzz_cmd(cargo_fuzz: &Path, sub: &str) -> Command {
     let mut c = Command::new(cargo_fuzz);
     c.current_dir(root())
         .args(["fuzz", sub, "--debug-assertions", "--target-dir"])
-        .arg(root().join("target/fuzz"));
+        .arg(root().join("target/fuzz"))
+        .env("POLYMUL_PTX_CACHE_DIR", root().join("target/ptx"));
     c
 }
 

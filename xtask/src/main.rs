@@ -3,13 +3,17 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz, msrv,
+//!                                            downstream (what CI runs)
+//! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
+//! cargo xtask downstream                     build and run examples/downstream on stable
 //! cargo xtask fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets (docs/fuzzing.md)
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
 //! cargo xtask tune       [--quick] [--out F]  time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary for a GPU machine
 //! ```
 
+mod downstream;
 mod fuzz;
 mod ptxas;
 mod sass;
@@ -163,6 +167,8 @@ fn test(args: &[String]) -> Res {
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
     fuzz::ci()?;
+    downstream::msrv()?;
+    downstream::downstream()?;
     eprintln!("\nall checks passed");
     Ok(())
 }
@@ -294,7 +300,9 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
-                              target (what CI runs)
+                              target, msrv, downstream (what CI runs)
+  msrv                        cargo check of the host-side crates with the rust-version toolchain
+  downstream                  build examples/downstream (polymul as a dependency) on stable, run it
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
                               installs cargo-fuzz; docs/fuzzing.md)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
@@ -321,6 +329,8 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
+        Some("msrv") => downstream::msrv(),
+        Some("downstream") => downstream::downstream(),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())

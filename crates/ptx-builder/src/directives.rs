@@ -3,13 +3,18 @@
 //! build writes it into the entry's header itself.
 
 /// `ptx` with `.maxnreg N` after the parameter list of every entry named in
-/// `caps`. Errors name the first entry that is not in the module (a stale
-/// table), so a cap can never silently stop applying.
+/// `caps` (replacing a `.maxnreg` already there, so applying it twice
+/// changes nothing). Errors name the first entry that is not in the module
+/// (a stale table), so a cap can never silently stop applying.
 pub fn with_register_caps(ptx: &str, caps: &[(String, u32)]) -> Result<String, String> {
     let mut out = String::with_capacity(ptx.len() + caps.len() * 16);
     let mut pending: Option<u32> = None;
     let mut applied = 0usize;
+    let mut just_capped = false;
     for line in ptx.split_inclusive('\n') {
+        if std::mem::take(&mut just_capped) && line.trim_start().starts_with(".maxnreg") {
+            continue;
+        }
         if let Some(rest) = line.strip_prefix(".visible .entry ") {
             let name = rest.split('(').next().unwrap_or("");
             pending = caps.iter().find(|(n, _)| n == name).map(|&(_, c)| c);
@@ -21,6 +26,7 @@ pub fn with_register_caps(ptx: &str, caps: &[(String, u32)]) -> Result<String, S
             out.push_str(&format!(".maxnreg {cap}\n"));
             pending = None;
             applied += 1;
+            just_capped = true;
         }
     }
     if applied != caps.len() {
@@ -52,6 +58,15 @@ mod tests {
         let out = with_register_caps(PTX, &[("a".into(), 64), ("b".into(), 32)]).unwrap();
         assert!(out.contains(")  // @a\n.maxnreg 64\n{"));
         assert!(out.contains(".maxnreg 32\n{"));
+    }
+
+    #[test]
+    fn capping_twice_is_capping_once() {
+        let caps = [("a".to_string(), 64), ("b".to_string(), 32)];
+        let once = with_register_caps(PTX, &caps).unwrap();
+        assert_eq!(with_register_caps(&once, &caps).unwrap(), once);
+        let other = with_register_caps(&once, &[("a".into(), 48)]).unwrap();
+        assert!(other.contains(".maxnreg 48\n{") && !other.contains(".maxnreg 64"));
     }
 
     #[test]

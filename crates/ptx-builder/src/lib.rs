@@ -6,7 +6,9 @@
 //!
 //! 1. [`PtxBuilder::build`] runs a nested
 //!    `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda -Zbuild-std=core --profile ptx`
-//!    with `-C linker=<this executable>` and `-C target-cpu=<arch>`.
+//!    with `-C linker=<this executable>` and `-C target-cpu=<arch>`, on the
+//!    pinned nightly ([`toolchain::NIGHTLY`], found through rustup) whatever
+//!    toolchain compiled the caller: the caller itself builds on stable.
 //! 2. rustc then calls *this same executable* as its linker, handing it
 //!    LLVM bitcode objects. The executable notices the
 //!    [`LINKER_MODE_ENV`] variable in [`run_as_linker_if_requested`] and
@@ -23,12 +25,14 @@
 pub mod check;
 pub mod directives;
 pub mod link;
+pub mod toolchain;
 mod tools;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use toolchain::Toolchain;
 pub use tools::LlvmTools;
 
 /// LLVM's full-unroll threshold for the kernels, in rustc and in `opt`.
@@ -119,6 +123,18 @@ pub enum BuildError {
     },
     /// The `llvm-tools` component is missing.
     MissingLlvmTools(PathBuf),
+    /// `rustup` was not found; the kernels need it for the pinned nightly
+    /// (the toolchain's name).
+    NoRustup(String),
+    /// The pinned nightly is not installed (its name).
+    MissingToolchain(String),
+    /// A component of the pinned nightly is missing.
+    MissingComponent {
+        /// The toolchain.
+        toolchain: String,
+        /// The rustup component, e.g. `rust-src`.
+        component: &'static str,
+    },
     /// The nested build succeeded but produced no PTX file.
     NoOutput(PathBuf),
     /// The PTX failed a check (panic path, missing kernel, wrong target).
@@ -140,9 +156,27 @@ impl fmt::Display for BuildError {
             BuildError::ToolFailed { cmd, detail } => write!(f, "`{cmd}` failed:\n{detail}"),
             BuildError::MissingLlvmTools(p) => write!(
                 f,
-                "llvm-link/opt/llc not found in {}; install them with `rustup component add llvm-tools` \
-                 (scripts/setup.sh does this)",
-                p.display()
+                "llvm-link/opt/llc not found in {}; install them with `rustup component add llvm-tools \
+                 --toolchain {}` (scripts/setup.sh does this)",
+                p.display(),
+                toolchain::NIGHTLY
+            ),
+            BuildError::NoRustup(name) => write!(
+                f,
+                "the GPU kernels are built with the nightly toolchain {name} through rustup, which was not \
+                 found: install rustup (https://rustup.rs), then `{}`",
+                toolchain::install_hint(name)
+            ),
+            BuildError::MissingToolchain(name) => write!(
+                f,
+                "the GPU kernels are built with the nightly toolchain {name} (for -Zbuild-std), which is not \
+                 installed: `{}`",
+                toolchain::install_hint(name)
+            ),
+            BuildError::MissingComponent { toolchain, component } => write!(
+                f,
+                "the toolchain {toolchain} has no `{component}` component, which the kernel build needs: \
+                 `rustup component add {component} --toolchain {toolchain}`"
             ),
             BuildError::NoOutput(p) => {
                 write!(f, "the kernel build produced no PTX at {}", p.display())
@@ -215,9 +249,10 @@ impl PtxBuilder {
 
     /// Runs the nested build and the checks.
     pub fn build(&self) -> Result<PtxArtifact, BuildError> {
+        let toolchain = Toolchain::pinned()?;
         let linker = self.stable_linker()?;
-        let tools = LlvmTools::locate()?;
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let tools = LlvmTools::for_toolchain(&toolchain)?;
+        let cargo = toolchain.cargo();
         let manifest = self.crate_dir.join("Cargo.toml");
         let flags = [
             "-C".to_string(),
@@ -230,8 +265,12 @@ impl PtxBuilder {
             "-C".to_string(),
             format!("llvm-args=-unroll-threshold={UNROLL_THRESHOLD}"),
         ];
-        let mut cmd = Command::new(&cargo);
-        cmd.arg("rustc")
+        let mut cmd = Command::new(cargo);
+        // `--locked`: the nested build reads the kernels' workspace lock file
+        // and must never rewrite it (for a dependency, that is a source tree).
+        cmd.current_dir(&self.crate_dir)
+            .arg("rustc")
+            .arg("--locked")
             .arg("--manifest-path")
             .arg(&manifest)
             .args(["--lib", "--crate-type", "cdylib", "--target", TARGET, "-Zbuild-std=core"])
@@ -240,14 +279,22 @@ impl PtxBuilder {
             cmd.arg("--quiet");
         }
         // A clean environment: nothing from an outer cargo (build script
-        // variables, clippy's wrapper, the jobserver) may leak in.
+        // variables, its toolchain's rustc, clippy's wrapper, the jobserver)
+        // may leak in. Cargo's network and registry settings stay.
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy();
-            if k.starts_with("CARGO_") && k != "CARGO_HOME" && k != "CARGO_NET_OFFLINE" {
+            let keep = ["CARGO_HOME", "CARGO_NET_", "CARGO_HTTP_", "CARGO_REGISTRIES_", "CARGO_REGISTRY_"]
+                .iter()
+                .any(|p| k.starts_with(p));
+            if k.starts_with("CARGO_") && !keep {
                 cmd.env_remove(&*k);
             }
         }
         for k in [
+            "CARGO",
+            "RUSTC",
+            "RUSTDOC",
+            "RUSTC_LINKER",
             "RUSTFLAGS",
             "RUSTDOCFLAGS",
             "RUSTC_WRAPPER",
@@ -265,15 +312,19 @@ impl PtxBuilder {
             cmd.env_remove(k);
         }
         cmd.env("CARGO_TARGET_DIR", &self.target_dir)
+            .env("RUSTC", toolchain.rustc())
+            .env("RUSTUP_TOOLCHAIN", toolchain.name())
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
             .env(LINKER_MODE_ENV, "1")
             .env(LLVM_TOOLS_ENV, tools.dir());
-        let out = cmd
-            .output()
-            .map_err(|err| BuildError::Spawn { tool: format!("{}", cargo.to_string_lossy()), err })?;
+        let out = cmd.output().map_err(|err| BuildError::Spawn { tool: cargo.display().to_string(), err })?;
         if !out.status.success() {
             return Err(BuildError::ToolFailed {
-                cmd: format!("cargo rustc --target {TARGET} (kernels for {})", self.arch),
+                cmd: format!(
+                    "cargo +{} rustc --target {TARGET} (kernels for {})",
+                    toolchain.name(),
+                    self.arch
+                ),
                 detail: format!(
                     "{}\n{}{}",
                     out.status,

@@ -1,6 +1,6 @@
 //! Finding the `llvm-tools` component of the active toolchain.
 
-use crate::{BuildError, LLVM_TOOLS_ENV};
+use crate::{BuildError, LLVM_TOOLS_ENV, Toolchain};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,6 +37,15 @@ impl LlvmTools {
             .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
             .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
         Self::at(Path::new(&sysroot).join("lib/rustlib").join(host).join("bin"))
+    }
+
+    /// The `llvm-tools` component of `toolchain` ([`LLVM_TOOLS_ENV`] still
+    /// wins if set).
+    pub fn for_toolchain(toolchain: &Toolchain) -> Result<Self, BuildError> {
+        match std::env::var_os(LLVM_TOOLS_ENV) {
+            Some(d) => Self::at(PathBuf::from(d)),
+            None => Self::at(toolchain.llvm_tools_dir()),
+        }
     }
 
     fn at(dir: PathBuf) -> Result<Self, BuildError> {
