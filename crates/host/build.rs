@@ -138,7 +138,7 @@ impl Job<'_> {
         };
         // The kernels' register caps (`cargo xtask build-ptx` writes them too;
         // adding them again to a prebuilt file changes nothing).
-        let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps())?;
+        let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps(arch.0))?;
         std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
         let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None }) };
         let cubin = format!("polymul_kernels_{arch}.cubin");
@@ -203,16 +203,17 @@ fn read_prebuilt(file: &Path, arch: Arch, expected: &[String]) -> Result<String,
     Ok(ptx)
 }
 
-/// The `ptxas` that makes the embedded cubins: `$POLYMUL_CUBIN_PTXAS`, the
-/// CUDA 13.0 copy scripts/setup.sh installs (the same compiler as the 13.0
-/// driver's JIT), `$PTXAS`, the CUDA 12.9 copy, or one on `PATH`.
-/// The register caps of the kernels (`polymul_kernels::ntt::lazy::max_regs`).
-fn register_caps() -> Vec<(String, u32)> {
+/// The register caps of the kernels for `sm_<arch>`
+/// (`polymul_kernels::names::for_each_register_cap`).
+fn register_caps(arch: u32) -> Vec<(String, u32)> {
     let mut caps = Vec::new();
-    polymul_kernels::names::for_each_register_cap(|n, c| caps.push((n.to_string(), c)));
+    polymul_kernels::names::for_each_register_cap(arch, |n, c| caps.push((n.to_string(), c)));
     caps
 }
 
+/// The `ptxas` that makes the embedded cubins: `$POLYMUL_CUBIN_PTXAS`, the
+/// CUDA 13.0 copy scripts/setup.sh installs (the same compiler as the 13.0
+/// driver's JIT), `$PTXAS`, the CUDA 12.9 copy, or one on `PATH`.
 fn locate_ptxas(manifest: &std::path::Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("POLYMUL_CUBIN_PTXAS") {
         return Some(PathBuf::from(p));

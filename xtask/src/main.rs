@@ -57,10 +57,10 @@ fn expected_kernels(arch: Arch) -> Vec<String> {
     v
 }
 
-/// The kernels' register caps (`polymul_kernels::ntt::lazy::max_regs`).
-fn register_caps() -> Vec<(String, u32)> {
+/// The kernels' register caps for `arch` (`polymul_kernels::names::for_each_register_cap`).
+fn register_caps(arch: Arch) -> Vec<(String, u32)> {
     let mut caps = Vec::new();
-    polymul_kernels::names::for_each_register_cap(|n, c| caps.push((n.to_string(), c)));
+    polymul_kernels::names::for_each_register_cap(arch.0, |n, c| caps.push((n.to_string(), c)));
     caps
 }
 
@@ -85,7 +85,7 @@ fn build_ptx(archs: &[Arch], out: &Path) -> Res<Vec<(Arch, PathBuf)>> {
         .map_err(|e| e.to_string())?;
         let dst = out.join(format!("polymul_kernels_{arch}.ptx"));
         // The same register caps as the embedded PTX (crates/host/build.rs).
-        let ptx = polymul_ptx_builder::directives::with_register_caps(&art.ptx, &register_caps())?;
+        let ptx = polymul_ptx_builder::directives::with_register_caps(&art.ptx, &register_caps(arch))?;
         std::fs::write(&dst, ptx).map_err(|e| format!("{}: {e}", dst.display()))?;
         eprintln!(
             "  {} ({} kernels, {} lines, no panic/fmt symbols)",
@@ -103,8 +103,8 @@ fn check_ptx(args: &[String]) -> Res {
     let ptxas = ptxas::locate()?;
     eprintln!("\nptxas: {}", ptxas.display());
     let mut all_ok = true;
-    let caps = register_caps();
     for (arch, file) in files {
+        let caps = register_caps(arch);
         let report = ptxas::assemble(&ptxas, arch, &file)?;
         eprintln!("{arch}: {} kernels assembled", report.len());
         for k in &report {

@@ -289,12 +289,19 @@ pub mod names {
     }
 
     /// Calls `f` with the symbol and register cap (PTX `.maxnreg`) of every
-    /// entry point that has one ([`crate::ntt::lazy::max_regs`]); the
-    /// kernel build adds the directives to the PTX.
-    pub fn for_each_register_cap(mut f: impl FnMut(&str, u32)) {
+    /// entry point of the module for `sm_<arch>` that has one
+    /// ([`crate::ntt::lazy::max_regs`]); the kernel build adds the
+    /// directives to the PTX. The occupancy caps were measured on sm_90 and
+    /// apply there; below, only the caps a block needs to launch at all
+    /// (1024 threads: at most 64 registers) apply, and the compiler chooses
+    /// the rest.
+    pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
+        use crate::ntt::lazy::{Shape, max_regs};
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
             for k in LazyKernel::all_for(bytes) {
-                if let Some(cap) = crate::ntt::lazy::max_regs(bytes, k.mode, k.strided, k.l, k.log_r) {
+                let Some(cap) = max_regs(bytes, k.mode, k.strided, k.l, k.log_r) else { continue };
+                let launch = cap * Shape::new(k.l, k.log_r, k.strided, bytes).threads() == 64 * 1024;
+                if arch >= 90 || launch {
                     f(k.name(w).as_str(), cap);
                 }
             }
