@@ -61,24 +61,7 @@ impl Toolchain {
         };
         let rustc = which("rustc")?;
         let cargo = which("cargo")?;
-        let run = |args: &[&str]| -> Result<String, BuildError> {
-            let out = Command::new(&rustc)
-                .args(args)
-                .output()
-                .map_err(|err| BuildError::Spawn { tool: rustc.display().to_string(), err })?;
-            if !out.status.success() {
-                return Err(BuildError::ToolFailed {
-                    cmd: format!("{} {}", rustc.display(), args.join(" ")),
-                    detail: String::from_utf8_lossy(&out.stderr).into_owned(),
-                });
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-        };
-        let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
-        let host = run(&["-vV"])?
-            .lines()
-            .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
-            .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
+        let (sysroot, host) = crate::tools::sysroot_and_host(&rustc)?;
         if !sysroot.join("lib/rustlib/src/rust/library/core").is_dir() {
             return Err(BuildError::MissingComponent { toolchain: name.to_string(), component: "rust-src" });
         }

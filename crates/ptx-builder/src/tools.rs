@@ -18,25 +18,8 @@ impl LlvmTools {
             return Self::at(PathBuf::from(d));
         }
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-        let run = |args: &[&str]| -> Result<String, BuildError> {
-            let out = Command::new(&rustc)
-                .args(args)
-                .output()
-                .map_err(|err| BuildError::Spawn { tool: rustc.to_string_lossy().into_owned(), err })?;
-            if !out.status.success() {
-                return Err(BuildError::ToolFailed {
-                    cmd: format!("rustc {}", args.join(" ")),
-                    detail: String::from_utf8_lossy(&out.stderr).into_owned(),
-                });
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-        };
-        let sysroot = run(&["--print", "sysroot"])?;
-        let host = run(&["-vV"])?
-            .lines()
-            .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
-            .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
-        Self::at(Path::new(&sysroot).join("lib/rustlib").join(host).join("bin"))
+        let (sysroot, host) = sysroot_and_host(Path::new(&rustc))?;
+        Self::at(sysroot.join("lib/rustlib").join(host).join("bin"))
     }
 
     /// The `llvm-tools` component of `toolchain` ([`LLVM_TOOLS_ENV`] still
@@ -67,4 +50,27 @@ impl LlvmTools {
     pub fn tool(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
+}
+
+/// `rustc --print sysroot` and the host triple of `rustc -vV`.
+pub(crate) fn sysroot_and_host(rustc: &Path) -> Result<(PathBuf, String), BuildError> {
+    let run = |args: &[&str]| -> Result<String, BuildError> {
+        let out = Command::new(rustc)
+            .args(args)
+            .output()
+            .map_err(|err| BuildError::Spawn { tool: rustc.display().to_string(), err })?;
+        if !out.status.success() {
+            return Err(BuildError::ToolFailed {
+                cmd: format!("{} {}", rustc.display(), args.join(" ")),
+                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
+    let host = run(&["-vV"])?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .unwrap_or_else(|| "x86_64-unknown-linux-gnu".to_string());
+    Ok((sysroot, host))
 }

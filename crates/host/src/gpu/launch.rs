@@ -137,16 +137,8 @@ impl<'g> TiledKernels<'g> {
         let tile_bytes = padded_words(tile_bytes / w, w) * w;
         if tile_bytes > 48 * 1024 {
             for f in [&k.fwd, &k.inv] {
-                // SAFETY: a valid function handle; the size was checked
-                // against the device's opt-in limit by the plan.
-                let rc = unsafe {
-                    cust::sys::cuFuncSetAttribute(
-                        f.to_raw(),
-                        cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        tile_bytes as i32,
-                    )
-                };
-                if rc != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                // The size was checked against the device's opt-in limit by the plan.
+                if set_max_dynamic_smem(f, tile_bytes as u32) != cust::sys::cudaError_enum::CUDA_SUCCESS {
                     let max = gpu.info().max_shared_per_block;
                     return Err(Error::BadTile { bytes: tile_bytes, min: 2 * std::mem::size_of::<W>(), max });
                 }
@@ -206,6 +198,20 @@ impl Drop for RawEvent {
     fn drop(&mut self) {
         // SAFETY: created by cuEventCreate, destroyed once.
         unsafe { cust::sys::cuEventDestroy_v2(self.0) };
+    }
+}
+
+/// Raises `f`'s dynamic shared-memory limit to `bytes` (above the default
+/// 48 KiB needs this opt-in); the driver's status.
+fn set_max_dynamic_smem(f: &Function<'_>, bytes: u32) -> cust::sys::CUresult {
+    // SAFETY: `f` is a live function handle of a loaded module; the call
+    // only sets one of its attributes.
+    unsafe {
+        cust::sys::cuFuncSetAttribute(
+            f.to_raw(),
+            cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
     }
 }
 
@@ -411,16 +417,12 @@ impl<'g> LazyKernels<'g> {
                     let f = get(gpu, p.kernel.name(W::NAME).as_str().to_string())?;
                     let bytes = p.smem_bytes::<W>();
                     if bytes > 48 * 1024 {
-                        // SAFETY: a valid function handle; the tile is at most
-                        // 64 KiB plus padding, below every sm_70+ opt-in limit.
-                        let rc = unsafe {
-                            cust::sys::cuFuncSetAttribute(
-                                f.to_raw(),
-                                cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                bytes as i32,
-                            )
-                        };
-                        check(rc, "raising a lazy kernel's shared-memory limit")?;
+                        // The tile is at most 64 KiB plus padding, below every
+                        // sm_70+ opt-in limit.
+                        check(
+                            set_max_dynamic_smem(&f, bytes),
+                            "raising a lazy kernel's shared-memory limit",
+                        )?;
                     }
                     Ok((f, *p))
                 })
@@ -457,6 +459,34 @@ pub(crate) struct LazyTables<W: Coeff> {
     pub barrett: Barrett4<W>,
 }
 
+impl<W: Coeff> LazyTables<W> {
+    /// The argument block of a lazy or cluster launch over `data` (`b`: the
+    /// second operand, or null) with these tables and `towers`.
+    fn launch_args(
+        &self,
+        data: DevicePointer<W>,
+        b: DevicePointer<W>,
+        log_n: u32,
+        subs: u32,
+        towers: &TowerLaunch<W>,
+    ) -> LaunchArgs<W> {
+        LaunchArgs {
+            data: data.as_raw() as *mut W,
+            tw: self.fwd.as_raw() as *const ShoupPair<W>,
+            tw_inv: self.inv.as_raw() as *const ShoupPair<W>,
+            moduli: towers.moduli.as_raw() as *const W,
+            data_words: towers.data_words,
+            tw_pairs: self.tw_pairs,
+            log_n,
+            subs,
+            qbits: self.barrett.m,
+            q: self.barrett.q,
+            mu: self.barrett.mu,
+            b: b.as_raw() as *const W,
+        }
+    }
+}
+
 /// Queues one lazy pass kernel over `batch` polynomials per tower of `data`
 /// (`b`: the product pass's second operand, else null).
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
@@ -470,20 +500,7 @@ fn lazy_pass<W: Coeff>(
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    let args = ByValue(LaunchArgs {
-        data: data.as_raw() as *mut W,
-        tw: t.fwd.as_raw() as *const ShoupPair<W>,
-        tw_inv: t.inv.as_raw() as *const ShoupPair<W>,
-        moduli: towers.moduli.as_raw() as *const W,
-        data_words: towers.data_words,
-        tw_pairs: t.tw_pairs,
-        log_n,
-        subs: p.subs(log_n, batch),
-        qbits: t.barrett.m,
-        q: t.barrett.q,
-        mu: t.barrett.mu,
-        b: b.as_raw() as *const W,
-    });
+    let args = ByValue(t.launch_args(data, b, log_n, p.subs(log_n, batch), towers));
     let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
@@ -554,16 +571,8 @@ impl<'g> ClusterKernels<'g> {
         let shape = ClusterShape::new(log_n, l1, log_cs, log_r);
         let bytes = Self::smem_bytes::<W>(&shape);
         for f in [&fwd, &inv] {
-            // SAFETY: a valid function handle; at most 2 × 66 KiB, below
-            // sm_90's 227 KiB opt-in limit (checked by the caller's device).
-            let rc = unsafe {
-                cust::sys::cuFuncSetAttribute(
-                    f.to_raw(),
-                    cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    bytes as i32,
-                )
-            };
-            if rc != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            // At most 2 × 66 KiB, below sm_90's 227 KiB opt-in limit.
+            if set_max_dynamic_smem(f, bytes) != cust::sys::cudaError_enum::CUDA_SUCCESS {
                 return Ok(None);
             }
         }
@@ -593,21 +602,9 @@ pub(crate) fn cluster_ntt<W: Coeff>(
         Direction::Forward => &k.fwd,
         Direction::Inverse => &k.inv,
     };
-    let args = ByValue(LaunchArgs {
-        data: data.buf.as_device_ptr().as_raw() as *mut W,
-        tw: t.fwd.as_raw() as *const ShoupPair<W>,
-        tw_inv: t.inv.as_raw() as *const ShoupPair<W>,
-        moduli: towers.moduli.as_raw() as *const W,
-        data_words: towers.data_words,
-        tw_pairs: t.tw_pairs,
-        log_n,
-        // The cluster kernels take the batch and derive both passes' counts.
-        subs: batch as u32,
-        qbits: t.barrett.m,
-        q: t.barrett.q,
-        mu: t.barrett.mu,
-        b: std::ptr::null(),
-    });
+    // The cluster kernels take the batch and derive both passes' counts.
+    let args =
+        ByValue(t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, towers));
     let mut params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     let cs = k.shape.cluster_blocks();
     let geometry =

@@ -5,7 +5,7 @@
 //! whose every launch covers all towers (block row = tower, see
 //! `polymul_kernels::towers`).
 
-use super::lazy::LazySchedule;
+use super::lazy::{LazySchedule, TablePair};
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use crate::gpu::launch::{
     self, ClusterKernels, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels,
@@ -79,28 +79,28 @@ struct LazyState<'g, W: Coeff> {
 
 impl<'g, W: Coeff> LazyState<'g, W> {
     fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
-        let (mut fwd, mut inv) = (Vec::new(), Vec::new());
-        for p in towers {
-            let (f, i) = super::lazy::tables(p, sched)?;
-            fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
-            inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
-        }
-        let product = if sched.product_has_own_tables() {
-            let (mut pf, mut pi) = (Vec::new(), Vec::new());
+        // Every tower's tables of each direction, tower after tower, as words.
+        let upload = |tables: fn(&NttParams<W>, &LazySchedule) -> Result<TablePair<W>>| {
+            let (mut fwd, mut inv) = (Vec::new(), Vec::new());
             for p in towers {
-                let (f, i) = super::lazy::product_tables(p, sched)?;
-                pf.extend(f.iter().flat_map(|t| [t.w, t.wp]));
-                pi.extend(i.iter().flat_map(|t| [t.w, t.wp]));
+                let (f, i) = tables(p, sched)?;
+                fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
+                inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
             }
-            Some((gpu.upload(&pf)?, gpu.upload(&pi)?, sched.product_table_pairs() as u32))
+            Ok::<_, Error>((gpu.upload(&fwd)?, gpu.upload(&inv)?))
+        };
+        let (fwd, inv) = upload(super::lazy::tables)?;
+        let product = if sched.product_has_own_tables() {
+            let (f, i) = upload(super::lazy::product_tables)?;
+            Some((f, i, sched.product_table_pairs() as u32))
         } else {
             None
         };
         Ok(Self {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
             cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fwd: gpu.upload(&fwd)?,
-            inv: gpu.upload(&inv)?,
+            fwd,
+            inv,
             barrett: *towers[0].barrett(),
             tw_pairs: sched.table_pairs() as u32,
             product,
