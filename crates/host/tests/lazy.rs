@@ -170,3 +170,38 @@ fn cluster_equals_radix2() {
     let mut v = vec![0u64; 1 << 12];
     assert!(matches!(cpu::transform_cluster(&p, &mut v, false), Err(Error::InvalidN { .. })));
 }
+
+/// Row passes that hold rows of several polynomials per block (the batch's
+/// power-of-two factor up to `lazy::ROW_POLYS_LOG_MAX`, `lazy::row_polys_log`:
+/// 2 and 4 polynomials; one-pass sizes one polynomial per row) equal the
+/// radix-2 kernels, forward, inverse and product, both words and radices;
+/// a batch of 12 is 3 groups of 4 polynomials, 40 ten groups.
+fn check_polys_per_block<W: Coeff>(bits: u32) {
+    for (log_n, batch) in [(14u32, 4usize), (16, 2), (16, 8), (13, 12), (12, 6), (17, 4), (9, 40)] {
+        let n = 1usize << log_n;
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let mut rng = SplitMix64::new(u64::from(log_n) * 31 + batch as u64);
+        let mut x = rng.coeffs(batch * n, p.q());
+        x[n - 1] = p.q() - W::one();
+        x[batch * n - 1] = p.q() - W::one();
+        let y = rng.coeffs(batch * n, p.q());
+        let mut want = x.clone();
+        cpu::forward(&p, &mut want).unwrap();
+        let want_mul = cpu::polymul(&p, &x, &y).unwrap();
+        for log_r in [None, Some(3), Some(4)] {
+            let what = format!("N=2^{log_n} batch {batch} u{} r{log_r:?}", W::BITS);
+            let mut got = x.clone();
+            cpu::forward_lazy(&p, &mut got, log_r).unwrap();
+            assert!(got == want, "forward {what}");
+            cpu::inverse_lazy(&p, &mut got, log_r).unwrap();
+            assert!(got == x, "round trip {what}");
+            assert!(cpu::polymul_lazy(&p, &x, &y, log_r).unwrap() == want_mul, "polymul {what}");
+        }
+    }
+}
+
+#[test]
+fn row_blocks_of_several_polynomials_equal_radix2() {
+    check_polys_per_block::<u64>(62);
+    check_polys_per_block::<u32>(30);
+}

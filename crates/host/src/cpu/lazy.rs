@@ -103,6 +103,7 @@ fn run_pass<W: Coeff>(
         subs: pass.subs(log_n, batch),
         b: b.map_or(std::ptr::null(), |b| b.as_mut_ptr().cast_const()),
         barrett: *p.barrett(),
+        log_polys: pass.log_polys(log_n, batch),
     };
     let mut tile = vec![W::zero(); shape.smem_words(std::mem::size_of::<W>()) as usize];
     let s = HostShared(tile.as_mut_ptr());
@@ -168,6 +169,7 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         subs: (batch << (log_n - shape.l)) as u32,
         b: std::ptr::null(),
         barrett: *p.barrett(),
+        log_polys: 0,
     };
     let (cargs, rargs) = (args(c.col), args(c.row));
     for poly in 0..batch as u32 {

@@ -462,12 +462,14 @@ pub(crate) struct LazyTables<W: Coeff> {
 impl<W: Coeff> LazyTables<W> {
     /// The argument block of a lazy or cluster launch over `data` (`b`: the
     /// second operand, or null) with these tables and `towers`.
+    #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
     fn launch_args(
         &self,
         data: DevicePointer<W>,
         b: DevicePointer<W>,
         log_n: u32,
         subs: u32,
+        log_polys: u32,
         towers: &TowerLaunch<W>,
     ) -> LaunchArgs<W> {
         LaunchArgs {
@@ -480,6 +482,7 @@ impl<W: Coeff> LazyTables<W> {
             log_n,
             subs,
             qbits: self.barrett.m,
+            log_polys,
             q: self.barrett.q,
             mu: self.barrett.mu,
             b: b.as_raw() as *const W,
@@ -500,7 +503,8 @@ fn lazy_pass<W: Coeff>(
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    let args = ByValue(t.launch_args(data, b, log_n, p.subs(log_n, batch), towers));
+    let args =
+        ByValue(t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), towers));
     let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
@@ -603,8 +607,14 @@ pub(crate) fn cluster_ntt<W: Coeff>(
         Direction::Inverse => &k.inv,
     };
     // The cluster kernels take the batch and derive both passes' counts.
-    let args =
-        ByValue(t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, towers));
+    let args = ByValue(t.launch_args(
+        data.buf.as_device_ptr(),
+        DevicePointer::null(),
+        log_n,
+        batch as u32,
+        0,
+        towers,
+    ));
     let mut params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     let cs = k.shape.cluster_blocks();
     let geometry =

@@ -21,9 +21,21 @@ impl LazyPass {
         (batch << (log_n - self.shape.l)) as u32
     }
 
-    /// Blocks that cover them: `⌈subs / S⌉`.
+    /// `log2` of the polynomials per block of a row pass over `batch`
+    /// (`lazy::row_polys_log`: rows of several polynomials share their
+    /// twiddles); `0` for a column pass.
+    pub fn log_polys(&self, log_n: u32, batch: usize) -> u32 {
+        if self.shape.strided { 0 } else { lazy::row_polys_log(self.shape, log_n, batch) }
+    }
+
+    /// Blocks that cover them: `⌈subs / S⌉` (a row pass: `lazy::row_blocks`,
+    /// the same count whenever its polynomials per block divide the batch).
     pub fn blocks(&self, log_n: u32, batch: usize) -> u32 {
-        self.subs(log_n, batch).div_ceil(1 << self.shape.log_s)
+        if self.shape.strided {
+            self.subs(log_n, batch).div_ceil(1 << self.shape.log_s)
+        } else {
+            lazy::row_blocks(self.shape, log_n, self.log_polys(log_n, batch), batch)
+        }
     }
 
     /// Execution steps (block barriers + 1) of one block.

@@ -181,6 +181,67 @@ pub const fn row_twiddle_index(
     base + ((((rr as usize) * ((1 << k) - 1) + slot as usize) << g) | i as usize)
 }
 
+/// The polynomials per row-pass block that `log_polys` asks for, as the
+/// kernels use it: at most the block's `2^log_s` rows, and at least as many
+/// as make the block's rows fit one polynomial's `2^l1` rows (`l1 = log_n −
+/// shape.l`; a one-pass transform has one row per polynomial).
+#[inline(always)]
+pub const fn clamp_polys_log(shape: Shape, log_n: u32, log_polys: u32) -> u32 {
+    let l1 = log_n - shape.l;
+    let lo = shape.log_s.saturating_sub(l1);
+    let lp = if log_polys > shape.log_s { shape.log_s } else { log_polys };
+    if lp < lo { lo } else { lp }
+}
+
+/// The row (`poly · 2^l1 + rr`, `rr < 2^l1`) that sub-transform `sub` of
+/// row-pass block `blk` works on, with `2^lp` polynomials per block
+/// (`lp` from [`clamp_polys_log`]): the block holds rows `rr .. rr + 2^(log_s
+/// − lp)` of `2^lp` consecutive polynomials, the polynomial varying fastest
+/// with `sub`. Rows with the same `rr` need the same twiddles, so the
+/// block's threads that work on the same place of different polynomials
+/// load the same pairs (one L2 request, then L1 hits) instead of each row
+/// bringing its own: the row pass of a 2^16-point `u32` transform read
+/// twice as many twiddle bytes as data bytes with one polynomial per block.
+/// With `lp = 0` this is `blk · 2^log_s + sub` (consecutive rows of one
+/// polynomial), with `l1 = 0` one polynomial per row.
+#[inline(always)]
+pub const fn row_of(shape: Shape, log_n: u32, lp: u32, blk: u32, sub: u32) -> u32 {
+    let l1 = log_n - shape.l;
+    let lrows = shape.log_s - lp;
+    let lgroups = l1 - lrows;
+    let poly = ((blk >> lgroups) << lp) + (sub & ((1 << lp) - 1));
+    let rr = ((blk & ((1 << lgroups) - 1)) << lrows) + (sub >> lp);
+    (poly << l1) + rr
+}
+
+/// The most polynomials (`log2`) a row-pass block takes rows of where it
+/// has the choice. Measured on an H100 (N = 2^16, CUDA events, one run,
+/// docs/ntt.md): 4 polynomials per block against 1, `u32` forward /
+/// inverse / polymul 236 / 214 / 607 → 231 / 213 / 588 µs at batch 512 and
+/// 25.7 / 22.4 / 48.7 → 24.0 / 21.5 / 45.8 µs at batch 32 (`u64` at batch
+/// 32: 43.4 / 43.0 / 118.8 → 42.1 / 41.6 / 116.9); a whole block of 32
+/// polynomials (one row each) made the `u32` forward slower (0.436 →
+/// 0.455 µs per polynomial): rows 256 KiB apart instead of runs of
+/// consecutive rows.
+pub const ROW_POLYS_LOG_MAX: u32 = 2;
+
+/// `log2` of the polynomials per row-pass block a launch over `batch`
+/// polynomials asks for: the most (up to [`ROW_POLYS_LOG_MAX`] and the
+/// block's rows) that divide the batch, so that no block is left
+/// part-empty ([`row_of`]).
+pub const fn row_polys_log(shape: Shape, log_n: u32, batch: usize) -> u32 {
+    let tz = if batch == 0 { 0 } else { batch.trailing_zeros() };
+    let tz = if tz > ROW_POLYS_LOG_MAX { ROW_POLYS_LOG_MAX } else { tz };
+    clamp_polys_log(shape, log_n, if tz > shape.log_s { shape.log_s } else { tz })
+}
+
+/// Blocks of a row pass over `batch` polynomials with `2^lp` polynomials
+/// per block ([`row_of`]): `⌈batch / 2^lp⌉ · 2^(l1 − log_s + lp)`.
+pub const fn row_blocks(shape: Shape, log_n: u32, lp: u32, batch: usize) -> u32 {
+    let l1 = log_n - shape.l;
+    (batch.div_ceil(1 << lp) << (l1 + lp - shape.log_s)) as u32
+}
+
 /// What one launch of a pass works on (one tower: the entry point resolves
 /// the tower's data, table and modulus).
 #[derive(Debug, Clone, Copy)]
@@ -205,6 +266,9 @@ pub struct PassArgs<W> {
     /// Algorithm 4's constants for `q`: the product pass's pointwise
     /// multiplication.
     pub barrett: Barrett4<W>,
+    /// `log2` of the polynomials whose rows share a row-pass block
+    /// ([`row_polys_log`]; clamped by [`row_of`]); column passes ignore it.
+    pub log_polys: u32,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
@@ -233,6 +297,8 @@ pub struct LaunchArgs<W> {
     /// Algorithm 4's bit length `m` of a one-tower launch's modulus (the
     /// product pass's pointwise multiplication).
     pub qbits: u32,
+    /// [`PassArgs::log_polys`].
+    pub log_polys: u32,
     /// The modulus of a one-tower launch.
     pub q: W,
     /// Algorithm 4's `µ` of a one-tower launch's modulus.
@@ -286,6 +352,7 @@ impl<W: Word> LaunchArgs<W> {
             subs: self.subs,
             b: self.b.wrapping_add(off),
             barrett: Barrett4 { q, mu, m: qbits },
+            log_polys: self.log_polys,
         }
     }
 }
@@ -519,7 +586,11 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
     } else {
         (p >> (l - k), p & ((1 << (l - k)) - 1))
     };
-    let gsub = (blk << log_s) + sub;
+    let gsub = if shape.strided {
+        (blk << log_s) + sub
+    } else {
+        row_of(shape, args.log_n, clamp_polys_log(shape, args.log_n, args.log_polys), blk, sub)
+    };
     if gsub >= args.subs {
         return;
     }
@@ -778,6 +849,45 @@ mod tests {
         }
         // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
         assert_eq!(max_regs(8, PRODUCT, false, 13, 3), Some(64));
+    }
+
+    #[test]
+    fn row_blocks_cover_every_row_once() {
+        // Every (block, sub) of a row pass names a distinct row, rows below
+        // batch · 2^l1 are all named, and `row_blocks` launches exactly
+        // the blocks needed, for every polynomials-per-block choice.
+        for (log_n, l, wb) in
+            [(16u32, 8u32, 4usize), (16, 8, 8), (14, 7, 4), (12, 12, 8), (13, 10, 4), (11, 11, 4)]
+        {
+            let shape = Shape::new(l, 4, false, wb);
+            let l1 = log_n - l;
+            for batch in [1usize, 2, 3, 4, 6, 8, 12, 32, 40] {
+                for want in 0..=shape.log_s + 1 {
+                    let lp = clamp_polys_log(shape, log_n, want);
+                    assert!(lp <= shape.log_s && shape.log_s - lp <= l1);
+                    let blocks = row_blocks(shape, log_n, lp, batch);
+                    let mut seen = [0u8; 1 << 15];
+                    assert!(((blocks as usize) << shape.log_s) <= seen.len());
+                    let rows = batch << l1;
+                    for blk in 0..blocks {
+                        for sub in 0..1 << shape.log_s {
+                            let r = row_of(shape, log_n, lp, blk, sub) as usize;
+                            if r < rows {
+                                seen[r] += 1;
+                            }
+                        }
+                    }
+                    assert!(seen[..rows].iter().all(|&c| c == 1), "{log_n} {l} {batch} {lp}");
+                }
+                let lp = row_polys_log(shape, log_n, batch);
+                if (1usize << lp) <= batch && batch % (1 << lp) == 0 {
+                    assert_eq!(
+                        row_blocks(shape, log_n, lp, batch) as usize,
+                        (batch << l1).div_ceil(1 << shape.log_s)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
