@@ -205,3 +205,40 @@ fn row_blocks_of_several_polynomials_equal_radix2() {
     check_polys_per_block::<u64>(62);
     check_polys_per_block::<u32>(30);
 }
+
+/// The fused kernels' code (both passes in one launch, blocks in ticket
+/// order, the second pass reading what the first wrote) == the radix-2
+/// transforms (`u32`: the word with fused kernels), several lags, batches of one and several
+/// polynomials, edge inputs.
+fn check_fused<W: Coeff>(bits: u32, sizes: &[u32]) {
+    for &log_n in sizes {
+        for (batch, lag) in [(1usize, 0u32), (3, 1), (3, 2), (4, 100)] {
+            let n = 1usize << log_n;
+            let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+            let mut rng = SplitMix64::new(u64::from(log_n) * 17 + batch as u64);
+            let mut x = rng.coeffs(batch * n, p.q());
+            x[0] = p.q() - W::one();
+            x[batch * n - 1] = p.q() - W::one();
+            let mut want = x.clone();
+            cpu::forward(&p, &mut want).unwrap();
+            let mut got = x.clone();
+            cpu::transform_lazy_fused(&p, &mut got, false, lag).unwrap();
+            assert!(got == want, "fused forward N=2^{log_n} batch {batch} lag {lag} u{}", W::BITS);
+            cpu::transform_lazy_fused(&p, &mut got, true, lag).unwrap();
+            assert!(got == x, "fused round trip N=2^{log_n} batch {batch} lag {lag} u{}", W::BITS);
+        }
+    }
+}
+
+#[test]
+fn fused_equals_radix2() {
+    check_fused::<u32>(30, &[15, 16, 18]);
+    check_fused::<u32>(30, &[21]);
+    let p = NttParams::<u32>::with_prime_bits(1 << 14, 30).unwrap();
+    let mut v = vec![0u32; 1 << 14];
+    assert!(matches!(cpu::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
+    // No fused kernels for u64 (they measured slower).
+    let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
+    let mut v = vec![0u64; 1 << 16];
+    assert!(matches!(cpu::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
+}

@@ -13,7 +13,7 @@
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{block_thread, block_y, block_z, sync};
+use crate::gpu::{atomic_inc, block_thread, block_y, block_z, release_inc, sync, wait_at_least};
 #[cfg(target_feature = "sm_90")]
 use crate::gpu::{cluster_arrive, cluster_sync, cluster_wait};
 use crate::ntt::lazy;
@@ -424,6 +424,134 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8,
 lazy_entries!(u64, "u64", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
 lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
+
+/// One fused lazy transform (`lazy::fused_item`): both passes of a
+/// two-pass transform of `2^$log_n` words in one launch. Each block takes a
+/// ticket; a first-pass block runs its pass and then counts itself done for
+/// its polynomial (after a barrier, one thread's release); a second-pass
+/// block waits until every first-pass block of its polynomials is done, then
+/// runs its pass reading from L2. The first pass's words stay in L2 between
+/// the two (the second pass of a polynomial trails its first by `args.lag`
+/// polynomials), so device memory sees each word read once and written
+/// once, instead of twice each. The last block to finish zeroes the
+/// control words for the next launch.
+macro_rules! fused_entry {
+    ($w:ty, $name:expr, $inv:literal, $log_n:literal, $lr:literal) => {
+        const _: () = {
+            /// # Safety
+            /// Launched by the host with `2 · batch · fused_per_poly` × towers
+            /// blocks of `Shape::threads` threads, the passes' larger tile
+            /// plus 16 bytes of dynamic shared memory, `args.subs` = batch,
+            /// `args.lag` at least the row pass's polynomials per block and
+            /// `args.ctrl` holding
+            /// `fused_ctrl_words(batch)` zero words per tower.
+            #[unsafe(export_name = $name)]
+            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+                use lazy::Shape;
+                const WB: usize = core::mem::size_of::<$w>();
+                const SPLIT: (u32, u32) = match lazy::split($log_n, lazy::tile_words(WB).trailing_zeros()) {
+                    Some(s) => s,
+                    None => (0, 0),
+                };
+                const COL: Shape = Shape::new(SPLIT.0, $lr, true, WB);
+                const ROW: Shape = Shape::new(SPLIT.1, $lr, false, WB);
+                const FIRST: Shape = if $inv { ROW } else { COL };
+                const SECOND: Shape = if $inv { COL } else { ROW };
+                const MODE: u8 = if $inv { lazy::INVERSE } else { lazy::FORWARD };
+                const STEPS1: u32 = FIRST.steps();
+                const STEPS2: u32 = SECOND.steps();
+                const PER_POLY: u32 = lazy::fused_per_poly($log_n, WB);
+                const SLOT: u32 = lazy::fused_smem_words(COL, ROW, WB) * WB as u32;
+                const _: () = assert!(SPLIT.0 > 0 && COL.threads() == ROW.threads());
+                let base = shared_tile().base;
+                let s = DeviceShared { base };
+                let slot = DeviceShared { base: base + SLOT };
+                let (_, t, _) = block_thread();
+                let t = t as u32;
+                let y = block_y();
+                // SAFETY: the host sizes the table to the launch's block rows.
+                let mut a = unsafe { args.tower(y) };
+                let batch = args.subs;
+                let ctrl = args.ctrl.wrapping_add(y as usize * lazy::fused_ctrl_words(batch as usize));
+                if t == 0 {
+                    // SAFETY: the tower's control words (host).
+                    let tk = unsafe { atomic_inc(ctrl) };
+                    // SAFETY: the slot is inside the dynamic shared memory.
+                    unsafe { crate::smem::Shared::<u32>::st_at(&slot, 0, tk) };
+                }
+                sync();
+                // SAFETY: as above.
+                let tk: u32 = unsafe { crate::smem::Shared::<u32>::ld_at(&slot, 0) };
+                let (second, blk) = lazy::fused_item(tk, batch, PER_POLY, args.lag);
+                // The row pass may hold rows of several polynomials per block.
+                let lp = lazy::clamp_polys_log(ROW, $log_n, args.log_polys);
+                let target = lazy::fused_target($inv, lp, PER_POLY);
+                let shape = if second { SECOND } else { FIRST };
+                let (p0, np) = lazy::fused_polys(!shape.strided, lp, blk, PER_POLY);
+                a.log_polys = if shape.strided { 0 } else { lp };
+                if !second {
+                    a.subs = batch << ($log_n - FIRST.l);
+                    let mut held = [0 as $w; lazy::MAX_HELD];
+                    unrolled_steps!(STEPS1, |e| {
+                        // SAFETY: validated by the host (see above).
+                        unsafe { lazy::step::<$w, _, { MODE }>(FIRST, &a, &s, &mut held, blk, t, e) };
+                        if e + 1 < STEPS1 {
+                            sync();
+                        }
+                    });
+                    // Every thread's stores, then one release for the block.
+                    sync();
+                    if t < np {
+                        // SAFETY: the block's polynomials' counters (< batch).
+                        unsafe { release_inc(ctrl.add(2 + (p0 + t) as usize)) };
+                    }
+                } else {
+                    if t < np {
+                        // SAFETY: as above; the blocks that raise them took
+                        // earlier tickets, so they run or are done.
+                        unsafe { wait_at_least(ctrl.add(2 + (p0 + t) as usize), target) };
+                    }
+                    sync();
+                    a.subs = batch << ($log_n - SECOND.l);
+                    unrolled_steps!(STEPS2, |e| {
+                        // SAFETY: validated by the host; the first pass of
+                        // the polynomial is done and visible (above).
+                        unsafe { lazy::step_l2::<$w, _, { MODE }>(SECOND, &a, &s, blk, t, e) };
+                        if e + 1 < STEPS2 {
+                            sync();
+                        }
+                    });
+                }
+                if t == 0 {
+                    // SAFETY: the tower's control words.
+                    let done = unsafe { atomic_inc(ctrl.add(1)) };
+                    if done + 1 == 2 * batch * PER_POLY {
+                        // Every block has passed its wait: zero the words
+                        // for the next launch (stream order makes the
+                        // stores visible to it).
+                        for k in 0..lazy::fused_ctrl_words(batch as usize) {
+                            // SAFETY: inside the tower's control words.
+                            unsafe { core::ptr::write_volatile(ctrl.add(k), 0) };
+                        }
+                    }
+                }
+            }
+        };
+    };
+}
+
+/// The fused kernels of one word and radix for every size listed.
+macro_rules! fused_entries {
+    ($w:ty, $wname:literal, $lr:literal, [$($n:literal),*]) => {
+        $(
+            fused_entry!($w, concat!("ntt_lazy_fwd_fus_n", $n, "_r", $lr, "_", $wname), false, $n, $lr);
+            fused_entry!($w, concat!("ntt_lazy_inv_fus_n", $n, "_r", $lr, "_", $wname), true, $n, $lr);
+        )*
+    };
+}
+
+fused_entries!(u32, "u32", 3, [15, 16, 17, 18, 19, 20, 21]);
+fused_entries!(u32, "u32", 4, [15, 16, 17, 18, 19, 20, 21]);
 
 /// One cluster kernel (`ntt::cluster`): the whole lazy transform of
 /// `2^$log_n` words in one pass over global memory, `2^$lcs` blocks per

@@ -32,6 +32,17 @@ pub trait Gmem: Word {
     /// # Safety
     /// `p` is 16-byte aligned and `R` words long, a multiple of 16 bytes.
     unsafe fn ld_run<const R: usize>(p: *const Self, out: &mut [Self; R]);
+    /// `*p` from L2, bypassing the SM's L1 (`ld.global.cg`): a word another
+    /// block of the same launch wrote (the fused kernels' second pass).
+    ///
+    /// # Safety
+    /// As for [`Gmem::ld`].
+    unsafe fn ld_cg(p: *const Self) -> Self;
+    /// [`Gmem::ld_run`] from L2, bypassing the SM's L1.
+    ///
+    /// # Safety
+    /// As for [`Gmem::ld_run`].
+    unsafe fn ld_run_cg<const R: usize>(p: *const Self, out: &mut [Self; R]);
     /// Stores `R` consecutive words at `p` in 16-byte vector stores.
     ///
     /// # Safety
@@ -64,6 +75,16 @@ macro_rules! host_gmem {
                     // SAFETY: forwarded.
                     *o = unsafe { *p.add(x) };
                 }
+            }
+            #[inline(always)]
+            unsafe fn ld_cg(p: *const Self) -> Self {
+                // SAFETY: forwarded.
+                unsafe { *p }
+            }
+            #[inline(always)]
+            unsafe fn ld_run_cg<const R: usize>(p: *const Self, out: &mut [Self; R]) {
+                // SAFETY: forwarded.
+                unsafe { Self::ld_run(p, out) }
             }
             #[inline(always)]
             unsafe fn st_run<const R: usize>(p: *mut Self, v: &[Self; R]) {
@@ -129,6 +150,29 @@ mod device {
             }
         }
         #[inline(always)]
+        unsafe fn ld_cg(p: *const u32) -> u32 {
+            let v: u32;
+            // SAFETY: forwarded.
+            unsafe {
+                asm!("ld.global.cg.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+                     options(nostack, readonly, preserves_flags))
+            };
+            v
+        }
+        #[inline(always)]
+        unsafe fn ld_run_cg<const R: usize>(p: *const u32, out: &mut [u32; R]) {
+            for c in 0..R / 4 {
+                let (a, b, x, y): (u32, u32, u32, u32);
+                // SAFETY: forwarded.
+                unsafe {
+                    asm!("ld.global.cg.v4.u32 {{{a}, {b}, {x}, {y}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
+                         x = out(reg32) x, y = out(reg32) y, p = in(reg64) p.add(4 * c),
+                         options(nostack, readonly, preserves_flags))
+                };
+                out[4 * c..4 * c + 4].copy_from_slice(&[a, b, x, y]);
+            }
+        }
+        #[inline(always)]
         unsafe fn st_run<const R: usize>(p: *mut u32, v: &[u32; R]) {
             for c in 0..R / 4 {
                 // SAFETY: forwarded.
@@ -177,6 +221,29 @@ mod device {
                 // SAFETY: forwarded.
                 unsafe {
                     asm!("ld.global.v2.u64 {{{a}, {b}}}, [{p}];", a = out(reg64) a, b = out(reg64) b,
+                         p = in(reg64) p.add(2 * c), options(nostack, readonly, preserves_flags))
+                };
+                out[2 * c] = a;
+                out[2 * c + 1] = b;
+            }
+        }
+        #[inline(always)]
+        unsafe fn ld_cg(p: *const u64) -> u64 {
+            let v: u64;
+            // SAFETY: forwarded.
+            unsafe {
+                asm!("ld.global.cg.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
+                     options(nostack, readonly, preserves_flags))
+            };
+            v
+        }
+        #[inline(always)]
+        unsafe fn ld_run_cg<const R: usize>(p: *const u64, out: &mut [u64; R]) {
+            for c in 0..R / 2 {
+                let (a, b): (u64, u64);
+                // SAFETY: forwarded.
+                unsafe {
+                    asm!("ld.global.cg.v2.u64 {{{a}, {b}}}, [{p}];", a = out(reg64) a, b = out(reg64) b,
                          p = in(reg64) p.add(2 * c), options(nostack, readonly, preserves_flags))
                 };
                 out[2 * c] = a;

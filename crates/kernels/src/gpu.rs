@@ -18,6 +18,65 @@ pub fn block_thread() -> (usize, usize, usize) {
     unsafe { (_block_idx_x() as usize, _thread_idx_x() as usize, _block_dim_x() as usize) }
 }
 
+/// `*p += 1` at GPU scope, returning the old value (`atom.global.add`,
+/// relaxed): the fused kernels' ticket and finished-block counters.
+///
+/// # Safety
+/// `p` points at a `u32` of global memory.
+#[inline(always)]
+pub unsafe fn atomic_inc(p: *mut u32) -> u32 {
+    let old: u32;
+    // SAFETY: forwarded.
+    unsafe {
+        core::arch::asm!("atom.global.add.u32 {o}, [{p}], 1;", o = out(reg32) old, p = in(reg64) p,
+                         options(nostack, preserves_flags))
+    };
+    old
+}
+
+/// Publishes this block's global writes, then `*p += 1`: a GPU-scope fence
+/// (`fence.acq_rel.gpu`) and a release add. Called by one thread after a
+/// block barrier, it releases every thread's writes before the barrier
+/// (the barrier orders them before the fence).
+///
+/// # Safety
+/// `p` points at a `u32` of global memory.
+#[inline(always)]
+pub unsafe fn release_inc(p: *mut u32) {
+    // SAFETY: forwarded.
+    unsafe {
+        core::arch::asm!("fence.acq_rel.gpu;", "red.release.gpu.global.add.u32 [{p}], 1;", p = in(reg64) p,
+                         options(nostack, preserves_flags))
+    };
+}
+
+/// Waits until `*p >= target` (acquire loads at GPU scope with a short
+/// sleep between them), then fences: writes released before the counter
+/// reached `target` are visible to this thread, and through a block barrier
+/// after it to the block.
+///
+/// # Safety
+/// `p` points at a `u32` of global memory that other blocks of the launch
+/// raise to `target`, and those blocks are running or done.
+#[inline(always)]
+pub unsafe fn wait_at_least(p: *const u32, target: u32) {
+    loop {
+        let v: u32;
+        // SAFETY: forwarded.
+        unsafe {
+            core::arch::asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+                             options(nostack, preserves_flags))
+        };
+        if v >= target {
+            break;
+        }
+        // SAFETY: no operands.
+        unsafe { core::arch::asm!("nanosleep.u32 64;", options(nostack, preserves_flags)) };
+    }
+    // SAFETY: no operands.
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags)) };
+}
+
 /// `blockIdx.y`: the RNS tower of a launch over several (see [`crate::towers`]).
 #[inline(always)]
 pub fn block_y() -> u32 {

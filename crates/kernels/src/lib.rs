@@ -260,6 +260,48 @@ pub mod names {
         }
     }
 
+    /// A fused lazy transform (`lazy::fused_item`): direction, `log2 N`,
+    /// `log2` of the radix of both passes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct FusedKernel {
+        /// Inverse or forward.
+        pub inverse: bool,
+        /// `log2 N` (one of `lazy::fused_sizes`).
+        pub log_n: u32,
+        /// `log2` of the radix (3 or 4).
+        pub log_r: u32,
+    }
+
+    impl FusedKernel {
+        /// The symbol, `ntt_lazy_<fwd|inv>_fus_n<log_n>_r<log_r>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let mut n = Name::new();
+            n.push(if self.inverse { "ntt_lazy_inv_fus_n" } else { "ntt_lazy_fwd_fus_n" });
+            n.push_num(self.log_n);
+            n.push("_r");
+            n.push_num(self.log_r);
+            n.push("_");
+            n.push(word);
+            n
+        }
+
+        /// Every fused kernel of one word.
+        pub fn all_for(word_bytes: usize) -> impl Iterator<Item = FusedKernel> {
+            crate::ntt::lazy::fused_sizes(word_bytes).flat_map(|log_n| {
+                [false, true].into_iter().flat_map(move |inverse| {
+                    LAZY_LOG_RADIX.into_iter().map(move |log_r| FusedKernel { inverse, log_n, log_r })
+                })
+            })
+        }
+
+        /// The register cap: its row pass's ([`crate::ntt::lazy::max_regs`]).
+        pub fn max_regs(&self, word_bytes: usize) -> Option<u32> {
+            use crate::ntt::lazy::{FORWARD, INVERSE, max_regs, split, tile_words};
+            let (_, l2) = split(self.log_n, tile_words(word_bytes).trailing_zeros())?;
+            max_regs(word_bytes, if self.inverse { INVERSE } else { FORWARD }, false, l2, self.log_r)
+        }
+    }
+
     /// Calls `f` with the symbol of every entry point of the module built
     /// for `sm_<arch>` (the cluster kernels exist from sm_90).
     pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
@@ -285,6 +327,9 @@ pub mod names {
             for k in ClusterKernel::all().filter(|_| arch >= 90) {
                 f(k.name(w).as_str());
             }
+            for k in FusedKernel::all_for(if *w == "u32" { 4 } else { 8 }) {
+                f(k.name(w).as_str());
+            }
         }
     }
 
@@ -298,6 +343,11 @@ pub mod names {
     pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
         use crate::ntt::lazy::{Shape, max_regs};
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
+            for k in FusedKernel::all_for(bytes) {
+                if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {
+                    f(k.name(w).as_str(), cap);
+                }
+            }
             for k in LazyKernel::all_for(bytes) {
                 let Some(cap) = max_regs(bytes, k.mode, k.strided, k.l, k.log_r) else { continue };
                 let launch = cap * Shape::new(k.l, k.log_r, k.strided, bytes).threads() == 64 * 1024;

@@ -176,6 +176,44 @@ fn word_suite<W: Coeff>(
     );
 }
 
+/// The fused lazy transforms (both passes in one launch, `u32`, N = 2^15 …
+/// 2^21): batches large enough that plans choose them (32 to 64 MiB of
+/// words), both radices, forward and inverse against the CPU, the round
+/// trip, random words with q − 1 at both ends of the batch.
+fn fused_lazy_suite(gpu: &Gpu, seed: u64, opts: &Options, t: &mut Tally) {
+    let sizes: &[(u32, usize)] =
+        if opts.quick { &[(16, 128)] } else { &[(15, 256), (16, 128), (17, 64), (21, 8)] };
+    for &(log_n, batch) in sizes {
+        if opts.log_n.as_ref().is_some_and(|l| !l.contains(&log_n)) {
+            continue;
+        }
+        for radix in [None, Some(8)] {
+            let n = 1usize << log_n;
+            let tag = format!("lazy fused u32 N=2^{log_n} batch {batch} radix {radix:?}");
+            let r = (|| {
+                let p = NttParams::<u32>::with_prime_bits(n, 30).map_err(s)?;
+                let opts = PlanOptions { kernel: NttKernel::Lazy, radix, ..PlanOptions::default() };
+                let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
+                let q = p.q();
+                let mut a = SplitMix64::new(seed ^ u64::from(log_n)).coeffs(n * batch, q);
+                a[0] = q - 1;
+                a[n * batch - 1] = q - 1;
+                let mut want = a.clone();
+                cpu::forward(&p, &mut want).map_err(s)?;
+                let mut d = plan.upload(&a).map_err(s)?;
+                plan.forward(&mut d).map_err(s)?;
+                eq("forward", &gpu.download(&d).map_err(s)?, &want)?;
+                plan.inverse(&mut d).map_err(s)?;
+                eq("round trip", &gpu.download(&d).map_err(s)?, &a)?;
+                let mut want_inv = a.clone();
+                cpu::inverse(&p, &mut want_inv).map_err(s)?;
+                eq("inverse", &plan.inverse_host(&a).map_err(s)?, &want_inv)
+            })();
+            t.record(&format!("{tag}: forward, inverse == CPU, round trip"), r);
+        }
+    }
+}
+
 /// Every reduction's NTT kernels on the GPU against the same kernels' code on
 /// the CPU, at each word's widest modulus the reduction accepts.
 fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
@@ -693,6 +731,9 @@ pub fn run(opts: &Options) -> i32 {
             word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
             word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
         }
+    }
+    if runs("words") || runs("lazy-fused") {
+        fused_lazy_suite(&gpu, seed ^ 20, opts, &mut t);
     }
     if runs("reductions") {
         reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);

@@ -39,6 +39,84 @@ fn transform<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u32>, inv
     Ok(())
 }
 
+/// The fused lazy transform (`lazy::fused_item`: both passes in one launch)
+/// as the GPU runs it, one ticket after the other: first-pass blocks run
+/// their pass, second-pass blocks theirs (both passes at the row pass's
+/// radix), in ticket order with the lag a launch over `batch` polynomials
+/// would get from `lag`. Equal to [`super::forward`] / [`super::inverse`]
+/// bit for bit.
+///
+/// # Errors
+/// As for [`forward_lazy`], and [`Error::InvalidN`] for an N without fused
+/// kernels (`lazy::fused_sizes`).
+pub fn transform_lazy_fused<W: Coeff>(
+    p: &NttParams<W>,
+    data: &mut [W],
+    inverse: bool,
+    lag: u32,
+) -> Result<()> {
+    let batch = p.check_batch("data", data)?;
+    let (log_n, w) = (p.log_n(), std::mem::size_of::<W>());
+    let sizes = lazy::fused_sizes(w);
+    if !sizes.contains(&log_n) {
+        return Err(Error::InvalidN { n: p.n(), min: 1 << sizes.start(), max: 1 << sizes.end() });
+    }
+    let sched = schedule(p, None)?;
+    let (fwd, inv) = tables(p, &sched)?;
+    let row = sched.row_shape();
+    let col = lazy::Shape::new(sched.forward[0].shape.l, row.log_r, true, w);
+    let (first, second) = if inverse { (row, col) } else { (col, row) };
+    let per_poly = lazy::fused_per_poly(log_n, w);
+    let ptr = data.as_mut_ptr();
+    let args = |shape: lazy::Shape| PassArgs {
+        data: ptr,
+        tw: fwd.as_ptr(),
+        tw_inv: inv.as_ptr(),
+        q: p.q(),
+        log_n,
+        subs: (batch << (log_n - shape.l)) as u32,
+        b: std::ptr::null(),
+        barrett: *p.barrett(),
+        log_polys: 0,
+    };
+    let (a1, a2) = (args(first), args(second));
+    let mut tile = vec![W::zero(); lazy::fused_smem_words(col, row, w) as usize];
+    let s = HostShared(tile.as_mut_ptr());
+    let mut held = [W::zero(); lazy::MAX_HELD];
+    let mut done = vec![0u32; batch];
+    for tk in 0..2 * batch as u32 * per_poly {
+        let (is_second, blk) = lazy::fused_item(tk, batch as u32, per_poly, lag);
+        let poly = (blk / per_poly) as usize;
+        let shape = if is_second { second } else { first };
+        if is_second {
+            // The GPU block would wait here; the schedule puts it after them.
+            assert_eq!(done[poly], per_poly, "ticket {tk}: second pass before its first");
+        }
+        for e in 0..shape.steps() {
+            for t in 0..shape.threads() {
+                // SAFETY: the schedule's shapes, a tile of the larger pass's
+                // words, blk below each pass's block count.
+                unsafe {
+                    match (inverse, is_second) {
+                        (false, false) => {
+                            lazy::step::<W, _, { lazy::FORWARD }>(shape, &a1, &s, &mut held, blk, t, e)
+                        }
+                        (false, true) => lazy::step_l2::<W, _, { lazy::FORWARD }>(shape, &a2, &s, blk, t, e),
+                        (true, false) => {
+                            lazy::step::<W, _, { lazy::INVERSE }>(shape, &a1, &s, &mut held, blk, t, e)
+                        }
+                        (true, true) => lazy::step_l2::<W, _, { lazy::INVERSE }>(shape, &a2, &s, blk, t, e),
+                    }
+                }
+            }
+        }
+        if !is_second {
+            done[poly] += 1;
+        }
+    }
+    Ok(())
+}
+
 /// The negacyclic product of each pair of `a` and `b` as a lazy GPU plan
 /// runs it: the forward column pass of both operands (if any; one launch),
 /// the product row pass (`b`'s forward row steps, then `a`'s, the

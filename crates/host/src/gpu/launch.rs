@@ -486,6 +486,8 @@ impl<W: Coeff> LazyTables<W> {
             q: self.barrett.q,
             mu: self.barrett.mu,
             b: b.as_raw() as *const W,
+            ctrl: std::ptr::null_mut(),
+            lag: 0,
         }
     }
 }
@@ -544,6 +546,145 @@ pub(crate) fn lazy_ntt<W: Coeff>(
         lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
     }
     Ok(())
+}
+
+/// The fused two-pass kernels of a plan (`lazy::fused_item`: both passes
+/// in one launch, the intermediate words in L2) and the control words they
+/// count in.
+pub(crate) struct FusedKernels<'g> {
+    fwd: Function<'g>,
+    inv: Function<'g>,
+    smem: u32,
+    threads: u32,
+    per_poly: u32,
+    /// The row pass's shape (its blocks may hold rows of several polynomials).
+    row: lazy::Shape,
+    /// Whether row blocks take rows of several polynomials (`lazy::row_of`).
+    several_polys: bool,
+    /// Blocks of one kernel that fit the GPU at once.
+    resident: u32,
+    /// `lazy::fused_ctrl_words(batch)` zero words per tower, for the
+    /// largest `batch · towers` launched so far (grown on demand; the
+    /// kernels leave them zero).
+    ctrl: std::sync::Mutex<Option<DeviceVec<u32>>>,
+}
+
+/// `POLYMUL_LAZY_FUSED`, read when a plan is created (for comparing
+/// variants in one process): `0` = no fused kernels, `one` = one polynomial
+/// per row block, anything else or unset = the default.
+fn fused_setting() -> String {
+    std::env::var("POLYMUL_LAZY_FUSED").unwrap_or_default()
+}
+
+impl<'g> FusedKernels<'g> {
+    /// The fused kernels for `sched` (their passes must be the schedule's:
+    /// one radix for both, the row pass's, so the tables fit), or `None`.
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
+        let w = std::mem::size_of::<W>();
+        let log_r = sched.row_shape().log_r;
+        let setting = fused_setting();
+        if setting == "0" || sched.forward.len() != 2 || !lazy::fused_sizes(w).contains(&sched.log_n) {
+            return Ok(None);
+        }
+        let name = |inverse| names::FusedKernel { inverse, log_n: sched.log_n, log_r }.name(W::NAME);
+        let (Ok(fwd), Ok(inv)) =
+            (gpu.module().get_function(name(false).as_str()), gpu.module().get_function(name(true).as_str()))
+        else {
+            return Ok(None);
+        };
+        let (col, row) = (sched.forward[0].shape, sched.row_shape());
+        let col = lazy::Shape::new(col.l, log_r, true, w);
+        let smem = lazy::fused_smem_words(col, row, w) * w as u32 + 16;
+        let threads = row.threads();
+        let mut per_sm = u32::MAX;
+        for f in [&fwd, &inv] {
+            if smem > 48 * 1024 {
+                check(set_max_dynamic_smem(f, smem), "raising a fused kernel's shared-memory limit")?;
+            }
+            let n = f
+                .max_active_blocks_per_multiprocessor(BlockSize::x(threads), smem as usize)
+                .map_err(Error::cuda("sizing a fused lazy kernel", 0))?;
+            per_sm = per_sm.min(n);
+        }
+        let resident = per_sm.max(1) * gpu.info().multiprocessors.max(1) as u32;
+        Ok(Some(Self {
+            fwd,
+            inv,
+            smem,
+            threads,
+            per_poly: lazy::fused_per_poly(sched.log_n, w),
+            row,
+            several_polys: setting != "one",
+            resident,
+            ctrl: std::sync::Mutex::new(None),
+        }))
+    }
+
+    /// The lag (polynomials) between a polynomial's two passes: its
+    /// first-pass blocks take their tickets about 1.5 GPUs' worth of blocks
+    /// before its second-pass blocks do, so the second pass rarely waits
+    /// (H100, `u32` N = 2^16, batch 512: a lag of 24 to 48 polynomials ran
+    /// the same, 12 and 4 were 13% and 24% slower).
+    fn lag(&self) -> u32 {
+        // At least a row block's polynomials (`lazy::fused_item`).
+        (3 * self.resident).div_ceil(4 * self.per_poly).max(1 << lazy::ROW_POLYS_LOG_MAX)
+    }
+
+    /// Whether a transform of `batch` polynomials per tower runs fused: when
+    /// most of its polynomials' passes overlap (at least twice the lag).
+    /// Below, every second-pass block would wait for first-pass blocks that
+    /// started with it (H100, `u32` N = 2^16, batch 32: fused 27.2 / 26.4
+    /// µs against 25.3 / 22.5 µs for the two launches).
+    pub(crate) fn wants(&self, batch: usize) -> bool {
+        batch >= 2 * self.lag() as usize
+    }
+}
+
+/// Queues a fused lazy transform of `batch` polynomials per tower.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn fused_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &FusedKernels<'_>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
+    let mut ctrl = k.ctrl.lock().unwrap_or_else(|e| e.into_inner());
+    if ctrl.as_ref().is_none_or(|c| c.len() < words) {
+        // Freeing the old words waits for the launches that use them.
+        *ctrl = Some(q.gpu.zeros::<u32>(words)?);
+    }
+    let Some(c) = ctrl.as_ref() else {
+        return Err(Error::NoTransformFor { why: "fused control words".into() });
+    };
+    let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
+    let mut args =
+        t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
+    args.ctrl = c.buf.as_device_ptr().as_raw() as *mut u32;
+    args.lag = k.lag();
+    let args = ByValue(args);
+    let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+    let f = match dir {
+        Direction::Forward => &k.fwd,
+        Direction::Inverse => &k.inv,
+    };
+    let grid = GridSize::xy(2 * batch as u32 * k.per_poly, towers.rows);
+    // SAFETY: the argument block is the kernel's only parameter; the plan
+    // sized `data` to batch·N words per tower and the tables to `tw_pairs`
+    // pairs per tower; `ctrl` holds fused_ctrl_words(batch) zero words per
+    // tower (the kernels leave them zero), and stays alive while the lock
+    // is held and after (it is replaced only under the lock, and freeing it
+    // waits for the GPU); the grid is every ticket of every tower.
+    unsafe {
+        q.stream
+            .launch(f, grid, BlockSize::x(k.threads), k.smem, &params)
+            .map_err(Error::cuda("launching a fused lazy NTT", 0))
+    }
 }
 
 /// The one-pass cluster kernels of a plan (`polymul_kernels::ntt::cluster`)

@@ -8,8 +8,8 @@
 use super::lazy::{LazySchedule, TablePair};
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use crate::gpu::launch::{
-    self, ClusterKernels, Direction, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels, TiledKernels,
-    TiledLaunch, TowerLaunch,
+    self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels,
+    TiledKernels, TiledLaunch, TowerLaunch,
 };
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::NttParams;
@@ -63,6 +63,8 @@ struct LazyState<'g, W: Coeff> {
     kernels: LazyKernels<'g>,
     /// The one-pass cluster kernels, where the size, GPU and driver have them.
     cluster: Option<ClusterKernels<'g>>,
+    /// Both passes in one launch, where the size has them.
+    fused: Option<FusedKernels<'g>>,
     /// Forward tables, `N + 1` pairs per tower.
     fwd: DeviceVec<W>,
     /// Inverse tables.
@@ -99,6 +101,7 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         Ok(Self {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
             cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
+            fused: FusedKernels::new::<W>(gpu, sched)?,
             fwd,
             inv,
             barrett: *towers[0].barrett(),
@@ -428,6 +431,9 @@ impl<'g, W: Coeff> Engine<'g, W> {
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let t = lz.tables();
+            if let Some(fk) = lz.fused.as_ref().filter(|f| f.wants(batch)) {
+                return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
+            }
             return launch::lazy_ntt(self.queue(), &lz.kernels, dir, data, &t, batch, self.log_n, &towers);
         }
         match (kernel, &self.pipeline) {
@@ -561,15 +567,19 @@ impl<'g, W: Coeff> Engine<'g, W> {
     pub(crate) fn global_passes(&self, batch: usize) -> u32 {
         match self.kernel_for_dir(batch, false) {
             NttKernel::Radix2Global => self.log_n,
-            NttKernel::Lazy => self.lazy_passes().unwrap_or(2),
+            NttKernel::Lazy => self.lazy_passes(batch).unwrap_or(2),
             NttKernel::Cluster => 1,
             k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
         }
     }
 
-    /// Passes of the lazy forward transform, if the plan has the lazy kernels.
-    fn lazy_passes(&self) -> Option<u32> {
-        self.lazy.as_ref().map(|l| l.kernels.passes(false) as u32)
+    /// Passes of the lazy forward transform over device memory, if the plan
+    /// has the lazy kernels: one where a fused launch runs both passes (the
+    /// words between them stay in L2).
+    fn lazy_passes(&self, batch: usize) -> Option<u32> {
+        self.lazy.as_ref().map(|l| {
+            if l.fused.as_ref().is_some_and(|f| f.wants(batch)) { 1 } else { l.kernels.passes(false) as u32 }
+        })
     }
 
     /// The forward geometry of `batch` polynomials per tower (`None` for

@@ -242,7 +242,9 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     }
 
     /// How many passes over global memory one transform of a `batch` makes:
-    /// `log N` for the radix-2 kernel, 1 or 2 for the shared-memory kernels.
+    /// `log N` for the radix-2 kernel, 1 or 2 for the shared-memory kernels
+    /// (1 for a fused lazy transform: both passes in one launch, the words
+    /// between them in L2).
     pub fn global_passes(&self, batch: usize) -> u32 {
         self.engine.global_passes(batch)
     }
