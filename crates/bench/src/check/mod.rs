@@ -704,7 +704,8 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, dgt, planner, concurrency, props, errors.
+    // tiles, fused, rns, dgt, planner, concurrency, props, errors; lazy-fused
+    // (part of words).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
         for (word, bits) in WORD_CONFIGS {

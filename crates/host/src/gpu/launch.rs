@@ -655,12 +655,12 @@ pub(crate) fn fused_ntt<W: Coeff>(
     q.gpu.bind()?;
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
     let mut ctrl = k.ctrl.lock().unwrap_or_else(|e| e.into_inner());
-    if ctrl.as_ref().is_none_or(|c| c.len() < words) {
-        // Freeing the old words waits for the launches that use them.
-        *ctrl = Some(q.gpu.zeros::<u32>(words)?);
-    }
-    let Some(c) = ctrl.as_ref() else {
-        return Err(Error::NoTransformFor { why: "fused control words".into() });
+    let c = match ctrl.take() {
+        Some(c) if c.len() >= words => ctrl.insert(c),
+        // Growing: freeing the old words (cuMemFree) waits for the launches
+        // that use them; the new ones are zeroed on the legacy stream, which
+        // the plans' streams (blocking streams) wait for.
+        _ => ctrl.insert(q.gpu.zeros::<u32>(words)?),
     };
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
     let mut args =
