@@ -68,17 +68,7 @@ pub fn transform_lazy_fused<W: Coeff>(
     let (first, second) = if inverse { (row, col) } else { (col, row) };
     let per_poly = lazy::fused_per_poly(log_n, w);
     let ptr = data.as_mut_ptr();
-    let args = |shape: lazy::Shape| PassArgs {
-        data: ptr,
-        tw: fwd.as_ptr(),
-        tw_inv: inv.as_ptr(),
-        q: p.q(),
-        log_n,
-        subs: (batch << (log_n - shape.l)) as u32,
-        b: std::ptr::null(),
-        barrett: *p.barrett(),
-        log_polys: 0,
-    };
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
     let (a1, a2) = (args(first), args(second));
     let mut tile = vec![W::zero(); lazy::fused_smem_words(col, row, w) as usize];
     let s = HostShared(tile.as_mut_ptr());
@@ -156,6 +146,29 @@ fn schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedu
         min: 1 << lazy::MIN_ROW_L,
         max: 1 << 21,
     })
+}
+
+/// The arguments of a one-tower pass of `shape` over `batch` polynomials at
+/// `data` (no second operand, one polynomial per row block): what the
+/// cluster and fused emulations give each of their two passes.
+fn whole_pass_args<W: Coeff>(
+    p: &NttParams<W>,
+    data: *mut W,
+    (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
+    batch: usize,
+    shape: lazy::Shape,
+) -> PassArgs<W> {
+    PassArgs {
+        data,
+        tw: fwd.as_ptr(),
+        tw_inv: inv.as_ptr(),
+        q: p.q(),
+        log_n: p.log_n(),
+        subs: (batch << (p.log_n() - shape.l)) as u32,
+        b: std::ptr::null(),
+        barrett: *p.barrett(),
+        log_polys: 0,
+    }
 }
 
 /// Runs one pass kernel over the batch, block by block, step by step, as
@@ -238,17 +251,7 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
     let mut col_tiles = vec![vec![W::zero(); c.col.smem_words(w) as usize]; cs];
     let mut row_tiles = vec![vec![W::zero(); c.row.smem_words(w) as usize]; cs];
     let ptr = data.as_mut_ptr();
-    let args = |shape: polymul_kernels::ntt::lazy::Shape| PassArgs {
-        data: ptr,
-        tw: fwd.as_ptr(),
-        tw_inv: inv.as_ptr(),
-        q: p.q(),
-        log_n,
-        subs: (batch << (log_n - shape.l)) as u32,
-        b: std::ptr::null(),
-        barrett: *p.barrett(),
-        log_polys: 0,
-    };
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
     let (cargs, rargs) = (args(c.col), args(c.row));
     for poly in 0..batch as u32 {
         let col_ptrs: Vec<*mut W> = col_tiles.iter_mut().map(|t| t.as_mut_ptr()).collect();
