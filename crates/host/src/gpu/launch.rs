@@ -630,6 +630,13 @@ impl<'g> FusedKernels<'g> {
         (3 * self.resident).div_ceil(4 * self.per_poly).max(1 << lazy::ROW_POLYS_LOG_MAX)
     }
 
+    /// Drops the control words (the next fused launch allocates new ones):
+    /// freeing them waits for the launches that use them, so launches on
+    /// different streams never count in the same words.
+    pub(crate) fn release_ctrl(&self) {
+        drop(self.ctrl.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+
     /// Whether a transform of `batch` polynomials per tower runs fused: when
     /// most of its polynomials' passes overlap (at least twice the lag).
     /// Below, every second-pass block would wait for first-pass blocks that

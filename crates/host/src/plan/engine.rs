@@ -297,6 +297,12 @@ impl<'g, W: Coeff> Engine<'g, W> {
 
     /// Queues this plan's later work on `stream` (`None`: the GPU's).
     pub(crate) fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        // A fused launch still queued on the old stream counts in the fused
+        // kernels' control words; the next one, on the new stream, must not
+        // share them.
+        if let Some(f) = self.lazy.as_ref().and_then(|l| l.fused.as_ref()) {
+            f.release_ctrl();
+        }
         self.stream = stream.cloned();
     }
 
