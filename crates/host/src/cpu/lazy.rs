@@ -42,9 +42,11 @@ fn transform<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u32>, inv
 /// The fused lazy transform (`lazy::fused_item`: both passes in one launch)
 /// as the GPU runs it, one ticket after the other: first-pass blocks run
 /// their pass, second-pass blocks theirs (both passes at the row pass's
-/// radix), in ticket order with the lag a launch over `batch` polynomials
-/// would get from `lag`. Equal to [`super::forward`] / [`super::inverse`]
-/// bit for bit.
+/// radix, row blocks of up to 4 polynomials as `launch::fused_ntt` asks
+/// for), in ticket order with lag `lag` (at least 4, as the host gives it).
+/// Each second-pass block asserts that every first-pass block of its
+/// polynomials came before it (where the GPU block would wait). Equal to
+/// [`super::forward`] / [`super::inverse`] bit for bit.
 ///
 /// # Errors
 /// As for [`forward_lazy`], and [`Error::InvalidN`] for an N without fused
@@ -69,18 +71,27 @@ pub fn transform_lazy_fused<W: Coeff>(
     let per_poly = lazy::fused_per_poly(log_n, w);
     let ptr = data.as_mut_ptr();
     let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
+    // The row pass may hold rows of several polynomials per block.
+    let lp = lazy::row_polys_log(row, log_n, batch);
+    let args = |shape: lazy::Shape| PassArgs { log_polys: if shape.strided { 0 } else { lp }, ..args(shape) };
     let (a1, a2) = (args(first), args(second));
+    let lag = lag.max(1 << lazy::ROW_POLYS_LOG_MAX);
+    let target = lazy::fused_target(inverse, lp, per_poly);
     let mut tile = vec![W::zero(); lazy::fused_smem_words(col, row, w) as usize];
     let s = HostShared(tile.as_mut_ptr());
     let mut held = [W::zero(); lazy::MAX_HELD];
     let mut done = vec![0u32; batch];
     for tk in 0..2 * batch as u32 * per_poly {
         let (is_second, blk) = lazy::fused_item(tk, batch as u32, per_poly, lag);
-        let poly = (blk / per_poly) as usize;
         let shape = if is_second { second } else { first };
+        let (p0, np) = lazy::fused_polys(!shape.strided, lp, blk, per_poly);
+        let polys = p0 as usize..(p0 + np) as usize;
         if is_second {
             // The GPU block would wait here; the schedule puts it after them.
-            assert_eq!(done[poly], per_poly, "ticket {tk}: second pass before its first");
+            assert!(
+                done[polys.clone()].iter().all(|&d| d == target),
+                "ticket {tk}: second pass before its first"
+            );
         }
         for e in 0..shape.steps() {
             for t in 0..shape.threads() {
@@ -101,7 +112,7 @@ pub fn transform_lazy_fused<W: Coeff>(
             }
         }
         if !is_second {
-            done[poly] += 1;
+            done[polys].iter_mut().for_each(|d| *d += 1);
         }
     }
     Ok(())
