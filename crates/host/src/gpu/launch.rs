@@ -555,9 +555,9 @@ pub(crate) struct FusedKernels<'g> {
     fwd: Function<'g>,
     inv: Function<'g>,
     smem: u32,
-    threads: u32,
     per_poly: u32,
-    /// The row pass's shape (its blocks may hold rows of several polynomials).
+    /// The row pass's shape (its blocks may hold rows of several
+    /// polynomials; both passes have its threads).
     row: lazy::Shape,
     /// Whether row blocks take rows of several polynomials (`lazy::row_of`).
     several_polys: bool,
@@ -595,14 +595,13 @@ impl<'g> FusedKernels<'g> {
         let (col, row) = (sched.forward[0].shape, sched.row_shape());
         let col = lazy::Shape::new(col.l, log_r, true, w);
         let smem = lazy::fused_smem_words(col, row, w) * w as u32 + 16;
-        let threads = row.threads();
         let mut per_sm = u32::MAX;
         for f in [&fwd, &inv] {
             if smem > 48 * 1024 {
                 check(set_max_dynamic_smem(f, smem), "raising a fused kernel's shared-memory limit")?;
             }
             let n = f
-                .max_active_blocks_per_multiprocessor(BlockSize::x(threads), smem as usize)
+                .max_active_blocks_per_multiprocessor(BlockSize::x(row.threads()), smem as usize)
                 .map_err(Error::cuda("sizing a fused lazy kernel", 0))?;
             per_sm = per_sm.min(n);
         }
@@ -611,7 +610,6 @@ impl<'g> FusedKernels<'g> {
             fwd,
             inv,
             smem,
-            threads,
             per_poly: lazy::fused_per_poly(sched.log_n, w),
             row,
             several_polys: setting != "one",
@@ -689,7 +687,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
     // waits for the GPU); the grid is every ticket of every tower.
     unsafe {
         q.stream
-            .launch(f, grid, BlockSize::x(k.threads), k.smem, &params)
+            .launch(f, grid, BlockSize::x(k.row.threads()), k.smem, &params)
             .map_err(Error::cuda("launching a fused lazy NTT", 0))
     }
 }

@@ -110,6 +110,12 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         })
     }
 
+    /// The fused kernels, where a transform of `batch` polynomials per tower
+    /// runs on them (`FusedKernels::wants`).
+    fn fused_for(&self, batch: usize) -> Option<&FusedKernels<'g>> {
+        self.fused.as_ref().filter(|f| f.wants(batch))
+    }
+
     fn tables(&self) -> LazyTables<W> {
         LazyTables {
             fwd: self.fwd.buf.as_device_ptr(),
@@ -437,7 +443,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let t = lz.tables();
-            if let Some(fk) = lz.fused.as_ref().filter(|f| f.wants(batch)) {
+            if let Some(fk) = lz.fused_for(batch) {
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
             return launch::lazy_ntt(self.queue(), &lz.kernels, dir, data, &t, batch, self.log_n, &towers);
@@ -583,9 +589,11 @@ impl<'g, W: Coeff> Engine<'g, W> {
     /// has the lazy kernels: one where a fused launch runs both passes (the
     /// words between them stay in L2).
     fn lazy_passes(&self, batch: usize) -> Option<u32> {
-        self.lazy.as_ref().map(|l| {
-            if l.fused.as_ref().is_some_and(|f| f.wants(batch)) { 1 } else { l.kernels.passes(false) as u32 }
-        })
+        self.lazy.as_ref().map(
+            |l| {
+                if l.fused_for(batch).is_some() { 1 } else { l.kernels.passes(false) as u32 }
+            },
+        )
     }
 
     /// The forward geometry of `batch` polynomials per tower (`None` for

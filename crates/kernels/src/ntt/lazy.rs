@@ -231,8 +231,7 @@ pub const ROW_POLYS_LOG_MAX: u32 = 2;
 /// part-empty ([`row_of`]).
 pub const fn row_polys_log(shape: Shape, log_n: u32, batch: usize) -> u32 {
     let tz = if batch == 0 { 0 } else { batch.trailing_zeros() };
-    let tz = if tz > ROW_POLYS_LOG_MAX { ROW_POLYS_LOG_MAX } else { tz };
-    clamp_polys_log(shape, log_n, if tz > shape.log_s { shape.log_s } else { tz })
+    clamp_polys_log(shape, log_n, if tz > ROW_POLYS_LOG_MAX { ROW_POLYS_LOG_MAX } else { tz })
 }
 
 /// Blocks of a row pass over `batch` polynomials with `2^lp` polynomials
