@@ -372,7 +372,7 @@ macro_rules! lazy_entry {
         const _: () = {
             /// # Safety
             /// Launched by the host with a grid of `⌈subs / S⌉ × towers`
-            /// blocks of `Shape::threads` threads and `Shape::smem_words`
+            /// blocks of `Shape::threads` threads and `lazy::pass_smem_words`
             /// words of dynamic shared memory.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {

@@ -207,7 +207,8 @@ fn run_pass<W: Coeff>(
         barrett: *p.barrett(),
         log_polys: pass.log_polys(log_n, batch),
     };
-    let mut tile = vec![W::zero(); shape.smem_words(std::mem::size_of::<W>()) as usize];
+    let mut tile =
+        vec![W::zero(); lazy::pass_smem_words(shape, pass.kernel.mode, std::mem::size_of::<W>()) as usize];
     let s = HostShared(tile.as_mut_ptr());
     let mut held = vec![[W::zero(); lazy::MAX_HELD]; shape.threads() as usize];
     let blocks = pass.blocks(log_n, batch) * if pair { 2 } else { 1 };

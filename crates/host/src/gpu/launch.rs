@@ -417,8 +417,9 @@ impl<'g> LazyKernels<'g> {
                     let f = get(gpu, p.kernel.name(W::NAME).as_str().to_string())?;
                     let bytes = p.smem_bytes::<W>();
                     if bytes > 48 * 1024 {
-                        // The tile is at most 64 KiB plus padding, below every
-                        // sm_70+ opt-in limit.
+                        // At most 128 KiB plus padding (the `u32` product
+                        // pass of 2^14 words, `b` in a second tile): the plan
+                        // checked it against the GPU's opt-in limit.
                         check(
                             set_max_dynamic_smem(&f, bytes),
                             "raising a lazy kernel's shared-memory limit",

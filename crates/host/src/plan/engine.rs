@@ -204,6 +204,23 @@ impl<'g, W: Coeff> Engine<'g, W> {
             (NttKernel::Auto, false) => LazySchedule::new::<W>(log_n, lazy_radix),
             _ => None,
         };
+        // A GPU whose blocks cannot have the passes' shared memory (Turing:
+        // 64 KiB) runs the other kernels.
+        let lazy_sched = match lazy_sched {
+            Some(sc) if sc.max_smem_bytes::<W>() as usize > max => {
+                if matches!(options.kernel, NttKernel::Lazy | NttKernel::Cluster) {
+                    return Err(Error::NoTransformFor {
+                        why: format!(
+                            "the lazy kernels at N = {n} need {} bytes of shared memory per block, this GPU \
+                             allows {max}: use NttKernel::Auto",
+                            sc.max_smem_bytes::<W>()
+                        ),
+                    });
+                }
+                None
+            }
+            s => s,
+        };
         // The tile sizes this plan may use: the one asked for, or the
         // automatic candidates (see `PlanOptions::tile_bytes`).
         let candidates: Vec<usize> = match options.tile_bytes {

@@ -46,7 +46,7 @@ impl LazyPass {
     /// Dynamic shared memory of one block, bytes.
     pub fn smem_bytes<W>(&self) -> u32 {
         let w = std::mem::size_of::<W>();
-        self.shape.smem_words(w) * w as u32
+        lazy::pass_smem_words(self.shape, self.kernel.mode, w) * w as u32
     }
 }
 
@@ -114,6 +114,19 @@ impl LazySchedule {
     /// The passes of one direction.
     pub fn passes(&self, inverse: bool) -> &[LazyPass] {
         if inverse { &self.inverse } else { &self.forward }
+    }
+
+    /// The most dynamic shared memory one of its pass kernels needs, bytes
+    /// (the product pass's, where it keeps `b` in a second tile:
+    /// `lazy::held_in_tile`).
+    pub fn max_smem_bytes<W>(&self) -> u32 {
+        self.forward
+            .iter()
+            .chain(&self.inverse)
+            .chain([&self.product])
+            .map(|p| p.smem_bytes::<W>())
+            .max()
+            .unwrap_or(0)
     }
 }
 

@@ -474,6 +474,28 @@ pub const PRODUCT: u8 = 2;
 /// one radix-`2^log_r` unit's worth): at most radix 16.
 pub const MAX_HELD: usize = 16;
 
+/// Whether the product pass keeps `b`'s transformed words in a second tile
+/// (the pass's shared memory doubled: [`pass_smem_words`]) instead of
+/// registers, for `word_bytes`-byte words. The unit's thread writes and
+/// later reads the same places, so no barrier is added. For `u32`, held in
+/// registers, the radix-16 pass needed 64 registers, two 512-thread blocks
+/// per SM (Nsight Compute: 50% occupancy, latency-bound between its
+/// barriers); in the tile it runs at 40, three blocks per SM, and a polymul
+/// at N = 2^16, batch 512 took 562 instead of 588 µs (H100, docs/ntt.md).
+/// For `u64` the registers stay: three blocks of 256 threads per SM
+/// already, and 64 KiB tiles would allow no more.
+pub const fn held_in_tile(word_bytes: usize) -> bool {
+    word_bytes == 4
+}
+
+/// Words of dynamic shared memory a pass kernel of `mode` with `shape`
+/// needs: [`Shape::smem_words`], twice that for a product pass that keeps
+/// `b`'s words in the tile ([`held_in_tile`]).
+pub const fn pass_smem_words(shape: Shape, mode: u8, word_bytes: usize) -> u32 {
+    let w = shape.smem_words(word_bytes);
+    if mode == PRODUCT && held_in_tile(word_bytes) { 2 * w } else { w }
+}
+
 /// Execution steps of a pass kernel of `MODE` with `shape`: `steps()`, or
 /// `3·steps() − 1` for the product pass (`b`'s forward steps, then
 /// `data`'s forward and inverse steps with the middle one shared).
@@ -805,12 +827,16 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 }
             }
         }
+        // Where `b`'s words wait for the product ([`held_in_tile`]): the
+        // tile's second half, at this unit's places.
+        let held_at = shape.smem_words(word_bytes);
         if FWD && INV && use_held {
             // The product pass: the pointwise product with the second
             // operand's words at the same places (both reduced), which this
             // thread's unit computed in `b`'s last forward step.
             for x in 0..R {
-                a[x] = args.barrett.mul(a[x], held[x]);
+                let h = if held_in_tile(word_bytes) { s.ld_at(held_at + soff(x)) } else { held[x] };
+                a[x] = args.barrett.mul(a[x], h);
             }
         }
         if INV {
@@ -826,7 +852,11 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 }
             }
         }
-        if keep {
+        if keep && held_in_tile(word_bytes) {
+            for (x, v) in a.iter().enumerate() {
+                s.st_at(held_at + soff(x), *v);
+            }
+        } else if keep {
             held[..R].copy_from_slice(&a);
         } else if last && K::ACTIVE {
             for (x, v) in a.iter().enumerate() {
@@ -915,6 +945,7 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
         (8, _, true, true) => Some(64),
         (8, _, false, true) if l <= 10 => Some(64),
         (8, _, _, false) => Some(40),
+        (4, PRODUCT, _, true) if l <= MAX_ROW_L && held_in_tile(4) => Some(40),
         (4, PRODUCT, _, true) => Some(64),
         (4, FORWARD, false, true) if l == 8 => Some(40),
         (4, FORWARD | INVERSE, _, true) => Some(32),
@@ -978,6 +1009,32 @@ mod tests {
         }
         // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
         assert_eq!(max_regs(8, PRODUCT, false, 13, 3), Some(64));
+    }
+
+    #[test]
+    fn product_tiles_fit_an_sm90_block() {
+        // A product pass that keeps `b` in a second tile doubles its shared
+        // memory; every one must stay within sm_80/sm_90's opt-in limits
+        // (163 / 227 KiB), and the two-pass sizes' (l <= 13) must leave
+        // room for three blocks per sm_90 SM (228 KiB).
+        for wb in [4usize, 8] {
+            for k in crate::names::LazyKernel::all_for(wb).filter(|k| k.mode == PRODUCT) {
+                let shape = Shape::new(k.l, k.log_r, k.strided, wb);
+                let bytes = pass_smem_words(shape, PRODUCT, wb) as usize * wb;
+                assert!(bytes <= 163 * 1024, "{wb}-byte {k:?}: {bytes}");
+                if k.l <= MAX_ROW_L {
+                    assert!(3 * (bytes + 1024) <= 228 * 1024, "{wb}-byte {k:?}: {bytes}");
+                }
+            }
+        }
+        assert_eq!(
+            pass_smem_words(Shape::new(8, 4, false, 4), PRODUCT, 4),
+            2 * Shape::new(8, 4, false, 4).smem_words(4)
+        );
+        assert_eq!(
+            pass_smem_words(Shape::new(8, 4, false, 8), PRODUCT, 8),
+            Shape::new(8, 4, false, 8).smem_words(8)
+        );
     }
 
     #[test]
