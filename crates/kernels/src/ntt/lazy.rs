@@ -902,21 +902,25 @@ fn level<W: Word, const R: usize, const INV: bool>(
 
 /// `log2` of the register radix a plan uses by default for a pass of
 /// `l`-point sub-transforms on `word_bytes`-byte words (`strided`: a column
-/// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from the per-kernel timings
-/// on an H100 (docs/ntt.md): radix 16, except the `u32` forward column
-/// passes and the `u64` row passes of 2^8 points, where radix 8 (more
-/// threads, fewer registers) is faster — but not the `u64` product pass of
-/// 2^8 points, which with its register cap ([`max_regs`]) is 4% faster at
-/// radix 16 (a polymul at N = 2^16, batch 512, H100). The forward and
-/// inverse row passes of one plan share one radix, because they share the
-/// thread-ordered twiddle region, whose layout follows the row pass's
-/// steps; a product pass of another radix gets tables of its own.
+/// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from timings on an H100
+/// (docs/ntt.md): radix 16, except the `u64` row passes of 2^8 points,
+/// where radix 8 (more threads, fewer registers) is faster — but not the
+/// `u64` product pass of 2^8 points, which with its register cap
+/// ([`max_regs`]) is 4% faster at radix 16 (a polymul at N = 2^16, batch
+/// 512). The `u32` forward column pass alone was faster at radix 8 in
+/// Nsight Compute at batch 512, but where it runs (polymuls, whose column
+/// launch transforms both operands, and transforms below the fused
+/// kernels' batches) radix 16 measured as fast or faster: `u32` polymuls at
+/// N = 2^16 of batch 20 / 42 / 128 / 512 in 41.4 / 57.4 / 152 / 552 µs
+/// against 42.6 / 63.0 / 157 / 563, forwards of batch 42 in 30.0 against
+/// 35.0 µs. The forward and inverse row passes of one plan share one
+/// radix, because they share the thread-ordered twiddle region, whose
+/// layout follows the row pass's steps; a product pass of another radix
+/// gets tables of its own.
 pub const fn log_radix(word_bytes: usize, l: u32, strided: bool, mode: u8) -> u32 {
     let lr = match (strided, word_bytes, mode) {
-        (true, 4, FORWARD) => 3,
-        (true, _, _) => 4,
         (false, 8, FORWARD | INVERSE) if l == 8 => 3,
-        (false, _, _) => 4,
+        _ => 4,
     };
     if lr > l { l } else { lr }
 }
