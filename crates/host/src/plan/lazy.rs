@@ -231,6 +231,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_u32_product_pass_needs_twice_its_tile_and_more_than_turing_has() {
+        // `u32`: `b` waits in a second tile (lazy::held_in_tile), so the
+        // product pass is the plan's largest, past Turing's 64 KiB, which
+        // the engine checks against the GPU's limit.
+        let s = LazySchedule::new::<u32>(16, None).unwrap();
+        let row = s.product.shape.smem_words(4) * 4;
+        assert_eq!(s.product.smem_bytes::<u32>(), 2 * row);
+        assert_eq!(s.max_smem_bytes::<u32>(), 2 * row);
+        assert!(s.max_smem_bytes::<u32>() > 64 * 1024);
+        // `u64` keeps `b` in registers: every pass one tile.
+        let s = LazySchedule::new::<u64>(16, None).unwrap();
+        assert_eq!(s.product.smem_bytes::<u64>(), s.product.shape.smem_words(8) * 8);
+        assert!(s.max_smem_bytes::<u64>() <= 48 * 1024);
+    }
+
+    #[test]
     fn the_u64_product_pass_has_its_own_radix_and_tables() {
         let s = LazySchedule::new::<u64>(16, None).unwrap();
         assert_eq!((s.row_shape().log_r, s.product.shape.log_r), (3, 4));
