@@ -319,6 +319,18 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    if opts.runs("latency") {
+        match crate::latency::table(&gpu, opts.quick) {
+            Ok((x, fails)) => {
+                tables.push(x);
+                failures.extend(fails);
+            }
+            Err(e) => {
+                eprintln!("polymul-bench: latency: {e}");
+                return 1;
+            }
+        }
+    }
     if opts.runs("reductions") {
         let (mm, mm_rows, fails) = match reductions::modmul_table(&gpu, opts.quick) {
             Ok(x) => x,
@@ -327,7 +339,7 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         };
-        failures = fails;
+        failures.extend(fails);
         let by_red = match reductions::ntt_table(&gpu, copy_gbs, opts.quick) {
             Ok(x) => x,
             Err(e) => {

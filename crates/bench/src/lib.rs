@@ -8,6 +8,7 @@ pub mod cpu_anchor;
 pub mod dgt;
 pub mod fused;
 pub mod goals;
+pub mod latency;
 pub mod plot;
 pub mod reductions;
 pub mod report;
@@ -29,7 +30,7 @@ pub struct Options {
     /// The command line, recorded in the results.
     pub command_line: String,
     /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
-    /// `table3`, `tiles`, `fused`, `rns`, `dgt`, `anchor`, `goals`); empty = all.
+    /// `table3`, `tiles`, `fused`, `rns`, `dgt`, `anchor`, `goals`, `latency`); empty = all.
     pub only: Vec<String>,
     /// `check`: the suite's seed (default: from the clock; printed either way).
     pub seed: Option<u64>,

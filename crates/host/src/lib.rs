@@ -44,7 +44,7 @@ pub mod reduction;
 pub mod rns;
 
 pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Timing};
+pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Graph, Timing};
 pub use params::NttParams;
 pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
 pub use polymul_kernels as kernels;

@@ -242,3 +242,47 @@ fn fused_equals_radix2() {
     let mut v = vec![0u64; 1 << 16];
     assert!(matches!(cpu::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
 }
+
+/// The latency schedule (two passes of two rows or columns per block, what
+/// a plan launches for one polynomial or a few at N = 2^10 to 2^16): both
+/// transforms equal the radix-2 kernels and the product equals the
+/// schoolbook one, bit for bit, on random, all-(q − 1) and sparse inputs,
+/// the widest modulus of each word.
+fn check_latency<W: Coeff>(bits: u32) {
+    for log_n in 10u32..=16 {
+        let n = 1usize << log_n;
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let mut rng = SplitMix64::new(u64::from(log_n) * 77 + u64::from(bits));
+        let x = inputs(n, p.q(), &mut rng);
+        let mut want = x.clone();
+        cpu::forward(&p, &mut want).unwrap();
+        for log_r in [None, Some(2), Some(3), Some(4)] {
+            let tag = format!("N=2^{log_n} u{} r{log_r:?}", W::BITS);
+            let mut got = x.clone();
+            cpu::transform_lazy_latency(&p, &mut got, false, log_r).unwrap();
+            assert_eq!(to_u64(&got), to_u64(&want), "forward {tag}");
+            cpu::transform_lazy_latency(&p, &mut got, true, log_r).unwrap();
+            assert_eq!(to_u64(&got), to_u64(&x), "round trip {tag}");
+            if log_n <= 11 {
+                let (a, b) = (&x[..n], &x[2 * n..]);
+                let prod = cpu::polymul_lazy_latency(&p, a, b, log_r).unwrap();
+                let naive = cpu::negacyclic_naive(&to_u64(a), &to_u64(b), p.q().as_u64()).unwrap();
+                assert_eq!(to_u64(&prod), naive, "polymul {tag}");
+            }
+            let prod = cpu::polymul_lazy_latency(&p, &x, &want, log_r).unwrap();
+            assert_eq!(prod, cpu::polymul(&p, &x, &want).unwrap(), "batch polymul {tag}");
+        }
+    }
+    let p = NttParams::<W>::with_prime_bits(1 << 9, bits).unwrap();
+    let r = cpu::transform_lazy_latency(&p, &mut [W::zero(); 512], false, None);
+    assert!(matches!(r, Err(Error::InvalidN { .. })));
+    let p = NttParams::<W>::with_prime_bits(1 << 12, bits).unwrap();
+    let r = cpu::transform_lazy_latency(&p, &mut [W::zero(); 1 << 12], false, Some(1));
+    assert!(matches!(r, Err(Error::BadRadix { radix: 2 })));
+}
+
+#[test]
+fn latency_schedule_equals_radix2_and_naive() {
+    check_latency::<u64>(62);
+    check_latency::<u32>(30);
+}

@@ -13,7 +13,9 @@
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
 use crate::gpu::global_thread_x;
-use crate::gpu::{atomic_inc, block_thread, block_y, block_z, release_inc, sync, wait_at_least};
+use crate::gpu::{
+    atomic_inc, block_thread, block_y, block_z, grid_dependency_sync, release_inc, sync, wait_at_least,
+};
 #[cfg(target_feature = "sm_90")]
 use crate::gpu::{cluster_arrive, cluster_sync, cluster_wait};
 use crate::ntt::lazy;
@@ -369,6 +371,9 @@ macro_rules! unrolled_steps {
 /// pass, one tower per block row.
 macro_rules! lazy_entry {
     ($w:ty, $name:expr, $mode:expr, $strided:literal, $l:literal, $lr:literal) => {
+        lazy_entry!(@shape $w, $name, $mode, lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>()));
+    };
+    (@shape $w:ty, $name:expr, $mode:expr, $shape:expr) => {
         const _: () = {
             /// # Safety
             /// Launched by the host with a grid of `⌈subs / S⌉ × towers`
@@ -376,11 +381,13 @@ macro_rules! lazy_entry {
             /// words of dynamic shared memory.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
-                const SHAPE: lazy::Shape = lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>());
+                const SHAPE: lazy::Shape = $shape;
                 const STEPS: u32 = lazy::exec_steps(SHAPE, $mode);
                 const _: () = assert!(STEPS <= 14, "unrolled_steps! unrolls 14 steps");
                 let s = shared_tile();
                 let (blk, t, _) = block_thread();
+                // The host may launch the passes as programmatic dependents.
+                grid_dependency_sync();
                 // SAFETY: the host sizes the table to the launch's block rows.
                 let a = unsafe { args.tower(block_y()) };
                 // A forward pass with a second operand transforms both.
@@ -409,6 +416,34 @@ macro_rules! lazy_entries {
         )*
     };
 }
+
+/// The latency-shape kernels (`lazy::Shape::latency`: two sub-transforms
+/// per block) of one word, mode and pass kind for every `l` listed, at
+/// radix 4, 8 and 16.
+macro_rules! lazy_latency_entries {
+    ($w:ty, $wname:literal, $dir:literal, $mode:expr, $kind:literal, $strided:literal, [$($l:literal),*]) => {
+        $(
+            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r2_s1_", $wname), $mode,
+                lazy::Shape::latency($l, 2, $strided));
+            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_s1_", $wname), $mode,
+                lazy::Shape::latency($l, 3, $strided));
+            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_s1_", $wname), $mode,
+                lazy::Shape::latency($l, 4, $strided));
+        )*
+    };
+}
+
+const _: () = assert!(lazy::LATENCY_LOG_S == 1, "the latency kernels' names say s1");
+lazy_latency_entries!(u32, "u32", "fwd", lazy::FORWARD, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u32, "u32", "inv", lazy::INVERSE, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u32, "u32", "mul", lazy::PRODUCT, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u32, "u32", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
+lazy_latency_entries!(u32, "u32", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
+lazy_latency_entries!(u64, "u64", "fwd", lazy::FORWARD, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u64, "u64", "inv", lazy::INVERSE, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u64, "u64", "mul", lazy::PRODUCT, "row", false, [5, 6, 7, 8]);
+lazy_latency_entries!(u64, "u64", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
+lazy_latency_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 
 lazy_entries!(u32, "u32", "fwd", lazy::FORWARD, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u32, "u32", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);

@@ -134,3 +134,23 @@ pub fn cluster_wait() {
     // SAFETY: as for `cluster_sync`, after this thread's `cluster_arrive`.
     unsafe { core::arch::asm!("barrier.cluster.wait.aligned;", options(nostack, preserves_flags)) };
 }
+
+/// The start of a kernel that may be launched as a programmatic dependent
+/// (sm_90's `griddepcontrol`): lets the next launch of the stream begin
+/// (its blocks then wait here in turn), and waits until the previous grid of
+/// the stream has finished and its writes are visible. Every global access
+/// of the kernel comes after it. Launched without the programmatic
+/// attribute, both are no-ops; below sm_90 there is nothing to do.
+#[inline(always)]
+pub fn grid_dependency_sync() {
+    #[cfg(target_feature = "sm_90")]
+    // SAFETY: no operands; a memory clobber (no `nomem`), so no load or
+    // store moves above the wait.
+    unsafe {
+        core::arch::asm!(
+            "griddepcontrol.launch_dependents;",
+            "griddepcontrol.wait;",
+            options(nostack, preserves_flags)
+        )
+    };
+}

@@ -126,6 +126,10 @@ pub mod names {
         crate::ntt::lazy::MIN_COL_L..=crate::ntt::lazy::MAX_COL_L;
     /// The register radices (`log2`) every lazy pass is compiled for.
     pub const LAZY_LOG_RADIX: [u32; 2] = [3, 4];
+    /// The register radices (`log2`) of the latency-shape passes: radix 4
+    /// too, whose four times as many threads per word keep more warps of
+    /// each SM busy when one polynomial is spread over the whole GPU.
+    pub const LATENCY_LOG_RADIX: [u32; 3] = [2, 3, 4];
 
     /// A lazy pass kernel: direction, pass kind, `l`, `log2` of the radix.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,6 +142,9 @@ pub mod names {
         pub l: u32,
         /// `log2` of the largest register radix (3 or 4).
         pub log_r: u32,
+        /// The latency shape ([`crate::ntt::lazy::Shape::latency`]: two
+        /// sub-transforms per block) instead of a full tile.
+        pub latency: bool,
     }
 
     /// A kernel name built without allocating: at most 48 bytes.
@@ -186,9 +193,23 @@ pub mod names {
             n.push_num(self.l);
             n.push("_r");
             n.push_num(self.log_r);
+            if self.latency {
+                n.push("_s");
+                n.push_num(crate::ntt::lazy::LATENCY_LOG_S);
+            }
             n.push("_");
             n.push(word);
             n
+        }
+
+        /// The kernel's compile-time shape for `word_bytes`-byte words.
+        pub const fn shape(&self, word_bytes: usize) -> crate::ntt::lazy::Shape {
+            use crate::ntt::lazy::Shape;
+            if self.latency {
+                Shape::latency(self.l, self.log_r, self.strided)
+            } else {
+                Shape::new(self.l, self.log_r, self.strided, word_bytes)
+            }
         }
 
         /// Every lazy kernel of one word (`word_bytes`-byte words): those of
@@ -202,6 +223,7 @@ pub mod names {
                 strided: false,
                 l: WIDE_ROW_L,
                 log_r: 4,
+                latency: false,
             }))
         }
 
@@ -212,14 +234,25 @@ pub mod names {
                 [false, true].into_iter().filter(move |&st| !(st && mode == PRODUCT)).flat_map(
                     move |strided| {
                         let ls = if strided { LAZY_COL_L } else { LAZY_ROW_L };
-                        ls.flat_map(move |l| {
+                        let full = ls.flat_map(move |l| {
                             LAZY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel {
                                 mode,
                                 strided,
                                 l,
                                 log_r,
+                                latency: false,
                             })
-                        })
+                        });
+                        let small = crate::ntt::lazy::LATENCY_L.flat_map(move |l| {
+                            LATENCY_LOG_RADIX.into_iter().map(move |log_r| LazyKernel {
+                                mode,
+                                strided,
+                                l,
+                                log_r,
+                                latency: true,
+                            })
+                        });
+                        full.chain(small)
                     },
                 )
             })
@@ -349,7 +382,7 @@ pub mod names {
     /// (1024 threads: at most 64 registers) apply, and the compiler chooses
     /// the rest.
     pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
-        use crate::ntt::lazy::{Shape, max_regs};
+        use crate::ntt::lazy::max_regs;
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
             for k in FusedKernel::all_for(bytes) {
                 if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {
@@ -358,7 +391,7 @@ pub mod names {
             }
             for k in LazyKernel::all_for(bytes) {
                 let Some(cap) = max_regs(bytes, k.mode, k.strided, k.l, k.log_r) else { continue };
-                let launch = cap * Shape::new(k.l, k.log_r, k.strided, bytes).threads() == 64 * 1024;
+                let launch = cap * k.shape(bytes).threads() == 64 * 1024;
                 if arch >= 90 || launch {
                     f(k.name(w).as_str(), cap);
                 }

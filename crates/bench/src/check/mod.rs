@@ -5,6 +5,7 @@
 //! Prints one line per check and ends with `N passed, N failed`.
 
 mod errors;
+mod graphs;
 mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
@@ -765,6 +766,9 @@ pub fn run(opts: &Options) -> i32 {
     }
     if runs("concurrency") {
         concurrency_suite(&gpu, seed ^ 18, &mut t);
+    }
+    if runs("graphs") {
+        graphs::graph_suite(&gpu, seed ^ 20, &mut t);
     }
     if runs("props") {
         props::props_suite(&gpu, seed ^ 19, opts.cases.unwrap_or(if opts.quick { 60 } else { 200 }), &mut t);

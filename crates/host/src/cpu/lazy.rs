@@ -31,8 +31,61 @@ pub fn inverse_lazy<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u3
 
 fn transform<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u32>, inverse: bool) -> Result<()> {
     let batch = p.check_batch("data", data)?;
-    let sched = schedule(p, log_r)?;
-    let (fwd, inv) = tables(p, &sched)?;
+    transform_on(p, data, &schedule(p, log_r)?, inverse, batch)
+}
+
+/// The lazy transform on the latency schedule (`lazy::latency_split`: two
+/// passes of two sub-transforms per block, what a plan launches for a
+/// polynomial or a few at N = 2^10 to 2^16) at radix `2^log_r` (`None`:
+/// `lazy::LATENCY_LOG_R`; 4, 8 or 16), as the GPU runs it. Equal to
+/// [`super::forward`] / [`super::inverse`] bit for bit.
+///
+/// # Errors
+/// Those of [`NttParams::check_batch`]; [`Error::InvalidN`] outside N = 2^10
+/// to 2^16; [`Error::BadRadix`] for a radix other than 4, 8 or 16.
+pub fn transform_lazy_latency<W: Coeff>(
+    p: &NttParams<W>,
+    data: &mut [W],
+    inverse: bool,
+    log_r: Option<u32>,
+) -> Result<()> {
+    let batch = p.check_batch("data", data)?;
+    transform_on(p, data, &latency_schedule(p, log_r)?, inverse, batch)
+}
+
+/// [`polymul_lazy`] on the latency schedule ([`transform_lazy_latency`]).
+///
+/// # Errors
+/// As for [`polymul_lazy`], [`Error::InvalidN`] outside N = 2^10 to 2^16 and
+/// [`Error::BadRadix`] for a radix other than 4, 8 or 16.
+pub fn polymul_lazy_latency<W: Coeff>(
+    p: &NttParams<W>,
+    a: &[W],
+    b: &[W],
+    log_r: Option<u32>,
+) -> Result<Vec<W>> {
+    product_on(p, a, b, &latency_schedule(p, log_r)?)
+}
+
+fn latency_schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedule> {
+    if let Some(r) = log_r.filter(|r| !polymul_kernels::names::LATENCY_LOG_RADIX.contains(r)) {
+        return Err(Error::BadRadix { radix: 1usize.checked_shl(r).unwrap_or(0) });
+    }
+    LazySchedule::latency::<W>(p.log_n(), log_r).ok_or(Error::InvalidN {
+        n: p.n(),
+        min: 1 << 10,
+        max: 1 << 16,
+    })
+}
+
+fn transform_on<W: Coeff>(
+    p: &NttParams<W>,
+    data: &mut [W],
+    sched: &LazySchedule,
+    inverse: bool,
+    batch: usize,
+) -> Result<()> {
+    let (fwd, inv) = tables(p, sched)?;
     for pass in sched.passes(inverse) {
         run_pass(p, pass, data, None, (&fwd, &inv), batch);
     }
@@ -128,13 +181,16 @@ pub fn transform_lazy_fused<W: Coeff>(
 /// As for [`forward_lazy`], and [`Error::LengthMismatch`] for operands of
 /// different lengths.
 pub fn polymul_lazy<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], log_r: Option<u32>) -> Result<Vec<W>> {
+    product_on(p, a, b, &schedule(p, log_r)?)
+}
+
+fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule) -> Result<Vec<W>> {
     let batch = p.check_batch("a", a)?;
     p.check_batch("b", b)?;
     if a.len() != b.len() {
         return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
     }
-    let sched = schedule(p, log_r)?;
-    let (fwd, inv) = product_tables(p, &sched)?;
+    let (fwd, inv) = product_tables(p, sched)?;
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
     let tables = (&fwd[..], &inv[..]);
     let cols = sched.forward.len() > 1;

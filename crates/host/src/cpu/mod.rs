@@ -16,7 +16,10 @@ mod rns;
 
 pub use rns::rns_polymul;
 
-pub use lazy::{forward_lazy, inverse_lazy, polymul_lazy, transform_cluster, transform_lazy_fused};
+pub use lazy::{
+    forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster, transform_lazy_fused,
+    transform_lazy_latency,
+};
 pub use naive::{negacyclic_naive, negacyclic_naive_big};
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{

@@ -10,7 +10,6 @@ use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use polymul_kernels::dgt::layout::PassGeometry;
 use polymul_kernels::towers::TowerConsts;
-use std::cell::RefCell;
 
 /// A DGT plan for one prime or several (RNS towers of one N).
 ///
@@ -36,7 +35,7 @@ pub struct DgtPlan<'g, W: Coeff> {
     moduli: Option<DeviceVec<W>>,
     kernels: DgtKernels<'g>,
     /// Encoding target / decoding source (packed order), grown on demand.
-    scratch: RefCell<Option<DeviceVec<W>>>,
+    scratch: crate::gpu::graph::GrowBuffer<W>,
     /// The stream the plan queues on, if bound (else the GPU's).
     stream: Option<GpuStream>,
 }
@@ -103,7 +102,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             tw_words,
             moduli,
             kernels: DgtKernels::new::<W>(gpu)?,
-            scratch: RefCell::new(None),
+            scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
         })
     }
@@ -120,6 +119,19 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// Waits for the work this plan queued.
     pub fn synchronize(&self) -> Result<()> {
         self.queue().synchronize()
+    }
+
+    /// Captures the work `work` queues on this plan's stream, on buffers the
+    /// returned [`crate::Graph`] owns (`state`), for replays with one driver
+    /// call each ([`crate::Graph::launch`]). `work` runs once, while
+    /// capturing: nothing is computed until the first replay.
+    ///
+    /// # Errors
+    /// Those of `work` (e.g. buffers of the wrong length); a [`crate::Error::CudaCode`] if
+    /// the driver refuses the capture (work that waits for the GPU or copies
+    /// from or to the host cannot be captured).
+    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+        crate::gpu::graph::capture(self.queue(), self, state, work)
     }
 
     /// The configuration.
@@ -208,12 +220,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     fn scratch_ptr(&self, len: usize) -> Result<DevicePointer<W>> {
-        let mut s = self.scratch.borrow_mut();
-        if s.as_ref().is_none_or(|v| v.len() < len) {
-            *s = None;
-            *s = Some(self.gpu.zeros(len)?);
-        }
-        Ok(s.as_ref().map_or(DevicePointer::null(), |v| v.buf.as_device_ptr()))
+        self.scratch.at_least(self.gpu, len, Some(&self.queue()))
     }
 
     fn table(&self, offset: usize) -> DevicePointer<W> {

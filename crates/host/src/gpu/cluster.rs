@@ -30,6 +30,11 @@ struct Attr {
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
 const CLUSTER_DIMENSION: u32 = 4;
 
+/// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: the launch may
+/// begin before the previous kernel of the stream ends (its blocks wait in
+/// `griddepcontrol.wait`; sm_90).
+const PROGRAMMATIC_STREAM_SERIALIZATION: u32 = 6;
+
 /// `CUlaunchConfig` (cuda.h, CUDA 12).
 #[repr(C)]
 struct Config {
@@ -93,7 +98,48 @@ impl ClusterLaunch {
     ) -> Result<()> {
         let mut words = [0u32; 16];
         words[..3].copy_from_slice(&[cluster_x, 1, 1]);
-        let mut attr = Attr { id: CLUSTER_DIMENSION, pad: 0, value: AttrValue { words } };
+        let attr = Attr { id: CLUSTER_DIMENSION, pad: 0, value: AttrValue { words } };
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch_with(f, (grid, block, shared_bytes), attr, stream, params) }
+            .map_err(|code| Error::CudaCode { during: "launching a cluster kernel", code })
+    }
+
+    /// Queues `f` as a programmatic dependent of the stream's previous
+    /// kernel: it may start before that one ends, so its launch overlaps
+    /// the other's last blocks; the kernel must wait (`griddepcontrol.wait`,
+    /// `polymul_kernels::gpu::grid_dependency_sync`) before it touches
+    /// memory. Geometry and parameters as for [`ClusterLaunch::launch`].
+    ///
+    /// # Safety
+    /// As for [`ClusterLaunch::launch`] (no cluster condition), and `f`
+    /// waits for its predecessor before any global access.
+    pub(crate) unsafe fn launch_dependent(
+        &self,
+        f: &Function<'_>,
+        geometry: ((u32, u32), u32, u32),
+        stream: &Stream,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
+        let mut words = [0u32; 16];
+        words[0] = 1;
+        let attr = Attr { id: PROGRAMMATIC_STREAM_SERIALIZATION, pad: 0, value: AttrValue { words } };
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch_with(f, geometry, attr, stream, params) }
+            .map_err(|code| Error::CudaCode { during: "launching a lazy NTT pass", code })
+    }
+
+    /// `cuLaunchKernelEx` with one attribute; the driver's error code.
+    ///
+    /// # Safety
+    /// As for the callers.
+    unsafe fn launch_with(
+        &self,
+        f: &Function<'_>,
+        (grid, block, shared_bytes): ((u32, u32), u32, u32),
+        mut attr: Attr,
+        stream: &Stream,
+        params: &mut [*mut c_void],
+    ) -> std::result::Result<(), i32> {
         let config = Config {
             grid: [grid.0, grid.1, 1],
             block: [block, 1, 1],
@@ -105,11 +151,7 @@ impl ClusterLaunch {
         // SAFETY: forwarded to the caller; the config and attribute live
         // across the call.
         let rc = unsafe { (self.launch)(&config, f.to_raw(), params.as_mut_ptr(), std::ptr::null_mut()) };
-        if rc == cust::sys::cudaError_enum::CUDA_SUCCESS {
-            Ok(())
-        } else {
-            Err(Error::CudaCode { during: "launching a cluster kernel", code: rc as i32 })
-        }
+        if rc == cust::sys::cudaError_enum::CUDA_SUCCESS { Ok(()) } else { Err(rc as i32) }
     }
 }
 

@@ -511,15 +511,27 @@ fn lazy_pass<W: Coeff>(
     let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
-    let grid = GridSize::xy(p.blocks(log_n, batch) * operands, towers.rows);
-    let block = BlockSize::x(p.shape.threads());
+    let blocks = p.blocks(log_n, batch) * operands;
     // SAFETY: the argument block is the kernel's only parameter and has its
     // layout (`#[repr(C)]`, shared with the kernel); the plan sized `data`
     // (and `b`) to batch·N words per tower, the tables to `tw_pairs` pairs
-    // per tower and the constants table to the grid's rows.
+    // per tower and the constants table to the grid's rows. A pass kernel
+    // waits for its predecessor before any global access
+    // (`grid_dependency_sync`), so it may be a programmatic dependent.
     unsafe {
+        if let Some(l) = q.gpu.dependent_launch().filter(|_| q.gpu.pdl_in(q.stream)) {
+            let mut params = params;
+            let geometry = ((blocks, towers.rows), p.shape.threads(), p.smem_bytes::<W>());
+            return l.launch_dependent(f, geometry, q.stream, &mut params);
+        }
         q.stream
-            .launch(f, grid, block, p.smem_bytes::<W>(), &params)
+            .launch(
+                f,
+                GridSize::xy(blocks, towers.rows),
+                BlockSize::x(p.shape.threads()),
+                p.smem_bytes::<W>(),
+                &params,
+            )
             .map_err(Error::cuda("launching a lazy NTT pass", 0))
     }
 }
@@ -565,9 +577,9 @@ pub(crate) struct FusedKernels<'g> {
     /// Blocks of one kernel that fit the GPU at once.
     resident: u32,
     /// `lazy::fused_ctrl_words(batch)` zero words per tower, for the
-    /// largest `batch · towers` launched so far (grown on demand; the
-    /// kernels leave them zero).
-    ctrl: std::sync::Mutex<Option<DeviceVec<u32>>>,
+    /// largest `batch · towers` launched so far (grown on demand, zeroed on
+    /// the launch's stream; the kernels leave them zero).
+    ctrl: super::graph::GrowBuffer<u32>,
 }
 
 /// `POLYMUL_LAZY_FUSED`, read when a plan is created (for comparing
@@ -615,7 +627,7 @@ impl<'g> FusedKernels<'g> {
             row,
             several_polys: setting != "one",
             resident,
-            ctrl: std::sync::Mutex::new(None),
+            ctrl: super::graph::GrowBuffer::new(),
         }))
     }
 
@@ -629,11 +641,11 @@ impl<'g> FusedKernels<'g> {
         (3 * self.resident).div_ceil(4 * self.per_poly).max(1 << lazy::ROW_POLYS_LOG_MAX)
     }
 
-    /// Drops the control words (the next fused launch allocates new ones):
-    /// freeing them waits for the launches that use them, so launches on
+    /// Retires the control words (the next fused launch allocates new ones,
+    /// the old stay allocated while the plan lives), so launches on
     /// different streams never count in the same words.
     pub(crate) fn release_ctrl(&self) {
-        drop(self.ctrl.lock().unwrap_or_else(|e| e.into_inner()).take());
+        self.ctrl.retire();
     }
 
     /// Whether a transform of `batch` polynomials per tower runs fused: when
@@ -660,18 +672,11 @@ pub(crate) fn fused_ntt<W: Coeff>(
 ) -> Result<()> {
     q.gpu.bind()?;
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
-    let mut ctrl = k.ctrl.lock().unwrap_or_else(|e| e.into_inner());
-    let c = match ctrl.take() {
-        Some(c) if c.len() >= words => ctrl.insert(c),
-        // Growing: freeing the old words (cuMemFree) waits for the launches
-        // that use them; the new ones are zeroed on the legacy stream, which
-        // the plans' streams (blocking streams) wait for.
-        _ => ctrl.insert(q.gpu.zeros::<u32>(words)?),
-    };
+    let ctrl = k.ctrl.at_least(q.gpu, words, Some(&q))?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
     let mut args =
         t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
-    args.ctrl = c.buf.as_device_ptr().as_raw() as *mut u32;
+    args.ctrl = ctrl.as_raw() as *mut u32;
     args.lag = k.lag();
     let args = ByValue(args);
     let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
@@ -683,9 +688,9 @@ pub(crate) fn fused_ntt<W: Coeff>(
     // SAFETY: the argument block is the kernel's only parameter; the plan
     // sized `data` to batch·N words per tower and the tables to `tw_pairs`
     // pairs per tower; `ctrl` holds fused_ctrl_words(batch) zero words per
-    // tower (the kernels leave them zero), and stays alive while the lock
-    // is held and after (it is replaced only under the lock, and freeing it
-    // waits for the GPU); the grid is every ticket of every tower.
+    // tower (zeroed on this stream when allocated; the kernels leave them
+    // zero), and stays allocated while the plan lives (`GrowBuffer`); the
+    // grid is every ticket of every tower.
     unsafe {
         q.stream
             .launch(f, grid, BlockSize::x(k.row.threads()), k.smem, &params)

@@ -3,9 +3,11 @@
 //! (crate-private), and nowhere else.
 
 pub(crate) mod cluster;
+pub(crate) mod graph;
 pub(crate) mod launch;
 mod timing;
 
+pub use graph::Graph;
 pub use timing::{Timing, median};
 
 use crate::{Coeff, Error, Result};
@@ -85,6 +87,10 @@ pub struct Gpu {
     /// `cuLaunchKernelEx`, on a device with thread-block clusters (sm_90+)
     /// and a driver that has it.
     cluster: Option<cluster::ClusterLaunch>,
+    /// Whether the lazy passes launch as programmatic dependents.
+    pdl: bool,
+    /// Whether they do while a stream captures a graph.
+    pdl_graph: bool,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -181,7 +187,13 @@ impl Gpu {
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
         let info = DeviceInfo { kernel_image, ..info };
         let cluster = if major >= 9 { cluster::ClusterLaunch::resolve() } else { None };
-        Ok(Self { module, stream, ctx, info, cluster })
+        // Only a module whose pass kernels wait for their predecessor (the
+        // sm_90 build has `griddepcontrol`) may launch them as dependents.
+        let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
+            && *ptx_arch >= 90
+            && ptx.contains("griddepcontrol.wait");
+        let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_some_and(|v| v == "1");
+        Ok(Self { module, stream, ctx, info, cluster, pdl, pdl_graph })
     }
 
     /// What the device is.
@@ -198,6 +210,29 @@ impl Gpu {
     /// The cluster launcher, where the device and driver have clusters.
     pub(crate) fn cluster_launch(&self) -> Option<cluster::ClusterLaunch> {
         self.cluster
+    }
+
+    /// The launcher of programmatic dependents (sm_90 with
+    /// `cuLaunchKernelEx`), unless `$POLYMUL_PDL` was `0` when this `Gpu`
+    /// was created (a developer's switch for comparing the two).
+    pub(crate) fn dependent_launch(&self) -> Option<cluster::ClusterLaunch> {
+        self.cluster.filter(|_| self.pdl)
+    }
+
+    /// Whether launches on `stream` may be programmatic dependents now: not
+    /// while it captures a graph (H100: replays of captured inverse
+    /// transforms and products ran 2× slower with programmatic edges than
+    /// without, forward transforms about the same; docs/latency.md), unless
+    /// `$POLYMUL_PDL_GRAPH` was `1` when this `Gpu` was created.
+    pub(crate) fn pdl_in(&self, stream: &Stream) -> bool {
+        if self.pdl_graph {
+            return true;
+        }
+        let mut status = cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: a live stream and an out-parameter.
+        let rc = unsafe { cust::sys::cuStreamIsCapturing(stream.as_inner(), &mut status) };
+        rc == cust::sys::cudaError_enum::CUDA_SUCCESS
+            && status == cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
     }
 
     pub(crate) fn module(&self) -> &Module {

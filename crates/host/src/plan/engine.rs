@@ -65,12 +65,36 @@ struct LazyState<'g, W: Coeff> {
     cluster: Option<ClusterKernels<'g>>,
     /// Both passes in one launch, where the size has them.
     fused: Option<FusedKernels<'g>>,
-    /// Forward tables, `N + 1` pairs per tower.
+    /// The tables of every tower.
+    tables: LazyTableSet<W>,
+    /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
+    barrett: Barrett4<W>,
+    /// The latency schedule's kernels (`LazySchedule::latency`) and its
+    /// tables where they differ from `tables`, for launches too small to
+    /// fill the GPU with full tiles ([`LazyState::latency_for`]).
+    latency: Option<LatencyPath<'g, W>>,
+    /// Blocks of the full-tile schedule's first forward pass per polynomial.
+    blocks_per_poly: usize,
+    /// The GPU's SMs.
+    multiprocessors: usize,
+}
+
+/// The latency schedule of a plan: its pass kernels and its own tables
+/// where they differ from the full-tile schedule's. (Both passes in one
+/// launch, as the fused kernels run them, measured slower here: H100, `u32`
+/// N = 2^16 forward back to back 10.7 µs against 7.1 for two launches;
+/// docs/latency.md.)
+struct LatencyPath<'g, W: Coeff> {
+    kernels: LazyKernels<'g>,
+    tables: Option<LazyTableSet<W>>,
+}
+
+/// One schedule's tables of every tower, tower after tower.
+struct LazyTableSet<W: Coeff> {
+    /// Forward tables, `tw_pairs` pairs per tower.
     fwd: DeviceVec<W>,
     /// Inverse tables.
     inv: DeviceVec<W>,
-    /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
-    barrett: Barrett4<W>,
     /// Pairs of one tower's table in each direction.
     tw_pairs: u32,
     /// A polymul's own tables (forward, inverse, pairs per tower), where the
@@ -79,8 +103,8 @@ struct LazyState<'g, W: Coeff> {
     product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
 }
 
-impl<'g, W: Coeff> LazyState<'g, W> {
-    fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
+impl<W: Coeff> LazyTableSet<W> {
+    fn new(gpu: &Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
         // Every tower's tables of each direction, tower after tower, as words.
         let upload = |tables: fn(&NttParams<W>, &LazySchedule) -> Result<TablePair<W>>| {
             let (mut fwd, mut inv) = (Vec::new(), Vec::new());
@@ -98,15 +122,67 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         } else {
             None
         };
+        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product })
+    }
+
+    fn bytes(&self) -> usize {
+        let p = self.product.as_ref().map_or(0, |(f, i, _)| f.len() + i.len());
+        (self.fwd.len() + self.inv.len() + p) * std::mem::size_of::<W>()
+    }
+
+    fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
+        LazyTables {
+            fwd: self.fwd.buf.as_device_ptr(),
+            inv: self.inv.buf.as_device_ptr(),
+            tw_pairs: self.tw_pairs,
+            barrett,
+        }
+    }
+
+    /// The tables every pass of a polymul reads.
+    fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
+        match &self.product {
+            Some((f, i, pairs)) => LazyTables {
+                fwd: f.buf.as_device_ptr(),
+                inv: i.buf.as_device_ptr(),
+                tw_pairs: *pairs,
+                barrett,
+            },
+            None => self.tables(barrett),
+        }
+    }
+}
+
+impl<'g, W: Coeff> LazyState<'g, W> {
+    fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule, log_r: Option<u32>) -> Result<Self> {
+        let tables = LazyTableSet::new(gpu, towers, sched)?;
+        // `POLYMUL_LATENCY_KERNELS=0` (read here, at plan creation): none,
+        // for comparing the two in one process.
+        let wanted = std::env::var_os("POLYMUL_LATENCY_KERNELS").is_none_or(|v| v != "0");
+        // A plan that asks for a radix runs it everywhere: no latency path.
+        let wanted =
+            wanted && log_r.is_none() && sched.log_n >= polymul_kernels::ntt::lazy::LATENCY_MIN_LOG_N;
+        // `POLYMUL_LATENCY_RADIX` = 4, 8 or 16 (read here): another radix
+        // for the latency passes, for comparing them in one process.
+        let radix = std::env::var("POLYMUL_LATENCY_RADIX").ok().and_then(|v| v.parse::<u32>().ok());
+        let latency_log_r = radix.filter(|r| r.is_power_of_two()).map(u32::trailing_zeros);
+        let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
+            Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
+                let own =
+                    if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
+                Some(LatencyPath { kernels: LazyKernels::new::<W>(gpu, &ls)?, tables: own })
+            }
+            _ => None,
+        };
         Ok(Self {
             kernels: LazyKernels::new::<W>(gpu, sched)?,
             cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
             fused: FusedKernels::new::<W>(gpu, sched)?,
-            fwd,
-            inv,
+            tables,
             barrett: *towers[0].barrett(),
-            tw_pairs: sched.table_pairs() as u32,
-            product,
+            latency,
+            blocks_per_poly: sched.forward[0].blocks(sched.log_n, 1) as usize,
+            multiprocessors: gpu.info().multiprocessors.max(1) as usize,
         })
     }
 
@@ -116,27 +192,41 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         self.fused.as_ref().filter(|f| f.wants(batch))
     }
 
-    fn tables(&self) -> LazyTables<W> {
-        LazyTables {
-            fwd: self.fwd.buf.as_device_ptr(),
-            inv: self.inv.buf.as_device_ptr(),
-            tw_pairs: self.tw_pairs,
-            barrett: self.barrett,
+    /// The kernels and tables (transform, product) a launch over `polys`
+    /// polynomials (every tower's) runs: the latency schedule's where full
+    /// tiles would give fewer blocks than the GPU has SMs, else the full
+    /// tiles'.
+    fn path_for(&self, polys: usize) -> LazyPath<'_, 'g, W> {
+        let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
+        match &self.latency {
+            Some(l) if polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors => {
+                let (tables, product) = set(l.tables.as_ref().unwrap_or(&self.tables));
+                LazyPath { kernels: &l.kernels, tables, product }
+            }
+            _ => {
+                let (tables, product) = set(&self.tables);
+                LazyPath { kernels: &self.kernels, tables, product }
+            }
         }
     }
 
-    /// The tables every pass of a polymul reads.
-    fn product_tables(&self) -> LazyTables<W> {
-        match &self.product {
-            Some((f, i, pairs)) => LazyTables {
-                fwd: f.buf.as_device_ptr(),
-                inv: i.buf.as_device_ptr(),
-                tw_pairs: *pairs,
-                barrett: self.barrett,
-            },
-            None => self.tables(),
-        }
+    /// The full-tile tables (the fused and cluster kernels' schedule).
+    fn tables(&self) -> LazyTables<W> {
+        self.tables.tables(self.barrett)
     }
+
+    fn bytes(&self) -> usize {
+        self.tables.bytes() + self.latency.as_ref().and_then(|l| l.tables.as_ref()).map_or(0, |t| t.bytes())
+    }
+}
+
+/// What one launch over a few polynomials or many runs (`LazyState::path_for`).
+struct LazyPath<'a, 'g, W: Coeff> {
+    kernels: &'a LazyKernels<'g>,
+    /// The transforms' tables.
+    tables: LazyTables<W>,
+    /// A polymul's tables.
+    product: LazyTables<W>,
 }
 
 impl<'g, W: Coeff> Engine<'g, W> {
@@ -287,7 +377,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let tiled =
             (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
-        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc)).transpose()?;
+        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix)).transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
             _ => None,
@@ -373,7 +463,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
     /// Device bytes of the twiddle tables (forward and inverse, main and
     /// auxiliary words, every tower).
     pub(crate) fn twiddle_bytes(&self) -> usize {
-        let lazy = self.lazy.as_ref().map_or(0, |l| (l.fwd.len() + l.inv.len()) * std::mem::size_of::<W>());
+        let lazy = self.lazy.as_ref().map_or(0, LazyState::bytes);
         self.twiddles.bytes() + self.inv_twiddles.bytes() + lazy
     }
 
@@ -459,11 +549,21 @@ impl<'g, W: Coeff> Engine<'g, W> {
             return launch::cluster_ntt(self.queue(), ck, dir, data, &t, batch, self.log_n, &towers);
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
-            let t = lz.tables();
             if let Some(fk) = lz.fused_for(batch) {
+                let t = lz.tables();
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
-            return launch::lazy_ntt(self.queue(), &lz.kernels, dir, data, &t, batch, self.log_n, &towers);
+            let path = lz.path_for(batch.saturating_mul(self.towers));
+            return launch::lazy_ntt(
+                self.queue(),
+                path.kernels,
+                dir,
+                data,
+                &path.tables,
+                batch,
+                self.log_n,
+                &towers,
+            );
         }
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
@@ -575,8 +675,18 @@ impl<'g, W: Coeff> Engine<'g, W> {
             return self.whole(Direction::Inverse, a);
         }
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
-            let (t, towers) = (lz.product_tables(), self.tower_launch(batch));
-            return launch::lazy_polymul(self.queue(), &lz.kernels, a, b, &t, batch, log_n, &towers);
+            let path = lz.path_for(batch.saturating_mul(self.towers));
+            let towers = self.tower_launch(batch);
+            return launch::lazy_polymul(
+                self.queue(),
+                path.kernels,
+                a,
+                b,
+                &path.product,
+                batch,
+                log_n,
+                &towers,
+            );
         }
         self.whole(Direction::Forward, a)?;
         self.whole(Direction::Forward, b)?;
@@ -606,11 +716,14 @@ impl<'g, W: Coeff> Engine<'g, W> {
     /// has the lazy kernels: one where a fused launch runs both passes (the
     /// words between them stay in L2).
     fn lazy_passes(&self, batch: usize) -> Option<u32> {
-        self.lazy.as_ref().map(
-            |l| {
-                if l.fused_for(batch).is_some() { 1 } else { l.kernels.passes(false) as u32 }
-            },
-        )
+        self.lazy.as_ref().map(|l| {
+            if l.fused_for(batch).is_some() {
+                1
+            } else {
+                let path = l.path_for(batch.saturating_mul(self.towers));
+                path.kernels.passes(false) as u32
+            }
+        })
     }
 
     /// The forward geometry of `batch` polynomials per tower (`None` for

@@ -74,29 +74,52 @@ impl LazySchedule {
         let w = std::mem::size_of::<W>();
         // The wide one-pass rows exist at radix 16 only.
         let one_pass_max = lazy::one_pass_max(w, log_r.unwrap_or(4));
-        let (l1, l2) = lazy::split(log_n, one_pass_max)?;
+        Self::with_split::<W>(log_n, log_r, lazy::split(log_n, one_pass_max)?, false)
+    }
+
+    /// The latency schedule of `2^log_n` words (`lazy::latency_split`: two
+    /// passes of `lazy::Shape::latency` blocks, two sub-transforms each), for
+    /// launches of so few polynomials that full tiles would leave SMs idle;
+    /// `None` outside N = 2^10 to 2^16.
+    /// `log_r`: the passes' radix (`None`: `lazy::LATENCY_LOG_R`), one of
+    /// `names::LATENCY_LOG_RADIX`.
+    pub fn latency<W: Coeff>(log_n: u32, log_r: Option<u32>) -> Option<Self> {
+        let log_r = log_r.unwrap_or(lazy::LATENCY_LOG_R);
+        if !polymul_kernels::names::LATENCY_LOG_RADIX.contains(&log_r) {
+            return None;
+        }
+        Self::with_split::<W>(log_n, Some(log_r), lazy::latency_split(log_n)?, true)
+    }
+
+    fn with_split<W: Coeff>(
+        log_n: u32,
+        log_r: Option<u32>,
+        (l1, l2): (u32, u32),
+        latency: bool,
+    ) -> Option<Self> {
+        let w = std::mem::size_of::<W>();
         let radix_of = |l: u32, strided: bool, mode: u8| {
             log_r.map_or_else(|| lazy::log_radix(w, l, strided, mode), |r| r.min(l))
         };
-        if log_r.is_some_and(|r| !polymul_kernels::names::LAZY_LOG_RADIX.contains(&r)) {
+        let radices: &[u32] = if latency {
+            &polymul_kernels::names::LATENCY_LOG_RADIX
+        } else {
+            &polymul_kernels::names::LAZY_LOG_RADIX
+        };
+        if log_r.is_some_and(|r| !radices.contains(&r)) {
             return None;
         }
         let pass = |mode: u8, strided: bool, l: u32| {
-            let lr = radix_of(l, strided, mode);
-            LazyPass {
-                kernel: LazyKernel { mode, strided, l, log_r: lr },
-                shape: Shape::new(l, lr, strided, w),
-            }
+            let kernel = LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency };
+            LazyPass { kernel, shape: kernel.shape(w) }
         };
         // The forward and inverse row passes share one radix (and so one
         // layout of the thread-ordered twiddle region); the product pass may
         // have its own, with its own tables then (`product_tables`).
         let row = |mode: u8| {
             let lr = radix_of(l2, false, lazy::FORWARD);
-            LazyPass {
-                kernel: LazyKernel { mode, strided: false, l: l2, log_r: lr },
-                shape: Shape::new(l2, lr, false, w),
-            }
+            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency };
+            LazyPass { kernel, shape: kernel.shape(w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
         if l1 > 0 {
@@ -148,6 +171,17 @@ impl LazySchedule {
     /// that it needs tables of its own ([`product_tables`]).
     pub fn product_has_own_tables(&self) -> bool {
         self.product.shape != self.row_shape()
+    }
+
+    /// Whether `other`'s tables ([`tables`], [`product_tables`]) are this
+    /// schedule's: the same row-pass steps (the thread-ordered region
+    /// follows them; the sub-transforms per block do not matter), for the
+    /// transforms and for the product pass.
+    pub fn same_tables(&self, other: &LazySchedule) -> bool {
+        let steps = |s: Shape| (s.l, s.log_r);
+        self.log_n == other.log_n
+            && steps(self.row_shape()) == steps(other.row_shape())
+            && steps(self.product.shape) == steps(other.product.shape)
     }
 
     /// Pairs of one direction's product table per tower.

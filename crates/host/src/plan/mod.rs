@@ -196,6 +196,29 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
         self.engine.queue().synchronize()
     }
 
+    /// Captures the work `work` queues on this plan's stream, on buffers the
+    /// returned [`crate::Graph`] owns (`state`), for replays with one driver
+    /// call each ([`crate::Graph::launch`]). `work` runs once, while
+    /// capturing: nothing is computed until the first replay.
+    ///
+    /// # Errors
+    /// Those of `work` (e.g. buffers of the wrong length); a [`crate::Error::CudaCode`] if
+    /// the driver refuses the capture (work that waits for the GPU or copies
+    /// from or to the host cannot be captured).
+    ///
+    /// ```no_run
+    /// # use polymul::{Gpu, NttParams, NttPlan};
+    /// # let gpu = Gpu::new()?;
+    /// let plan = NttPlan::new(&gpu, NttParams::<u32>::with_prime_bits(1 << 16, 30)?)?;
+    /// let graph = plan.capture(plan.zeros(1)?, |plan, a| plan.forward(a))?;
+    /// graph.launch()?;
+    /// graph.synchronize()?;
+    /// # Ok::<(), polymul::Error>(())
+    /// ```
+    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+        crate::gpu::graph::capture(self.engine.queue(), self, state, work)
+    }
+
     /// Validates host coefficients (a positive multiple of N, all `< q`) and
     /// uploads them.
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {

@@ -63,6 +63,19 @@ impl<'g, W: Coeff> RnsPlan<'g, W> {
         self.engine.queue().synchronize()
     }
 
+    /// Captures the work `work` queues on this plan's stream, on buffers the
+    /// returned [`crate::Graph`] owns (`state`), for replays with one driver
+    /// call each ([`crate::Graph::launch`]). `work` runs once, while
+    /// capturing: nothing is computed until the first replay.
+    ///
+    /// # Errors
+    /// Those of `work` (e.g. buffers of the wrong length); a [`crate::Error::CudaCode`] if
+    /// the driver refuses the capture (work that waits for the GPU or copies
+    /// from or to the host cannot be captured).
+    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+        crate::gpu::graph::capture(self.engine.queue(), self, state, work)
+    }
+
     /// The basis.
     pub fn basis(&self) -> &RnsBasis<W> {
         &self.basis

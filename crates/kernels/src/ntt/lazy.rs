@@ -70,6 +70,38 @@ pub const MAX_COL_L: u32 = 8;
 /// Smallest `l` of a column pass with a kernel.
 pub const MIN_COL_L: u32 = 5;
 
+/// `log2` of the sub-transforms per block of the latency shapes
+/// ([`Shape::latency`]): two rows or columns, so that one polynomial of
+/// 2^16 words spreads over 128 blocks instead of the 8 (`u32`) or 16
+/// (`u64`) of 32 KiB tiles, which left all but a few SMs idle (H100, Nsight
+/// Compute without cache flush, one polynomial: the `u32` product pass of
+/// 8 blocks took 11.6 µs, the `u64` one-pass 2^12 row of one block 10.7 µs).
+pub const LATENCY_LOG_S: u32 = 1;
+
+/// The `l` of the latency-shape kernels, rows and columns: the two passes
+/// of N = 2^10 to 2^16.
+pub const LATENCY_L: core::ops::RangeInclusive<u32> = MIN_COL_L..=MAX_COL_L;
+
+/// The split of a latency-shape transform of `2^log_n` words: two passes
+/// of `(l1, l2)` points, `l1 = ⌊log_n / 2⌋`, both in [`LATENCY_L`]; `None`
+/// outside N = 2^10 to 2^16.
+pub const fn latency_split(log_n: u32) -> Option<(u32, u32)> {
+    let l1 = log_n / 2;
+    let l2 = log_n - l1;
+    if l1 >= MIN_COL_L && l2 <= MAX_COL_L { Some((l1, l2)) } else { None }
+}
+
+/// `log2` of the radix of the latency schedule's passes where the plan
+/// asks for none.
+pub const LATENCY_LOG_R: u32 = 2;
+
+/// The smallest `log2 N` whose plans run the latency schedule for small
+/// launches. Below, one block's one-pass transform is faster: H100, one
+/// polynomial, `u32` N = 2^10 forward 4.07 µs back to back in one pass
+/// against 5.48 in two latency passes (`u64`: 4.99 against 7.24); from
+/// 2^12 the two passes win (`u64` N = 2^12: 10.16 against 7.78 µs).
+pub const LATENCY_MIN_LOG_N: u32 = 12;
+
 /// The compile-time shape of one pass kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
@@ -91,6 +123,14 @@ impl Shape {
         let log_s = lt.saturating_sub(l);
         let log_r = if log_r > l { l } else { log_r };
         Shape { l, log_r, log_s, strided }
+    }
+
+    /// The latency shape of the same pass: [`LATENCY_LOG_S`] sub-transforms
+    /// (`log2`) per block instead of a full tile, for launches too small to
+    /// give every SM a block ([`LATENCY_L`]).
+    pub const fn latency(l: u32, log_r: u32, strided: bool) -> Shape {
+        let log_r = if log_r > l { l } else { log_r };
+        Shape { l, log_r, log_s: LATENCY_LOG_S, strided }
     }
 
     /// `log2` of the words of one block's tile.
@@ -1006,7 +1046,7 @@ mod tests {
         for wb in [4usize, 8] {
             for k in crate::names::LazyKernel::all_for(wb) {
                 let Some(cap) = max_regs(wb, k.mode, k.strided, k.l, k.log_r) else { continue };
-                let threads = Shape::new(k.l, k.log_r, k.strided, wb).threads();
+                let threads = k.shape(wb).threads();
                 assert!(threads <= 1024 && cap * threads <= 65536, "{wb}-byte {k:?}");
                 assert!(cap % 8 == 0 && cap <= 255);
             }
@@ -1023,7 +1063,7 @@ mod tests {
         // room for three blocks per sm_90 SM (228 KiB).
         for wb in [4usize, 8] {
             for k in crate::names::LazyKernel::all_for(wb).filter(|k| k.mode == PRODUCT) {
-                let shape = Shape::new(k.l, k.log_r, k.strided, wb);
+                let shape = k.shape(wb);
                 let bytes = pass_smem_words(shape, PRODUCT, wb) as usize * wb;
                 assert!(bytes <= 163 * 1024, "{wb}-byte {k:?}: {bytes}");
                 if k.l <= MAX_ROW_L {

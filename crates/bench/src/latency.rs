@@ -1,0 +1,238 @@
+//! The latency section (issue 15): what one call on one polynomial costs.
+//!
+//! Per operation, in one process on one device:
+//! * **plain**: CUDA events around one call (median of many), and the host
+//!   clock around the call and its wait;
+//! * **CPU**: host time to queue one call on an idle GPU (median);
+//! * **back to back**: the same 1000 calls, events around all of them, one
+//!   wait, per call;
+//! * **graph**: the call captured once as a CUDA graph ([`polymul::Graph`]),
+//!   one replay timed with events (median), and 100 replays back to back.
+//!
+//! The goals and the best open figures quoted in the issue stand beside the
+//! rows they concern.
+
+use crate::report::Table;
+use polymul::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
+use polymul::random::SplitMix64;
+use polymul::{Coeff, Gpu, Graph, NttParams, NttPlan, Result};
+use std::time::Instant;
+
+/// Calls queued back to back for the CPU and back-to-back columns.
+const BACK_TO_BACK: usize = 1000;
+/// Graph replays queued back to back.
+const REPLAYS: usize = 100;
+
+/// One row's numbers, µs.
+struct Latency {
+    plain: f64,
+    wall: f64,
+    cpu: f64,
+    back_to_back: f64,
+    graph: f64,
+    graph_b2b: f64,
+}
+
+/// Times `call` (one operation queued on the GPU's stream) and `graph`
+/// (the same operation captured).
+fn measure<S>(
+    gpu: &Gpu,
+    quick: bool,
+    mut call: impl FnMut() -> Result<()>,
+    graph: &Graph<'_, S>,
+) -> Result<Latency> {
+    let (warm, reps) = if quick { (20, 100) } else { (50, 400) };
+    let plain = gpu.time(warm, reps, &mut call)?.median_us;
+    let mut walls = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        call()?;
+        gpu.synchronize()?;
+        walls.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let wall = polymul::gpu::median(&mut walls);
+    // The host time of one call on an idle GPU (the queue never fills).
+    let mut cpus = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        call()?;
+        cpus.push(t.elapsed().as_secs_f64() * 1e6);
+        gpu.synchronize()?;
+    }
+    let cpu = polymul::gpu::median(&mut cpus);
+    // 1000 calls queued, one wait: events around all.
+    let b2b = gpu.time(1, 3, || {
+        for _ in 0..BACK_TO_BACK {
+            call()?;
+        }
+        Ok(())
+    })?;
+    let g = gpu.time(warm, reps, || graph.launch())?.median_us;
+    let gb = gpu.time(1, 5, || {
+        for _ in 0..REPLAYS {
+            graph.launch()?;
+        }
+        Ok(())
+    })?;
+    Ok(Latency {
+        plain,
+        wall,
+        cpu,
+        back_to_back: b2b.median_us / BACK_TO_BACK as f64,
+        graph: g,
+        graph_b2b: gb.median_us / REPLAYS as f64,
+    })
+}
+
+/// The goal and the best open figure the issue quotes for a row, if any.
+fn goal(word: u32, log_n: u32, op: &str) -> (&'static str, &'static str) {
+    match (word, log_n, op) {
+        (64, 16, "forward") => (
+            "≤ 8 / ≤ 4.5 / ≤ 4",
+            "troy-nova 13.62 plain; GPU-NTT 9.22 graph, 7.68 graph ×100; troy-nova 10.04 ×100",
+        ),
+        (32, 16, "forward") => ("≤ 6 / ≤ 4 / ≤ 3", "Cheddar 12.61 / 8.06 / 6.13"),
+        (64, 12, "forward") => ("≤ 6 plain", "troy-nova 11.52, Phantom 14.50, GPU-NTT 16.26"),
+        (32, 10, "forward") => ("≤ 4 plain", "—"),
+        (64, 16, "polymul") => ("≤ 12 plain; ≤ 8 graph", "≈ 45 (3 Phantom calls)"),
+        (32, 16, "polymul") => ("≤ 10 plain", "≈ 38 (3 Cheddar calls)"),
+        (32, 10, "DGT forward") => ("≤ 3 plain", "Coala 3.55 (RTX 2080), 8.99 (A100)"),
+        (32, 16, "DGT forward") => ("≤ 6 plain", "Coala 11.81 (RTX 2080), 12.19 (A100)"),
+        _ => ("", ""),
+    }
+}
+
+fn push(t: &mut Table, word: u32, log_n: u32, op: &str, towers: usize, l: &Latency, kernel: &str) {
+    let (g, best) = goal(word, log_n, if towers == 1 { op } else { "" });
+    let (g, best) = match (word, log_n, op, towers) {
+        (32, 16, "DGT forward", 4) => ("≤ 10 plain", "Coala 19.87 (A100)"),
+        _ => (g, best),
+    };
+    t.rows.push(vec![
+        format!("u{word}"),
+        format!("2^{log_n}"),
+        op.to_string(),
+        towers.to_string(),
+        format!("{:.2}", l.plain),
+        format!("{:.2}", l.wall),
+        format!("{:.2}", l.cpu),
+        format!("{:.2}", l.back_to_back),
+        format!("{:.2}", l.graph),
+        format!("{:.2}", l.graph_b2b),
+        g.to_string(),
+        best.to_string(),
+        kernel.to_string(),
+    ]);
+    eprintln!(
+        "  latency u{word} 2^{log_n} {op} ×{towers}: plain {:.2} (wall {:.2}, CPU {:.2}), back to back {:.2}, graph \
+         {:.2}, graph ×{REPLAYS} {:.2} µs",
+        l.plain, l.wall, l.cpu, l.back_to_back, l.graph, l.graph_b2b
+    );
+}
+
+/// Forward, inverse and polymul of one polynomial on the default NTT plan.
+fn ntt_rows<W: Coeff>(
+    gpu: &Gpu,
+    bits: u32,
+    log_n: u32,
+    quick: bool,
+    t: &mut Table,
+    failures: &mut Vec<String>,
+) -> Result<()> {
+    let n = 1usize << log_n;
+    let plan = NttPlan::new(gpu, NttParams::<W>::with_prime_bits(n, bits)?)?;
+    let q = plan.params().q();
+    let mut rng = SplitMix64::new(u64::from(log_n) << 8 | u64::from(W::BITS));
+    let x = rng.coeffs(n, q);
+    let y = rng.coeffs(n, q);
+    let kernel = format!("{} r{}", plan.kernel_for(1).name(), plan.radix_for(1));
+    // Check the graphs' products against the CPU once: a latency figure of
+    // a wrong result means nothing.
+    let mut pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
+    pg.launch()?;
+    pg.synchronize()?;
+    if gpu.download(&pg.state().0)? != polymul::cpu::polymul(plan.params(), &x, &y)? {
+        failures.push(format!(
+            "latency: the captured u{} polymul at N = 2^{log_n} differs from the CPU",
+            W::BITS
+        ));
+    }
+    let mut a = plan.upload(&x)?;
+    let fg = plan.capture(plan.upload(&x)?, |p, a| p.forward(a))?;
+    let l = measure(gpu, quick, || plan.forward(&mut a), &fg)?;
+    push(t, W::BITS, log_n, "forward", 1, &l, &kernel);
+    let ig = plan.capture(plan.upload(&x)?, |p, a| p.inverse(a))?;
+    let l = measure(gpu, quick, || plan.inverse(&mut a), &ig)?;
+    push(t, W::BITS, log_n, "inverse", 1, &l, &kernel);
+    let mut b = plan.upload(&y)?;
+    // `b` is scratch after each product (its words stay reduced).
+    gpu.copy_into(&mut pg.state_mut().1, &y)?;
+    let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
+    push(t, W::BITS, log_n, "polymul", 1, &l, &kernel);
+    Ok(())
+}
+
+/// The DGT's forward transform and polymul (1 and 4 towers of 30-bit primes).
+fn dgt_rows(gpu: &Gpu, log_n: u32, towers: usize, quick: bool, t: &mut Table) -> Result<()> {
+    let n = 1usize << log_n;
+    let params = dgt_primes(30, n, towers)?
+        .into_iter()
+        .map(|p| DgtParams::<u32>::new(n, p))
+        .collect::<Result<Vec<_>>>()?;
+    let plan = DgtPlan::with_towers(gpu, &params, DgtConfig::default_for(params[0].log_m()))?;
+    let mut rng = SplitMix64::new(u64::from(log_n) * 31 + towers as u64);
+    let q = params.iter().map(|p| p.p()).min().unwrap_or(2);
+    let x = rng.coeffs(n * towers, q);
+    let mut a = plan.upload(&x)?;
+    let mut b = plan.upload(&x)?;
+    let fg = plan.capture(plan.upload(&x)?, |p, a| p.forward(a))?;
+    let l = measure(gpu, quick, || plan.forward(&mut a), &fg)?;
+    push(t, 32, log_n, "DGT forward", towers, &l, "DGT");
+    let pg = plan.capture((plan.upload(&x)?, plan.upload(&x)?), |p, (a, b)| p.polymul_in_place(a, b))?;
+    let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
+    push(t, 32, log_n, "DGT polymul", towers, &l, "DGT");
+    Ok(())
+}
+
+/// The latency table: NTT forward, inverse and polymul at N = 2^10 … 2^16
+/// (both words), DGT forward and polymul (1 and 4 towers).
+/// Returns the table and the failed checks.
+pub fn table(gpu: &Gpu, quick: bool) -> Result<(Table, Vec<String>)> {
+    let mut t = Table::new(
+        "Latency: one polynomial per call",
+        &[
+            "word",
+            "N",
+            "op",
+            "towers",
+            "plain µs (events)",
+            "plain µs (host clock, call + wait)",
+            "CPU µs to queue one call",
+            "back to back µs/call (1000 queued, one wait)",
+            "graph replay µs (events)",
+            "graph ×100 µs/replay",
+            "goal µs (plain / graph / back to back)",
+            "best open code, µs (H100, issue 15)",
+            "kernel",
+        ],
+    );
+    t.note = format!(
+        "One polynomial (per tower) per call on device buffers, the plan's default kernels. Plain: CUDA events \
+         around one call after warm-up, median; host clock: the call and a stream synchronize. CPU: the host \
+         time to queue one call (the call alone, the GPU idle before it; median). Back to back: events around \
+         {BACK_TO_BACK} calls queued without a wait, per call. Graph: the call captured once (`plan.capture`), one replay \
+         between events (median), and {REPLAYS} replays back to back, per replay. Random inputs; the captured \
+         polymul is checked against the CPU before timing."
+    );
+    let mut failures = Vec::new();
+    let sizes: &[u32] = if quick { &[10, 12, 16] } else { &[10, 12, 14, 16] };
+    for &log_n in sizes {
+        ntt_rows::<u32>(gpu, 30, log_n, quick, &mut t, &mut failures)?;
+        ntt_rows::<u64>(gpu, 62, log_n, quick, &mut t, &mut failures)?;
+    }
+    for &log_n in sizes {
+        dgt_rows(gpu, log_n, 1, quick, &mut t)?;
+    }
+    dgt_rows(gpu, 16, 4, quick, &mut t)?;
+    Ok((t, failures))
+}

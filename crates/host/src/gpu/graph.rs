@@ -1,0 +1,211 @@
+//! CUDA graphs: a plan's operation captured once on its device buffers and
+//! replayed with one driver call (cuFFT's plan/exec split, one level up).
+//! cust 0.3.2 has no graph wrapper; this module is the one place that
+//! calls the driver's graph entry points, behind [`Graph`].
+
+use super::launch::Queue;
+use super::{DeviceVec, Gpu};
+use crate::{Coeff, Error, Result};
+use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
+
+/// A captured operation: the launches one call of a plan queued, on
+/// buffers the graph owns (`state`), replayed by [`Graph::launch`].
+///
+/// Replaying costs one driver call however many kernels the operation has,
+/// and the GPU runs the kernels back to back. Write new inputs into the
+/// buffers of [`Graph::state_mut`] between replays (e.g.
+/// [`Gpu::copy_into`]); each replay computes on what they hold then. The
+/// graph borrows its plan (whose tables it reads) and owns its buffers, so
+/// neither can go away while it may run.
+///
+/// ```no_run
+/// use polymul::{Gpu, NttParams, NttPlan};
+/// let gpu = Gpu::new()?;
+/// let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 16, 62)?)?;
+/// let (a, b) = (plan.zeros(1)?, plan.zeros(1)?);
+/// // Capture a ← a ⊗ b once ...
+/// let mut graph = plan.capture((a, b), |plan, (a, b)| plan.polymul_in_place(a, b))?;
+/// let q = plan.params().q();
+/// for round in 0..3u64 {
+///     let x: Vec<u64> = (0..1 << 16).map(|i| (i * round) % q).collect();
+///     gpu.copy_into(&mut graph.state_mut().0, &x)?;
+///     gpu.copy_into(&mut graph.state_mut().1, &x)?;
+///     graph.launch()?; // ... and replay it on new inputs.
+///     let product = gpu.download(&graph.state().0)?;
+/// #   let _ = product;
+/// }
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub struct Graph<'p, S> {
+    gpu: &'p Gpu,
+    /// The stream the operation was captured from, where replays queue
+    /// (owned by the plan or its GPU, which outlive `'p`).
+    stream: sys::CUstream,
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+    state: S,
+}
+
+impl<S> std::fmt::Debug for Graph<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph").finish_non_exhaustive()
+    }
+}
+
+fn check(rc: CUresult, during: &'static str) -> Result<()> {
+    if rc == CUDA_SUCCESS { Ok(()) } else { Err(Error::CudaCode { during, code: rc as i32 }) }
+}
+
+/// Captures what `work` queues on `q`'s stream into a graph that owns
+/// `state`. `work` is a function, not a closure, so that every device
+/// buffer it reaches is the plan's or the state's, both of which outlive
+/// the graph. A `work` that waits for the GPU, copies from or to the host
+/// or allocates with a zeroing copy fails (the driver refuses those while
+/// capturing); its error is returned and nothing is captured.
+pub(crate) fn capture<'p, P, S>(
+    q: Queue<'p>,
+    plan: &'p P,
+    mut state: S,
+    work: fn(&P, &mut S) -> Result<()>,
+) -> Result<Graph<'p, S>> {
+    q.gpu.bind()?;
+    let stream = q.stream.as_inner();
+    // Relaxed: launches that allocate (a plan's scratch growing on first
+    // use) may do so while capturing; the allocation itself is not captured.
+    // SAFETY: a stream of the current context.
+    check(
+        unsafe {
+            sys::cuStreamBeginCapture_v2(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
+        },
+        "beginning a graph capture",
+    )?;
+    let queued = work(plan, &mut state);
+    let mut graph: sys::CUgraph = std::ptr::null_mut();
+    // SAFETY: the capture begun above; ends it whatever `work` did.
+    let ended = unsafe { sys::cuStreamEndCapture(stream, &mut graph) };
+    let destroy = |g: sys::CUgraph| {
+        if !g.is_null() {
+            // SAFETY: a graph this function created and nothing else holds.
+            unsafe { sys::cuGraphDestroy(g) };
+        }
+    };
+    if let Err(e) = queued.and_then(|()| check(ended, "capturing a graph")) {
+        destroy(graph);
+        return Err(e);
+    }
+    let mut exec: sys::CUgraphExec = std::ptr::null_mut();
+    // SAFETY: a complete graph; flags 0.
+    if let Err(e) =
+        check(unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) }, "instantiating a graph")
+    {
+        destroy(graph);
+        return Err(e);
+    }
+    Ok(Graph { gpu: q.gpu, stream, graph, exec, state })
+}
+
+impl<S> Graph<'_, S> {
+    /// Queues one replay on the stream the operation was captured from
+    /// (after the work queued there before; returns without waiting).
+    pub fn launch(&self) -> Result<()> {
+        self.gpu.bind()?;
+        // SAFETY: an instantiated graph and a live stream of its context.
+        check(unsafe { sys::cuGraphLaunch(self.exec, self.stream) }, "launching a graph")
+    }
+
+    /// Waits for the replays queued on the graph's stream.
+    pub fn synchronize(&self) -> Result<()> {
+        self.gpu.bind()?;
+        // SAFETY: a live stream of the current context.
+        check(unsafe { sys::cuStreamSynchronize(self.stream) }, "waiting for a graph")
+    }
+
+    /// The buffers the operation runs on.
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// The buffers, to write new inputs into between replays (wait for the
+    /// queued replays first: [`Graph::synchronize`]).
+    pub fn state_mut(&mut self) -> &mut S {
+        &mut self.state
+    }
+}
+
+impl<S> Drop for Graph<'_, S> {
+    fn drop(&mut self) {
+        // Errors cannot be reported from drop; the context outlives the graph.
+        let _ = self.gpu.bind();
+        // SAFETY: created by `capture`, destroyed once; the driver waits
+        // for replays in flight before releasing an executable graph.
+        unsafe {
+            sys::cuGraphExecDestroy(self.exec);
+            sys::cuGraphDestroy(self.graph);
+        }
+    }
+}
+
+/// A device buffer that grows on demand and never frees a smaller one while
+/// its owner lives, so a graph captured on an earlier size never points at
+/// freed memory: a plan's scratch and the fused kernels' control words.
+pub(crate) struct GrowBuffer<W: Coeff> {
+    inner: std::sync::Mutex<Grown<W>>,
+}
+
+/// The current buffer and the retired ones.
+type Grown<W> = (Option<DeviceVec<W>>, Vec<DeviceVec<W>>);
+
+impl<W: Coeff> GrowBuffer<W> {
+    pub(crate) fn new() -> Self {
+        Self { inner: std::sync::Mutex::new((None, Vec::new())) }
+    }
+
+    /// At least `len` words (allocated without a copy, so also while a
+    /// stream captures); with `zero`, new words are zeroed on that queue
+    /// before the work queued after this.
+    pub(crate) fn at_least(
+        &self,
+        gpu: &Gpu,
+        len: usize,
+        zero: Option<&Queue<'_>>,
+    ) -> Result<cust::memory::DevicePointer<W>> {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if g.0.as_ref().is_none_or(|v| v.len() < len) {
+            gpu.bind()?;
+            // SAFETY: the words are zeroed below before any kernel reads them
+            // (`zero`), or written before read by their users (scratch).
+            let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
+                .map_err(Error::cuda("allocating", len * std::mem::size_of::<W>()))?;
+            let v = DeviceVec { buf };
+            if let Some(q) = zero {
+                let bytes = v.len() * std::mem::size_of::<W>();
+                // SAFETY: `bytes / 4` words of a live allocation, on a stream
+                // of the current context.
+                check(
+                    unsafe {
+                        sys::cuMemsetD32Async(
+                            v.buf.as_device_ptr().as_raw(),
+                            0,
+                            bytes / 4,
+                            q.stream.as_inner(),
+                        )
+                    },
+                    "zeroing control words",
+                )?;
+            }
+            if let Some(old) = g.0.replace(v) {
+                g.1.push(old);
+            }
+        }
+        Ok(g.0.as_ref().map_or(cust::memory::DevicePointer::null(), |v| v.buf.as_device_ptr()))
+    }
+
+    /// Retires the current buffer (kept alive, not reused): the next
+    /// [`GrowBuffer::at_least`] allocates new words.
+    pub(crate) fn retire(&self) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = g.0.take() {
+            g.1.push(old);
+        }
+    }
+}
