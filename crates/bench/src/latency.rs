@@ -145,7 +145,12 @@ fn ntt_rows<W: Coeff>(
     let mut rng = SplitMix64::new(u64::from(log_n) << 8 | u64::from(W::BITS));
     let x = rng.coeffs(n, q);
     let y = rng.coeffs(n, q);
-    let kernel = format!("{} r{}", plan.kernel_for(1).name(), plan.radix_for(1));
+    let kernel = format!(
+        "{} r{}, forward in {} launch(es)",
+        plan.kernel_for(1).name(),
+        plan.radix_for(1),
+        plan.global_passes(1)
+    );
     // Check the graphs' products against the CPU once: a latency figure of
     // a wrong result means nothing.
     let mut pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;

@@ -441,6 +441,11 @@ impl<'g> LazyKernels<'g> {
     pub(crate) fn passes(&self, inverse: bool) -> usize {
         if inverse { self.inverse.len() } else { self.forward.len() }
     }
+
+    /// `log2` of the row pass's radix.
+    pub(crate) fn row_log_r(&self) -> u32 {
+        self.forward.last().map_or(0, |(_, p)| p.kernel.log_r)
+    }
 }
 
 /// A by-value kernel argument block (`#[repr(C)]`, defined in

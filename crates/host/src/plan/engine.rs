@@ -497,6 +497,22 @@ impl<'g, W: Coeff> Engine<'g, W> {
     pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
         self.log_radix.unwrap_or_else(|| {
             let k = self.kernel_for_dir(batch, inverse);
+            // A launch on the lazy kernels' latency schedule: its radix.
+            if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy)
+                && lz.fused_for(batch).is_none()
+            {
+                let path = lz.path_for(batch.saturating_mul(self.towers));
+                if std::ptr::eq(path.kernels, &lz.kernels) {
+                    return auto_radix(
+                        k,
+                        W::BITS,
+                        self.log_n,
+                        is_batched(self.n(), batch.saturating_mul(self.towers)),
+                        inverse,
+                    );
+                }
+                return path.kernels.row_log_r();
+            }
             auto_radix(
                 k,
                 W::BITS,
