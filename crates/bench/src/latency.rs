@@ -177,6 +177,27 @@ fn ntt_rows<W: Coeff>(
     Ok(())
 }
 
+/// The RNS polymul over 4 towers of 62-bit primes (one launch per pass
+/// covers every tower).
+fn rns_rows(gpu: &Gpu, log_n: u32, quick: bool, t: &mut Table, failures: &mut Vec<String>) -> Result<()> {
+    let n = 1usize << log_n;
+    let basis = polymul::rns::RnsBasis::<u64>::new(n, 62, 4)?;
+    let plan = polymul::rns::RnsPlan::new(gpu, &basis)?;
+    let mut rng = SplitMix64::new(u64::from(log_n) * 131);
+    let x: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
+    let y: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
+    let pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
+    pg.launch()?;
+    pg.synchronize()?;
+    if gpu.download(&pg.state().0)? != polymul::cpu::rns_polymul(&basis, &x, &y)? {
+        failures.push(format!("latency: the captured RNS polymul at N = 2^{log_n} differs from the CPU"));
+    }
+    let (mut a, mut b) = (plan.upload(&x)?, plan.upload(&y)?);
+    let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
+    push(t, 64, log_n, "RNS polymul", 4, &l, plan.kernel_for(1).name());
+    Ok(())
+}
+
 /// The DGT's forward transform and polymul (1 and 4 towers of 30-bit primes).
 fn dgt_rows(gpu: &Gpu, log_n: u32, towers: usize, quick: bool, t: &mut Table) -> Result<()> {
     let n = 1usize << log_n;
@@ -200,7 +221,8 @@ fn dgt_rows(gpu: &Gpu, log_n: u32, towers: usize, quick: bool, t: &mut Table) ->
 }
 
 /// The latency table: NTT forward, inverse and polymul at N = 2^10 … 2^16
-/// (both words), DGT forward and polymul (1 and 4 towers).
+/// (both words), RNS polymul (4 towers), DGT forward and polymul (1 and 4
+/// towers).
 /// Returns the table and the failed checks.
 pub fn table(gpu: &Gpu, quick: bool) -> Result<(Table, Vec<String>)> {
     let mut t = Table::new(
@@ -235,6 +257,7 @@ pub fn table(gpu: &Gpu, quick: bool) -> Result<(Table, Vec<String>)> {
         ntt_rows::<u32>(gpu, 30, log_n, quick, &mut t, &mut failures)?;
         ntt_rows::<u64>(gpu, 62, log_n, quick, &mut t, &mut failures)?;
     }
+    rns_rows(gpu, 16, quick, &mut t, &mut failures)?;
     for &log_n in sizes {
         dgt_rows(gpu, log_n, 1, quick, &mut t)?;
     }

@@ -136,11 +136,16 @@ pub fn cluster_wait() {
 }
 
 /// The start of a kernel that may be launched as a programmatic dependent
-/// (sm_90's `griddepcontrol`): lets the next launch of the stream begin
-/// (its blocks then wait here in turn), and waits until the previous grid of
-/// the stream has finished and its writes are visible. Every global access
-/// of the kernel comes after it. Launched without the programmatic
-/// attribute, both are no-ops; below sm_90 there is nothing to do.
+/// (sm_90's `griddepcontrol`): waits until the previous grid of the stream
+/// has finished and its writes are visible, then lets the next launch of
+/// the stream begin (its blocks wait here in turn while this grid runs).
+/// Every global access of the kernel comes after it. In this order at most
+/// one grid waits ahead of the running one: letting the next launch begin
+/// before the wait let every queued grid of a long chain become resident
+/// and wait, holding the SMs the running one needed (H100, `u64` N = 2^16
+/// polymul back to back: 23.0 µs per call against 16.7 for one call alone;
+/// docs/latency.md). Launched without the programmatic attribute both are
+/// no-ops; below sm_90 there is nothing to do.
 #[inline(always)]
 pub fn grid_dependency_sync() {
     #[cfg(target_feature = "sm_90")]
@@ -148,8 +153,8 @@ pub fn grid_dependency_sync() {
     // store moves above the wait.
     unsafe {
         core::arch::asm!(
-            "griddepcontrol.launch_dependents;",
             "griddepcontrol.wait;",
+            "griddepcontrol.launch_dependents;",
             options(nostack, preserves_flags)
         )
     };
