@@ -83,8 +83,18 @@ fn run() -> Result<(), String> {
     let mut cubins =
         String::from("/// SASS (cubin) of `polymul-kernels` by SM version, built by build.rs.\n");
     cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
+    // The modules whose lazy pass kernels wait for their predecessor
+    // (`griddepcontrol`, the sm_90 build): the host may launch those passes
+    // as programmatic dependents. Found here once, not by every `Gpu::new`.
+    let mut dependent = String::from(
+        "/// SM versions whose PTX has `griddepcontrol.wait` (programmatic dependent launches).\n",
+    );
+    dependent.push_str("pub(crate) static DEPENDENT_LAUNCH_ARCHS: &[u32] = &[");
     for b in built {
         let b = b?;
+        if b.dependent {
+            dependent.push_str(&format!("{}, ", b.arch.0));
+        }
         index.push_str(&format!(
             "    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{}\"))),\n",
             b.arch.0, b.ptx_file
@@ -98,7 +108,9 @@ fn run() -> Result<(), String> {
     }
     index.push_str("];\n");
     cubins.push_str("];\n");
+    dependent.push_str("];\n");
     index.push_str(&cubins);
+    index.push_str(&dependent);
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
 }
 
@@ -116,6 +128,8 @@ struct Built {
     arch: Arch,
     ptx_file: String,
     cubin_file: Option<String>,
+    /// Whether the PTX has `griddepcontrol.wait` (the sm_90 pass kernels).
+    dependent: bool,
 }
 
 impl Job<'_> {
@@ -140,7 +154,8 @@ impl Job<'_> {
         // adding them again to a prebuilt file changes nothing).
         let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps(arch.0))?;
         std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
-        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None }) };
+        let dependent = ptx.contains("griddepcontrol.wait");
+        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None, dependent }) };
         let cubin = format!("polymul_kernels_{arch}.cubin");
         let out = std::process::Command::new(ptxas)
             .arg(format!("-arch={arch}"))
@@ -161,9 +176,9 @@ impl Job<'_> {
                 let first = why.lines().next().unwrap_or("");
                 println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
             }
-            return Ok(Built { arch, ptx_file, cubin_file: None });
+            return Ok(Built { arch, ptx_file, cubin_file: None, dependent });
         }
-        Ok(Built { arch, ptx_file, cubin_file: Some(cubin) })
+        Ok(Built { arch, ptx_file, cubin_file: Some(cubin), dependent })
     }
 }
 

@@ -67,10 +67,16 @@ pub fn polymul_lazy_latency<W: Coeff>(
     product_on(p, a, b, &latency_schedule(p, log_r)?)
 }
 
-fn latency_schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedule> {
-    if let Some(r) = log_r.filter(|r| !polymul_kernels::names::LATENCY_LOG_RADIX.contains(r)) {
-        return Err(Error::BadRadix { radix: 1usize.checked_shl(r).unwrap_or(0) });
+/// [`Error::BadRadix`] unless `log_r` is `None` or one of `radices`.
+fn check_radix(log_r: Option<u32>, radices: &[u32]) -> Result<()> {
+    match log_r.filter(|r| !radices.contains(r)) {
+        Some(r) => Err(Error::BadRadix { radix: 1usize.checked_shl(r).unwrap_or(0) }),
+        None => Ok(()),
     }
+}
+
+fn latency_schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedule> {
+    check_radix(log_r, &polymul_kernels::names::LATENCY_LOG_RADIX)?;
     LazySchedule::latency::<W>(p.log_n(), log_r).ok_or(Error::InvalidN {
         n: p.n(),
         min: 1 << 10,
@@ -205,9 +211,7 @@ fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule
 }
 
 fn schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedule> {
-    if let Some(r) = log_r.filter(|r| !polymul_kernels::names::LAZY_LOG_RADIX.contains(r)) {
-        return Err(Error::BadRadix { radix: 1usize.checked_shl(r).unwrap_or(0) });
-    }
+    check_radix(log_r, &polymul_kernels::names::LAZY_LOG_RADIX)?;
     LazySchedule::new::<W>(p.log_n(), log_r).ok_or(Error::InvalidN {
         n: p.n(),
         min: 1 << lazy::MIN_ROW_L,

@@ -220,7 +220,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     fn scratch_ptr(&self, len: usize) -> Result<DevicePointer<W>> {
-        self.scratch.at_least(self.gpu, len, Some(&self.queue()))
+        self.scratch.at_least(&self.queue(), len)
     }
 
     fn table(&self, offset: usize) -> DevicePointer<W> {

@@ -161,38 +161,26 @@ impl<W: Coeff> GrowBuffer<W> {
     }
 
     /// At least `len` words (allocated without a copy, so also while a
-    /// stream captures); with `zero`, new words are zeroed on that queue
-    /// before the work queued after this.
-    pub(crate) fn at_least(
-        &self,
-        gpu: &Gpu,
-        len: usize,
-        zero: Option<&Queue<'_>>,
-    ) -> Result<cust::memory::DevicePointer<W>> {
+    /// stream captures); new words are zeroed on `q` before the work queued
+    /// there after this.
+    pub(crate) fn at_least(&self, q: &Queue<'_>, len: usize) -> Result<cust::memory::DevicePointer<W>> {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if g.0.as_ref().is_none_or(|v| v.len() < len) {
-            gpu.bind()?;
-            // SAFETY: the words are zeroed below before any kernel reads them
-            // (`zero`), or written before read by their users (scratch).
+            q.gpu.bind()?;
+            let bytes = len.max(1) * std::mem::size_of::<W>();
+            // SAFETY: the words are zeroed below, before any kernel queued
+            // after this reads them.
             let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
-                .map_err(Error::cuda("allocating", len * std::mem::size_of::<W>()))?;
+                .map_err(Error::cuda("allocating", bytes))?;
             let v = DeviceVec { buf };
-            if let Some(q) = zero {
-                let bytes = v.len() * std::mem::size_of::<W>();
-                // SAFETY: `bytes / 4` words of a live allocation, on a stream
-                // of the current context.
-                check(
-                    unsafe {
-                        sys::cuMemsetD32Async(
-                            v.buf.as_device_ptr().as_raw(),
-                            0,
-                            bytes / 4,
-                            q.stream.as_inner(),
-                        )
-                    },
-                    "zeroing control words",
-                )?;
-            }
+            // SAFETY: `bytes / 4` words of a live allocation, on a stream of
+            // the current context.
+            check(
+                unsafe {
+                    sys::cuMemsetD32Async(v.buf.as_device_ptr().as_raw(), 0, bytes / 4, q.stream.as_inner())
+                },
+                "zeroing a grown buffer",
+            )?;
             if let Some(old) = g.0.replace(v) {
                 g.1.push(old);
             }

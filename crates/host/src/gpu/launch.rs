@@ -524,7 +524,7 @@ fn lazy_pass<W: Coeff>(
     // waits for its predecessor before any global access
     // (`grid_dependency_sync`), so it may be a programmatic dependent.
     unsafe {
-        if let Some(l) = q.gpu.dependent_launch().filter(|_| q.gpu.pdl_in(q.stream)) {
+        if let Some(l) = q.gpu.dependent_launch(q.stream) {
             let mut params = params;
             let geometry = ((blocks, towers.rows), p.shape.threads(), p.smem_bytes::<W>());
             return l.launch_dependent(f, geometry, q.stream, &mut params);
@@ -677,7 +677,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
 ) -> Result<()> {
     q.gpu.bind()?;
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
-    let ctrl = k.ctrl.at_least(q.gpu, words, Some(&q))?;
+    let ctrl = k.ctrl.at_least(&q, words)?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
     let mut args =
         t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);

@@ -190,8 +190,7 @@ impl Gpu {
         // Only a module whose pass kernels wait for their predecessor (the
         // sm_90 build has `griddepcontrol`) may launch them as dependents.
         let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
-            && *ptx_arch >= 90
-            && ptx.contains("griddepcontrol.wait");
+            && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
         let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
         Ok(Self { module, stream, ctx, info, cluster, pdl, pdl_graph })
     }
@@ -212,27 +211,21 @@ impl Gpu {
         self.cluster
     }
 
-    /// The launcher of programmatic dependents (sm_90 with
+    /// The launcher of programmatic dependents on `stream` (sm_90 with
     /// `cuLaunchKernelEx`), unless `$POLYMUL_PDL` was `0` when this `Gpu`
-    /// was created (a developer's switch for comparing the two).
-    pub(crate) fn dependent_launch(&self) -> Option<cluster::ClusterLaunch> {
-        self.cluster.filter(|_| self.pdl)
-    }
-
-    /// Whether launches on `stream` may be programmatic dependents now:
-    /// always, unless `$POLYMUL_PDL_GRAPH` was `0` when this `Gpu` was
-    /// created and the stream captures a graph (H100, graph replays ×100:
-    /// `u64` N = 2^16 forward 6.88 → 6.60 µs with programmatic edges, `u32`
-    /// 6.00 → 5.67; docs/latency.md).
-    pub(crate) fn pdl_in(&self, stream: &Stream) -> bool {
-        if self.pdl_graph {
-            return true;
-        }
-        let mut status = cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: a live stream and an out-parameter.
-        let rc = unsafe { cust::sys::cuStreamIsCapturing(stream.as_inner(), &mut status) };
-        rc == cust::sys::cudaError_enum::CUDA_SUCCESS
-            && status == cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+    /// was created (a developer's switch for comparing the two), or
+    /// `$POLYMUL_PDL_GRAPH` was `0` and the stream captures a graph (H100,
+    /// graph replays ×100: `u64` N = 2^16 forward 6.88 → 6.60 µs with
+    /// programmatic edges, `u32` 6.00 → 5.67; docs/latency.md).
+    pub(crate) fn dependent_launch(&self, stream: &Stream) -> Option<cluster::ClusterLaunch> {
+        let capturing = || {
+            let mut status = cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+            // SAFETY: a live stream and an out-parameter.
+            let rc = unsafe { cust::sys::cuStreamIsCapturing(stream.as_inner(), &mut status) };
+            rc != cust::sys::cudaError_enum::CUDA_SUCCESS
+                || status != cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+        };
+        self.cluster.filter(|_| self.pdl && (self.pdl_graph || !capturing()))
     }
 
     pub(crate) fn module(&self) -> &Module {

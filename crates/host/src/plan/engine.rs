@@ -192,14 +192,20 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         self.fused.as_ref().filter(|f| f.wants(batch))
     }
 
+    /// The latency schedule, where a launch over `polys` polynomials (every
+    /// tower's) runs it: where full tiles would give fewer blocks than the
+    /// GPU has SMs.
+    fn latency_for(&self, polys: usize) -> Option<&LatencyPath<'g, W>> {
+        self.latency.as_ref().filter(|_| polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors)
+    }
+
     /// The kernels and tables (transform, product) a launch over `polys`
-    /// polynomials (every tower's) runs: the latency schedule's where full
-    /// tiles would give fewer blocks than the GPU has SMs, else the full
-    /// tiles'.
+    /// polynomials runs: the latency schedule's ([`LazyState::latency_for`]),
+    /// else the full tiles'.
     fn path_for(&self, polys: usize) -> LazyPath<'_, 'g, W> {
         let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
-        match &self.latency {
-            Some(l) if polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors => {
+        match self.latency_for(polys) {
+            Some(l) => {
                 let (tables, product) = set(l.tables.as_ref().unwrap_or(&self.tables));
                 LazyPath { kernels: &l.kernels, tables, product }
             }
@@ -500,18 +506,9 @@ impl<'g, W: Coeff> Engine<'g, W> {
             // A launch on the lazy kernels' latency schedule: its radix.
             if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy)
                 && lz.fused_for(batch).is_none()
+                && let Some(l) = lz.latency_for(batch.saturating_mul(self.towers))
             {
-                let path = lz.path_for(batch.saturating_mul(self.towers));
-                if std::ptr::eq(path.kernels, &lz.kernels) {
-                    return auto_radix(
-                        k,
-                        W::BITS,
-                        self.log_n,
-                        is_batched(self.n(), batch.saturating_mul(self.towers)),
-                        inverse,
-                    );
-                }
-                return path.kernels.row_log_r();
+                return l.kernels.row_log_r();
             }
             auto_radix(
                 k,

@@ -85,9 +85,6 @@ impl LazySchedule {
     /// `names::LATENCY_LOG_RADIX`.
     pub fn latency<W: Coeff>(log_n: u32, log_r: Option<u32>) -> Option<Self> {
         let log_r = log_r.unwrap_or(lazy::LATENCY_LOG_R);
-        if !polymul_kernels::names::LATENCY_LOG_RADIX.contains(&log_r) {
-            return None;
-        }
         Self::with_split::<W>(log_n, Some(log_r), lazy::latency_split(log_n)?, true)
     }
 
