@@ -109,6 +109,56 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
     );
 }
 
+/// Repeated DGT calls on the same buffers (replayed from the plan's graph
+/// cache from the second on): forward, inverse and polymul, 5 rounds of new
+/// inputs, every tower against the CPU.
+fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
+    let r = (|| {
+        let n = 1usize << log_n;
+        let params = dgt::dgt_primes(30, n, towers)
+            .map_err(s)?
+            .into_iter()
+            .map(|p| DgtParams::<u32>::new(n, p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(s)?;
+        let cfg = DgtConfig::default_for(params[0].log_m());
+        let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let mut rng = SplitMix64::new(seed);
+        let (mut a, mut b) = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+        let towers_of = |v: &[u32]| -> Vec<Vec<u32>> { v.chunks(n).map(<[u32]>::to_vec).collect() };
+        for _ in 0..5 {
+            let x: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+            let y: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+            for inverse in [false, true] {
+                gpu.copy_into(&mut a, &x).map_err(s)?;
+                if inverse { plan.inverse(&mut a) } else { plan.forward(&mut a) }.map_err(s)?;
+                let got = towers_of(&gpu.download(&a).map_err(s)?);
+                for ((p, mut want), got) in params.iter().zip(towers_of(&x)).zip(got) {
+                    if inverse {
+                        dgt::cpu::inverse(p, &cfg, &mut want)
+                    } else {
+                        dgt::cpu::forward(p, &cfg, &mut want)
+                    }
+                    .map_err(s)?;
+                    eq("dgt transform", &got, &want)?;
+                }
+            }
+            gpu.copy_into(&mut a, &x).map_err(s)?;
+            gpu.copy_into(&mut b, &y).map_err(s)?;
+            plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
+            let got = towers_of(&gpu.download(&a).map_err(s)?);
+            for (((p, x), y), got) in params.iter().zip(towers_of(&x)).zip(towers_of(&y)).zip(got) {
+                eq("dgt polymul", &got, &dgt::cpu::polymul(p, &cfg, &x, &y).map_err(s)?)?;
+            }
+        }
+        Ok(())
+    })();
+    t.record(
+        &format!("repeated DGT calls {towers} tower(s) N=2^{log_n}: forward, inverse, polymul, 5 rounds, cached graphs == CPU"),
+        r,
+    );
+}
+
 /// Polymuls queued back to back (no wait between them) on three streams at
 /// once, one plan per stream, then checked.
 fn back_to_back(gpu: &Gpu, seed: u64, t: &mut Tally) {
@@ -150,8 +200,69 @@ fn back_to_back(gpu: &Gpu, seed: u64, t: &mut Tally) {
     t.record("back to back: 40 polymuls u64 N=2^12 queued on each of 3 streams without a wait == CPU", r);
 }
 
+/// Repeated plain calls on the same buffers, which a plan replays from the
+/// graph it captured on the second call (its graph cache): new inputs
+/// every round, two sets of buffers in turn, the plan moved to another
+/// stream halfway, and more buffers than the cache keeps (so graphs are
+/// dropped and the others still right).
+fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let r = (|| {
+        let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+        let mut plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+        let mut rng = SplitMix64::new(seed);
+        let sets = if log_n == 12 { 20 } else { 2 };
+        let mut bufs = (0..sets)
+            .map(|_| Ok((plan.zeros(batch)?, plan.zeros(batch)?)))
+            .collect::<polymul::Result<Vec<_>>>()
+            .map_err(s)?;
+        let stream = gpu.create_stream().map_err(s)?;
+        let get = |plan: &NttPlan<'_, W>, v: &polymul::DeviceVec<W>| {
+            plan.synchronize().and_then(|()| gpu.download(v)).map_err(s)
+        };
+        for round in 0..6 {
+            if round == 3 {
+                plan.set_stream(Some(&stream));
+            }
+            for (a, b) in bufs.iter_mut() {
+                let (x, y) = (rng.coeffs(n * batch, p.q()), rng.coeffs(n * batch, p.q()));
+                gpu.copy_into(a, &x).map_err(s)?;
+                plan.forward(a).map_err(s)?;
+                let mut want = x.clone();
+                cpu::forward(&p, &mut want).map_err(s)?;
+                eq("forward", &get(&plan, a)?, &want)?;
+                gpu.copy_into(a, &x).map_err(s)?;
+                plan.inverse(a).map_err(s)?;
+                let mut want = x.clone();
+                cpu::inverse(&p, &mut want).map_err(s)?;
+                eq("inverse", &get(&plan, a)?, &want)?;
+                gpu.copy_into(a, &x).map_err(s)?;
+                gpu.copy_into(b, &y).map_err(s)?;
+                plan.polymul_in_place(a, b).map_err(s)?;
+                eq("polymul", &get(&plan, a)?, &cpu::polymul(&p, &x, &y).map_err(s)?)?;
+            }
+        }
+        Ok(())
+    })();
+    t.record(
+        &format!(
+            "repeated calls u{} N=2^{log_n} batch {batch}: forward, inverse, polymul on the same buffers, 6 rounds \
+             of new inputs, cached graphs == CPU",
+            W::BITS
+        ),
+        r,
+    );
+}
+
 /// The suite.
 pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    for (i, &log_n) in [12u32, 14, 16].iter().enumerate() {
+        for batch in [1usize, 2] {
+            let sd = seed ^ (100 + 2 * i as u64 + batch as u64);
+            repeated_calls::<u32>(gpu, 30, log_n, batch, sd, t);
+            repeated_calls::<u64>(gpu, 62, log_n, batch, sd ^ 7, t);
+        }
+    }
     for (i, &log_n) in [10u32, 12, 14, 16].iter().enumerate() {
         ntt_graphs::<u32>(gpu, 30, log_n, 1, seed ^ i as u64, t);
         ntt_graphs::<u64>(gpu, 62, log_n, 1, seed ^ (i as u64 + 10), t);
@@ -163,5 +274,7 @@ pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     rns_graph(gpu, seed ^ 23, t);
     dgt_graph(gpu, 10, 1, seed ^ 24, t);
     dgt_graph(gpu, 16, 4, seed ^ 25, t);
+    dgt_repeated(gpu, 10, 1, seed ^ 27, t);
+    dgt_repeated(gpu, 16, 4, seed ^ 28, t);
     back_to_back(gpu, seed ^ 26, t);
 }

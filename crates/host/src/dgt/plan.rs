@@ -4,6 +4,7 @@
 use super::config::DgtConfig;
 use super::params::DgtParams;
 use super::tables::DgtTables;
+use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{self, DgtKernels, DgtLaunch, Queue, TowerLaunch};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::{Coeff, Error, Result};
@@ -38,6 +39,9 @@ pub struct DgtPlan<'g, W: Coeff> {
     scratch: crate::gpu::graph::GrowBuffer<W>,
     /// The stream the plan queues on, if bound (else the GPU's).
     stream: Option<GpuStream>,
+    /// Graphs of repeated calls: a transform is two or three launches, a
+    /// polymul ten, so a repeated call replays them as one graph.
+    graphs: GraphCache<'g>,
 }
 
 impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
@@ -104,6 +108,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             kernels: DgtKernels::new::<W>(gpu)?,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
+            graphs: GraphCache::new(gpu),
         })
     }
 
@@ -232,14 +237,27 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// transform in the natural (bit-reversed frequency) order.
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let l = self.launch_args("data", data)?;
-        let (g, k, log_m) = (self.queue(), &self.kernels, self.towers[0].log_m());
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
+        let key = CallKey { op: 0, a: (d.as_raw(), data.len()), b: (0, 0) };
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.forward_on(q, d, s, &l))
+    }
+
+    /// Queues the launches of [`DgtPlan::forward`] of `d` (validated, `l`)
+    /// with scratch `s` on `g`.
+    fn forward_on(
+        &self,
+        g: Queue<'_>,
+        d: DevicePointer<W>,
+        s: DevicePointer<W>,
+        l: &DgtLaunch<W>,
+    ) -> Result<()> {
+        let (k, log_m) = (&self.kernels, self.towers[0].log_m());
         let g0 = &self.passes[0];
-        launch::dgt_code(g, k, false, log_m, g0.s1, d, s, self.table(self.layout.weights), &l)?;
-        launch::dgt_pass(g, k, g0, s, d, self.table(self.layout.fwd[0]), false, (true, false), &l)?;
+        launch::dgt_code(g, k, false, log_m, g0.s1, d, s, self.table(self.layout.weights), l)?;
+        launch::dgt_pass(g, k, g0, s, d, self.table(self.layout.fwd[0]), false, (true, false), l)?;
         if let Some(g1) = self.passes.get(1) {
-            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.fwd[1]), false, (true, true), &l)?;
+            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.fwd[1]), false, (true, true), l)?;
         }
         Ok(())
     }
@@ -247,15 +265,27 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
     pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let l = self.launch_args("data", data)?;
-        let (g, k, log_m) = (self.queue(), &self.kernels, self.towers[0].log_m());
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
+        let key = CallKey { op: 1, a: (d.as_raw(), data.len()), b: (0, 0) };
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.inverse_on(q, d, s, &l))
+    }
+
+    /// Queues the launches of [`DgtPlan::inverse`] (as [`DgtPlan::forward_on`]).
+    fn inverse_on(
+        &self,
+        g: Queue<'_>,
+        d: DevicePointer<W>,
+        s: DevicePointer<W>,
+        l: &DgtLaunch<W>,
+    ) -> Result<()> {
+        let (k, log_m) = (&self.kernels, self.towers[0].log_m());
         let g0 = &self.passes[0];
         if let Some(g1) = self.passes.get(1) {
-            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.inv[1]), true, (true, true), &l)?;
+            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.inv[1]), true, (true, true), l)?;
         }
-        launch::dgt_pass(g, k, g0, d, s, self.table(self.layout.inv[0]), true, (false, true), &l)?;
-        launch::dgt_code(g, k, true, log_m, g0.s1, s, d, self.table(self.layout.inv_weights), &l)
+        launch::dgt_pass(g, k, g0, d, s, self.table(self.layout.inv[0]), true, (false, true), l)?;
+        launch::dgt_code(g, k, true, log_m, g0.s1, s, d, self.table(self.layout.inv_weights), l)
     }
 
     /// Queues `a ← a · b` elementwise in the transform domain.
@@ -281,10 +311,17 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         if a.len() != b.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
-        self.forward(a)?;
-        self.forward(b)?;
-        self.pointwise_mul(a, b)?;
-        self.inverse(a)
+        let l = self.launch_args("a", a)?;
+        let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+        let s = self.scratch_ptr(a.len())?;
+        let log_m = self.towers[0].log_m();
+        let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| {
+            self.forward_on(q, pa, s, &l)?;
+            self.forward_on(q, pb, s, &l)?;
+            launch::dgt_pointwise(q, &self.kernels, log_m, pa, pb, &l)?;
+            self.inverse_on(q, pa, s, &l)
+        })
     }
 
     /// Negacyclic products of host polynomials (tower-major for several towers).

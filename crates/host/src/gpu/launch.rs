@@ -541,14 +541,15 @@ fn lazy_pass<W: Coeff>(
     }
 }
 
-/// Queues a lazy transform of `batch` polynomials per tower: its one or two
-/// passes, each one launch over every tower.
+/// Queues a lazy transform of `batch` polynomials per tower of `a` (the
+/// plan sized it to `batch · N` words per tower): its one or two passes,
+/// each one launch over every tower.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<'_>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    a: DevicePointer<W>,
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
@@ -559,7 +560,6 @@ pub(crate) fn lazy_ntt<W: Coeff>(
         Direction::Forward => &k.forward,
         Direction::Inverse => &k.inverse,
     };
-    let a = data.buf.as_device_ptr();
     for p in passes {
         lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
     }
@@ -783,7 +783,8 @@ pub(crate) fn cluster_ntt<W: Coeff>(
     unsafe { k.launcher.launch(f, geometry, cs, q.stream, &mut params) }
 }
 
-/// Queues `a ← a ⊗ b` through the lazy kernels: both operands' forward
+/// Queues `a ← a ⊗ b` (buffers of `batch · N` words per tower, sized by
+/// the plan) through the lazy kernels: both operands' forward
 /// column passes in one launch (if any), the product row pass (`b`'s
 /// forward row steps, `a`'s, the pointwise product and the inverse row
 /// steps in one kernel) and `a`'s inverse column pass; `b` is left
@@ -792,14 +793,12 @@ pub(crate) fn cluster_ntt<W: Coeff>(
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<'_>,
-    a: &mut DeviceVec<W>,
-    b: &mut DeviceVec<W>,
+    (pa, pb): (DevicePointer<W>, DevicePointer<W>),
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
     let null = DevicePointer::null();
     let cols = k.forward.len() > 1;
     if cols {

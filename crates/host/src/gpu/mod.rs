@@ -218,14 +218,7 @@ impl Gpu {
     /// graph replays ×100: `u64` N = 2^16 forward 6.88 → 6.60 µs with
     /// programmatic edges, `u32` 6.00 → 5.67; docs/latency.md).
     pub(crate) fn dependent_launch(&self, stream: &Stream) -> Option<cluster::ClusterLaunch> {
-        let capturing = || {
-            let mut status = cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-            // SAFETY: a live stream and an out-parameter.
-            let rc = unsafe { cust::sys::cuStreamIsCapturing(stream.as_inner(), &mut status) };
-            rc != cust::sys::cudaError_enum::CUDA_SUCCESS
-                || status != cust::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
-        };
-        self.cluster.filter(|_| self.pdl && (self.pdl_graph || !capturing()))
+        self.cluster.filter(|_| self.pdl && (self.pdl_graph || !graph::is_capturing(stream)))
     }
 
     pub(crate) fn module(&self) -> &Module {

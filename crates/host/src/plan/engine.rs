@@ -7,6 +7,7 @@
 
 use super::lazy::{LazySchedule, TablePair};
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
+use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{
     self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels,
     TiledKernels, TiledLaunch, TowerLaunch,
@@ -55,6 +56,8 @@ pub(crate) struct Engine<'g, W: Coeff> {
     stream: Option<GpuStream>,
     /// The lazy kernels and their tables, where the plan may run them.
     lazy: Option<LazyState<'g, W>>,
+    /// Graphs of repeated calls on a few polynomials (the latency schedule).
+    graphs: GraphCache<'g>,
 }
 
 /// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
@@ -407,6 +410,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             options,
             stream: None,
             lazy,
+            graphs: GraphCache::new(gpu),
         })
     }
 
@@ -567,16 +571,17 @@ impl<'g, W: Coeff> Engine<'g, W> {
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
             let path = lz.path_for(batch.saturating_mul(self.towers));
-            return launch::lazy_ntt(
-                self.queue(),
-                path.kernels,
-                dir,
-                data,
-                &path.tables,
-                batch,
-                self.log_n,
-                &towers,
-            );
+            let a = data.buf.as_device_ptr();
+            let record = |q: Queue<'_>| {
+                launch::lazy_ntt(q, path.kernels, dir, a, &path.tables, batch, self.log_n, &towers)
+            };
+            if lz.latency_for(batch.saturating_mul(self.towers)).is_some() {
+                // A few polynomials: the launches cost more than the work,
+                // so a repeated call replays them as one graph.
+                let key = CallKey { op: dir as u8, a: (a.as_raw(), data.len()), b: (0, 0) };
+                return self.graphs.run(self.queue(), key, record);
+            }
+            return record(self.queue());
         }
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
@@ -690,16 +695,16 @@ impl<'g, W: Coeff> Engine<'g, W> {
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
             let path = lz.path_for(batch.saturating_mul(self.towers));
             let towers = self.tower_launch(batch);
-            return launch::lazy_polymul(
-                self.queue(),
-                path.kernels,
-                a,
-                b,
-                &path.product,
-                batch,
-                log_n,
-                &towers,
-            );
+            let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+            let record = |q: Queue<'_>| {
+                launch::lazy_polymul(q, path.kernels, (pa, pb), &path.product, batch, log_n, &towers)
+            };
+            if lz.latency_for(batch.saturating_mul(self.towers)).is_some() {
+                // As for the transforms: repeated calls replay one graph.
+                let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
+                return self.graphs.run(self.queue(), key, record);
+            }
+            return record(self.queue());
         }
         self.whole(Direction::Forward, a)?;
         self.whole(Direction::Forward, b)?;
