@@ -56,7 +56,7 @@ pub(crate) struct Engine<'g, W: Coeff> {
     stream: Option<GpuStream>,
     /// The lazy kernels and their tables, where the plan may run them.
     lazy: Option<LazyState<'g, W>>,
-    /// Graphs of repeated calls on a few polynomials (the latency schedule).
+    /// Graphs of repeated small calls (`LazyState::is_small`).
     graphs: GraphCache<'g>,
 }
 
@@ -195,11 +195,17 @@ impl<'g, W: Coeff> LazyState<'g, W> {
         self.fused.as_ref().filter(|f| f.wants(batch))
     }
 
-    /// The latency schedule, where a launch over `polys` polynomials (every
-    /// tower's) runs it: where full tiles would give fewer blocks than the
-    /// GPU has SMs.
+    /// Whether a launch over `polys` polynomials (every tower's) is small:
+    /// full tiles would give fewer blocks than the GPU has SMs, so the
+    /// launches cost more than the work.
+    fn is_small(&self, polys: usize) -> bool {
+        polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors
+    }
+
+    /// The latency schedule, where a launch over `polys` polynomials runs
+    /// it: a small one ([`LazyState::is_small`]).
     fn latency_for(&self, polys: usize) -> Option<&LatencyPath<'g, W>> {
-        self.latency.as_ref().filter(|_| polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors)
+        self.latency.as_ref().filter(|_| self.is_small(polys))
     }
 
     /// The kernels and tables (transform, product) a launch over `polys`
@@ -575,7 +581,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             let record = |q: Queue<'_>| {
                 launch::lazy_ntt(q, path.kernels, dir, a, &path.tables, batch, self.log_n, &towers)
             };
-            if lz.latency_for(batch.saturating_mul(self.towers)).is_some() {
+            if lz.is_small(batch.saturating_mul(self.towers)) {
                 // A few polynomials: the launches cost more than the work,
                 // so a repeated call replays them as one graph.
                 let key = CallKey { op: dir as u8, a: (a.as_raw(), data.len()), b: (0, 0) };
@@ -699,7 +705,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
             let record = |q: Queue<'_>| {
                 launch::lazy_polymul(q, path.kernels, (pa, pb), &path.product, batch, log_n, &towers)
             };
-            if lz.latency_for(batch.saturating_mul(self.towers)).is_some() {
+            if lz.is_small(batch.saturating_mul(self.towers)) {
                 // As for the transforms: repeated calls replay one graph.
                 let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
                 return self.graphs.run(self.queue(), key, record);
