@@ -10,10 +10,14 @@
 //!   one replay timed with events (median), and 100 replays back to back.
 //!
 //! The goals and the best open figures quoted in the issue stand beside the
-//! rows they concern.
+//! rows they concern. The DGT rows run on both pipelines (fused, and
+//! Coala's separate encoding, pointwise and decoding kernels), and the
+//! last rows are the launch floor: chains of 1, 2 and 3 empty kernels
+//! launched as the passes are, what an operation of that many launches
+//! cannot beat.
 
 use crate::report::Table;
-use polymul::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
+use polymul::dgt::{DgtConfig, DgtParams, DgtPipeline, DgtPlan, dgt_primes};
 use polymul::random::SplitMix64;
 use polymul::{Coeff, Gpu, Graph, NttParams, NttPlan, Result};
 use std::time::Instant;
@@ -108,26 +112,51 @@ fn push(t: &mut Table, word: u32, log_n: u32, op: &str, towers: usize, l: &Laten
         (32, 16, "DGT forward", 4) => ("≤ 10 plain", "Coala 19.87 (A100)"),
         _ => (g, best),
     };
+    push_row(
+        t,
+        [format!("u{word}"), format!("2^{log_n}"), op.to_string(), towers.to_string()],
+        l,
+        g,
+        best,
+        kernel,
+    );
+}
+
+fn push_row(t: &mut Table, what: [String; 4], l: &Latency, goal: &str, best: &str, kernel: &str) {
+    let [word, n, op, towers] = what;
+    eprintln!(
+        "  latency {word} {n} {op} ×{towers}: plain {:.2} (wall {:.2}, CPU {:.2}), back to back {:.2}, graph \
+         {:.2}, graph ×{REPLAYS} {:.2} µs",
+        l.plain, l.wall, l.cpu, l.back_to_back, l.graph, l.graph_b2b
+    );
     t.rows.push(vec![
-        format!("u{word}"),
-        format!("2^{log_n}"),
-        op.to_string(),
-        towers.to_string(),
+        word,
+        n,
+        op,
+        towers,
         format!("{:.2}", l.plain),
         format!("{:.2}", l.wall),
         format!("{:.2}", l.cpu),
         format!("{:.2}", l.back_to_back),
         format!("{:.2}", l.graph),
         format!("{:.2}", l.graph_b2b),
-        g.to_string(),
+        goal.to_string(),
         best.to_string(),
         kernel.to_string(),
     ]);
-    eprintln!(
-        "  latency u{word} 2^{log_n} {op} ×{towers}: plain {:.2} (wall {:.2}, CPU {:.2}), back to back {:.2}, graph \
-         {:.2}, graph ×{REPLAYS} {:.2} µs",
-        l.plain, l.wall, l.cpu, l.back_to_back, l.graph, l.graph_b2b
-    );
+}
+
+/// The floor of a `k`-launch operation: `k` empty kernels launched as the
+/// passes are ([`polymul::gpu::LaunchChain`]), for k = 1, 2, 3.
+fn floor_rows(gpu: &Gpu, quick: bool, t: &mut Table) -> Result<()> {
+    for k in 1..=3 {
+        let chain = polymul::gpu::LaunchChain::new(gpu, k)?;
+        let g = chain.capture()?;
+        let l = measure(gpu, quick, || chain.queue(), &g)?;
+        let what = ["—".into(), "—".into(), format!("{k} empty launch(es)"), "—".into()];
+        push_row(t, what, &l, "", "", "launch_floor (floor of a k-launch call)");
+    }
+    Ok(())
 }
 
 /// Forward, inverse and polymul of one polynomial on the default NTT plan.
@@ -198,25 +227,57 @@ fn rns_rows(gpu: &Gpu, log_n: u32, quick: bool, t: &mut Table, failures: &mut Ve
     Ok(())
 }
 
-/// The DGT's forward transform and polymul (1 and 4 towers of 30-bit primes).
-fn dgt_rows(gpu: &Gpu, log_n: u32, towers: usize, quick: bool, t: &mut Table) -> Result<()> {
+/// The DGT's forward transform and polymul (1 and 4 towers of 30-bit
+/// primes) on `pipeline`'s kernels; the captured polymul is checked against
+/// the CPU emulation first.
+#[allow(clippy::too_many_arguments)]
+fn dgt_rows(
+    gpu: &Gpu,
+    log_n: u32,
+    towers: usize,
+    pipeline: DgtPipeline,
+    quick: bool,
+    t: &mut Table,
+    failures: &mut Vec<String>,
+) -> Result<()> {
     let n = 1usize << log_n;
     let params = dgt_primes(30, n, towers)?
         .into_iter()
         .map(|p| DgtParams::<u32>::new(n, p))
         .collect::<Result<Vec<_>>>()?;
-    let plan = DgtPlan::with_towers(gpu, &params, DgtConfig::default_for(params[0].log_m()))?;
+    let config = DgtConfig::default_for(params[0].log_m());
+    let plan = DgtPlan::with_pipeline(gpu, &params, config, pipeline)?;
     let mut rng = SplitMix64::new(u64::from(log_n) * 31 + towers as u64);
-    let q = params.iter().map(|p| p.p()).min().unwrap_or(2);
-    let x = rng.coeffs(n * towers, q);
+    let x: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+    let y: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+    let pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
+    pg.launch()?;
+    pg.synchronize()?;
+    let mut want = Vec::with_capacity(x.len());
+    for (i, p) in params.iter().enumerate() {
+        want.extend(polymul::dgt::cpu::polymul(p, &config, &x[i * n..(i + 1) * n], &y[i * n..(i + 1) * n])?);
+    }
+    if gpu.download(&pg.state().0)? != want {
+        failures.push(format!(
+            "latency: the captured DGT polymul ({pipeline:?}, N = 2^{log_n}, {towers} towers) differs"
+        ));
+    }
+    let (f, _, m) = plan.launches();
+    let kernel = format!("DGT {pipeline:?}: forward {f}, polymul {m} launch(es)");
+    let op = |o: &str| {
+        if pipeline == DgtPipeline::Fused {
+            format!("DGT {o}")
+        } else {
+            format!("DGT {o} (Coala's pipeline)")
+        }
+    };
     let mut a = plan.upload(&x)?;
-    let mut b = plan.upload(&x)?;
+    let mut b = plan.upload(&y)?;
     let fg = plan.capture(plan.upload(&x)?, |p, a| p.forward(a))?;
     let l = measure(gpu, quick, || plan.forward(&mut a), &fg)?;
-    push(t, 32, log_n, "DGT forward", towers, &l, "DGT");
-    let pg = plan.capture((plan.upload(&x)?, plan.upload(&x)?), |p, (a, b)| p.polymul_in_place(a, b))?;
+    push(t, 32, log_n, &op("forward"), towers, &l, &kernel);
     let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
-    push(t, 32, log_n, "DGT polymul", towers, &l, "DGT");
+    push(t, 32, log_n, &op("polymul"), towers, &l, &kernel);
     Ok(())
 }
 
@@ -258,9 +319,12 @@ pub fn table(gpu: &Gpu, quick: bool) -> Result<(Table, Vec<String>)> {
         ntt_rows::<u64>(gpu, 62, log_n, quick, &mut t, &mut failures)?;
     }
     rns_rows(gpu, 16, quick, &mut t, &mut failures)?;
-    for &log_n in sizes {
-        dgt_rows(gpu, log_n, 1, quick, &mut t)?;
+    for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
+        for &log_n in sizes {
+            dgt_rows(gpu, log_n, 1, pipeline, quick, &mut t, &mut failures)?;
+        }
+        dgt_rows(gpu, 16, 4, pipeline, quick, &mut t, &mut failures)?;
     }
-    dgt_rows(gpu, 16, 4, quick, &mut t)?;
+    floor_rows(gpu, quick, &mut t)?;
     Ok((t, failures))
 }

@@ -1,6 +1,6 @@
 //! The DGT kernels' code on the CPU against independent references.
 
-use polymul::dgt::{self, DgtConfig, DgtParams, G, gmul, gpow};
+use polymul::dgt::{self, DgtConfig, DgtParams, DgtPipeline, G, gmul, gpow};
 use polymul::params::arith::bit_reverse;
 use polymul::random::SplitMix64;
 use polymul::{Coeff, Error, cpu};
@@ -27,12 +27,51 @@ fn polymul_equals_naive<W: Coeff>(bits: u32) {
             [(rng.coeffs(n, q), rng.coeffs(n, q)), (qm1.clone(), qm1.clone()), (vec![W::zero(); n], qm1)];
         for cfg in configs(log_n - 1) {
             for (a, b) in &cases {
-                let got = dgt::cpu::polymul(&p, &cfg, a, b).unwrap();
                 let want = cpu::negacyclic_naive(&to_u64(a), &to_u64(b), q.as_u64()).unwrap();
-                assert_eq!(to_u64(&got), want, "N={n} {cfg} u{}", W::BITS);
+                for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
+                    let got = dgt::cpu::polymul_with(&p, &cfg, pipeline, a, b).unwrap();
+                    assert_eq!(to_u64(&got), want, "N={n} {cfg} u{} {pipeline:?}", W::BITS);
+                }
             }
         }
     }
+}
+
+/// A batch of three pairs: each product is its pair's (the second operand's
+/// blocks of a two-operand launch and every polynomial's offset), on both
+/// pipelines and both words' largest primes.
+fn batches_multiply_pair_by_pair<W: Coeff>(bits: u32) {
+    for log_n in [4u32, 9, 12] {
+        let n = 1usize << log_n;
+        let p = DgtParams::<W>::with_prime_bits(n, bits).unwrap();
+        let q = p.p();
+        let mut rng = SplitMix64::new(u64::from(log_n) * 7 + u64::from(bits));
+        let (a, mut b) = (rng.coeffs(3 * n, q), rng.coeffs(3 * n, q));
+        b[n..2 * n].fill(q - W::one());
+        let cfgs =
+            [DgtConfig::default_for(log_n - 1), DgtConfig { stages1: 2, log_cluster1: 1, log_cluster2: 1 }];
+        for cfg in cfgs.into_iter().filter(|c| c.passes(log_n - 1).is_ok()) {
+            for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
+                let got = dgt::cpu::polymul_with(&p, &cfg, pipeline, &a, &b).unwrap();
+                for i in 0..3 {
+                    let r = i * n..(i + 1) * n;
+                    let want =
+                        cpu::negacyclic_naive(&to_u64(&a[r.clone()]), &to_u64(&b[r.clone()]), q.as_u64());
+                    assert_eq!(to_u64(&got[r]), want.unwrap(), "N={n} {cfg} {pipeline:?} pair {i}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batches_multiply_pair_by_pair_u32() {
+    batches_multiply_pair_by_pair::<u32>(30);
+}
+
+#[test]
+fn batches_multiply_pair_by_pair_u64() {
+    batches_multiply_pair_by_pair::<u64>(62);
 }
 
 #[test]
@@ -58,6 +97,9 @@ fn forward_is_the_weighted_dgt_in_bit_reversed_order() {
         for cfg in configs(log_n - 1) {
             let mut got = a.clone();
             dgt::cpu::forward(&p, &cfg, &mut got).unwrap();
+            let mut coala = a.clone();
+            dgt::cpu::forward_with(&p, &cfg, DgtPipeline::Coala, &mut coala).unwrap();
+            assert_eq!(got, coala, "N={n} {cfg}: the pipelines' forward transforms differ");
             for k in 0..m {
                 let f = bit_reverse(k, log_n - 1) as u128;
                 let mut acc: G = (0, 0);
@@ -87,8 +129,11 @@ fn inverse_undoes_forward_at_large_n() {
             let mut x = a.clone();
             dgt::cpu::forward(&p, &cfg, &mut x).unwrap();
             assert_ne!(x, a);
+            let mut y = x.clone();
             dgt::cpu::inverse(&p, &cfg, &mut x).unwrap();
             assert_eq!(x, a, "N={n} {cfg}");
+            dgt::cpu::inverse_with(&p, &cfg, DgtPipeline::Coala, &mut y).unwrap();
+            assert_eq!(y, a, "N={n} {cfg} (Coala's pipeline)");
         }
     }
 }

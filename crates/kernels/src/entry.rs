@@ -736,6 +736,14 @@ macro_rules! floor_entry {
     };
 }
 
+/// The launch floor: waits for the previous kernel (as every pass kernel
+/// does first) and ends. A chain of `k` of these, launched as the passes
+/// are, costs what `k` launches cost however little they compute.
+#[unsafe(no_mangle)]
+pub extern "ptx-kernel" fn launch_floor() {
+    grid_dependency_sync();
+}
+
 floor_entry!(u32, butterfly_floor_u32);
 floor_entry!(u64, butterfly_floor_u64);
 
@@ -777,62 +785,68 @@ unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: DgtCodecArgs<W>
     }
 }
 
+/// The body of the DGT pass kernels: block `blockIdx.x` of tower
+/// `blockIdx.y`, its phases ([`dgt::pass::DgtBlock::phase`]) with a
+/// barrier after each.
+///
+/// # Safety
+/// As the kernels'.
+#[inline(always)]
+unsafe fn dgt_pass<W: crate::word::Word, const OP: u32>(args: dgt::pass::DgtArgs<W>)
+where
+    DeviceShared: crate::smem::Shared<W>,
+{
+    grid_dependency_sync();
+    let (blk, t, _) = block_thread();
+    // SAFETY: the host sizes the constants table to the launch's towers.
+    let block = unsafe { args.block(blk as u32, block_y()) };
+    let s = shared_tile();
+    for ph in 0..args.phases() {
+        // SAFETY: geometry, buffers and shared size validated by the host.
+        unsafe { block.phase::<OP, _>(&s, ph, t as u32) };
+        sync();
+    }
+}
+
 /// The DGT kernels of one word (Coala): a shared-memory pass, encoding,
 /// decoding and the pointwise Gaussian product. Twiddle products use Shoup,
 /// data products Algorithm 4. RNS towers are the grid's z axis (Coala's
 /// `GridDim.z`), with the same tower arguments as the NTT kernels.
 macro_rules! dgt_entries {
-    ($w:ty, $pass:ident, $encode:ident, $decode:ident, $pointwise:ident) => {
-        /// One DGT pass (stages `s0..s1`, `2^log_cluster` sets per block) of
-        /// every polynomial, `src` to `dst` (the same buffer when the layouts
-        /// agree): grid x = blocks per polynomial × batch, z = towers.
+    ($w:ty, $fwd:ident, $inv:ident, $mul:ident, $encode:ident, $decode:ident, $pointwise:ident) => {
+        /// One DGT pass launch ([`dgt::pass::DgtArgs`]) doing a pass's
+        /// forward stages over every polynomial: grid x =
+        /// [`dgt::pass::DgtArgs::blocks`], y = towers. Waits for the
+        /// previous kernel before touching memory, so it may be launched
+        /// as a programmatic dependent.
         ///
         /// # Safety
-        /// Launched by the host with validated geometry and buffers.
+        /// Launched by the host with validated geometry and buffers, and
+        /// `args.op` = `Op::Forward`.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $pass(
-            src: *const $w,
-            dst: *mut $w,
-            tw: *const $w,
-            tw_len: u32,
-            log_m: u32,
-            s0: u32,
-            s1: u32,
-            log_cluster: u32,
-            inverse: u32,
-            packed_in: u32,
-            packed_out: u32,
-            p: $w,
-            moduli: *const $w,
-            data_words: u64,
-            tw_words: u32,
-        ) {
-            let (towers, z) = (Towers { moduli, data_words, tw_words }, block_z());
-            // SAFETY: the host sizes the table to the launch's towers.
-            let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (p, 0) }) };
-            let red = Shoup::<$w>::from_parts(c.parts.0, c.parts.1, c.parts.2);
-            let geo = dgt::layout::PassGeometry { log_m, s0, s1, log_cluster };
-            let (blk, t, _) = block_thread();
-            let (blk, t) = (blk as u32, t as u32);
-            let log_bpp = geo.log_sets() - log_cluster;
-            let poly = (blk >> log_bpp) as usize;
-            let set0 = (blk & ((1 << log_bpp) - 1)) << log_cluster;
-            let off = poly << (log_m + 1);
-            let src = towers.data(src as *mut $w, z).wrapping_add(off) as *const $w;
-            let dst = towers.data(dst, z).wrapping_add(off);
-            let tw =
-                dgt::pass::GaussTable { base: tw.wrapping_add(z as usize * tw_words as usize), len: tw_len };
-            let s = shared_tile();
-            // SAFETY: geometry, buffers and shared size validated by the host.
-            unsafe {
-                dgt::pass::load(src, &s, &geo, set0, t, packed_in != 0);
-                sync();
-                for n in 0..geo.k() {
-                    dgt::pass::step(&s, &geo, set0, n, t, inverse != 0, &tw, &red);
-                    sync();
-                }
-                dgt::pass::store(dst, &s, &geo, set0, t, packed_out != 0);
-            }
+        pub unsafe extern "ptx-kernel" fn $fwd(args: dgt::pass::DgtArgs<$w>) {
+            // SAFETY: as this kernel's.
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }>(args) }
+        }
+
+        /// As the forward kernel, for `Op::Inverse`.
+        ///
+        /// # Safety
+        /// As the forward kernel's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $inv(args: dgt::pass::DgtArgs<$w>) {
+            // SAFETY: as this kernel's.
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }>(args) }
+        }
+
+        /// As the forward kernel, for `Op::Polymul`.
+        ///
+        /// # Safety
+        /// As the forward kernel's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $mul(args: dgt::pass::DgtArgs<$w>) {
+            // SAFETY: as this kernel's.
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }>(args) }
         }
 
         /// DGT encoding of `total = batch · M` elements into `dst` (weights,
@@ -912,5 +926,21 @@ macro_rules! dgt_entries {
     };
 }
 
-dgt_entries!(u32, dgt_pass_u32, dgt_encode_u32, dgt_decode_u32, dgt_pointwise_u32);
-dgt_entries!(u64, dgt_pass_u64, dgt_encode_u64, dgt_decode_u64, dgt_pointwise_u64);
+dgt_entries!(
+    u32,
+    dgt_forward_u32,
+    dgt_inverse_u32,
+    dgt_polymul_u32,
+    dgt_encode_u32,
+    dgt_decode_u32,
+    dgt_pointwise_u32
+);
+dgt_entries!(
+    u64,
+    dgt_forward_u64,
+    dgt_inverse_u64,
+    dgt_polymul_u64,
+    dgt_encode_u64,
+    dgt_decode_u64,
+    dgt_pointwise_u64
+);

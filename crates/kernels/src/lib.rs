@@ -79,6 +79,9 @@ pub mod names {
     }
     /// The lazy-butterfly compute floor, `butterfly_floor_<word>`.
     pub const BUTTERFLY_FLOOR: &str = "butterfly_floor";
+    /// The launch floor: an empty kernel that waits for its predecessor
+    /// (a chain of them costs what launching that many kernels costs).
+    pub const LAUNCH_FLOOR: &str = "launch_floor";
     /// Microbenchmark, corrections written as `if`.
     pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
     /// Microbenchmark, corrections by mask (select).
@@ -87,8 +90,9 @@ pub mod names {
     pub const POINTWISE_MUL: &str = "pointwise_mul";
     /// The fused Hadamard step of the fused polymul (Algorithm 8).
     pub const FUSED_HADAMARD: &str = "fused_hadamard";
-    /// One DGT shared-memory pass (Coala), `dgt_pass_<word>`.
-    pub const DGT_PASS: &str = "dgt_pass";
+    /// DGT shared-memory passes (Coala's kernels; `dgt::pass::DgtArgs`),
+    /// one per `dgt::pass::Op` (forward, inverse, polymul), `<name>_<word>`.
+    pub const DGT_PASS: [&str; 3] = ["dgt_forward", "dgt_inverse", "dgt_polymul"];
     /// DGT encoding (weights, packing), `dgt_encode_<word>`.
     pub const DGT_ENCODE: &str = "dgt_encode";
     /// DGT decoding (unpacking, inverse weights), `dgt_decode_<word>`.
@@ -96,7 +100,7 @@ pub mod names {
     /// Pointwise Gaussian product, `dgt_pointwise_<word>`.
     pub const DGT_POINTWISE: &str = "dgt_pointwise";
     /// The DGT kernels (one per word each).
-    pub const DGT: &[&str] = &[DGT_PASS, DGT_ENCODE, DGT_DECODE, DGT_POINTWISE];
+    pub const DGT: &[&str] = &[DGT_PASS[0], DGT_PASS[1], DGT_PASS[2], DGT_ENCODE, DGT_DECODE, DGT_POINTWISE];
     /// Kernels that exist per reduction.
     pub const PER_REDUCTION: &[&str] = &[
         NTT_FWD_RADIX2_STAGE,
@@ -356,6 +360,7 @@ pub mod names {
             }
             f(n.as_str());
         }
+        f(LAUNCH_FLOOR);
         for w in WORDS {
             let mut n = Name::new();
             n.push(BUTTERFLY_FLOOR);
@@ -376,14 +381,21 @@ pub mod names {
 
     /// Calls `f` with the symbol and register cap (PTX `.maxnreg`) of every
     /// entry point of the module for `sm_<arch>` that has one
-    /// ([`crate::ntt::lazy::max_regs`]); the kernel build adds the
-    /// directives to the PTX. The occupancy caps were measured on sm_90 and
-    /// apply there; below, only the caps a block needs to launch at all
+    /// ([`crate::ntt::lazy::max_regs`], [`crate::dgt::pass::MAX_REGS`]);
+    /// the kernel build adds the directives to the PTX. The occupancy caps
+    /// were measured on sm_90 and apply there; below, only the caps a block needs to launch at all
     /// (1024 threads: at most 64 registers) apply, and the compiler chooses
     /// the rest.
     pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
         use crate::ntt::lazy::max_regs;
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
+            for name in DGT_PASS {
+                let mut n = Name::new();
+                n.push(name);
+                n.push("_");
+                n.push(w);
+                f(n.as_str(), crate::dgt::pass::MAX_REGS);
+            }
             for k in FusedKernel::all_for(bytes) {
                 if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {
                     f(k.name(w).as_str(), cap);

@@ -456,9 +456,10 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
 /// The DGT on the GPU against its CPU emulation: every configuration of
 /// the search space (clusters up to 32) at every N with one tower, the
 /// default and two other splits with 2 and 4 towers; polymul, forward,
-/// round trip; and the naive product at N = 2^10.
+/// round trip, on the fused pipeline and (the few splits) Coala's; and the
+/// naive product at N = 2^10.
 fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut Tally) {
-    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
+    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPipeline, DgtPlan};
     let quick = opts.quick;
     for log_n in (2u32..=17).filter(|l| opts.log_n.as_ref().is_none_or(|only| only.contains(l))) {
         let (n, log_m) = (1usize << log_n, log_n - 1);
@@ -494,13 +495,18 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut 
                     want_fwd.extend(wf);
                 }
                 for cfg in cfgs.iter().filter(|c| c.passes(log_m).is_ok()) {
-                    let plan = DgtPlan::with_towers(gpu, &params, *cfg).map_err(s)?;
-                    eq(&format!("{cfg} polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
-                    eq(&format!("{cfg} forward"), &plan.forward_host(&a).map_err(s)?, &want_fwd)?;
-                    let mut d = plan.upload(&a).map_err(s)?;
-                    plan.forward(&mut d).map_err(s)?;
-                    plan.inverse(&mut d).map_err(s)?;
-                    eq(&format!("{cfg} round trip"), &gpu.download(&d).map_err(s)?, &a)?;
+                    // Coala's pipeline too, on the few configurations.
+                    let coala = few.contains(cfg).then_some(DgtPipeline::Coala);
+                    for pipeline in std::iter::once(DgtPipeline::Fused).chain(coala) {
+                        let plan = DgtPlan::with_pipeline(gpu, &params, *cfg, pipeline).map_err(s)?;
+                        let what = |op: &str| format!("{cfg} {pipeline:?} {op}");
+                        eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
+                        eq(&what("forward"), &plan.forward_host(&a).map_err(s)?, &want_fwd)?;
+                        let mut d = plan.upload(&a).map_err(s)?;
+                        plan.forward(&mut d).map_err(s)?;
+                        plan.inverse(&mut d).map_err(s)?;
+                        eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
+                    }
                 }
                 if log_n == 10 && towers == 1 {
                     let q = params[0].p();

@@ -1,12 +1,13 @@
-//! The DGT kernels' code run on the CPU: every block and thread of every
-//! launch, phase by phase (a barrier = the end of a loop over threads).
+//! The DGT kernels' code run on the CPU: the launches of the plan's
+//! [`Schedule`], every block and thread of each, phase by phase (a barrier
+//! = the end of a loop over threads).
 
 use super::config::DgtConfig;
 use super::params::DgtParams;
+use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::{ModMul, Shoup};
-use polymul_kernels::dgt::layout::PassGeometry;
 use polymul_kernels::dgt::pass::{self, GaussTable};
 use polymul_kernels::smem::HostShared;
 
@@ -25,106 +26,137 @@ fn table<W: Coeff>(t: &DgtTables<W>, at: usize, len: u32) -> GaussTable<W> {
     GaussTable { base: t.words[at..].as_ptr(), len }
 }
 
-/// One pass over every polynomial of `src` into `dst` (equal lengths).
-#[allow(clippy::too_many_arguments)]
-fn run_pass<W: Coeff>(
-    geo: &PassGeometry,
-    src: &[W],
-    dst: &mut [W],
-    inverse: bool,
-    packed_in: bool,
-    packed_out: bool,
-    tw: &GaussTable<W>,
-    red: &Shoup<W>,
-) {
-    let words = 2usize << geo.log_m;
-    let mut tile = vec![W::zero(); pass::shared_words(geo)];
-    let s = HostShared(tile.as_mut_ptr());
-    for (src, dst) in src.chunks(words).zip(dst.chunks_mut(words)) {
-        for b in 0..geo.blocks_per_poly() {
-            let set0 = b << geo.log_cluster;
-            // SAFETY: thread ids below geo.threads(), buffers of 2M words,
-            // the tile of shared_words, the table of the pass.
-            unsafe {
-                for t in 0..geo.threads() {
-                    pass::load(src.as_ptr(), &s, geo, set0, t, packed_in);
-                }
-                for n in 0..geo.k() {
-                    for t in 0..geo.threads() {
-                        pass::step(&s, geo, set0, n, t, inverse, tw, red);
-                    }
-                }
-                for t in 0..geo.threads() {
-                    pass::store(dst.as_mut_ptr(), &s, geo, set0, t, packed_out);
-                }
-            }
-        }
-    }
-}
-
 fn shoup<W: Coeff>(p: &DgtParams<W>) -> Result<Shoup<W>> {
     Shoup::new(p.p()).map_err(|e| Error::from_modulus(p.p().as_u64(), W::BITS, e))
 }
 
-/// Forward DGT of every polynomial in `data` (N words each, planar
-/// Gaussians `a_j + i·a_{j+M}`): weights, packing, the passes of
-/// `config`. The result is in the natural (in-place, bit-reversed frequency)
-/// order.
-pub fn forward<W: Coeff>(p: &DgtParams<W>, config: &DgtConfig, data: &mut [W]) -> Result<()> {
-    check(p, "data", data)?;
-    let t = DgtTables::new(p, config)?;
-    forward_with(p, &t, data)
-}
-
-fn forward_with<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, data: &mut [W]) -> Result<()> {
+/// Runs `steps` (a [`Schedule`]'s operation) on `a` (and `b`), batches of
+/// N words of one tower, launch by launch: every block of a pass kernel,
+/// phase by phase, every thread of a phase before the next (a barrier).
+fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W], b: &mut [W]) -> Result<()> {
     let red = shoup(p)?;
-    let m = 1u32 << p.log_m();
-    let mut scratch = vec![W::zero(); data.len()];
-    let w = table(t, t.weights, m);
-    for (src, dst) in data.chunks(2 * m as usize).zip(scratch.chunks_mut(2 * m as usize)) {
-        for j in 0..m {
-            // SAFETY: j < M, both chunks 2M words.
-            unsafe { pass::encode(src.as_ptr(), dst.as_mut_ptr(), &t.passes[0], j, &w, &red) };
+    let (n, m) = (p.n(), 1u32 << p.log_m());
+    let batch = a.len() / n;
+    let mut scratch = vec![W::zero(); a.len()];
+    let (pa, pb, ps) = (a.as_mut_ptr(), b.as_mut_ptr(), scratch.as_mut_ptr());
+    let buf = |x: Buf| match x {
+        Buf::A => pa,
+        Buf::B => pb,
+        Buf::Scratch => ps,
+    };
+    let barrett = p.barrett();
+    let ctx = ArgsContext {
+        tables: t.words.as_ptr(),
+        layout: t,
+        batch: batch as u32,
+        moduli: std::ptr::null(),
+        data_words: a.len() as u64,
+        tw_words: t.words.len() as u32,
+        scalars: (p.p(), barrett.mu, barrett.m),
+    };
+    let polys = (0..batch).map(|i| i * n);
+    for step in steps {
+        // SAFETY: every buffer holds `batch` polynomials of 2M words (`b`
+        // whenever a step names it: the polymul's), the tables are the
+        // plan's; thread ids below the launch's threads, the tile of the
+        // launch's shared words. Blocks of a pass touch disjoint elements,
+        // so a pass may read and write one buffer.
+        unsafe {
+            match *step {
+                Step::Pass(s) => {
+                    let args = pass_args(&s, &ctx, buf);
+                    let mut tile = vec![W::zero(); args.shared_words()];
+                    let sh = HostShared(tile.as_mut_ptr());
+                    for blk in 0..args.blocks() {
+                        let block = args.block(blk, 0);
+                        for ph in 0..args.phases() {
+                            for tid in 0..args.threads() {
+                                block.phase_of_op(&sh, ph, tid);
+                            }
+                        }
+                    }
+                }
+                Step::Encode { from, to } | Step::Decode { from, to } => {
+                    let decode = matches!(step, Step::Decode { .. });
+                    let w = table(t, if decode { t.inv_weights } else { t.weights }, m);
+                    for off in polys.clone() {
+                        let (src, dst) = (buf(from).add(off) as *const W, buf(to).add(off));
+                        for j in 0..m {
+                            if decode {
+                                pass::decode(src, dst, &t.passes[0], j, &w, &red);
+                            } else {
+                                pass::encode(src, dst, &t.passes[0], j, &w, &red);
+                            }
+                        }
+                    }
+                }
+                Step::Pointwise => {
+                    for off in polys.clone() {
+                        for j in 0..m as usize {
+                            pass::pointwise(pa.add(off), pb.add(off) as *const W, m as usize, j, barrett);
+                        }
+                    }
+                }
+            }
         }
     }
-    let tw0 = table(t, t.fwd[0], t.passes[0].twiddle_len());
-    run_pass(&t.passes[0], &scratch, data, false, true, false, &tw0, &red);
-    if let Some(g1) = t.passes.get(1) {
-        let copy = data.to_vec();
-        run_pass(g1, &copy, data, false, true, true, &table(t, t.fwd[1], g1.twiddle_len()), &red);
-    }
     Ok(())
+}
+
+fn schedule<W: Coeff>(t: &DgtTables<W>, pipeline: DgtPipeline) -> Schedule {
+    Schedule::new(pipeline, &t.passes, |_| true)
+}
+
+/// Forward DGT of every polynomial in `data` (N words each, planar
+/// Gaussians `a_j + i·a_{j+M}`) as the default (fused) pipeline's kernels
+/// compute it: weights, the passes of `config`. The result is in the
+/// natural (in-place, bit-reversed frequency) order.
+pub fn forward<W: Coeff>(p: &DgtParams<W>, config: &DgtConfig, data: &mut [W]) -> Result<()> {
+    forward_with(p, config, DgtPipeline::Fused, data)
+}
+
+/// [`forward`] through the kernels of `pipeline` (the same words).
+pub fn forward_with<W: Coeff>(
+    p: &DgtParams<W>,
+    config: &DgtConfig,
+    pipeline: DgtPipeline,
+    data: &mut [W],
+) -> Result<()> {
+    check(p, "data", data)?;
+    let t = DgtTables::new(p, config)?;
+    run(p, &t, &schedule(&t, pipeline).forward, data, &mut [])
 }
 
 /// Inverse of [`forward`] (`1/M` included): back to coefficients.
 pub fn inverse<W: Coeff>(p: &DgtParams<W>, config: &DgtConfig, data: &mut [W]) -> Result<()> {
+    inverse_with(p, config, DgtPipeline::Fused, data)
+}
+
+/// [`inverse`] through the kernels of `pipeline`.
+pub fn inverse_with<W: Coeff>(
+    p: &DgtParams<W>,
+    config: &DgtConfig,
+    pipeline: DgtPipeline,
+    data: &mut [W],
+) -> Result<()> {
     check(p, "data", data)?;
     let t = DgtTables::new(p, config)?;
-    inverse_with(p, &t, data)
+    run(p, &t, &schedule(&t, pipeline).inverse, data, &mut [])
 }
 
-fn inverse_with<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, data: &mut [W]) -> Result<()> {
-    let red = shoup(p)?;
-    let m = 1u32 << p.log_m();
-    if let Some(g1) = t.passes.get(1) {
-        let copy = data.to_vec();
-        run_pass(g1, &copy, data, true, true, true, &table(t, t.inv[1], g1.twiddle_len()), &red);
-    }
-    let mut scratch = vec![W::zero(); data.len()];
-    let tw0 = table(t, t.inv[0], t.passes[0].twiddle_len());
-    run_pass(&t.passes[0], data, &mut scratch, true, false, true, &tw0, &red);
-    let w = table(t, t.inv_weights, m);
-    for (src, dst) in scratch.chunks(2 * m as usize).zip(data.chunks_mut(2 * m as usize)) {
-        for j in 0..m {
-            // SAFETY: j < M, both chunks 2M words.
-            unsafe { pass::decode(src.as_ptr(), dst.as_mut_ptr(), &t.passes[0], j, &w, &red) };
-        }
-    }
-    Ok(())
-}
-
-/// Negacyclic products of each pair through the DGT kernels' code.
+/// Negacyclic products of each pair through the default pipeline's kernels.
 pub fn polymul<W: Coeff>(p: &DgtParams<W>, config: &DgtConfig, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    polymul_with(p, config, DgtPipeline::Fused, a, b)
+}
+
+/// [`polymul`] through the kernels of `pipeline`.
+pub fn polymul_with<W: Coeff>(
+    p: &DgtParams<W>,
+    config: &DgtConfig,
+    pipeline: DgtPipeline,
+    a: &[W],
+    b: &[W],
+) -> Result<Vec<W>> {
     check(p, "a", a)?;
     check(p, "b", b)?;
     if a.len() != b.len() {
@@ -132,15 +164,31 @@ pub fn polymul<W: Coeff>(p: &DgtParams<W>, config: &DgtConfig, a: &[W], b: &[W])
     }
     let t = DgtTables::new(p, config)?;
     let (mut x, mut y) = (a.to_vec(), b.to_vec());
-    forward_with(p, &t, &mut x)?;
-    forward_with(p, &t, &mut y)?;
-    let m = 1usize << p.log_m();
-    for (xa, yb) in x.chunks_mut(2 * m).zip(y.chunks(2 * m)) {
-        for j in 0..m {
-            // SAFETY: j < M, both chunks 2M words.
-            unsafe { pass::pointwise(xa.as_mut_ptr(), yb.as_ptr(), m, j, p.barrett()) };
+    run(p, &t, &schedule(&t, pipeline).polymul, &mut x, &mut y)?;
+    Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dgt::dgt_primes;
+
+    /// The fused pipeline's polymul without room for a product pass
+    /// (transforms, the pointwise kernel, the inverse) gives the same words.
+    #[test]
+    fn polymul_without_a_product_pass_gives_the_same_words() {
+        for (log_n, stages1, log_cluster1) in [(8, 7, 0), (10, 5, 1)] {
+            let n = 1usize << log_n;
+            let p = DgtParams::<u32>::new(n, dgt_primes(30, n, 1).unwrap()[0]).unwrap();
+            let config = DgtConfig { stages1, log_cluster1, log_cluster2: 0 };
+            let t = DgtTables::new(&p, &config).unwrap();
+            let mut rng = crate::random::SplitMix64::new(log_n as u64);
+            let (a, b) = (rng.coeffs(2 * n, p.p()), rng.coeffs(2 * n, p.p()));
+            let (mut x, mut y) = (a.clone(), b.clone());
+            let tight = Schedule::new(DgtPipeline::Fused, &t.passes, |_| false);
+            assert!(tight.polymul.contains(&Step::Pointwise));
+            run(&p, &t, &tight.polymul, &mut x, &mut y).unwrap();
+            assert_eq!(x, polymul(&p, &config, &a, &b).unwrap());
         }
     }
-    inverse_with(p, &t, &mut x)?;
-    Ok(x)
 }

@@ -3,16 +3,20 @@
 //!
 //! * [`DgtParams`]: primes `p ≡ 3 (mod 4)` with `N | p + 1`, the roots.
 //! * [`DgtConfig`]: the stage split over kernels and the cluster sizes.
-//! * [`cpu`]: the kernels' code on the CPU.
+//! * [`DgtPipeline`]: the kernels an operation launches (fused, or
+//!   Coala's separate encoding, pointwise and decoding kernels).
+//! * [`cpu`]: the kernels' code on the CPU, launch by launch.
 //! * [`DgtPlan`]: the GPU plan (towers on the grid's z axis).
 
 mod config;
 pub mod cpu;
 mod params;
 mod plan;
+mod schedule;
 mod tables;
 
 pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
 pub use params::{DgtParams, G, MAX_N, MIN_N, dgt_primes, ginv, gmul, gpow};
 pub use plan::DgtPlan;
+pub use schedule::DgtPipeline;
 pub use tables::{DgtTables, pass_twiddles};

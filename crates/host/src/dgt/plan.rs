@@ -3,6 +3,7 @@
 
 use super::config::DgtConfig;
 use super::params::DgtParams;
+use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{self, DgtKernels, DgtLaunch, Queue, TowerLaunch};
@@ -10,6 +11,8 @@ use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use polymul_kernels::dgt::layout::PassGeometry;
+use polymul_kernels::dgt::pass::{Op, op_shared_words};
+use polymul_kernels::smem::padded_words;
 use polymul_kernels::towers::TowerConsts;
 
 /// A DGT plan for one prime or several (RNS towers of one N).
@@ -35,12 +38,17 @@ pub struct DgtPlan<'g, W: Coeff> {
     tw_words: usize,
     moduli: Option<DeviceVec<W>>,
     kernels: DgtKernels<'g>,
-    /// Encoding target / decoding source (packed order), grown on demand.
+    /// The launches of each operation.
+    schedule: Schedule,
+    pipeline: DgtPipeline,
+    /// Coala's encoding target / decoding source (packed order), grown on
+    /// demand; unused by the fused pipeline.
     scratch: crate::gpu::graph::GrowBuffer<W>,
     /// The stream the plan queues on, if bound (else the GPU's).
     stream: Option<GpuStream>,
-    /// Graphs of repeated calls: a transform is two or three launches, a
-    /// polymul ten, so a repeated call replays them as one graph.
+    /// Graphs of repeated calls: a transform is one launch per pass, a
+    /// polymul up to three (ten in Coala's pipeline), so a repeated call
+    /// replays them as one graph.
     graphs: GraphCache<'g>,
 }
 
@@ -50,6 +58,7 @@ impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
             .field("n", &self.towers[0].n())
             .field("towers", &self.towers.len())
             .field("config", &self.config)
+            .field("pipeline", &self.pipeline)
             .finish_non_exhaustive()
     }
 }
@@ -60,7 +69,8 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         Self::with_towers(gpu, std::slice::from_ref(&params), config)
     }
 
-    /// A plan for several primes of one N (RNS towers, tower-major data).
+    /// A plan for several primes of one N (RNS towers, tower-major data),
+    /// on the default (fused) pipeline.
     ///
     /// # Errors
     /// [`Error::EmptyBasis`], [`Error::TooManyTowers`], towers of different
@@ -69,6 +79,20 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// ([`Error::BadDgtConfig`]) — all before the device is touched — then
     /// [`Error::OutOfDeviceMemory`].
     pub fn with_towers(gpu: &'g Gpu, towers: &[DgtParams<W>], config: DgtConfig) -> Result<Self> {
+        Self::with_pipeline(gpu, towers, config, DgtPipeline::Fused)
+    }
+
+    /// [`DgtPlan::with_towers`] on the kernels of `pipeline` (Coala's
+    /// separate encoding, pointwise and decoding kernels, for comparison).
+    ///
+    /// # Errors
+    /// As [`DgtPlan::with_towers`].
+    pub fn with_pipeline(
+        gpu: &'g Gpu,
+        towers: &[DgtParams<W>],
+        config: DgtConfig,
+        pipeline: DgtPipeline,
+    ) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
         if towers.len() > 65_535 {
             return Err(Error::TooManyTowers { towers: towers.len(), max: 65_535 });
@@ -96,6 +120,19 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             None
         };
         let layout = all.into_iter().next().ok_or(Error::EmptyBasis)?;
+        // A polymul pass holds two operands' tiles: where they exceed the
+        // GPU's shared memory, the schedule transforms both and multiplies
+        // in a separate kernel.
+        let w = std::mem::size_of::<W>();
+        let bytes = |words: usize| padded_words(words, w) * w;
+        let limit = gpu.info().max_shared_per_block;
+        let fits = |g: &PassGeometry| bytes(op_shared_words(g, Op::Polymul)) <= limit;
+        let schedule = Schedule::new(pipeline, &layout.passes, fits);
+        let pass_smem = schedule
+            .pass_steps()
+            .map(|s| bytes(op_shared_words(&layout.passes[s.pass], s.op)))
+            .max()
+            .unwrap_or(0);
         Ok(Self {
             gpu,
             towers: towers.to_vec(),
@@ -105,7 +142,9 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             layout,
             tw_words,
             moduli,
-            kernels: DgtKernels::new::<W>(gpu)?,
+            kernels: DgtKernels::new::<W>(gpu, pass_smem)?,
+            schedule,
+            pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
             graphs: GraphCache::new(gpu),
@@ -142,6 +181,17 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// The configuration.
     pub fn config(&self) -> DgtConfig {
         self.config
+    }
+
+    /// The pipeline.
+    pub fn pipeline(&self) -> DgtPipeline {
+        self.pipeline
+    }
+
+    /// Kernel launches of one forward transform, inverse and polymul.
+    pub fn launches(&self) -> (usize, usize, usize) {
+        let s = &self.schedule;
+        (s.forward.len(), s.inverse.len(), s.polymul.len())
     }
 
     /// The towers' parameters.
@@ -224,42 +274,89 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         })
     }
 
+    /// Coala's scratch for `len` words, or null for the fused pipeline.
     fn scratch_ptr(&self, len: usize) -> Result<DevicePointer<W>> {
-        self.scratch.at_least(&self.queue(), len)
+        if self.schedule.needs_scratch() {
+            self.scratch.at_least(&self.queue(), len)
+        } else {
+            Ok(DevicePointer::null())
+        }
     }
 
     fn table(&self, offset: usize) -> DevicePointer<W> {
         self.tables.buf.as_device_ptr().wrapping_add(offset)
     }
 
-    /// Queues the forward DGT of every polynomial (and tower): weights and
-    /// packing (encoding), then the configuration's passes. Leaves the
-    /// transform in the natural (bit-reversed frequency) order.
+    /// Queues the launches `steps` of the schedule on `g`, on operands `a`
+    /// and `b` (validated, `l`) with scratch `s`.
+    fn run_on(
+        &self,
+        g: Queue<'_>,
+        steps: &[Step],
+        (a, b, s): (DevicePointer<W>, DevicePointer<W>, DevicePointer<W>),
+        l: &DgtLaunch<W>,
+    ) -> Result<()> {
+        let dev = |x: Buf| match x {
+            Buf::A => a,
+            Buf::B => b,
+            Buf::Scratch => s,
+        };
+        let ctx = ArgsContext {
+            tables: self.tables.buf.as_device_ptr().as_raw() as *const W,
+            layout: &self.layout,
+            batch: l.batch as u32,
+            moduli: l.towers.moduli.as_raw() as *const W,
+            data_words: l.towers.data_words,
+            tw_words: l.towers.tw_words,
+            scalars: (l.p, l.mu, l.qbits),
+        };
+        let (k, log_m, s1) = (&self.kernels, self.towers[0].log_m(), self.passes[0].s1);
+        for step in steps {
+            match *step {
+                Step::Pass(p) => {
+                    let args = pass_args(&p, &ctx, |x| dev(x).as_raw() as *mut W);
+                    launch::dgt_pass(g, k, args, l.towers.rows)?
+                }
+                Step::Encode { from, to } => launch::dgt_code(
+                    g,
+                    k,
+                    false,
+                    log_m,
+                    s1,
+                    dev(from),
+                    dev(to),
+                    self.table(self.layout.weights),
+                    l,
+                )?,
+                Step::Decode { from, to } => launch::dgt_code(
+                    g,
+                    k,
+                    true,
+                    log_m,
+                    s1,
+                    dev(from),
+                    dev(to),
+                    self.table(self.layout.inv_weights),
+                    l,
+                )?,
+                Step::Pointwise => launch::dgt_pointwise(g, k, log_m, a, b, l)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the forward DGT of every polynomial (and tower): the
+    /// schedule's launches (weights applied as the first pass loads, or
+    /// Coala's encoding kernel first). Leaves the transform in the natural
+    /// (bit-reversed frequency) order.
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
         let l = self.launch_args("data", data)?;
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
         let key = CallKey { op: 0, a: (d.as_raw(), data.len()), b: (0, 0) };
-        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.forward_on(q, d, s, &l))
-    }
-
-    /// Queues the launches of [`DgtPlan::forward`] of `d` (validated, `l`)
-    /// with scratch `s` on `g`.
-    fn forward_on(
-        &self,
-        g: Queue<'_>,
-        d: DevicePointer<W>,
-        s: DevicePointer<W>,
-        l: &DgtLaunch<W>,
-    ) -> Result<()> {
-        let (k, log_m) = (&self.kernels, self.towers[0].log_m());
-        let g0 = &self.passes[0];
-        launch::dgt_code(g, k, false, log_m, g0.s1, d, s, self.table(self.layout.weights), l)?;
-        launch::dgt_pass(g, k, g0, s, d, self.table(self.layout.fwd[0]), false, (true, false), l)?;
-        if let Some(g1) = self.passes.get(1) {
-            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.fwd[1]), false, (true, true), l)?;
-        }
-        Ok(())
+        let steps = &self.schedule.forward;
+        self.graphs
+            .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
     }
 
     /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
@@ -268,24 +365,9 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
         let key = CallKey { op: 1, a: (d.as_raw(), data.len()), b: (0, 0) };
-        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.inverse_on(q, d, s, &l))
-    }
-
-    /// Queues the launches of [`DgtPlan::inverse`] (as [`DgtPlan::forward_on`]).
-    fn inverse_on(
-        &self,
-        g: Queue<'_>,
-        d: DevicePointer<W>,
-        s: DevicePointer<W>,
-        l: &DgtLaunch<W>,
-    ) -> Result<()> {
-        let (k, log_m) = (&self.kernels, self.towers[0].log_m());
-        let g0 = &self.passes[0];
-        if let Some(g1) = self.passes.get(1) {
-            launch::dgt_pass(g, k, g1, d, d, self.table(self.layout.inv[1]), true, (true, true), l)?;
-        }
-        launch::dgt_pass(g, k, g0, d, s, self.table(self.layout.inv[0]), true, (false, true), l)?;
-        launch::dgt_code(g, k, true, log_m, g0.s1, s, d, self.table(self.layout.inv_weights), l)
+        let steps = &self.schedule.inverse;
+        self.graphs
+            .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
     }
 
     /// Queues `a ← a · b` elementwise in the transform domain.
@@ -306,7 +388,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     /// Queues `a ← a ⊗ b` (negacyclic, every pair and tower); `b` is left
-    /// transformed.
+    /// as scratch (partly transformed).
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
         if a.len() != b.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
@@ -314,14 +396,9 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
         let l = self.launch_args("a", a)?;
         let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
         let s = self.scratch_ptr(a.len())?;
-        let log_m = self.towers[0].log_m();
         let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
-        self.graphs.run(self.queue(), key, |q: Queue<'_>| {
-            self.forward_on(q, pa, s, &l)?;
-            self.forward_on(q, pb, s, &l)?;
-            launch::dgt_pointwise(q, &self.kernels, log_m, pa, pb, &l)?;
-            self.inverse_on(q, pa, s, &l)
-        })
+        let steps = &self.schedule.polymul;
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (pa, pb, s), &l))
     }
 
     /// Negacyclic products of host polynomials (tower-major for several towers).

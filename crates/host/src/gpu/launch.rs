@@ -18,6 +18,7 @@ use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::arith::harvey::ShoupPair;
+use polymul_kernels::dgt::pass::DgtArgs;
 use polymul_kernels::names;
 use polymul_kernels::ntt::cluster::ClusterShape;
 use polymul_kernels::ntt::lazy::{self, LaunchArgs};
@@ -903,21 +904,35 @@ pub(crate) fn modmul_bench<W: Coeff>(
 
 /// The DGT kernels of one word.
 pub(crate) struct DgtKernels<'g> {
-    pass: Function<'g>,
+    /// The pass kernels, by `Op`.
+    pass: [Function<'g>; 3],
     encode: Function<'g>,
     decode: Function<'g>,
     pointwise: Function<'g>,
 }
 
 impl<'g> DgtKernels<'g> {
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu) -> Result<Self> {
+    /// Looks the kernels up and lets the pass kernel use `pass_smem_bytes`
+    /// of dynamic shared memory (checked by the plan against the device's
+    /// limit; above 48 KiB a kernel must opt in).
+    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, pass_smem_bytes: usize) -> Result<Self> {
         let w = W::NAME;
-        Ok(Self {
-            pass: get(gpu, format!("{}_{w}", names::DGT_PASS))?,
+        let k = Self {
+            pass: [
+                get(gpu, format!("{}_{w}", names::DGT_PASS[0]))?,
+                get(gpu, format!("{}_{w}", names::DGT_PASS[1]))?,
+                get(gpu, format!("{}_{w}", names::DGT_PASS[2]))?,
+            ],
             encode: get(gpu, format!("{}_{w}", names::DGT_ENCODE))?,
             decode: get(gpu, format!("{}_{w}", names::DGT_DECODE))?,
             pointwise: get(gpu, format!("{}_{w}", names::DGT_POINTWISE))?,
-        })
+        };
+        if pass_smem_bytes > 48 * 1024 {
+            for f in &k.pass {
+                check(set_max_dynamic_smem(f, pass_smem_bytes as u32), "raising a DGT pass's shared memory")?;
+            }
+        }
+        Ok(k)
     }
 }
 
@@ -933,35 +948,36 @@ pub(crate) struct DgtLaunch<W: Coeff> {
     pub qbits: u32,
 }
 
-/// Queues one DGT pass `src → dst` (the same buffer when the layouts agree).
-#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+/// Queues one DGT pass kernel launch (`args` built by the plan from its
+/// schedule) over `rows` towers, as a programmatic dependent of the
+/// previous kernel where the GPU allows (the kernel waits for it first).
 pub(crate) fn dgt_pass<W: Coeff>(
     q: Queue<'_>,
     k: &DgtKernels<'_>,
-    geo: &polymul_kernels::dgt::layout::PassGeometry,
-    src: DevicePointer<W>,
-    dst: DevicePointer<W>,
-    tw: DevicePointer<W>,
-    inverse: bool,
-    packed: (bool, bool),
-    l: &DgtLaunch<W>,
+    args: DgtArgs<W>,
+    rows: u32,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let stream = q.stream;
-    let f = &k.pass;
     let w = std::mem::size_of::<W>();
-    let smem = (padded_words(polymul_kernels::dgt::pass::shared_words(geo), w) * w) as u32;
-    let grid = (geo.blocks_per_poly() * l.batch as u32, 1, l.towers.rows);
-    let TowerLaunch { moduli, data_words, tw_words, .. } = l.towers;
-    let (tw_len, log_m, s0, s1, lc) = (geo.twiddle_len(), geo.log_m, geo.s0, geo.s1, geo.log_cluster);
-    let (inv, pin, pout, p) = (u32::from(inverse), u32::from(packed.0), u32::from(packed.1), l.p);
-    // SAFETY: the plan validated the geometry (≤ 1024 threads, shared memory
-    // below 48 KiB) and sized the buffers and tables for batch × towers.
+    let smem = (padded_words(args.shared_words(), w) * w) as u32;
+    let geometry = ((args.blocks(), rows), args.threads(), smem);
+    let f = &k.pass[args.op as usize];
+    let args = ByValue(args);
+    let params = [&args as *const ByValue<DgtArgs<W>> as *mut std::ffi::c_void];
+    // SAFETY: the argument block is the kernel's only parameter and has its
+    // layout (`#[repr(C)]`, shared with the kernel); the plan validated the
+    // geometry (≤ 1024 threads, shared memory within the limit it raised
+    // the kernel to) and sized the buffers and tables for batch × towers.
+    // The kernel waits for its predecessor before any global access.
     unsafe {
-        launch!(f<<<grid, geo.threads(), smem, stream>>>(
-            src, dst, tw, tw_len, log_m, s0, s1, lc, inv, pin, pout, p, moduli, data_words, tw_words
-        ))
-        .map_err(Error::cuda("launching a DGT pass", 0))
+        if let Some(l) = q.gpu.dependent_launch(q.stream) {
+            let mut params = params;
+            return l.launch_dependent(f, geometry, q.stream, &mut params);
+        }
+        let ((x, y), threads, smem) = geometry;
+        q.stream
+            .launch(f, GridSize::xy(x, y), BlockSize::x(threads), smem, &params)
+            .map_err(Error::cuda("launching a DGT pass", 0))
     }
 }
 

@@ -8,7 +8,7 @@ pub(crate) mod launch;
 mod timing;
 
 pub use graph::Graph;
-pub use timing::{Timing, median};
+pub use timing::{LaunchChain, Timing, median};
 
 use crate::{Coeff, Error, Result};
 use cust::CudaFlags;

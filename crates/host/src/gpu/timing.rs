@@ -119,3 +119,79 @@ impl Gpu {
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
     }
 }
+
+/// A chain of `launches` empty kernels (`launch_floor`) on the GPU's stream,
+/// each launched as the NTT and DGT passes are (a programmatic dependent of
+/// the one before where the GPU allows): what an operation of that many
+/// launches costs however little its kernels compute. The latency bench
+/// times it beside the operations.
+///
+/// ```no_run
+/// let gpu = polymul::Gpu::new()?;
+/// let two = polymul::gpu::LaunchChain::new(&gpu, 2)?;
+/// let t = gpu.time(10, 100, || two.queue())?;
+/// println!("two launches: {:.2} µs", t.median_us);
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub struct LaunchChain<'g> {
+    gpu: &'g Gpu,
+    f: cust::function::Function<'g>,
+    launches: u32,
+}
+
+impl std::fmt::Debug for LaunchChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaunchChain").field("launches", &self.launches).finish_non_exhaustive()
+    }
+}
+
+impl<'g> LaunchChain<'g> {
+    /// A chain of `launches` empty kernels.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] for no launch or more than 1024; a
+    /// driver error if the kernel is missing.
+    pub fn new(gpu: &'g Gpu, launches: u32) -> Result<Self> {
+        if !(1..=1024).contains(&launches) {
+            return Err(Error::ArgumentOutOfRange {
+                what: "launches",
+                value: launches.into(),
+                min: 1,
+                max: 1024,
+            });
+        }
+        let f = gpu
+            .module()
+            .get_function(polymul_kernels::names::LAUNCH_FLOOR)
+            .map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
+        Ok(Self { gpu, f, launches })
+    }
+
+    /// Queues the chain (one block of 32 threads per launch) and returns.
+    pub fn queue(&self) -> Result<()> {
+        self.gpu.bind()?;
+        let stream = self.gpu.stream();
+        for _ in 0..self.launches {
+            let mut params: [*mut std::ffi::c_void; 0] = [];
+            // SAFETY: the kernel takes no parameters and touches no memory.
+            unsafe {
+                if let Some(l) = self.gpu.dependent_launch(stream) {
+                    l.launch_dependent(&self.f, ((1, 1), 32, 0), stream, &mut params)?;
+                } else {
+                    stream
+                        .launch(&self.f, 1, 32, 0, &params)
+                        .map_err(Error::cuda("launching the launch floor", 0))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The chain captured as a graph (one driver call per replay).
+    ///
+    /// # Errors
+    /// A [`Error::CudaCode`] if the driver refuses the capture.
+    pub fn capture(&self) -> Result<super::Graph<'_, ()>> {
+        super::graph::capture(super::launch::Queue::of(self.gpu), self, (), |c, _| c.queue())
+    }
+}

@@ -17,8 +17,10 @@
 //! loads and stores there are coalesced in runs of `λ`; in the packed
 //! order the block's `λ·2^k` words are one contiguous run.
 
-/// One pass of a DGT of `M = 2^log_m` Gaussians.
+/// One pass of a DGT of `M = 2^log_m` Gaussians (`#[repr(C)]`: a field of
+/// the pass kernel's argument block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct PassGeometry {
     /// `log2 M`.
     pub log_m: u32,

@@ -24,8 +24,9 @@
 use super::gauss::{Gauss, GaussOp};
 use super::layout::PassGeometry;
 use crate::Word;
-use crate::arith::{Barrett4, ModMul, add_mod, sub_mod};
+use crate::arith::{Barrett4, ModMul, Shoup, add_mod, sub_mod};
 use crate::smem::Shared;
+use crate::towers::{TowerConsts, Towers};
 
 /// A table of prepared Gaussian values: `len` real main words, then `len`
 /// real auxiliary words, `len` imaginary main, `len` imaginary auxiliary.
@@ -57,70 +58,124 @@ impl<W: Word> GaussTable<W> {
 }
 
 /// Shared-memory word of buffer `buf`, component `comp`, set `y` of the
-/// cluster, local position `r`: `[buf][comp][y][r]`.
+/// cluster, local position `r`: `[buf][comp][y][r]`, in the tile that
+/// starts at word `tile` (an operand's: 0, or [`shared_words`] for the
+/// second operand of a polymul pass).
 #[inline(always)]
-fn slot(geo: &PassGeometry, buf: u32, comp: u32, y: u32, r: u32) -> usize {
-    ((((((buf << 1) | comp) << geo.log_cluster) | y) << geo.k()) | r) as usize
+fn slot(geo: &PassGeometry, tile: usize, buf: u32, comp: u32, y: u32, r: u32) -> usize {
+    tile + ((((((buf << 1) | comp) << geo.log_cluster) | y) << geo.k()) | r) as usize
 }
 
-/// Shared words a pass needs: two buffers of `2·λ·2^k`.
+/// Shared words one operand of a pass needs: two buffers of `2·λ·2^k`.
 #[inline(always)]
 pub fn shared_words(geo: &PassGeometry) -> usize {
     4usize << (geo.log_cluster + geo.k())
 }
 
+/// Shared words a block of a launch doing `op` on pass `geo` needs: one
+/// tile ([`shared_words`]) per operand it holds.
+#[inline(always)]
+pub fn op_shared_words(geo: &PassGeometry, op: Op) -> usize {
+    shared_words(geo) << u32::from(op == Op::Polymul)
+}
+
+/// Where a pass finds its input or puts its output in global memory.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Coala's packed order (Algorithm 1: a first-pass set contiguous),
+    /// which the encoding kernel writes and the decoding kernel reads.
+    Packed = 0,
+    /// The natural (in-place) order.
+    Natural = 1,
+    /// The natural order with the encoding or decoding folded in: a load
+    /// multiplies each Gaussian `a_j + i·a_{j+M}` by the weight `ξ^j`
+    /// (the first forward pass reads the coefficients themselves), a store
+    /// multiplies by `ξ^−j / M` (the last inverse pass writes them).
+    Weighted = 2,
+}
+
+/// Whether threads take a block's elements in the packed order's
+/// succession (consecutive threads on consecutive words there): in the
+/// packed order, and in the natural order of a last pass (no low bits:
+/// the two orders coincide, and the natural succession would stride).
+#[inline(always)]
+fn thread_order_packed(geo: &PassGeometry, order: Order) -> bool {
+    order == Order::Packed || geo.log_low() == 0
+}
+
 /// Load phase: thread `tid` moves one Gaussian (both planes) of the block
 /// whose first set is `set0` from `src` (one polynomial, planar) into
-/// buffer 0.
+/// buffer 0 of the tile at `tile`, in the order `order`; `weights` (the
+/// prepared `ξ^j`) are read for [`Order::Weighted`] only.
 ///
 /// # Safety
 /// `tid < geo.threads()`, `set0` a cluster start, `src` holds `2M` words,
-/// the shared tile [`shared_words`].
+/// the shared tile [`shared_words`] words from `tile`, `weights` `M`
+/// entries for [`Order::Weighted`].
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn load<W: Word, S: Shared<W>>(
+pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>>(
     src: *const W,
     s: &S,
+    tile: usize,
     geo: &PassGeometry,
     set0: u32,
     tid: u32,
-    packed: bool,
+    order: Order,
+    weights: &GaussTable<W>,
+    red: &R,
 ) {
-    let (pos, y, r) = geo.element(set0, tid, packed);
+    let (pos, y, r) = geo.element(set0, tid, thread_order_packed(geo, order));
     let m = 1usize << geo.log_m;
     // SAFETY: positions below M (caller).
     unsafe {
-        s.st(slot(geo, 0, 0, y, r), *src.add(pos as usize));
-        s.st(slot(geo, 0, 1, y, r), *src.add(m + pos as usize));
+        let mut x = Gauss { re: *src.add(pos as usize), im: *src.add(m + pos as usize) };
+        if order == Order::Weighted {
+            x = x.mul_op(weights.get::<R>(pos), red);
+        }
+        s.st(slot(geo, tile, 0, 0, y, r), x.re);
+        s.st(slot(geo, tile, 0, 1, y, r), x.im);
     }
 }
 
-/// Store phase: the mirror of [`load`], from the buffer the last stage wrote.
+/// Store phase: the mirror of [`load`], from the buffer the last stage
+/// wrote (`weights` = the prepared `ξ^−j / M` for [`Order::Weighted`]).
 ///
 /// # Safety
 /// As [`load`]; `dst` holds `2M` words.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn store<W: Word, S: Shared<W>>(
+pub unsafe fn store<W: Word, R: ModMul<W>, S: Shared<W>>(
     dst: *mut W,
     s: &S,
+    tile: usize,
     geo: &PassGeometry,
     set0: u32,
     tid: u32,
-    packed: bool,
+    order: Order,
+    weights: &GaussTable<W>,
+    red: &R,
 ) {
-    let (pos, y, r) = geo.element(set0, tid, packed);
+    let (pos, y, r) = geo.element(set0, tid, thread_order_packed(geo, order));
     let m = 1usize << geo.log_m;
     let buf = geo.k() & 1;
     // SAFETY: positions below M (caller).
     unsafe {
-        *dst.add(pos as usize) = s.ld(slot(geo, buf, 0, y, r));
-        *dst.add(m + pos as usize) = s.ld(slot(geo, buf, 1, y, r));
+        let mut x =
+            Gauss { re: s.ld(slot(geo, tile, buf, 0, y, r)), im: s.ld(slot(geo, tile, buf, 1, y, r)) };
+        if order == Order::Weighted {
+            x = x.mul_op(weights.get::<R>(pos), red);
+        }
+        *dst.add(pos as usize) = x.re;
+        *dst.add(m + pos as usize) = x.im;
     }
 }
 
-/// Step `n` (`0..k`) of a pass for thread `tid`: forward = Gentleman–Sande
-/// local stage `t = n` (Algorithm 2), inverse = Cooley–Tukey local stage
-/// `t = k − 1 − n` (Algorithm 3) with the inverse twiddles. Reads buffer
-/// `n mod 2`, writes the other.
+/// Step `n` (`0..k`) of a pass for thread `tid` on the tile at `tile`:
+/// forward = Gentleman–Sande local stage `t = n` (Algorithm 2), inverse =
+/// Cooley–Tukey local stage `t = k − 1 − n` (Algorithm 3) with the inverse
+/// twiddles. Reads buffer `n mod 2`, writes the other.
 ///
 /// # Safety
 /// `tid < geo.threads()`; `tw` is the pass's packed table
@@ -129,6 +184,7 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
 #[inline(always)]
 pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
     s: &S,
+    tile: usize,
     geo: &PassGeometry,
     set0: u32,
     n: u32,
@@ -147,20 +203,282 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
     let p = red.q();
     // SAFETY: slots inside the tile, twiddle index inside the table.
     unsafe {
-        let at = |r: u32| Gauss { re: s.ld(slot(geo, from, 0, y, r)), im: s.ld(slot(geo, from, 1, y, r)) };
+        let at = |r: u32| Gauss {
+            re: s.ld(slot(geo, tile, from, 0, y, r)),
+            im: s.ld(slot(geo, tile, from, 1, y, r)),
+        };
         let part = |g: Gauss<W>| if comp == 0 { g.re } else { g.im };
         if !inverse {
             let w = tw.get::<R>(geo.twiddle_index(set0 + y, n, i));
             let (u, v) = (at(i), at(i + half));
-            s.st(slot(geo, to, comp, y, 2 * i), add_mod(part(u), part(v), p));
-            s.st(slot(geo, to, comp, y, 2 * i + 1), u.sub(v, p).mul_part(w, comp, red));
+            s.st(slot(geo, tile, to, comp, y, 2 * i), add_mod(part(u), part(v), p));
+            s.st(slot(geo, tile, to, comp, y, 2 * i + 1), u.sub(v, p).mul_part(w, comp, red));
         } else {
             let t = k - 1 - n;
             let w = tw.get::<R>(geo.twiddle_index(set0 + y, t, i));
             let (a, b) = (at(2 * i), at(2 * i + 1));
             let bw = b.mul_part(w, comp, red);
-            s.st(slot(geo, to, comp, y, i), add_mod(part(a), bw, p));
-            s.st(slot(geo, to, comp, y, i + half), sub_mod(part(a), bw, p));
+            s.st(slot(geo, tile, to, comp, y, i), add_mod(part(a), bw, p));
+            s.st(slot(geo, tile, to, comp, y, i + half), sub_mod(part(a), bw, p));
+        }
+    }
+}
+
+/// The product phase of a polymul pass: thread `tid` multiplies its
+/// Gaussian of the first operand's forward result by the second's (the
+/// tile after it) and writes the product to the first operand's buffer 0,
+/// where the inverse steps start. Each thread reads and writes only its
+/// own element, so reading buffer `k mod 2` and writing buffer 0 (the same
+/// one for even `k`) needs no barrier between.
+///
+/// # Safety
+/// `tid < geo.threads()`; the tile holds two operands' [`shared_words`].
+#[inline(always)]
+pub unsafe fn product<W: Word, S: Shared<W>>(s: &S, geo: &PassGeometry, tid: u32, red: &Barrett4<W>) {
+    let (_, y, r) = geo.element(0, tid, true);
+    let (buf, b) = (geo.k() & 1, shared_words(geo));
+    // SAFETY: slots inside the two tiles (caller).
+    unsafe {
+        let at = |tile: usize| Gauss {
+            re: s.ld(slot(geo, tile, buf, 0, y, r)),
+            im: s.ld(slot(geo, tile, buf, 1, y, r)),
+        };
+        let z = at(0).mul(at(b), red);
+        s.st(slot(geo, 0, 0, 0, y, r), z.re);
+        s.st(slot(geo, 0, 0, 1, y, r), z.im);
+    }
+}
+
+/// The register cap (PTX `.maxnreg`) of the pass kernels on every arch: a
+/// block may have 1024 threads, so at most 64 registers (uncapped, ptxas
+/// gives the `u64` polymul kernel 72). Lower caps would add blocks per SM
+/// for batches; unmeasured, so not set (the `u64` forward spills at 40).
+pub const MAX_REGS: u32 = 64;
+
+/// What one launch of the pass kernel does to each block's sets.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// The pass's forward stages (Gentleman–Sande).
+    Forward = 0,
+    /// The pass's inverse stages (Cooley–Tukey).
+    Inverse = 1,
+    /// Forward stages on both operands' sets, their pointwise product and
+    /// the inverse stages, in shared memory: the last forward pass, the
+    /// product and the first inverse pass of a polymul in one launch (a
+    /// whole polymul for a one-pass transform).
+    Polymul = 2,
+}
+
+/// The arguments of the DGT pass kernel, passed by value as one
+/// `#[repr(C)]` block: the host fills this very struct, so the two sides
+/// cannot disagree on order or types. Tables and data are tower 0's; tower
+/// `z` (the grid's z axis) is `data_words` / `tw_words` further.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct DgtArgs<W> {
+    /// The first operand's input.
+    pub src: *const W,
+    /// Its output (`src` itself when both orders are natural).
+    pub dst: *mut W,
+    /// The second operand, transformed in place: a [`Op::Polymul`] launch
+    /// reads it (its forward result stays in shared memory), a
+    /// [`Op::Forward`] launch with `operands = 2` transforms it with the
+    /// second half of the blocks; else null.
+    pub b: *mut W,
+    /// The pass's forward twiddles ([`PassGeometry::twiddle_len`] entries).
+    pub tw: *const W,
+    /// Its inverse twiddles.
+    pub tw_inv: *const W,
+    /// `ξ^j` (a [`Order::Weighted`] load), `M` entries.
+    pub weights: *const W,
+    /// `ξ^−j / M` (a [`Order::Weighted`] store), `M` entries.
+    pub inv_weights: *const W,
+    /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
+    /// one tower (then `p`, `mu`, `qbits` are used).
+    pub moduli: *const W,
+    /// Words between consecutive towers' data.
+    pub data_words: u64,
+    /// Words between consecutive towers' tables.
+    pub tw_words: u32,
+    /// The pass.
+    pub geo: PassGeometry,
+    /// What the launch does.
+    pub op: Op,
+    /// Where it reads.
+    pub load: Order,
+    /// Where it writes.
+    pub store: Order,
+    /// Polynomials per operand and tower.
+    pub batch: u32,
+    /// Operands of a [`Op::Forward`] launch (1, or 2 with `b`).
+    pub operands: u32,
+    /// Algorithm 4's bit length of a one-tower launch's prime.
+    pub qbits: u32,
+    /// The prime of a one-tower launch.
+    pub p: W,
+    /// Algorithm 4's `µ` of that prime.
+    pub mu: W,
+}
+
+impl<W: Word> DgtArgs<W> {
+    /// Blocks of the launch's grid x: `λ`-set clusters of every polynomial
+    /// of every operand.
+    #[inline(always)]
+    pub fn blocks(&self) -> u32 {
+        let operands = if self.op == Op::Forward { self.operands } else { 1 };
+        self.geo.blocks_per_poly() * self.batch * operands
+    }
+
+    /// Threads per block.
+    #[inline(always)]
+    pub fn threads(&self) -> u32 {
+        self.geo.threads()
+    }
+
+    /// Shared words per block (before padding): [`op_shared_words`].
+    #[inline(always)]
+    pub fn shared_words(&self) -> usize {
+        op_shared_words(&self.geo, self.op)
+    }
+
+    /// Phases of a block, each followed by a barrier: load, the stages,
+    /// store; a polymul's are load (both operands), the first operand's
+    /// forward stages, the second's, the product, the inverse stages, store.
+    #[inline(always)]
+    pub fn phases(&self) -> u32 {
+        match self.op {
+            Op::Forward | Op::Inverse => self.geo.k() + 2,
+            Op::Polymul => 3 * self.geo.k() + 3,
+        }
+    }
+
+    /// Block `blk` of tower `z`'s view of the launch.
+    ///
+    /// # Safety
+    /// A non-null `moduli` holds at least `z + 1` rows.
+    #[inline(always)]
+    pub unsafe fn block(&self, blk: u32, z: u32) -> DgtBlock<'_, W> {
+        let towers = Towers { moduli: self.moduli, data_words: self.data_words, tw_words: self.tw_words };
+        // SAFETY: the table's rows (caller).
+        let c = unsafe {
+            towers.consts(z, TowerConsts { parts: (self.p, self.p, 0), barrett4: (self.mu, self.qbits) })
+        };
+        let geo = &self.geo;
+        let half = geo.blocks_per_poly() * self.batch;
+        let (second, blk) = if blk >= half { (true, blk - half) } else { (false, blk) };
+        let log_bpp = geo.log_sets() - geo.log_cluster;
+        DgtBlock {
+            args: self,
+            z,
+            off: z as usize * self.data_words as usize + (((blk >> log_bpp) as usize) << (geo.log_m + 1)),
+            second,
+            set0: (blk & ((1 << log_bpp) - 1)) << geo.log_cluster,
+            shoup: Shoup::from_parts(c.parts.0, c.parts.1, c.parts.2),
+            barrett4: Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1),
+        }
+    }
+}
+
+/// One block's share of a [`DgtArgs`] launch, its tower and operand
+/// resolved: what [`DgtBlock::phase`] needs. Pointers are derived from the
+/// arguments where a phase uses them (on the GPU the arguments stay in the
+/// kernel's parameter space instead of occupying registers across phases).
+#[derive(Debug, Clone, Copy)]
+pub struct DgtBlock<'a, W> {
+    args: &'a DgtArgs<W>,
+    z: u32,
+    /// Words from an operand's start to this block's polynomial.
+    off: usize,
+    /// The block transforms the second operand (a two-operand forward).
+    second: bool,
+    set0: u32,
+    shoup: Shoup<W>,
+    barrett4: Barrett4<W>,
+}
+
+impl<W: Word> DgtBlock<'_, W> {
+    fn src(&self) -> *const W {
+        let a = self.args;
+        (if self.second { a.b as *const W } else { a.src }).wrapping_add(self.off)
+    }
+
+    fn dst(&self) -> *mut W {
+        let a = self.args;
+        (if self.second { a.b } else { a.dst }).wrapping_add(self.off)
+    }
+
+    fn b(&self) -> *const W {
+        self.args.b.wrapping_add(self.off) as *const W
+    }
+
+    /// This tower's copy of a table of `len` entries.
+    fn table(&self, base: *const W, len: u32) -> GaussTable<W> {
+        GaussTable { base: base.wrapping_add(self.z as usize * self.args.tw_words as usize), len }
+    }
+
+    fn twiddles(&self, inverse: bool) -> GaussTable<W> {
+        let a = self.args;
+        self.table(if inverse { a.tw_inv } else { a.tw }, a.geo.twiddle_len())
+    }
+
+    fn weights(&self, inverse: bool) -> GaussTable<W> {
+        let a = self.args;
+        self.table(if inverse { a.inv_weights } else { a.weights }, 1 << a.geo.log_m)
+    }
+
+    /// Phase `ph` (`< DgtArgs::phases`) of thread `tid` of a launch doing
+    /// `OP` (an [`Op`] as `u32`: one kernel per operation, so each holds
+    /// only its own registers); the block waits at a barrier after each
+    /// phase. The GPU kernels and the CPU emulation run this same sequence.
+    ///
+    /// # Safety
+    /// `OP` is the launch's `op`; `tid < geo.threads()`; the launch's
+    /// buffers and tables sized by the host; the tile holds
+    /// [`DgtArgs::shared_words`].
+    #[inline(always)]
+    pub unsafe fn phase<const OP: u32, S: Shared<W>>(&self, s: &S, ph: u32, tid: u32) {
+        let a = self.args;
+        let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
+        let b_tile = shared_words(geo);
+        let (inverse, polymul) = (OP == Op::Inverse as u32, OP == Op::Polymul as u32);
+        // SAFETY: forwarded (caller).
+        unsafe {
+            if ph == 0 {
+                load(self.src(), s, 0, geo, set0, tid, a.load, &self.weights(false), red);
+                if polymul {
+                    load(self.b(), s, b_tile, geo, set0, tid, a.load, &self.weights(false), red);
+                }
+            } else if ph <= k {
+                step(s, 0, geo, set0, ph - 1, tid, inverse, &self.twiddles(inverse), red);
+            } else if polymul && ph <= 2 * k {
+                // The second operand's stages after the first's (one at a
+                // time: both at once would need more than 64 registers).
+                step(s, b_tile, geo, set0, ph - k - 1, tid, false, &self.twiddles(false), red);
+            } else if polymul && ph == 2 * k + 1 {
+                product(s, geo, tid, &self.barrett4);
+            } else if polymul && ph <= 3 * k + 1 {
+                step(s, 0, geo, set0, ph - 2 * k - 2, tid, true, &self.twiddles(true), red);
+            } else {
+                store(self.dst(), s, 0, geo, set0, tid, a.store, &self.weights(true), red);
+            }
+        }
+    }
+
+    /// [`DgtBlock::phase`] for the launch's own `op` (the CPU emulation's
+    /// entry).
+    ///
+    /// # Safety
+    /// As [`DgtBlock::phase`].
+    #[inline(always)]
+    pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32) {
+        // SAFETY: forwarded, with the launch's op.
+        unsafe {
+            match self.args.op {
+                Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid),
+                Op::Inverse => self.phase::<{ Op::Inverse as u32 }, S>(s, ph, tid),
+                Op::Polymul => self.phase::<{ Op::Polymul as u32 }, S>(s, ph, tid),
+            }
         }
     }
 }
