@@ -404,7 +404,7 @@ pub fn run(opts: &Options) -> i32 {
     }
     let mut wisdom = None;
     if opts.runs("dgt") {
-        match crate::dgt::run(&gpu, &device, opts.quick) {
+        match crate::dgt::run(&gpu, &device, opts.quick, opts.log_n.as_deref()) {
             Ok(r) => {
                 tables.extend(r.tables);
                 figures.extend(r.figures);

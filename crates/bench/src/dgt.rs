@@ -83,10 +83,13 @@ pub struct DgtReport {
     pub wisdom: String,
 }
 
-/// Runs the search and the comparison.
-pub fn run(gpu: &Gpu, device: &str, quick: bool) -> Result<DgtReport> {
+/// Runs the search and the comparison (at the sizes `only`, if given).
+pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result<DgtReport> {
     let short = device.split(" (").next().unwrap_or(device).to_string();
-    let log_ns: Vec<u32> = if quick { vec![10, 12, 14, 16] } else { (10..=17).collect() };
+    let mut log_ns: Vec<u32> = if quick { vec![10, 12, 14, 16] } else { (10..=17).collect() };
+    if let Some(only) = only {
+        log_ns.retain(|l| only.contains(l));
+    }
     let mut search = Table::new(
         "DGT configuration search (one 30-bit tower, u32): every stage split and cluster size",
         &["N", "configuration", "forward µs, one polynomial", "forward µs per polynomial, batched", "Pareto"],

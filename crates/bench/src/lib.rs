@@ -38,7 +38,8 @@ pub struct Options {
     pub cases: Option<usize>,
     /// `check`: the `log2 N` values of the word suite (default: every size
     /// of the suite; 13 adds the narrower primes) and of the DGT suite,
-    /// e.g. to split a slow sanitizer run into processes.
+    /// e.g. to split a slow sanitizer run into processes; `bench`: the
+    /// sizes of the DGT section's configuration search.
     pub log_n: Option<Vec<u32>>,
 }
 

@@ -801,9 +801,10 @@ where
     // SAFETY: the host sizes the constants table to the launch's towers.
     let block = unsafe { args.block(blk as u32, block_y()) };
     let s = shared_tile();
+    let mut next = dgt::pass::no_twiddle();
     for ph in 0..args.phases() {
         // SAFETY: geometry, buffers and shared size validated by the host.
-        unsafe { block.phase::<OP, _>(&s, ph, t as u32) };
+        unsafe { block.phase::<OP, _>(&s, ph, t as u32, &mut next) };
         sync();
     }
 }

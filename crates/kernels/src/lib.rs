@@ -381,7 +381,7 @@ pub mod names {
 
     /// Calls `f` with the symbol and register cap (PTX `.maxnreg`) of every
     /// entry point of the module for `sm_<arch>` that has one
-    /// ([`crate::ntt::lazy::max_regs`], [`crate::dgt::pass::MAX_REGS`]);
+    /// ([`crate::ntt::lazy::max_regs`], [`crate::dgt::pass::max_regs`]);
     /// the kernel build adds the directives to the PTX. The occupancy caps
     /// were measured on sm_90 and apply there; below, only the caps a block needs to launch at all
     /// (1024 threads: at most 64 registers) apply, and the compiler chooses
@@ -389,12 +389,13 @@ pub mod names {
     pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
         use crate::ntt::lazy::max_regs;
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
-            for name in DGT_PASS {
+            use crate::dgt::pass::Op;
+            for (name, op) in DGT_PASS.iter().zip([Op::Forward, Op::Inverse, Op::Polymul]) {
                 let mut n = Name::new();
                 n.push(name);
                 n.push("_");
                 n.push(w);
-                f(n.as_str(), crate::dgt::pass::MAX_REGS);
+                f(n.as_str(), crate::dgt::pass::max_regs(op, bytes, arch));
             }
             for k in FusedKernel::all_for(bytes) {
                 if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {

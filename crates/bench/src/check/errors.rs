@@ -805,11 +805,16 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
         all_right("after a batch larger than the card"),
     );
 
-    // 2. The card full. A DGT data buffer made first: its forward on the
-    // full card needs a larger scratch buffer than the plan has yet.
-    let mut dgt_data = match dgtp.zeros(64) {
-        Ok(d) => d,
-        Err(e) => return t.record("errors: DGT data buffer", Err(s(e))),
+    // 2. The card full. DGT data buffers made first: on the full card the
+    // forward of Coala's pipeline needs a larger scratch buffer than its
+    // plan has yet; the fused pipeline's needs none, so it runs.
+    let coala = DgtPlan::with_pipeline(gpu, &dgt_ps, cfg, dgt::DgtPipeline::Coala);
+    let (mut dgt_data, coala, mut coala_data) = match (dgtp.zeros(64), coala) {
+        (Ok(d), Ok(c)) => match c.zeros(64) {
+            Ok(cd) => (d, c, cd),
+            Err(e) => return t.record("errors: DGT data buffer (Coala's pipeline)", Err(s(e))),
+        },
+        (Err(e), _) | (_, Err(e)) => return t.record("errors: DGT data buffer", Err(s(e))),
     };
     let mut hog: Vec<DeviceVec<u64>> = Vec::new();
     let mut words = 1usize << 27; // 1 GiB, then halves down to 256 bytes
@@ -855,9 +860,18 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
     let planned = Multiplier::<u64>::with_wisdom(gpu, 1 << 20, Modulus::Bits(62), 1, None);
     check(t, "card full: Multiplier::with_wisdom (a new plan)", planned, oom);
     // Last (it frees the plan's old, smaller scratch before it asks).
-    check(t, "card full: DgtPlan::forward (its scratch buffer)", dgtp.forward(&mut dgt_data), oom);
+    check(
+        t,
+        "card full: DgtPlan::forward, Coala's pipeline (its scratch buffer)",
+        coala.forward(&mut coala_data),
+        oom,
+    );
+    t.record(
+        "card full: DgtPlan::forward, fused pipeline (no scratch: runs)",
+        dgtp.forward(&mut dgt_data).and_then(|()| dgtp.synchronize()).map_err(s),
+    );
     drop(hog);
-    drop(dgt_data);
+    drop((dgt_data, coala_data));
     t.record(
         "errors: every plan and the context right after the card was full",
         all_right("after the card was full"),

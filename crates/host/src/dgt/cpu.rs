@@ -67,11 +67,13 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
                     let args = pass_args(&s, &ctx, buf);
                     let mut tile = vec![W::zero(); args.shared_words()];
                     let sh = HostShared(tile.as_mut_ptr());
+                    // Each thread's twiddle, carried from phase to phase.
+                    let mut next = vec![pass::no_twiddle(); args.threads() as usize];
                     for blk in 0..args.blocks() {
                         let block = args.block(blk, 0);
                         for ph in 0..args.phases() {
-                            for tid in 0..args.threads() {
-                                block.phase_of_op(&sh, ph, tid);
+                            for (tid, next) in (0..args.threads()).zip(next.iter_mut()) {
+                                block.phase_of_op(&sh, ph, tid, next);
                             }
                         }
                     }

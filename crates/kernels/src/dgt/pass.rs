@@ -172,25 +172,46 @@ pub unsafe fn store<W: Word, R: ModMul<W>, S: Shared<W>>(
     }
 }
 
-/// Step `n` (`0..k`) of a pass for thread `tid` on the tile at `tile`:
-/// forward = Gentleman–Sande local stage `t = n` (Algorithm 2), inverse =
-/// Cooley–Tukey local stage `t = k − 1 − n` (Algorithm 3) with the inverse
-/// twiddles. Reads buffer `n mod 2`, writes the other.
+/// The twiddle [`step`] `n` of thread `tid` multiplies by (forward: local
+/// stage `n`; inverse: stage `k − 1 − n` of the inverse table `tw`).
 ///
 /// # Safety
 /// `tid < geo.threads()`; `tw` is the pass's packed table
 /// ([`PassGeometry::twiddle_len`] entries).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
-    s: &S,
-    tile: usize,
+pub unsafe fn step_twiddle<W: Word, R: ModMul<W>>(
     geo: &PassGeometry,
     set0: u32,
     n: u32,
     tid: u32,
     inverse: bool,
     tw: &GaussTable<W>,
+) -> GaussOp<R::Op> {
+    let k = geo.k();
+    let (y, i) = (tid >> k, tid & ((1 << (k - 1)) - 1));
+    let t = if inverse { k - 1 - n } else { n };
+    // SAFETY: the index is inside the table (caller).
+    unsafe { tw.get::<R>(geo.twiddle_index(set0 + y, t, i)) }
+}
+
+/// Step `n` (`0..k`) of a pass for thread `tid` on the tile at `tile`:
+/// forward = Gentleman–Sande local stage `t = n` (Algorithm 2), inverse =
+/// Cooley–Tukey local stage `t = k − 1 − n` (Algorithm 3), `w` the
+/// thread's twiddle ([`step_twiddle`]). Reads buffer `n mod 2`, writes the
+/// other.
+///
+/// # Safety
+/// `tid < geo.threads()`; the tile as [`load`]'s.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
+    s: &S,
+    tile: usize,
+    geo: &PassGeometry,
+    n: u32,
+    tid: u32,
+    inverse: bool,
+    w: GaussOp<R::Op>,
     red: &R,
 ) {
     let k = geo.k();
@@ -201,7 +222,7 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
     let i = x & (half - 1);
     let (from, to) = (n & 1, (n & 1) ^ 1);
     let p = red.q();
-    // SAFETY: slots inside the tile, twiddle index inside the table.
+    // SAFETY: slots inside the tile.
     unsafe {
         let at = |r: u32| Gauss {
             re: s.ld(slot(geo, tile, from, 0, y, r)),
@@ -209,13 +230,10 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
         };
         let part = |g: Gauss<W>| if comp == 0 { g.re } else { g.im };
         if !inverse {
-            let w = tw.get::<R>(geo.twiddle_index(set0 + y, n, i));
             let (u, v) = (at(i), at(i + half));
             s.st(slot(geo, tile, to, comp, y, 2 * i), add_mod(part(u), part(v), p));
             s.st(slot(geo, tile, to, comp, y, 2 * i + 1), u.sub(v, p).mul_part(w, comp, red));
         } else {
-            let t = k - 1 - n;
-            let w = tw.get::<R>(geo.twiddle_index(set0 + y, t, i));
             let (a, b) = (at(2 * i), at(2 * i + 1));
             let bw = b.mul_part(w, comp, red);
             s.st(slot(geo, tile, to, comp, y, i), add_mod(part(a), bw, p));
@@ -249,11 +267,32 @@ pub unsafe fn product<W: Word, S: Shared<W>>(s: &S, geo: &PassGeometry, tid: u32
     }
 }
 
-/// The register cap (PTX `.maxnreg`) of the pass kernels on every arch: a
-/// block may have 1024 threads, so at most 64 registers (uncapped, ptxas
-/// gives the `u64` polymul kernel 72). Lower caps would add blocks per SM
-/// for batches; unmeasured, so not set (the `u64` forward spills at 40).
-pub const MAX_REGS: u32 = 64;
+/// The register cap (PTX `.maxnreg`) of the pass kernel for `op` on
+/// `word_bytes`-byte words for `sm_<arch>`. A block may have 1024 threads,
+/// so at most 64 registers on every arch (uncapped, ptxas gives the `u64`
+/// polymul kernel 72). Under that cap ptxas spends all 64 on the `u64`
+/// forward and inverse kernels and 48–52 on the `u32` ones (H100, batched
+/// forward at N = 2^10, 2^24 coefficients, before the twiddle prefetch:
+/// 0.0238 µs per polynomial at 64 registers against 0.0224 for Coala's
+/// pipeline at 32); on sm_90 they get the fewest that do not spill: 40 for
+/// `u32`, 56 for `u64` (48 spills 16 bytes).
+pub fn max_regs(op: Op, word_bytes: usize, arch: u32) -> u32 {
+    match (op, word_bytes, arch >= 90) {
+        (Op::Polymul, _, _) | (_, _, false) => 64,
+        (_, 4, true) => 40,
+        (_, _, true) => 56,
+    }
+}
+
+/// A thread's twiddle, prepared for Shoup's multiplication, carried from
+/// one phase to the next ([`DgtBlock::phase`]).
+pub type Twiddle<W> = GaussOp<(W, W)>;
+
+/// A placeholder [`Twiddle`] (a phase before the first step overwrites it).
+#[inline(always)]
+pub fn no_twiddle<W: Word>() -> Twiddle<W> {
+    GaussOp { re: (W::zero(), W::zero()), im: (W::zero(), W::zero()) }
+}
 
 /// What one launch of the pass kernel does to each block's sets.
 #[repr(u32)]
@@ -427,40 +466,64 @@ impl<W: Word> DgtBlock<'_, W> {
         self.table(if inverse { a.inv_weights } else { a.weights }, 1 << a.geo.log_m)
     }
 
+    /// The step phase `ph` of an `OP` launch runs, `(n, inverse)`; `None`
+    /// for the load, product and store phases.
+    #[inline(always)]
+    fn step_of<const OP: u32>(&self, ph: u32) -> Option<(u32, bool)> {
+        let k = self.args.geo.k();
+        let polymul = OP == Op::Polymul as u32;
+        if ph == 0 {
+            None
+        } else if ph <= k {
+            Some((ph - 1, OP == Op::Inverse as u32))
+        } else if !polymul || ph == 2 * k + 1 || ph > 3 * k + 1 {
+            None
+        } else if ph <= 2 * k {
+            Some((ph - k - 1, false))
+        } else {
+            Some((ph - 2 * k - 2, true))
+        }
+    }
+
     /// Phase `ph` (`< DgtArgs::phases`) of thread `tid` of a launch doing
     /// `OP` (an [`Op`] as `u32`: one kernel per operation, so each holds
     /// only its own registers); the block waits at a barrier after each
     /// phase. The GPU kernels and the CPU emulation run this same sequence.
+    /// `next` carries the thread's twiddle from phase to phase: each phase
+    /// loads the next step's before the barrier, so the load's latency
+    /// passes while the block waits (a step's twiddle comes from global
+    /// memory, its data from shared memory).
     ///
     /// # Safety
     /// `OP` is the launch's `op`; `tid < geo.threads()`; the launch's
     /// buffers and tables sized by the host; the tile holds
-    /// [`DgtArgs::shared_words`].
+    /// [`DgtArgs::shared_words`]; `next` is what phase `ph − 1` of this
+    /// thread left (anything for phase 0).
     #[inline(always)]
-    pub unsafe fn phase<const OP: u32, S: Shared<W>>(&self, s: &S, ph: u32, tid: u32) {
+    pub unsafe fn phase<const OP: u32, S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
         let a = self.args;
         let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
         let b_tile = shared_words(geo);
-        let (inverse, polymul) = (OP == Op::Inverse as u32, OP == Op::Polymul as u32);
+        let polymul = OP == Op::Polymul as u32;
         // SAFETY: forwarded (caller).
         unsafe {
-            if ph == 0 {
+            if let Some((n, inverse)) = self.step_of::<OP>(ph) {
+                // The second operand's stages come after the first's (one
+                // at a time: both at once would need more than 64 registers).
+                let tile = if polymul && ph > k && ph <= 2 * k { b_tile } else { 0 };
+                step(s, tile, geo, n, tid, inverse, *next, red);
+            } else if ph == 0 {
                 load(self.src(), s, 0, geo, set0, tid, a.load, &self.weights(false), red);
                 if polymul {
                     load(self.b(), s, b_tile, geo, set0, tid, a.load, &self.weights(false), red);
                 }
-            } else if ph <= k {
-                step(s, 0, geo, set0, ph - 1, tid, inverse, &self.twiddles(inverse), red);
-            } else if polymul && ph <= 2 * k {
-                // The second operand's stages after the first's (one at a
-                // time: both at once would need more than 64 registers).
-                step(s, b_tile, geo, set0, ph - k - 1, tid, false, &self.twiddles(false), red);
             } else if polymul && ph == 2 * k + 1 {
                 product(s, geo, tid, &self.barrett4);
-            } else if polymul && ph <= 3 * k + 1 {
-                step(s, 0, geo, set0, ph - 2 * k - 2, tid, true, &self.twiddles(true), red);
             } else {
                 store(self.dst(), s, 0, geo, set0, tid, a.store, &self.weights(true), red);
+            }
+            if let Some((n, inverse)) = self.step_of::<OP>(ph + 1) {
+                *next = step_twiddle::<W, Shoup<W>>(geo, set0, n, tid, inverse, &self.twiddles(inverse));
             }
         }
     }
@@ -471,13 +534,13 @@ impl<W: Word> DgtBlock<'_, W> {
     /// # Safety
     /// As [`DgtBlock::phase`].
     #[inline(always)]
-    pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32) {
+    pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
         // SAFETY: forwarded, with the launch's op.
         unsafe {
             match self.args.op {
-                Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid),
-                Op::Inverse => self.phase::<{ Op::Inverse as u32 }, S>(s, ph, tid),
-                Op::Polymul => self.phase::<{ Op::Polymul as u32 }, S>(s, ph, tid),
+                Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid, next),
+                Op::Inverse => self.phase::<{ Op::Inverse as u32 }, S>(s, ph, tid, next),
+                Op::Polymul => self.phase::<{ Op::Polymul as u32 }, S>(s, ph, tid, next),
             }
         }
     }
