@@ -1,5 +1,5 @@
 //! The DGT kernels' code run on the CPU: the launches of the plan's
-//! [`Schedule`], every block and thread of each, phase by phase (a barrier
+//! schedule (`dgt::schedule`), every block and thread of each, phase by phase (a barrier
 //! = the end of a loop over threads).
 
 use super::config::DgtConfig;
@@ -124,9 +124,7 @@ pub fn forward_with<W: Coeff>(
     pipeline: DgtPipeline,
     data: &mut [W],
 ) -> Result<()> {
-    check(p, "data", data)?;
-    let t = DgtTables::new(p, config)?;
-    run(p, &t, &schedule(&t, pipeline).forward, data, &mut [])
+    transform(p, config, pipeline, false, data)
 }
 
 /// Inverse of [`forward`] (`1/M` included): back to coefficients.
@@ -141,9 +139,20 @@ pub fn inverse_with<W: Coeff>(
     pipeline: DgtPipeline,
     data: &mut [W],
 ) -> Result<()> {
+    transform(p, config, pipeline, true, data)
+}
+
+fn transform<W: Coeff>(
+    p: &DgtParams<W>,
+    config: &DgtConfig,
+    pipeline: DgtPipeline,
+    inverse: bool,
+    data: &mut [W],
+) -> Result<()> {
     check(p, "data", data)?;
     let t = DgtTables::new(p, config)?;
-    run(p, &t, &schedule(&t, pipeline).inverse, data, &mut [])
+    let s = schedule(&t, pipeline);
+    run(p, &t, if inverse { &s.inverse } else { &s.forward }, data, &mut [])
 }
 
 /// Negacyclic products of each pair through the default pipeline's kernels.

@@ -350,22 +350,20 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// Coala's encoding kernel first). Leaves the transform in the natural
     /// (bit-reversed frequency) order.
     pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        let l = self.launch_args("data", data)?;
-        let d = data.buf.as_device_ptr();
-        let s = self.scratch_ptr(data.len())?;
-        let key = CallKey { op: 0, a: (d.as_raw(), data.len()), b: (0, 0) };
-        let steps = &self.schedule.forward;
-        self.graphs
-            .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
+        self.transform(data, false)
     }
 
     /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
     pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.transform(data, true)
+    }
+
+    fn transform(&self, data: &mut DeviceVec<W>, inverse: bool) -> Result<()> {
         let l = self.launch_args("data", data)?;
         let d = data.buf.as_device_ptr();
         let s = self.scratch_ptr(data.len())?;
-        let key = CallKey { op: 1, a: (d.as_raw(), data.len()), b: (0, 0) };
-        let steps = &self.schedule.inverse;
+        let key = CallKey { op: u8::from(inverse), a: (d.as_raw(), data.len()), b: (0, 0) };
+        let steps = if inverse { &self.schedule.inverse } else { &self.schedule.forward };
         self.graphs
             .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
     }
