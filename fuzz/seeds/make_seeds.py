@@ -3,7 +3,7 @@
 
     python3 fuzz/seeds/make_seeds.py
 
-npy_read: the small NumPy-written fixtures of crates/host/tests/data/npy
+npy_read: the small NumPy-written fixtures of crates/npy/tests/data/npy
 (accepted and refused ones). wisdom_read: three wisdom files. params and
 cpu_polymul: hand-made structured inputs in the layouts documented in
 fuzz/src/params.rs and fuzz/src/cpu_polymul.rs. Deterministic: rerunning
@@ -16,7 +16,7 @@ import shutil
 import struct
 
 HERE = pathlib.Path(__file__).resolve().parent
-NPY = HERE.parents[1] / "crates/host/tests/data/npy"
+NPY = HERE.parents[1] / "crates/npy/tests/data/npy"
 
 
 def is_prime(n):

@@ -13,8 +13,8 @@
 //!   back to the same array (as `u64` and as `u32` where it fits), and
 //!   writing that again gives the same bytes.
 
-use polymul::Error;
-use polymul::npy::{NpyArray, NpyWord};
+use polymul_npy::Error;
+use polymul_npy::{NpyArray, NpyWord};
 
 /// Runs the checks on one input.
 pub fn check(data: &[u8]) {
@@ -52,18 +52,18 @@ fn assert_typed(e: &Error) {
     assert!(
         matches!(
             e,
-            Error::NpyBadMagic { .. }
-                | Error::NpyVersion { .. }
-                | Error::NpyTruncated { .. }
-                | Error::NpyHeaderTooLong { .. }
-                | Error::NpyBadHeader { .. }
-                | Error::NpyDtype { .. }
-                | Error::NpyFortranOrder { .. }
-                | Error::NpyShape { .. }
-                | Error::NpyShapeOverflow { .. }
-                | Error::NpyDataLength { .. }
-                | Error::NpyNegative { .. }
-                | Error::NpyValueTooWide { .. }
+            Error::BadMagic { .. }
+                | Error::Version { .. }
+                | Error::Truncated { .. }
+                | Error::HeaderTooLong { .. }
+                | Error::BadHeader { .. }
+                | Error::Dtype { .. }
+                | Error::FortranOrder { .. }
+                | Error::Shape { .. }
+                | Error::ShapeOverflow { .. }
+                | Error::DataLength { .. }
+                | Error::Negative { .. }
+                | Error::ValueTooWide { .. }
         ),
         "unexpected error kind: {e:?}"
     );

@@ -23,8 +23,8 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The host-side packages the MSRV check compiles.
-const HOST_PACKAGES: [&str; 5] =
-    ["polymul", "polymul-cli", "polymul-bench", "polymul-kernels", "polymul-ptx-builder"];
+const HOST_PACKAGES: [&str; 6] =
+    ["polymul", "polymul-npy", "polymul-cli", "polymul-bench", "polymul-kernels", "polymul-ptx-builder"];
 
 /// `rustup run <toolchain> <args>` with only the variables a fresh shell has.
 fn rustup_run(toolchain: &str, dir: &Path) -> Command {

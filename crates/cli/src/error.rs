@@ -83,6 +83,18 @@ impl From<polymul::Error> for CliError {
     }
 }
 
+impl From<polymul_npy::Error> for CliError {
+    /// The reader's and writer's message: a file that cannot be read or is
+    /// not a usable array is a bad argument (exit code 2); one that cannot
+    /// be written is a failure of the machine (1).
+    fn from(e: polymul_npy::Error) -> Self {
+        match &e {
+            polymul_npy::Error::Io { during, .. } if *during != "reading" => Self::runtime(e.to_string()),
+            _ => Self::usage(e.to_string()),
+        }
+    }
+}
+
 /// Result of the tool's functions.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
 

@@ -1,17 +1,17 @@
 //! `.npy` input and output, and the choice of coefficient word.
 //!
-//! Inputs are read with [`polymul::npy::NpyArray`] as `u64` (which accepts
+//! Inputs are read with [`polymul_npy::NpyArray`] as `u64` (which accepts
 //! every dtype the library reads: `<u8`, `<u4`, `>u8`, `>u4`, and `<i8`,
 //! `<i4` without negative values) and then narrowed to the word the
 //! computation runs on ([`Word`]): `--word 32|64`, or by default the width
 //! of the file's dtype. Results are written with
-//! [`NpyArray::write_file`](polymul::npy::NpyArray::write_file), which writes
+//! [`NpyArray::write_file`](polymul_npy::NpyArray::write_file), which writes
 //! a temporary file and renames it: a failed run leaves no partial output.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use polymul::npy::{NpyArray, NpyWord};
+use polymul_npy::{NpyArray, NpyWord};
 
 use crate::error::{CliError, Result};
 
@@ -132,7 +132,7 @@ fn item_bits(path: &Path, count: usize) -> u32 {
 /// atomically.
 ///
 /// # Errors
-/// The library's [`polymul::Error::Io`] (exit code 1) if the file cannot be
+/// The writer's [`polymul_npy::Error::Io`] (exit code 1) if the file cannot be
 /// written; nothing is left at `path` then.
 pub fn write<W: NpyWord>(path: &Path, shape: &[usize], data: Vec<W>) -> Result<()> {
     NpyArray { shape: shape.to_vec(), data }.write_file(path)?;

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
 use polymul::kernels::arith::{Barrett4, ModMul};
-use polymul::npy::NpyWord;
 use polymul::rns::{RnsBasis, RnsPlan};
 use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
+use polymul_npy::NpyWord;
 
 use crate::error::{CliError, Result};
 use crate::io::{self, Input, Word};

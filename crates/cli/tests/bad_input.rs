@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use polymul::npy::{NpyArray, NpyWord};
 use polymul::random::SplitMix64;
+use polymul_npy::{NpyArray, NpyWord};
 
 const BIN: &str = env!("CARGO_BIN_EXE_polymul");
 const N: usize = 16;

@@ -1,5 +1,5 @@
 //! The `polymul` binary end to end, on the CPU path (`--cpu`): inputs are
-//! written with `polymul::npy`, the binary runs in a fresh folder, and its
+//! written with `polymul_npy`, the binary runs in a fresh folder, and its
 //! output files are compared bit for bit with the `.npy` bytes of the
 //! library's CPU results (and with the naive product for small N). Every
 //! error case checks the exit code, a single `polymul: ...` line on stderr
@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use polymul::dgt::{self, DgtConfig, DgtParams};
-use polymul::npy::{NpyArray, NpyWord};
 use polymul::params::arith::{is_prime, pow_mod};
 use polymul::random::SplitMix64;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, NttParams, cpu};
+use polymul_npy::{NpyArray, NpyWord};
 
 const BIN: &str = env!("CARGO_BIN_EXE_polymul");
 

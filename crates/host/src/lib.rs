@@ -10,7 +10,6 @@
 //! * [`NttPlan`]: parameters resident on a GPU; forward/inverse NTT,
 //!   pointwise product and polynomial multiplication, single or batched.
 //! * [`cpu`]: the naive reference and the kernels' code run on the CPU.
-//! * [`npy`]: NumPy `.npy` files of coefficient arrays (read and write).
 //! * [`planner`]: one entry point that picks NTT or DGT and its
 //!   configuration, from measured wisdom or the documented rule.
 //!
@@ -35,7 +34,6 @@ pub mod cpu;
 pub mod dgt;
 mod error;
 pub mod gpu;
-pub mod npy;
 pub mod params;
 mod plan;
 pub mod planner;

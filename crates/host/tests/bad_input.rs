@@ -12,7 +12,6 @@ use num_bigint::BigUint;
 use polymul::cpu::{self, TiledConfig};
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtTables};
 use polymul::kernels::dgt::layout::PassGeometry;
-use polymul::npy::NpyArray;
 use polymul::params::{self, MAX_N, MAX_PRIME_COUNT, NttParams, arith};
 use polymul::planner::{self, Modulus, Winner, Wisdom, WisdomKey, tune::TuneSpec};
 use polymul::random::SplitMix64;
@@ -1170,44 +1169,4 @@ fn tune_spec_bad_keys() {
         TuneSpec { batches: vec![usize::MAX], ..ok.clone() }.check(),
         Err(Error::BatchTooLarge { n: 1024, .. })
     ));
-}
-
-// ---------------------------------------------------------------------------
-// npy files (the format itself: tests/npy.rs; here the file system)
-// ---------------------------------------------------------------------------
-
-#[test]
-fn npy_read_file_missing_or_a_folder() {
-    let dir = fresh_dir("npy-read");
-    for path in [dir.join("missing.npy"), dir.clone()] {
-        assert!(matches!(
-            NpyArray::<u64>::read_file(&path),
-            Err(Error::Io { during: "reading", path: ref p, .. }) if *p == path
-        ));
-    }
-}
-
-#[test]
-fn npy_write_file_unwritable_paths_leave_nothing() {
-    let dir = fresh_dir("npy-write");
-    std::fs::write(dir.join("file"), "x").unwrap();
-    std::fs::create_dir(dir.join("folder")).unwrap();
-    let a = NpyArray::vector(vec![1u64, 2, 3, 4]);
-    for path in [
-        dir.join("missing").join("o.npy"),
-        dir.join("file").join("o.npy"),
-        dir.join("folder"),
-        dir.join("..").join(""),
-    ] {
-        assert!(matches!(a.write_file(&path), Err(Error::Io { .. })), "{}", path.display());
-    }
-    assert_eq!(listing(&dir), ["file", "folder"]);
-    assert!(listing(&dir.join("folder")).is_empty());
-    // An inconsistent array is refused before anything is written.
-    let bad = NpyArray { shape: vec![2, 3], data: vec![1u64; 5] };
-    assert!(matches!(
-        bad.write_file(dir.join("o.npy")),
-        Err(Error::LengthMismatch { got: 5, expected: 6, .. })
-    ));
-    assert_eq!(listing(&dir), ["file", "folder"]);
 }

@@ -1,5 +1,6 @@
 //! NumPy `.npy` files of coefficient arrays: the format HE users exchange from
-//! Python (`numpy.save` / `numpy.load`).
+//! Python (`numpy.save` / `numpy.load`). polymul's command-line tool reads
+//! and writes them; the library itself does not depend on this crate.
 //!
 //! An [`NpyArray`] is one polynomial (shape `(n,)`) or a batch of polynomials
 //! (shape `(batch, n)`, C order: row `i` is polynomial `i`), with `u32` or
@@ -38,7 +39,7 @@
 //! renames it, so an error never leaves a partial file behind.
 //!
 //! ```
-//! use polymul::npy::NpyArray;
+//! use polymul_npy::NpyArray;
 //!
 //! // A batch of 2 polynomials of 4 coefficients.
 //! let batch = NpyArray::matrix(2, 4, vec![1u64, 2, 3, 4, 5, 6, 7, 8])?;
@@ -54,7 +55,7 @@
 //! // The values fit 32 bits, so they can also be read as u32 words.
 //! let narrow = NpyArray::<u32>::from_bytes(&bytes)?;
 //! assert_eq!(narrow.data, [1, 2, 3, 4, 5, 6, 7, 8]);
-//! # Ok::<(), polymul::Error>(())
+//! # Ok::<(), polymul_npy::Error>(())
 //! ```
 
 use std::io::Write;
@@ -62,11 +63,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{Error, Result};
+mod error;
+pub use error::{Error, Result};
 
 /// The largest header (the Python dict after the length field) the reader
 /// accepts, in bytes. NumPy writes 118 bytes or fewer for any 1-D or 2-D
-/// array; a longer one is refused with [`Error::NpyHeaderTooLong`] before it
+/// array; a longer one is refused with [`Error::HeaderTooLong`] before it
 /// is parsed.
 pub const MAX_HEADER_LEN: usize = 1 << 20;
 
@@ -189,12 +191,12 @@ impl<W: NpyWord> NpyArray<W> {
     ///
     /// # Errors
     /// Every way the bytes can fail to be a 1-D or 2-D array of a supported
-    /// dtype whose values fit `W`: [`Error::NpyBadMagic`],
-    /// [`Error::NpyVersion`], [`Error::NpyTruncated`],
-    /// [`Error::NpyHeaderTooLong`], [`Error::NpyBadHeader`],
-    /// [`Error::NpyDtype`], [`Error::NpyFortranOrder`], [`Error::NpyShape`],
-    /// [`Error::NpyShapeOverflow`], [`Error::NpyDataLength`],
-    /// [`Error::NpyNegative`], [`Error::NpyValueTooWide`]. Never panics.
+    /// dtype whose values fit `W`: [`Error::BadMagic`],
+    /// [`Error::Version`], [`Error::Truncated`],
+    /// [`Error::HeaderTooLong`], [`Error::BadHeader`],
+    /// [`Error::Dtype`], [`Error::FortranOrder`], [`Error::Shape`],
+    /// [`Error::ShapeOverflow`], [`Error::DataLength`],
+    /// [`Error::Negative`], [`Error::ValueTooWide`]. Never panics.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Self::decode(bytes, IN_MEMORY)
     }
@@ -219,8 +221,8 @@ impl<W: NpyWord> NpyArray<W> {
     /// 2-D shape reaches).
     ///
     /// # Errors
-    /// [`Error::NpyShape`] unless `shape` has one or two entries,
-    /// [`Error::NpyShapeOverflow`] if their product overflows, and
+    /// [`Error::Shape`] unless `shape` has one or two entries,
+    /// [`Error::ShapeOverflow`] if their product overflows, and
     /// [`Error::LengthMismatch`] if it is not `data.len()`.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.encode(TO_WRITE)
@@ -254,7 +256,7 @@ impl<W: NpyWord> NpyArray<W> {
         let header = parse_file(bytes, input)?;
         let data = bytes.get(header.data_start..).unwrap_or_default();
         if data.len() != header.data_bytes {
-            return Err(Error::NpyDataLength {
+            return Err(Error::DataLength {
                 input: input.to_owned(),
                 shape: header.shape,
                 item_bytes: header.dtype.size(),
@@ -278,11 +280,11 @@ impl<W: NpyWord> NpyArray<W> {
     /// Checks that shape and data agree; the file's header.
     fn header(&self, what: &str) -> Result<Vec<u8>> {
         if !matches!(self.shape.len(), 1 | 2) {
-            return Err(Error::NpyShape { input: what.to_owned(), shape: self.shape.clone() });
+            return Err(Error::Shape { input: what.to_owned(), shape: self.shape.clone() });
         }
         // The reader's limit too, so that whatever is written can be read.
         let Some(bytes) = array_bytes(&self.shape, W::SIZE) else {
-            return Err(Error::NpyShapeOverflow { input: what.to_owned(), shape: shape_repr(&self.shape) });
+            return Err(Error::ShapeOverflow { input: what.to_owned(), shape: shape_repr(&self.shape) });
         };
         let expected = bytes / W::SIZE;
         if self.data.len() != expected {
@@ -343,13 +345,13 @@ struct Header {
 /// not look at the data.
 fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
     let truncated =
-        |part, needed| Error::NpyTruncated { input: input.to_owned(), part, needed, got: bytes.len() };
+        |part, needed| Error::Truncated { input: input.to_owned(), part, needed, got: bytes.len() };
     if !bytes.starts_with(MAGIC) {
         // A prefix of the magic (the empty file included) is a truncated file.
         return Err(if MAGIC.starts_with(bytes) {
             truncated("magic string", MAGIC.len())
         } else {
-            Error::NpyBadMagic { input: input.to_owned() }
+            Error::BadMagic { input: input.to_owned() }
         });
     }
     let (Some(&major), Some(&minor)) = (bytes.get(6), bytes.get(7)) else {
@@ -358,7 +360,7 @@ fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
     let len_bytes = match (major, minor) {
         (1, 0) => 2,
         (2, 0) | (3, 0) => 4,
-        _ => return Err(Error::NpyVersion { input: input.to_owned(), major, minor }),
+        _ => return Err(Error::Version { input: input.to_owned(), major, minor }),
     };
     let prefix = 8 + len_bytes;
     let Some(len_field) = bytes.get(8..prefix) else {
@@ -368,7 +370,7 @@ fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
     let header_len = match usize::try_from(header_len) {
         Ok(len) if len <= MAX_HEADER_LEN => len,
         _ => {
-            return Err(Error::NpyHeaderTooLong {
+            return Err(Error::HeaderTooLong {
                 input: input.to_owned(),
                 len: header_len,
                 max: MAX_HEADER_LEN,
@@ -379,7 +381,7 @@ fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
     let Some(text) = bytes.get(prefix..data_start) else {
         return Err(truncated("header", data_start));
     };
-    let bad = |why: String| Error::NpyBadHeader { input: input.to_owned(), why };
+    let bad = |why: String| Error::BadHeader { input: input.to_owned(), why };
     // Format 3.0 exists for UTF-8 headers; 1.0 and 2.0 are Latin-1, where any
     // byte is a character. Only ASCII matters to the parser either way.
     if major == 3 && std::str::from_utf8(text).is_err() {
@@ -392,20 +394,20 @@ fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
         _ => None,
     };
     let Some(dtype) = dtype else {
-        return Err(Error::NpyDtype { input: input.to_owned(), descr: quote(text, &fields.descr.1) });
+        return Err(Error::Dtype { input: input.to_owned(), descr: quote(text, &fields.descr.1) });
     };
     if fields.fortran_order {
-        return Err(Error::NpyFortranOrder { input: input.to_owned() });
+        return Err(Error::FortranOrder { input: input.to_owned() });
     }
     let overflow =
-        || Error::NpyShapeOverflow { input: input.to_owned(), shape: quote(text, &fields.shape_span) };
+        || Error::ShapeOverflow { input: input.to_owned(), shape: quote(text, &fields.shape_span) };
     let shape = fields
         .shape
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| overflow()))
         .collect::<Result<Vec<usize>>>()?;
     if !matches!(shape.len(), 1 | 2) {
-        return Err(Error::NpyShape { input: input.to_owned(), shape });
+        return Err(Error::Shape { input: input.to_owned(), shape });
     }
     let Some(data_bytes) = array_bytes(&shape, dtype.size()) else {
         return Err(overflow());
@@ -433,7 +435,7 @@ fn convert<W: NpyWord>(dtype: Dtype, data: &[u8], input: &str) -> Result<Vec<W>>
         let b4 = || <[u8; 4]>::try_from(chunk).unwrap_or_default();
         let b8 = || <[u8; 8]>::try_from(chunk).unwrap_or_default();
         let signed = |value: i64| {
-            u64::try_from(value).map_err(|_| Error::NpyNegative { input: input.to_owned(), index, value })
+            u64::try_from(value).map_err(|_| Error::Negative { input: input.to_owned(), index, value })
         };
         let value = match dtype {
             Dtype::U4Le => u64::from(u32::from_le_bytes(b4())),
@@ -443,7 +445,7 @@ fn convert<W: NpyWord>(dtype: Dtype, data: &[u8], input: &str) -> Result<Vec<W>>
             Dtype::I4Le => signed(i64::from(i32::from_le_bytes(b4())))?,
             Dtype::I8Le => signed(i64::from_le_bytes(b8()))?,
         };
-        let word = W::from_u64(value).ok_or_else(|| Error::NpyValueTooWide {
+        let word = W::from_u64(value).ok_or_else(|| Error::ValueTooWide {
             input: input.to_owned(),
             index,
             value,
@@ -468,7 +470,7 @@ struct HeaderFields {
 impl HeaderFields {
     /// Parses the header dict and checks it as NumPy does: exactly the keys
     /// `descr`, `fortran_order` (a bool) and `shape` (a tuple of
-    /// non-negative ints). Errors are the reason, for [`Error::NpyBadHeader`].
+    /// non-negative ints). Errors are the reason, for [`Error::BadHeader`].
     fn parse(text: &[u8]) -> Result<Self, String> {
         let entries = Parser { s: text, pos: 0 }.dict()?;
         let (mut descr, mut fortran, mut shape) = (None, None, None);

@@ -1,11 +1,32 @@
-//! `.npy` reading and writing (`polymul::npy`): NumPy's own files, exact
+//! `.npy` reading and writing (`polymul_npy`): NumPy's own files, exact
 //! writer output, every error, and deterministic mutation ("fuzz") of valid
 //! files. The fixtures in `tests/data/npy/` were written by NumPy
 //! (`make_fixtures.py` there regenerates them).
 
-use polymul::Error;
-use polymul::npy::{MAX_HEADER_LEN, NpyArray};
-use polymul::random::SplitMix64;
+use polymul_npy::{Error, MAX_HEADER_LEN, NpyArray};
+use std::path::{Path, PathBuf};
+
+/// SplitMix64 (the generator of `polymul::random`), for reproducible inputs.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, bound)` for `bound > 0` (a small bias is harmless here).
+    fn below(&mut self, bound: u64) -> u64 {
+        self.next_u64() % bound
+    }
+}
 
 macro_rules! fixture {
     ($name:literal) => {
@@ -114,10 +135,10 @@ fn empty_dimensions_are_accepted_scalars_and_3d_are_not() {
 
     assert!(matches!(
         NpyArray::<u64>::from_bytes(U64_SCALAR),
-        Err(Error::NpyShape { ref shape, .. }) if shape.is_empty()
+        Err(Error::Shape { ref shape, .. }) if shape.is_empty()
     ));
     let e = NpyArray::<u64>::from_bytes(U64_2X2X2).unwrap_err();
-    assert!(matches!(e, Error::NpyShape { ref shape, .. } if shape == &[2, 2, 2]), "{e}");
+    assert!(matches!(e, Error::Shape { ref shape, .. } if shape == &[2, 2, 2]), "{e}");
     assert!(e.to_string().contains("has shape (2, 2, 2)"), "{e}");
 }
 
@@ -244,7 +265,7 @@ fn file_round_trip_and_atomic_write() {
     // Errors name the file.
     std::fs::write(dir.join("f64.npy"), F64_3).unwrap();
     let e = NpyArray::<u64>::read_file(dir.join("f64.npy")).unwrap_err();
-    assert!(matches!(e, Error::NpyDtype { ref input, .. } if input.ends_with("f64.npy")), "{e}");
+    assert!(matches!(e, Error::Dtype { ref input, .. } if input.ends_with("f64.npy")), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -256,7 +277,7 @@ fn file_round_trip_and_atomic_write() {
 fn bad_magic() {
     for bytes in [&b"\x93NUMPZ\x01\x00"[..], b"\x89PNG\r\n\x1a\n", b"hello, world", b"x"] {
         let e = NpyArray::<u64>::from_bytes(bytes).unwrap_err();
-        assert!(matches!(e, Error::NpyBadMagic { .. }), "{e}");
+        assert!(matches!(e, Error::BadMagic { .. }), "{e}");
         assert!(e.to_string().contains("not a .npy file"), "{e}");
     }
 }
@@ -267,7 +288,7 @@ fn unsupported_version() {
         let mut f = U64_3X4.to_vec();
         f[6..8].copy_from_slice(&[major, minor]);
         let e = NpyArray::<u64>::from_bytes(&f).unwrap_err();
-        assert!(matches!(e, Error::NpyVersion { major: m, minor: n, .. } if (m, n) == (major, minor)), "{e}");
+        assert!(matches!(e, Error::Version { major: m, minor: n, .. } if (m, n) == (major, minor)), "{e}");
     }
 }
 
@@ -283,15 +304,12 @@ fn truncated_preamble_and_header() {
     ];
     for (bytes, part) in cases {
         let e = NpyArray::<u64>::from_bytes(bytes).unwrap_err();
-        assert!(
-            matches!(e, Error::NpyTruncated { part: p, got, .. } if p == part && got == bytes.len()),
-            "{e}"
-        );
+        assert!(matches!(e, Error::Truncated { part: p, got, .. } if p == part && got == bytes.len()), "{e}");
     }
     // The header cut anywhere.
     for len in 10..128 {
         let e = NpyArray::<u64>::from_bytes(&U64_3X4[..len]).unwrap_err();
-        assert!(matches!(e, Error::NpyTruncated { part: "header", needed: 128, .. }), "{len}: {e}");
+        assert!(matches!(e, Error::Truncated { part: "header", needed: 128, .. }), "{len}: {e}");
     }
 }
 
@@ -303,16 +321,16 @@ fn header_length_too_big() {
         f.extend_from_slice(&len.to_le_bytes());
         f.extend_from_slice(b"{}");
         let e = NpyArray::<u64>::from_bytes(&f).unwrap_err();
-        assert!(matches!(e, Error::NpyHeaderTooLong { len: l, .. } if l == u64::from(len)), "{e}");
+        assert!(matches!(e, Error::HeaderTooLong { len: l, .. } if l == u64::from(len)), "{e}");
     }
     // Under the cap but longer than the file.
     let mut f = U64_3X4_V2.to_vec();
     f[8..12].copy_from_slice(&(MAX_HEADER_LEN as u32).to_le_bytes());
     let e = NpyArray::<u64>::from_bytes(&f).unwrap_err();
-    assert!(matches!(e, Error::NpyTruncated { part: "header", .. }), "{e}");
+    assert!(matches!(e, Error::Truncated { part: "header", .. }), "{e}");
     let mut f = U64_3X4.to_vec();
     f[8..10].copy_from_slice(&u16::MAX.to_le_bytes());
-    assert!(matches!(NpyArray::<u64>::from_bytes(&f), Err(Error::NpyTruncated { part: "header", .. })));
+    assert!(matches!(NpyArray::<u64>::from_bytes(&f), Err(Error::Truncated { part: "header", .. })));
 }
 
 #[test]
@@ -333,14 +351,14 @@ fn bad_header_dict() {
     ];
     for header in cases {
         let e = NpyArray::<u64>::from_bytes(&npy(1, header, &u64_le(&m3x4()))).unwrap_err();
-        assert!(matches!(e, Error::NpyBadHeader { .. }), "{header:?}: {e}");
+        assert!(matches!(e, Error::BadHeader { .. }), "{header:?}: {e}");
         assert!(e.to_string().contains("numpy.save"), "{e}");
     }
     // Format 3.0 headers must be UTF-8.
     let mut f = npy(3, "{'descr': '<u8', 'fortran_order': False, 'shape': (0,), }  ", &[]);
     *f.last_mut().unwrap() = 0xff;
     let e = NpyArray::<u64>::from_bytes(&f).unwrap_err();
-    assert!(matches!(e, Error::NpyBadHeader { ref why, .. } if why.contains("UTF-8")), "{e}");
+    assert!(matches!(e, Error::BadHeader { ref why, .. } if why.contains("UTF-8")), "{e}");
 }
 
 #[test]
@@ -353,7 +371,7 @@ fn missing_key() {
     ] {
         let e = NpyArray::<u64>::from_bytes(&npy(1, header, &u64_le(&m3x4()))).unwrap_err();
         assert!(
-            matches!(e, Error::NpyBadHeader { ref why, .. } if why.contains(&format!("missing key '{key}'"))),
+            matches!(e, Error::BadHeader { ref why, .. } if why.contains(&format!("missing key '{key}'"))),
             "{e}"
         );
     }
@@ -384,48 +402,48 @@ fn tolerant_header_syntax() {
 fn unsupported_dtype() {
     for file in [F64_3, U16_3, STRUCTURED] {
         let e = NpyArray::<u64>::from_bytes(file).unwrap_err();
-        assert!(matches!(e, Error::NpyDtype { .. }), "{e}");
+        assert!(matches!(e, Error::Dtype { .. }), "{e}");
         assert!(e.to_string().contains("arr.astype(np.uint64)"), "{e}");
     }
     assert!(matches!(
         NpyArray::<u64>::from_bytes(F64_3),
-        Err(Error::NpyDtype { ref descr, .. }) if descr == "'<f8'"
+        Err(Error::Dtype { ref descr, .. }) if descr == "'<f8'"
     ));
     assert!(matches!(
         NpyArray::<u64>::from_bytes(STRUCTURED),
-        Err(Error::NpyDtype { ref descr, .. }) if descr.starts_with("[('a', '<u8')")
+        Err(Error::Dtype { ref descr, .. }) if descr.starts_with("[('a', '<u8')")
     ));
     for descr in ["'>i8'", "'|u1'", "'=u8'", "'u8'", "'uint64'", "'<u16'", "'|O'", "''", "None", "8"] {
         let e = NpyArray::<u64>::from_bytes(&npy_dict(descr, "False", "(1,)", &[0; 8])).unwrap_err();
-        assert!(matches!(e, Error::NpyDtype { .. }), "{descr}: {e}");
+        assert!(matches!(e, Error::Dtype { .. }), "{descr}: {e}");
     }
 }
 
 #[test]
 fn fortran_order() {
     let e = NpyArray::<u64>::from_bytes(U64_FORTRAN_3X4).unwrap_err();
-    assert!(matches!(e, Error::NpyFortranOrder { .. }), "{e}");
+    assert!(matches!(e, Error::FortranOrder { .. }), "{e}");
     assert!(e.to_string().contains("np.ascontiguousarray"), "{e}");
 }
 
 #[test]
 fn negative_signed_values() {
     let e = NpyArray::<u64>::from_bytes(I64_NEGATIVE).unwrap_err();
-    assert!(matches!(e, Error::NpyNegative { index: 1, value: -3, .. }), "{e}");
+    assert!(matches!(e, Error::Negative { index: 1, value: -3, .. }), "{e}");
     assert!(e.to_string().contains("[1] = -3"), "{e}");
     let f = npy_dict("'<i4'", "False", "(2, 2)", &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x80]);
     let e = NpyArray::<u32>::from_bytes(&f).unwrap_err();
-    assert!(matches!(e, Error::NpyNegative { index: 3, value: v, .. } if v == i64::from(i32::MIN)), "{e}");
+    assert!(matches!(e, Error::Negative { index: 3, value: v, .. } if v == i64::from(i32::MIN)), "{e}");
 }
 
 #[test]
 fn u64_to_u32_overflow() {
     let e = NpyArray::<u32>::from_bytes(U64_BE_2X3).unwrap_err();
-    assert!(matches!(e, Error::NpyValueTooWide { index: 0, value, .. } if value == 1 << 63), "{e}");
+    assert!(matches!(e, Error::ValueTooWide { index: 0, value, .. } if value == 1 << 63), "{e}");
     let e = NpyArray::<u32>::from_bytes(I64_6).unwrap_err();
-    assert!(matches!(e, Error::NpyValueTooWide { index: 4, value, .. } if value == 1 << 62), "{e}");
+    assert!(matches!(e, Error::ValueTooWide { index: 4, value, .. } if value == 1 << 62), "{e}");
     let e = NpyArray::<u32>::from_bytes(U64_3X4).unwrap_err();
-    assert!(matches!(e, Error::NpyValueTooWide { index: 1, .. }), "{e}");
+    assert!(matches!(e, Error::ValueTooWide { index: 1, .. }), "{e}");
     assert!(e.to_string().contains("32-bit"), "{e}");
 }
 
@@ -433,21 +451,21 @@ fn u64_to_u32_overflow() {
 fn data_length_mismatch() {
     let short = &U64_3X4[..U64_3X4.len() - 1];
     let e = NpyArray::<u64>::from_bytes(short).unwrap_err();
-    assert!(matches!(e, Error::NpyDataLength { expected: 96, got: 95, item_bytes: 8, .. }), "{e}");
+    assert!(matches!(e, Error::DataLength { expected: 96, got: 95, item_bytes: 8, .. }), "{e}");
     assert!(e.to_string().contains("shape (3, 4)"), "{e}");
     let mut long = U64_3X4.to_vec();
     long.push(0);
     assert!(matches!(
         NpyArray::<u64>::from_bytes(&long),
-        Err(Error::NpyDataLength { expected: 96, got: 97, .. })
+        Err(Error::DataLength { expected: 96, got: 97, .. })
     ));
     // Every data length but the right one.
     for cut in 128..U64_3X4.len() {
-        assert!(matches!(NpyArray::<u32>::from_bytes(&U64_3X4[..cut]), Err(Error::NpyDataLength { .. })));
+        assert!(matches!(NpyArray::<u32>::from_bytes(&U64_3X4[..cut]), Err(Error::DataLength { .. })));
     }
     assert!(matches!(
         NpyArray::<u64>::from_bytes(&npy_dict("'<u8'", "False", "(0,)", &[0])),
-        Err(Error::NpyDataLength { .. })
+        Err(Error::DataLength { .. })
     ));
 }
 
@@ -458,7 +476,7 @@ fn huge_shape_short_file_allocates_nothing() {
     for shape in ["(1099511627776,)", "(1048576, 1048576)", "(0, 576460752303423488)"] {
         let f = npy_dict("'<u8'", "False", shape, &[0; 64]);
         let e = NpyArray::<u64>::from_bytes(&f).unwrap_err();
-        assert!(matches!(e, Error::NpyDataLength { got: 64, .. }), "{shape}: {e}");
+        assert!(matches!(e, Error::DataLength { got: 64, .. }), "{shape}: {e}");
     }
 }
 
@@ -473,21 +491,21 @@ fn shape_product_overflow() {
         "(123456789012345678901234567890123456789012345678901234567890,)",
     ] {
         let e = NpyArray::<u64>::from_bytes(&npy_dict("'<u8'", "False", shape, &[])).unwrap_err();
-        assert!(matches!(e, Error::NpyShapeOverflow { shape: ref s, .. } if s == shape), "{shape}: {e}");
+        assert!(matches!(e, Error::ShapeOverflow { shape: ref s, .. } if s == shape), "{shape}: {e}");
     }
 }
 
 #[test]
 fn writer_refuses_inconsistent_arrays() {
     let a = NpyArray { shape: vec![], data: vec![1u64] };
-    assert!(matches!(a.to_bytes(), Err(Error::NpyShape { .. })));
+    assert!(matches!(a.to_bytes(), Err(Error::Shape { .. })));
     let a = NpyArray { shape: vec![1, 1, 1], data: vec![1u64] };
-    assert!(matches!(a.to_bytes(), Err(Error::NpyShape { .. })));
+    assert!(matches!(a.to_bytes(), Err(Error::Shape { .. })));
     let a = NpyArray { shape: vec![usize::MAX, 2], data: vec![1u32] };
-    assert!(matches!(a.to_bytes(), Err(Error::NpyShapeOverflow { .. })));
+    assert!(matches!(a.to_bytes(), Err(Error::ShapeOverflow { .. })));
     // Empty, but refused by NumPy and the reader alike.
     let a = NpyArray::<u64> { shape: vec![0, usize::MAX], data: vec![] };
-    assert!(matches!(a.to_bytes(), Err(Error::NpyShapeOverflow { .. })));
+    assert!(matches!(a.to_bytes(), Err(Error::ShapeOverflow { .. })));
     let a = NpyArray { shape: vec![3], data: vec![1u32] };
     assert!(matches!(a.to_bytes(), Err(Error::LengthMismatch { got: 1, expected: 3, .. })));
     assert!(matches!(NpyArray::matrix(2, 3, vec![0u64; 5]), Err(Error::LengthMismatch { .. })));
@@ -605,4 +623,61 @@ fn fuzz_random_mutations() {
         f.extend((0..len).map(|_| rng.next_u64() as u8));
         read_any(&f);
     }
+}
+
+// ---------------------------------------------------------------------------
+// The file system (moved from polymul's tests/bad_input.rs with the crate)
+// ---------------------------------------------------------------------------
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polymul-npy-files").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn npy_read_file_missing_or_a_folder() {
+    let dir = fresh_dir("npy-read");
+    for path in [dir.join("missing.npy"), dir.clone()] {
+        assert!(matches!(
+            NpyArray::<u64>::read_file(&path),
+            Err(Error::Io { during: "reading", path: ref p, .. }) if *p == path
+        ));
+    }
+}
+
+#[test]
+fn npy_write_file_unwritable_paths_leave_nothing() {
+    let dir = fresh_dir("npy-write");
+    std::fs::write(dir.join("file"), "x").unwrap();
+    std::fs::create_dir(dir.join("folder")).unwrap();
+    let a = NpyArray::vector(vec![1u64, 2, 3, 4]);
+    for path in [
+        dir.join("missing").join("o.npy"),
+        dir.join("file").join("o.npy"),
+        dir.join("folder"),
+        dir.join("..").join(""),
+    ] {
+        assert!(matches!(a.write_file(&path), Err(Error::Io { .. })), "{}", path.display());
+    }
+    assert_eq!(listing(&dir), ["file", "folder"]);
+    assert!(listing(&dir.join("folder")).is_empty());
+    // An inconsistent array is refused before anything is written.
+    let bad = NpyArray { shape: vec![2, 3], data: vec![1u64; 5] };
+    assert!(matches!(
+        bad.write_file(dir.join("o.npy")),
+        Err(Error::LengthMismatch { got: 5, expected: 6, .. })
+    ));
+    assert_eq!(listing(&dir), ["file", "folder"]);
 }
