@@ -9,7 +9,9 @@
 //!   and the packed twiddle tables.
 //! * [`pass`]: the per-thread phases of one shared-memory pass with the
 //!   fixed-access Gentleman–Sande and Cooley–Tukey stages of Coala's
-//!   Algorithms 2 and 3; encoding (weights, packing) and decoding.
+//!   Algorithms 2 and 3, the weights applied at load and store, the
+//!   polymul pass, the kernels' argument block ([`pass::DgtArgs`]); Coala's
+//!   separate encoding (weights, packing) and decoding.
 //!
 //! A polynomial of `N` words is stored *planar*: the real parts of the `M`
 //! Gaussians, then the imaginary parts. Folding `a` into `a_j + i·a_{j+M}`
