@@ -37,7 +37,8 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
     let red = shoup(p)?;
     let (n, m) = (p.n(), 1u32 << p.log_m());
     let batch = a.len() / n;
-    let mut scratch = vec![W::zero(); a.len()];
+    let mut scratch =
+        if steps.iter().any(Step::uses_scratch) { vec![W::zero(); a.len()] } else { Vec::new() };
     let (pa, pb, ps) = (a.as_mut_ptr(), b.as_mut_ptr(), scratch.as_mut_ptr());
     let buf = |x: Buf| match x {
         Buf::A => pa,

@@ -31,7 +31,6 @@ pub struct DgtPlan<'g, W: Coeff> {
     gpu: &'g Gpu,
     towers: Vec<DgtParams<W>>,
     config: DgtConfig,
-    passes: Vec<PassGeometry>,
     /// Every tower's tables, `tw_words` apart.
     tables: DeviceVec<W>,
     layout: DgtTables<W>,
@@ -137,7 +136,6 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             gpu,
             towers: towers.to_vec(),
             config,
-            passes: layout.passes.clone(),
             tables: gpu.upload(&words)?,
             layout,
             tw_words,
@@ -310,35 +308,18 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             tw_words: l.towers.tw_words,
             scalars: (l.p, l.mu, l.qbits),
         };
-        let (k, log_m, s1) = (&self.kernels, self.towers[0].log_m(), self.passes[0].s1);
+        let (k, log_m, s1) = (&self.kernels, self.towers[0].log_m(), self.layout.passes[0].s1);
         for step in steps {
             match *step {
                 Step::Pass(p) => {
                     let args = pass_args(&p, &ctx, |x| dev(x).as_raw() as *mut W);
                     launch::dgt_pass(g, k, args, l.towers.rows)?
                 }
-                Step::Encode { from, to } => launch::dgt_code(
-                    g,
-                    k,
-                    false,
-                    log_m,
-                    s1,
-                    dev(from),
-                    dev(to),
-                    self.table(self.layout.weights),
-                    l,
-                )?,
-                Step::Decode { from, to } => launch::dgt_code(
-                    g,
-                    k,
-                    true,
-                    log_m,
-                    s1,
-                    dev(from),
-                    dev(to),
-                    self.table(self.layout.inv_weights),
-                    l,
-                )?,
+                Step::Encode { from, to } | Step::Decode { from, to } => {
+                    let decode = matches!(step, Step::Decode { .. });
+                    let w = self.table(if decode { self.layout.inv_weights } else { self.layout.weights });
+                    launch::dgt_code(g, k, decode, log_m, s1, dev(from), dev(to), w, l)?
+                }
                 Step::Pointwise => launch::dgt_pointwise(g, k, log_m, a, b, l)?,
             }
         }

@@ -84,6 +84,17 @@ pub(crate) enum Step {
     Pass(PassStep),
 }
 
+impl Step {
+    /// Whether the launch reads or writes the scratch buffer.
+    pub(crate) fn uses_scratch(&self) -> bool {
+        match *self {
+            Step::Encode { from, to } | Step::Decode { from, to } => [from, to].contains(&Buf::Scratch),
+            Step::Pass(p) => [p.from, p.to].contains(&Buf::Scratch),
+            Step::Pointwise => false,
+        }
+    }
+}
+
 /// The launches of each operation of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Schedule {
@@ -161,12 +172,7 @@ impl Schedule {
 
     /// Whether any launch uses the scratch buffer.
     pub(crate) fn needs_scratch(&self) -> bool {
-        let uses = |s: &Step| match *s {
-            Step::Encode { .. } | Step::Decode { .. } => true,
-            Step::Pass(p) => [p.from, p.to].contains(&Buf::Scratch),
-            Step::Pointwise => false,
-        };
-        self.forward.iter().chain(&self.inverse).chain(&self.polymul).any(uses)
+        self.forward.iter().chain(&self.inverse).chain(&self.polymul).any(Step::uses_scratch)
     }
 
     /// The pass launches of every operation.
