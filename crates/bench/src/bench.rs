@@ -59,7 +59,7 @@ const BATCH_COEFFS: usize = 1 << 25;
 
 /// Bytes one transform of a `batch` moves through global memory: every pass
 /// reads and writes all N words of every polynomial.
-pub fn ntt_bytes<W: Coeff>(plan: &NttPlan<'_, W>, batch: usize) -> f64 {
+pub fn ntt_bytes<W: Coeff>(plan: &NttPlan<W>, batch: usize) -> f64 {
     (plan.global_passes(batch) as usize * 2 * plan.params().n() * std::mem::size_of::<W>() * batch) as f64
 }
 

@@ -42,7 +42,7 @@ fn rows_inner<W: Coeff>(
     let plan = RnsPlan::new(gpu, &basis)?;
     let fused =
         RnsPlan::with_options(gpu, &basis, PlanOptions { fused_polymul: true, ..PlanOptions::default() })?;
-    let per_tower: Vec<NttPlan<'_, W>> =
+    let per_tower: Vec<NttPlan<W>> =
         basis.towers().iter().map(|p| NttPlan::new(gpu, p.clone())).collect::<polymul::Result<_>>()?;
     let mut out = Vec::new();
     for batch in [1usize, BATCH] {

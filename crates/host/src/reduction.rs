@@ -227,8 +227,8 @@ impl<W: Coeff> DevicePrepared<W> {
 /// The modular-multiplication microbenchmark on the GPU: `threads` threads,
 /// each running 4 independent chains `x ← x · w mod q` for `iters` steps.
 #[derive(Debug)]
-pub struct ModMulBench<'g, W: Coeff> {
-    gpu: &'g Gpu,
+pub struct ModMulBench<W: Coeff> {
+    gpu: Gpu,
     reduction: Reduction,
     select: bool,
     threads: u32,
@@ -238,7 +238,7 @@ pub struct ModMulBench<'g, W: Coeff> {
     data: DeviceVec<W>,
 }
 
-impl<'g, W: Coeff> ModMulBench<'g, W> {
+impl<W: Coeff> ModMulBench<W> {
     /// Uploads random starting values (`4·threads`) and multiplicands
     /// (`threads`), all uniform below `q`, from `seed`. `select` chooses the
     /// mask-and-subtract correction instead of the `if`.
@@ -247,14 +247,7 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
     /// [`Error::ArgumentOutOfRange`] for 0 threads, those of
     /// [`Prepared::new`] for `q` (both before the device is touched), then
     /// [`Error::OutOfDeviceMemory`].
-    pub fn new(
-        gpu: &'g Gpu,
-        reduction: Reduction,
-        select: bool,
-        q: W,
-        threads: u32,
-        seed: u64,
-    ) -> Result<Self> {
+    pub fn new(gpu: &Gpu, reduction: Reduction, select: bool, q: W, threads: u32, seed: u64) -> Result<Self> {
         if threads == 0 {
             return Err(Error::ArgumentOutOfRange {
                 what: "threads",
@@ -271,7 +264,7 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
         let prepared = Prepared::new(reduction, q, &values)?;
         let ops = DevicePrepared::upload(gpu, &prepared)?;
         let data = gpu.upload(&start)?;
-        Ok(Self { gpu, reduction, select, threads, prepared, ops, start, data })
+        Ok(Self { gpu: gpu.clone(), reduction, select, threads, prepared, ops, start, data })
     }
 
     /// Modular multiplications one [`ModMulBench::run`] performs.
@@ -283,7 +276,7 @@ impl<'g, W: Coeff> ModMulBench<'g, W> {
     /// Queues one run of `iters` steps (continuing from the current values).
     pub fn run(&mut self, iters: u32) -> Result<()> {
         launch::modmul_bench(
-            launch::Queue::of(self.gpu),
+            launch::Queue::of(&self.gpu),
             self.reduction,
             self.select,
             &mut self.data,

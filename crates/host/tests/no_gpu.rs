@@ -37,14 +37,22 @@ fn embedded_cubins_are_elf_images_of_built_archs() {
     }
 }
 
-/// What may cross threads: a `Gpu` is shared by reference between host
-/// threads (each launch makes its context current), streams and device
-/// buffers move between threads. Checked at compile time.
+/// What may cross threads: a `Gpu` handle and every plan are owned
+/// (`'static`: no borrowed GPU), `Send` and `Sync` (each launch makes its
+/// context current), so an application can keep a GPU and its plans in one
+/// struct and share it between threads; streams and device buffers move
+/// between threads. Checked at compile time.
 #[test]
 fn thread_safety_of_the_public_types() {
-    fn send_sync<T: Send + Sync>() {}
+    fn send_sync<T: Send + Sync + 'static>() {}
     fn send<T: Send>() {}
     send_sync::<polymul::Gpu>();
+    send_sync::<polymul::NttPlan<u32>>();
+    send_sync::<polymul::NttPlan<u64>>();
+    send_sync::<polymul::rns::RnsPlan<u64>>();
+    send_sync::<polymul::dgt::DgtPlan<u32>>();
+    send_sync::<polymul::planner::Multiplier<u64>>();
+    send_sync::<polymul::gpu::LaunchChain>();
     send_sync::<polymul::GpuStream>();
     send::<polymul::DeviceVec<u64>>();
     send_sync::<polymul::planner::Wisdom>();

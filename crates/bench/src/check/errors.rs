@@ -652,7 +652,7 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
 }
 
 /// The DGT configuration a multiplier chose.
-fn mul_cfg(m: &Multiplier<'_, u64>) -> DgtConfig {
+fn mul_cfg(m: &Multiplier<u64>) -> DgtConfig {
     match m.decision().winner {
         Winner::Dgt { config } => config,
         Winner::Ntt { .. } => DgtConfig::default_for(0),

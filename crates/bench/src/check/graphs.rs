@@ -217,7 +217,7 @@ fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed
             .collect::<polymul::Result<Vec<_>>>()
             .map_err(s)?;
         let stream = gpu.create_stream().map_err(s)?;
-        let get = |plan: &NttPlan<'_, W>, v: &polymul::DeviceVec<W>| {
+        let get = |plan: &NttPlan<W>, v: &polymul::DeviceVec<W>| {
             plan.synchronize().and_then(|()| gpu.download(v)).map_err(s)
         };
         for round in 0..6 {

@@ -361,7 +361,7 @@ fn hadamard_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 let unfused = NttPlan::new(gpu, p.clone()).map_err(s)?;
                 let mut rng = SplitMix64::new(seed ^ n as u64 ^ batch as u64);
                 let (a, b) = (rng.coeffs(batch * n, p.q()), rng.coeffs(batch * n, p.q()));
-                let run = |plan: &NttPlan<'_, W>| -> Result<Vec<W>, String> {
+                let run = |plan: &NttPlan<W>| -> Result<Vec<W>, String> {
                     let (mut da, mut db) = (plan.upload(&a).map_err(s)?, plan.upload(&b).map_err(s)?);
                     plan.hadamard_step(&mut da, &mut db).map_err(s)?;
                     gpu.download(&da).map_err(s)

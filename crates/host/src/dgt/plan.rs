@@ -27,8 +27,8 @@ use polymul_kernels::towers::TowerConsts;
 /// assert_eq!(c, polymul::dgt::cpu::polymul(&p, &DgtConfig::default_for(11), &a, &a)?);
 /// # Ok::<(), polymul::Error>(())
 /// ```
-pub struct DgtPlan<'g, W: Coeff> {
-    gpu: &'g Gpu,
+pub struct DgtPlan<W: Coeff> {
+    gpu: Gpu,
     towers: Vec<DgtParams<W>>,
     config: DgtConfig,
     /// Every tower's tables, `tw_words` apart.
@@ -36,7 +36,7 @@ pub struct DgtPlan<'g, W: Coeff> {
     layout: DgtTables<W>,
     tw_words: usize,
     moduli: Option<DeviceVec<W>>,
-    kernels: DgtKernels<'g>,
+    kernels: DgtKernels,
     /// The launches of each operation.
     schedule: Schedule,
     pipeline: DgtPipeline,
@@ -48,10 +48,10 @@ pub struct DgtPlan<'g, W: Coeff> {
     /// Graphs of repeated calls: a transform is one launch per pass, a
     /// polymul up to three (ten in Coala's pipeline), so a repeated call
     /// replays them as one graph.
-    graphs: GraphCache<'g>,
+    graphs: GraphCache,
 }
 
-impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
+impl<W: Coeff> std::fmt::Debug for DgtPlan<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DgtPlan")
             .field("n", &self.towers[0].n())
@@ -62,9 +62,9 @@ impl<W: Coeff> std::fmt::Debug for DgtPlan<'_, W> {
     }
 }
 
-impl<'g, W: Coeff> DgtPlan<'g, W> {
+impl<W: Coeff> DgtPlan<W> {
     /// A plan for one prime.
-    pub fn new(gpu: &'g Gpu, params: DgtParams<W>, config: DgtConfig) -> Result<Self> {
+    pub fn new(gpu: &Gpu, params: DgtParams<W>, config: DgtConfig) -> Result<Self> {
         Self::with_towers(gpu, std::slice::from_ref(&params), config)
     }
 
@@ -77,7 +77,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// ([`Error::DuplicatePrime`]), a configuration that does not fit
     /// ([`Error::BadDgtConfig`]) — all before the device is touched — then
     /// [`Error::OutOfDeviceMemory`].
-    pub fn with_towers(gpu: &'g Gpu, towers: &[DgtParams<W>], config: DgtConfig) -> Result<Self> {
+    pub fn with_towers(gpu: &Gpu, towers: &[DgtParams<W>], config: DgtConfig) -> Result<Self> {
         Self::with_pipeline(gpu, towers, config, DgtPipeline::Fused)
     }
 
@@ -87,7 +87,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     /// # Errors
     /// As [`DgtPlan::with_towers`].
     pub fn with_pipeline(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         towers: &[DgtParams<W>],
         config: DgtConfig,
         pipeline: DgtPipeline,
@@ -133,7 +133,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
             .max()
             .unwrap_or(0);
         Ok(Self {
-            gpu,
+            gpu: gpu.clone(),
             towers: towers.to_vec(),
             config,
             tables: gpu.upload(&words)?,
@@ -155,7 +155,7 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     fn queue(&self) -> Queue<'_> {
-        Queue::on(self.gpu, self.stream.as_ref())
+        Queue::on(&self.gpu, self.stream.as_ref())
     }
 
     /// Waits for the work this plan queued.
@@ -198,8 +198,8 @@ impl<'g, W: Coeff> DgtPlan<'g, W> {
     }
 
     /// The GPU.
-    pub fn gpu(&self) -> &'g Gpu {
-        self.gpu
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     fn n(&self) -> usize {

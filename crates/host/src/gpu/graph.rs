@@ -226,21 +226,21 @@ type CacheState = (Option<cust::stream::Stream>, Vec<CacheEntry>);
 /// more buffers than the cache keeps never pays a capture it cannot reuse.
 /// At most [`GraphCache::CAPACITY`] keys, the least recently used out
 /// first.
-pub(crate) struct GraphCache<'g> {
-    gpu: &'g Gpu,
+pub(crate) struct GraphCache {
+    gpu: Gpu,
     inner: std::sync::Mutex<CacheState>,
     enabled: bool,
 }
 
-impl<'g> GraphCache<'g> {
+impl GraphCache {
     /// Keys kept.
     pub(crate) const CAPACITY: usize = 16;
 
     /// An empty cache; `$POLYMUL_GRAPH_CACHE=0` when it is created turns it
     /// off (every call launches its kernels), for comparing the two.
-    pub(crate) fn new(gpu: &'g Gpu) -> Self {
+    pub(crate) fn new(gpu: &Gpu) -> Self {
         let enabled = std::env::var_os("POLYMUL_GRAPH_CACHE").is_none_or(|v| v != "0");
-        Self { gpu, inner: std::sync::Mutex::new((None, Vec::new())), enabled }
+        Self { gpu: gpu.clone(), inner: std::sync::Mutex::new((None, Vec::new())), enabled }
     }
 
     /// Queues `record`'s launches on `q`: by replaying the cached graph of
@@ -269,7 +269,7 @@ impl<'g> GraphCache<'g> {
         if e.exec.is_none() && !e.tried && e.calls >= 2 {
             // Tried once: a capture that fails leaves the key to plain launches.
             e.tried = true;
-            e.exec = capture_on(self.gpu, side, &record).ok();
+            e.exec = capture_on(&self.gpu, side, &record).ok();
         }
         let replayed = e.exec.as_ref().map(|x| {
             self.gpu.bind()?;
@@ -287,7 +287,7 @@ impl<'g> GraphCache<'g> {
     }
 }
 
-impl Drop for GraphCache<'_> {
+impl Drop for GraphCache {
     fn drop(&mut self) {
         // Errors cannot be reported from drop; the context outlives the cache.
         let _ = self.gpu.bind();

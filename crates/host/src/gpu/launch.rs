@@ -6,11 +6,11 @@
 //! next synchronisation.
 
 use super::cluster::ClusterLaunch;
+use super::kernel::Kernel;
 use super::{DeviceVec, Gpu};
 use crate::plan::lazy::{LazyPass, LazySchedule};
 use crate::reduction::{DevicePrepared, Reduction};
 use crate::{Coeff, Error, Result};
-use cust::function::Function;
 use cust::function::{BlockSize, GridSize};
 use cust::launch;
 use cust::memory::DevicePointer;
@@ -80,19 +80,19 @@ impl<'a> Queue<'a> {
     }
 }
 
-fn get<'g>(gpu: &'g Gpu, name: String) -> Result<Function<'g>> {
-    gpu.module().get_function(&name).map_err(|source| Error::Cuda { during: "looking up a kernel", source })
+fn get(gpu: &Gpu, name: String) -> Result<Kernel> {
+    Kernel::get(gpu, &name)
 }
 
 /// Kernel handles one plan needs, looked up once at plan creation.
-pub(crate) struct Radix2Kernels<'g> {
-    fwd: Function<'g>,
-    inv: Function<'g>,
-    mul: Function<'g>,
+pub(crate) struct Radix2Kernels {
+    fwd: Kernel,
+    inv: Kernel,
+    mul: Kernel,
 }
 
-impl<'g> Radix2Kernels<'g> {
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> Result<Self> {
+impl Radix2Kernels {
+    pub(crate) fn new<W: Coeff>(gpu: &Gpu, reduction: Reduction) -> Result<Self> {
         let (r, w) = (reduction.name(), W::NAME);
         Ok(Self {
             fwd: get(gpu, format!("{}_{r}_{w}", names::NTT_FWD_RADIX2_STAGE))?,
@@ -103,18 +103,18 @@ impl<'g> Radix2Kernels<'g> {
 }
 
 /// The shared-memory pass kernels of one plan.
-pub(crate) struct TiledKernels<'g> {
-    fwd: Function<'g>,
-    inv: Function<'g>,
+pub(crate) struct TiledKernels {
+    fwd: Kernel,
+    inv: Kernel,
     /// Threads per block the kernels' register use allows.
     max_threads: u32,
 }
 
-impl<'g> TiledKernels<'g> {
+impl TiledKernels {
     /// Looks the kernels up and lets them use `tile_bytes` of dynamic shared
     /// memory (above 48 KiB a kernel must opt in).
     pub(crate) fn new<W: Coeff>(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         reduction: Reduction,
         log_radix: u32,
         tile_bytes: usize,
@@ -178,6 +178,10 @@ pub(crate) struct TowerLaunch<W: Coeff> {
 /// waited on without being consumed).
 struct RawEvent(cust::sys::CUevent);
 
+// SAFETY: a driver handle, usable from any thread while its context is
+// current (every use binds it first); `Pipeline`'s owner serialises use.
+unsafe impl Send for RawEvent {}
+
 impl RawEvent {
     fn new() -> Result<Self> {
         let mut e = std::ptr::null_mut();
@@ -204,7 +208,7 @@ impl Drop for RawEvent {
 
 /// Raises `f`'s dynamic shared-memory limit to `bytes` (above the default
 /// 48 KiB needs this opt-in); the driver's status.
-fn set_max_dynamic_smem(f: &Function<'_>, bytes: u32) -> cust::sys::CUresult {
+fn set_max_dynamic_smem(f: &Kernel, bytes: u32) -> cust::sys::CUresult {
     // SAFETY: `f` is a live function handle of a loaded module; the call
     // only sets one of its attributes.
     unsafe {
@@ -257,7 +261,7 @@ fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
 /// one) then contiguous pass; inverse = the reverse.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 fn tiled_passes<W: Coeff>(
-    k: &TiledKernels<'_>,
+    k: &TiledKernels,
     dir: Direction,
     a: DevicePointer<W>,
     tw: &DevicePrepared<W>,
@@ -267,7 +271,7 @@ fn tiled_passes<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     let geo = &cfg.geo;
-    let (f, order): (&Function<'_>, &[u32]) = match (geo.l1 > 0, dir) {
+    let (f, order): (&Kernel, &[u32]) = match (geo.l1 > 0, dir) {
         (false, Direction::Forward) => (&k.fwd, &[0]),
         (false, Direction::Inverse) => (&k.inv, &[0]),
         (true, Direction::Forward) => (&k.fwd, &[1, 0]),
@@ -301,7 +305,7 @@ fn tiled_passes<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &TiledKernels<'_>,
+    k: &TiledKernels,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -319,7 +323,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     q: Queue<'_>,
-    k: &TiledKernels<'_>,
+    k: &TiledKernels,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -368,7 +372,7 @@ pub(crate) enum Direction {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn radix2_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &Radix2Kernels<'_>,
+    k: &Radix2Kernels,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -380,7 +384,7 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     q.gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
     let stream = q.stream;
-    let (f, stages): (&Function<'_>, Vec<u32>) = match dir {
+    let (f, stages): (&Kernel, Vec<u32>) = match dir {
         Direction::Forward => (&k.fwd, stages.collect()),
         Direction::Inverse => (&k.inv, stages.rev().collect()),
     };
@@ -403,15 +407,15 @@ pub(crate) fn radix2_ntt<W: Coeff>(
 
 /// The lazy NTT's pass kernels of one plan (`plan::lazy`), looked up once,
 /// with their dynamic shared-memory limit raised where a tile needs it.
-pub(crate) struct LazyKernels<'g> {
-    forward: Vec<(Function<'g>, LazyPass)>,
-    inverse: Vec<(Function<'g>, LazyPass)>,
-    product: (Function<'g>, LazyPass),
+pub(crate) struct LazyKernels {
+    forward: Vec<(Kernel, LazyPass)>,
+    inverse: Vec<(Kernel, LazyPass)>,
+    product: (Kernel, LazyPass),
 }
 
-impl<'g> LazyKernels<'g> {
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, sched: &LazySchedule) -> Result<Self> {
-        let lookup = |passes: &[LazyPass]| -> Result<Vec<(Function<'g>, LazyPass)>> {
+impl LazyKernels {
+    pub(crate) fn new<W: Coeff>(gpu: &Gpu, sched: &LazySchedule) -> Result<Self> {
+        let lookup = |passes: &[LazyPass]| -> Result<Vec<(Kernel, LazyPass)>> {
             passes
                 .iter()
                 .map(|p| {
@@ -504,7 +508,7 @@ impl<W: Coeff> LazyTables<W> {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 fn lazy_pass<W: Coeff>(
     q: &Queue<'_>,
-    (f, p): &(Function<'_>, LazyPass),
+    (f, p): &(Kernel, LazyPass),
     data: DevicePointer<W>,
     b: DevicePointer<W>,
     t: &LazyTables<W>,
@@ -548,7 +552,7 @@ fn lazy_pass<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &LazyKernels<'_>,
+    k: &LazyKernels,
     dir: Direction,
     a: DevicePointer<W>,
     t: &LazyTables<W>,
@@ -570,9 +574,9 @@ pub(crate) fn lazy_ntt<W: Coeff>(
 /// The fused two-pass kernels of a plan (`lazy::fused_item`: both passes
 /// in one launch, the intermediate words in L2) and the control words they
 /// count in.
-pub(crate) struct FusedKernels<'g> {
-    fwd: Function<'g>,
-    inv: Function<'g>,
+pub(crate) struct FusedKernels {
+    fwd: Kernel,
+    inv: Kernel,
     smem: u32,
     per_poly: u32,
     /// The row pass's shape (its blocks may hold rows of several
@@ -595,10 +599,10 @@ fn fused_setting() -> String {
     std::env::var("POLYMUL_LAZY_FUSED").unwrap_or_default()
 }
 
-impl<'g> FusedKernels<'g> {
+impl FusedKernels {
     /// The fused kernels for `sched` (their passes must be the schedule's:
     /// one radix for both, the row pass's, so the tables fit), or `None`.
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
+    pub(crate) fn new<W: Coeff>(gpu: &Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
         let w = std::mem::size_of::<W>();
         let log_r = sched.row_shape().log_r;
         let setting = fused_setting();
@@ -607,7 +611,7 @@ impl<'g> FusedKernels<'g> {
         }
         let name = |inverse| names::FusedKernel { inverse, log_n: sched.log_n, log_r }.name(W::NAME);
         let (Ok(fwd), Ok(inv)) =
-            (gpu.module().get_function(name(false).as_str()), gpu.module().get_function(name(true).as_str()))
+            (Kernel::get(gpu, name(false).as_str()), Kernel::get(gpu, name(true).as_str()))
         else {
             return Ok(None);
         };
@@ -668,7 +672,7 @@ impl<'g> FusedKernels<'g> {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn fused_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &FusedKernels<'_>,
+    k: &FusedKernels,
     dir: Direction,
     data: &mut DeviceVec<W>,
     t: &LazyTables<W>,
@@ -706,18 +710,18 @@ pub(crate) fn fused_ntt<W: Coeff>(
 
 /// The one-pass cluster kernels of a plan (`polymul_kernels::ntt::cluster`)
 /// and the driver entry point that launches them.
-pub(crate) struct ClusterKernels<'g> {
-    fwd: Function<'g>,
-    inv: Function<'g>,
+pub(crate) struct ClusterKernels {
+    fwd: Kernel,
+    inv: Kernel,
     shape: ClusterShape,
     launcher: ClusterLaunch,
 }
 
-impl<'g> ClusterKernels<'g> {
+impl ClusterKernels {
     /// The kernels for `2^log_n` words at radix `2^log_r`, or `None` where
     /// there are none: no cluster shape for N, no cluster launch on this
     /// GPU or driver, or a module without them (PTX below sm_90).
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
+    pub(crate) fn new<W: Coeff>(gpu: &Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
         let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n)
         else {
             return Ok(None);
@@ -725,9 +729,7 @@ impl<'g> ClusterKernels<'g> {
         let Some(launcher) = gpu.cluster_launch() else { return Ok(None) };
         let name =
             |inverse| names::ClusterKernel { inverse, log_n, log_r }.name(W::NAME).as_str().to_string();
-        let (Ok(fwd), Ok(inv)) =
-            (gpu.module().get_function(name(false)), gpu.module().get_function(name(true)))
-        else {
+        let (Ok(fwd), Ok(inv)) = (Kernel::get(gpu, &name(false)), Kernel::get(gpu, &name(true))) else {
             return Ok(None);
         };
         let shape = ClusterShape::new(log_n, l1, log_cs, log_r);
@@ -751,7 +753,7 @@ impl<'g> ClusterKernels<'g> {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn cluster_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &ClusterKernels<'_>,
+    k: &ClusterKernels,
     dir: Direction,
     data: &mut DeviceVec<W>,
     t: &LazyTables<W>,
@@ -793,7 +795,7 @@ pub(crate) fn cluster_ntt<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
-    k: &LazyKernels<'_>,
+    k: &LazyKernels,
     (pa, pb): (DevicePointer<W>, DevicePointer<W>),
     t: &LazyTables<W>,
     batch: usize,
@@ -819,7 +821,7 @@ pub(crate) fn lazy_polymul<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn fused_hadamard<W: Coeff>(
     q: Queue<'_>,
-    f: &Function<'_>,
+    f: &Kernel,
     a: &mut DeviceVec<W>,
     b: &DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -848,7 +850,7 @@ pub(crate) fn fused_hadamard<W: Coeff>(
 }
 
 /// Looks up the fused Hadamard kernel of a reduction and word.
-pub(crate) fn fused_kernel<'g, W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> Result<Function<'g>> {
+pub(crate) fn fused_kernel<W: Coeff>(gpu: &Gpu, reduction: Reduction) -> Result<Kernel> {
     get(gpu, format!("{}_{}_{}", names::FUSED_HADAMARD, reduction.name(), W::NAME))
 }
 
@@ -856,7 +858,7 @@ pub(crate) fn fused_kernel<'g, W: Coeff>(gpu: &'g Gpu, reduction: Reduction) -> 
 /// `towers.data_words` words (`red`: tower 0's constants).
 pub(crate) fn pointwise_mul<W: Coeff>(
     q: Queue<'_>,
-    k: &Radix2Kernels<'_>,
+    k: &Radix2Kernels,
     acc: &mut DeviceVec<W>,
     other: &DeviceVec<W>,
     red: &Barrett4<W>,
@@ -903,19 +905,19 @@ pub(crate) fn modmul_bench<W: Coeff>(
 }
 
 /// The DGT kernels of one word.
-pub(crate) struct DgtKernels<'g> {
+pub(crate) struct DgtKernels {
     /// The pass kernels, by `Op`.
-    pass: [Function<'g>; 3],
-    encode: Function<'g>,
-    decode: Function<'g>,
-    pointwise: Function<'g>,
+    pass: [Kernel; 3],
+    encode: Kernel,
+    decode: Kernel,
+    pointwise: Kernel,
 }
 
-impl<'g> DgtKernels<'g> {
+impl DgtKernels {
     /// Looks the kernels up and lets the pass kernel use `pass_smem_bytes`
     /// of dynamic shared memory (checked by the plan against the device's
     /// limit; above 48 KiB a kernel must opt in).
-    pub(crate) fn new<W: Coeff>(gpu: &'g Gpu, pass_smem_bytes: usize) -> Result<Self> {
+    pub(crate) fn new<W: Coeff>(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
         let w = W::NAME;
         let k = Self {
             pass: [
@@ -951,12 +953,7 @@ pub(crate) struct DgtLaunch<W: Coeff> {
 /// Queues one DGT pass kernel launch (`args` built by the plan from its
 /// schedule) over `rows` towers, as a programmatic dependent of the
 /// previous kernel where the GPU allows (the kernel waits for it first).
-pub(crate) fn dgt_pass<W: Coeff>(
-    q: Queue<'_>,
-    k: &DgtKernels<'_>,
-    args: DgtArgs<W>,
-    rows: u32,
-) -> Result<()> {
+pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels, args: DgtArgs<W>, rows: u32) -> Result<()> {
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
@@ -986,7 +983,7 @@ pub(crate) fn dgt_pass<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn dgt_code<W: Coeff>(
     q: Queue<'_>,
-    k: &DgtKernels<'_>,
+    k: &DgtKernels,
     decode: bool,
     log_m: u32,
     s1: u32,
@@ -1012,7 +1009,7 @@ pub(crate) fn dgt_code<W: Coeff>(
 /// Queues the pointwise Gaussian product `a ← a · b`.
 pub(crate) fn dgt_pointwise<W: Coeff>(
     q: Queue<'_>,
-    k: &DgtKernels<'_>,
+    k: &DgtKernels,
     log_m: u32,
     a: DevicePointer<W>,
     b: DevicePointer<W>,

@@ -4,6 +4,7 @@
 
 pub(crate) mod cluster;
 pub(crate) mod graph;
+pub(crate) mod kernel;
 pub(crate) mod launch;
 mod timing;
 
@@ -67,18 +68,28 @@ pub struct DeviceInfo {
     pub max_shared_per_block: usize,
 }
 
-/// A CUDA device with polymul's kernels loaded and one stream.
+/// A CUDA device with polymul's kernels loaded and one stream: a cheap
+/// handle (an `Arc`, as cudarc's `CudaContext`), `Clone + Send + Sync`.
 ///
-/// Creating a `Gpu` never panics: no driver, no device or an unsuitable
-/// device give an [`Error`]. All work of the plans built on it is queued on
-/// its stream, in order.
+/// Plans keep a clone, so a GPU and its plans can live in one struct (an
+/// HE context, a server's state) and move between threads; the context,
+/// module and stream go away with the last handle. Creating a `Gpu` never
+/// panics: no driver, no device or an unsuitable device give an [`Error`].
+/// All work of the plans built on it is queued on its stream, in order,
+/// unless a plan is bound to another ([`Gpu::create_stream`]).
 ///
 /// ```no_run
 /// let gpu = polymul::Gpu::new()?;
 /// println!("running on {}", gpu.info().name);
 /// # Ok::<(), polymul::Error>(())
 /// ```
+#[derive(Clone)]
 pub struct Gpu {
+    inner: std::sync::Arc<GpuInner>,
+}
+
+/// What a [`Gpu`] handle shares.
+struct GpuInner {
     // Drop order: module and stream before the context that owns them.
     module: Module,
     stream: Stream,
@@ -95,7 +106,7 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("Gpu").field("info", &self.inner.info).finish_non_exhaustive()
     }
 }
 
@@ -192,23 +203,30 @@ impl Gpu {
         let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
             && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
         let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
-        Ok(Self { module, stream, ctx, info, cluster, pdl, pdl_graph })
+        let inner = GpuInner { module, stream, ctx, info, cluster, pdl, pdl_graph };
+        Ok(Self { inner: std::sync::Arc::new(inner) })
     }
 
     /// What the device is.
     pub fn info(&self) -> &DeviceInfo {
-        &self.info
+        &self.inner.info
+    }
+
+    /// Whether `other` is a handle to the same loaded GPU (the same
+    /// context), e.g. before mixing buffers of two plans.
+    pub fn same_as(&self, other: &Gpu) -> bool {
+        std::sync::Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Makes this GPU's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
-        CurrentContext::set_current(&self.ctx)
+        CurrentContext::set_current(&self.inner.ctx)
             .map_err(|source| Error::Cuda { during: "binding the context", source })
     }
 
     /// The cluster launcher, where the device and driver have clusters.
     pub(crate) fn cluster_launch(&self) -> Option<cluster::ClusterLaunch> {
-        self.cluster
+        self.inner.cluster
     }
 
     /// The launcher of programmatic dependents on `stream` (sm_90 with
@@ -218,15 +236,17 @@ impl Gpu {
     /// graph replays ×100: `u64` N = 2^16 forward 6.88 → 6.60 µs with
     /// programmatic edges, `u32` 6.00 → 5.67; docs/latency.md).
     pub(crate) fn dependent_launch(&self, stream: &Stream) -> Option<cluster::ClusterLaunch> {
-        self.cluster.filter(|_| self.pdl && (self.pdl_graph || !graph::is_capturing(stream)))
+        self.inner
+            .cluster
+            .filter(|_| self.inner.pdl && (self.inner.pdl_graph || !graph::is_capturing(stream)))
     }
 
     pub(crate) fn module(&self) -> &Module {
-        &self.module
+        &self.inner.module
     }
 
     pub(crate) fn stream(&self) -> &Stream {
-        &self.stream
+        &self.inner.stream
     }
 
     /// A new stream on this GPU, for binding plans to (`set_stream`), so
@@ -240,7 +260,7 @@ impl Gpu {
     /// Waits until all queued work is done; reports errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        self.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
+        self.inner.stream.synchronize().map_err(Error::cuda("waiting for the GPU", 0))
     }
 
     /// Copies `data` to a new device buffer (empty `data`: an empty buffer,

@@ -133,25 +133,25 @@ impl Gpu {
 /// println!("two launches: {:.2} µs", t.median_us);
 /// # Ok::<(), polymul::Error>(())
 /// ```
-pub struct LaunchChain<'g> {
-    gpu: &'g Gpu,
-    f: cust::function::Function<'g>,
+pub struct LaunchChain {
+    gpu: Gpu,
+    f: super::kernel::Kernel,
     launches: u32,
 }
 
-impl std::fmt::Debug for LaunchChain<'_> {
+impl std::fmt::Debug for LaunchChain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LaunchChain").field("launches", &self.launches).finish_non_exhaustive()
     }
 }
 
-impl<'g> LaunchChain<'g> {
+impl LaunchChain {
     /// A chain of `launches` empty kernels.
     ///
     /// # Errors
     /// [`Error::ArgumentOutOfRange`] for no launch or more than 1024; a
     /// driver error if the kernel is missing.
-    pub fn new(gpu: &'g Gpu, launches: u32) -> Result<Self> {
+    pub fn new(gpu: &Gpu, launches: u32) -> Result<Self> {
         if !(1..=1024).contains(&launches) {
             return Err(Error::ArgumentOutOfRange {
                 what: "launches",
@@ -160,11 +160,8 @@ impl<'g> LaunchChain<'g> {
                 max: 1024,
             });
         }
-        let f = gpu
-            .module()
-            .get_function(polymul_kernels::names::LAUNCH_FLOOR)
-            .map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
-        Ok(Self { gpu, f, launches })
+        let f = super::kernel::Kernel::get(gpu, polymul_kernels::names::LAUNCH_FLOOR)?;
+        Ok(Self { gpu: gpu.clone(), f, launches })
     }
 
     /// Queues the chain (one block of 32 threads per launch) and returns.
@@ -192,6 +189,6 @@ impl<'g> LaunchChain<'g> {
     /// # Errors
     /// A [`Error::CudaCode`] if the driver refuses the capture.
     pub fn capture(&self) -> Result<super::Graph<'_, ()>> {
-        super::graph::capture(super::launch::Queue::of(self.gpu), self, (), |c, _| c.queue())
+        super::graph::capture(super::launch::Queue::of(&self.gpu), self, (), |c, _| c.queue())
     }
 }

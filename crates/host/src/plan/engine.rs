@@ -24,11 +24,12 @@ use polymul_kernels::towers::TowerConsts;
 pub(crate) const MAX_TOWERS: usize = 65_535;
 
 /// Tables, kernels and rules of a plan over `towers` moduli of one N.
-pub(crate) struct Engine<'g, W: Coeff> {
-    pub(crate) gpu: &'g Gpu,
+pub(crate) struct Engine<W: Coeff> {
+    pub(crate) gpu: Gpu,
     /// The fused Hadamard kernel of a fused-polymul plan.
-    fused: Option<cust::function::Function<'g>>,
-    pipeline: Option<Pipeline>,
+    fused: Option<crate::gpu::kernel::Kernel>,
+    /// The pipelined 2D kernel's streams and events, one caller at a time.
+    pipeline: Option<std::sync::Mutex<Pipeline>>,
     /// `log2` of the radix asked for, `None` = by the measured rule.
     log_radix: Option<u32>,
     log_n: u32,
@@ -44,9 +45,9 @@ pub(crate) struct Engine<'g, W: Coeff> {
     moduli: Option<DeviceVec<W>>,
     /// Tower 0's Algorithm-4 constants (the scalars of every launch).
     barrett: Barrett4<W>,
-    kernels: Radix2Kernels<'g>,
+    kernels: Radix2Kernels,
     /// The shared-memory kernels for each largest radix 2, 4, 8, 16.
-    tiled: Vec<TiledKernels<'g>>,
+    tiled: Vec<TiledKernels>,
     /// Usable tile geometries of the tiled kernel, smallest tile first.
     geometries: Vec<TileGeometry>,
     /// Usable 2D geometries, smallest tile first.
@@ -55,19 +56,19 @@ pub(crate) struct Engine<'g, W: Coeff> {
     /// The stream the plan queues on, if bound (else the GPU's).
     stream: Option<GpuStream>,
     /// The lazy kernels and their tables, where the plan may run them.
-    lazy: Option<LazyState<'g, W>>,
+    lazy: Option<LazyState<W>>,
     /// Graphs of repeated small calls (`LazyState::is_small`).
-    graphs: GraphCache<'g>,
+    graphs: GraphCache,
 }
 
 /// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
 /// kernels and the Shoup-pair tables of every tower.
-struct LazyState<'g, W: Coeff> {
-    kernels: LazyKernels<'g>,
+struct LazyState<W: Coeff> {
+    kernels: LazyKernels,
     /// The one-pass cluster kernels, where the size, GPU and driver have them.
-    cluster: Option<ClusterKernels<'g>>,
+    cluster: Option<ClusterKernels>,
     /// Both passes in one launch, where the size has them.
-    fused: Option<FusedKernels<'g>>,
+    fused: Option<FusedKernels>,
     /// The tables of every tower.
     tables: LazyTableSet<W>,
     /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
@@ -75,7 +76,7 @@ struct LazyState<'g, W: Coeff> {
     /// The latency schedule's kernels (`LazySchedule::latency`) and its
     /// tables where they differ from `tables`, for launches too small to
     /// fill the GPU with full tiles ([`LazyState::latency_for`]).
-    latency: Option<LatencyPath<'g, W>>,
+    latency: Option<LatencyPath<W>>,
     /// Blocks of the full-tile schedule's first forward pass per polynomial.
     blocks_per_poly: usize,
     /// The GPU's SMs.
@@ -87,8 +88,8 @@ struct LazyState<'g, W: Coeff> {
 /// launch, as the fused kernels run them, measured slower here: H100, `u32`
 /// N = 2^16 forward back to back 10.7 µs against 7.1 for two launches;
 /// docs/latency.md.)
-struct LatencyPath<'g, W: Coeff> {
-    kernels: LazyKernels<'g>,
+struct LatencyPath<W: Coeff> {
+    kernels: LazyKernels,
     tables: Option<LazyTableSet<W>>,
 }
 
@@ -156,8 +157,8 @@ impl<W: Coeff> LazyTableSet<W> {
     }
 }
 
-impl<'g, W: Coeff> LazyState<'g, W> {
-    fn new(gpu: &'g Gpu, towers: &[NttParams<W>], sched: &LazySchedule, log_r: Option<u32>) -> Result<Self> {
+impl<W: Coeff> LazyState<W> {
+    fn new(gpu: &Gpu, towers: &[NttParams<W>], sched: &LazySchedule, log_r: Option<u32>) -> Result<Self> {
         let tables = LazyTableSet::new(gpu, towers, sched)?;
         // `POLYMUL_LATENCY_KERNELS=0` (read here, at plan creation): none,
         // for comparing the two in one process.
@@ -191,7 +192,7 @@ impl<'g, W: Coeff> LazyState<'g, W> {
 
     /// The fused kernels, where a transform of `batch` polynomials per tower
     /// runs on them (`FusedKernels::wants`).
-    fn fused_for(&self, batch: usize) -> Option<&FusedKernels<'g>> {
+    fn fused_for(&self, batch: usize) -> Option<&FusedKernels> {
         self.fused.as_ref().filter(|f| f.wants(batch))
     }
 
@@ -204,14 +205,14 @@ impl<'g, W: Coeff> LazyState<'g, W> {
 
     /// The latency schedule, where a launch over `polys` polynomials runs
     /// it: a small one ([`LazyState::is_small`]).
-    fn latency_for(&self, polys: usize) -> Option<&LatencyPath<'g, W>> {
+    fn latency_for(&self, polys: usize) -> Option<&LatencyPath<W>> {
         self.latency.as_ref().filter(|_| self.is_small(polys))
     }
 
     /// The kernels and tables (transform, product) a launch over `polys`
     /// polynomials runs: the latency schedule's ([`LazyState::latency_for`]),
     /// else the full tiles'.
-    fn path_for(&self, polys: usize) -> LazyPath<'_, 'g, W> {
+    fn path_for(&self, polys: usize) -> LazyPath<'_, W> {
         let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
         match self.latency_for(polys) {
             Some(l) => {
@@ -236,18 +237,18 @@ impl<'g, W: Coeff> LazyState<'g, W> {
 }
 
 /// What one launch over a few polynomials or many runs (`LazyState::path_for`).
-struct LazyPath<'a, 'g, W: Coeff> {
-    kernels: &'a LazyKernels<'g>,
+struct LazyPath<'a, W: Coeff> {
+    kernels: &'a LazyKernels,
     /// The transforms' tables.
     tables: LazyTables<W>,
     /// A polymul's tables.
     product: LazyTables<W>,
 }
 
-impl<'g, W: Coeff> Engine<'g, W> {
+impl<W: Coeff> Engine<W> {
     /// Uploads the twiddles of every tower and prepares the kernels.
     /// `towers` is non-empty and all of one N (the callers guarantee it).
-    pub(crate) fn new(gpu: &'g Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
+    pub(crate) fn new(gpu: &Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
         if towers.len() > MAX_TOWERS {
             return Err(Error::TooManyTowers { towers: towers.len(), max: MAX_TOWERS });
@@ -394,11 +395,11 @@ impl<'g, W: Coeff> Engine<'g, W> {
             (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
         let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix)).transpose()?;
         let pipeline = match options.kernel {
-            NttKernel::TwoDPipelined => Some(Pipeline::new(gpu)?),
+            NttKernel::TwoDPipelined => Some(std::sync::Mutex::new(Pipeline::new(gpu)?)),
             _ => None,
         };
         Ok(Self {
-            gpu,
+            gpu: gpu.clone(),
             fused,
             pipeline,
             log_radix,
@@ -436,7 +437,7 @@ impl<'g, W: Coeff> Engine<'g, W> {
     }
 
     pub(crate) fn queue(&self) -> Queue<'_> {
-        Queue::on(self.gpu, self.stream.as_ref())
+        Queue::on(&self.gpu, self.stream.as_ref())
     }
 
     /// Polynomials per tower in `v`: its length must be a positive multiple
@@ -603,6 +604,8 @@ impl<'g, W: Coeff> Engine<'g, W> {
             ),
             (NttKernel::TwoDPipelined, Some(pipe)) => {
                 let c = cfg(kernel);
+                // A panic elsewhere cannot leave the streams inconsistent.
+                let pipe = &*pipe.lock().unwrap_or_else(|e| e.into_inner());
                 launch::tiled_ntt_pipelined(
                     self.queue(),
                     tiled,

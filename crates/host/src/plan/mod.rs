@@ -139,12 +139,12 @@ pub struct PlanOptions {
 /// let c = plan.polymul(&a, &b)?; // a·b mod (X^N + 1, q)
 /// # Ok::<(), polymul::Error>(())
 /// ```
-pub struct NttPlan<'g, W: Coeff> {
-    engine: Engine<'g, W>,
+pub struct NttPlan<W: Coeff> {
+    engine: Engine<W>,
     params: NttParams<W>,
 }
 
-impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
+impl<W: Coeff> std::fmt::Debug for NttPlan<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NttPlan")
             .field("n", &self.params.n())
@@ -155,16 +155,16 @@ impl<W: Coeff> std::fmt::Debug for NttPlan<'_, W> {
     }
 }
 
-impl<'g, W: Coeff> NttPlan<'g, W> {
+impl<W: Coeff> NttPlan<W> {
     /// Uploads the twiddles and prepares the kernels for `params`, with the
     /// default options.
-    pub fn new(gpu: &'g Gpu, params: NttParams<W>) -> Result<Self> {
+    pub fn new(gpu: &Gpu, params: NttParams<W>) -> Result<Self> {
         Self::with_options(gpu, params, PlanOptions::default())
     }
 
     /// As [`NttPlan::new`], with an explicit kernel and reduction. Errors if
     /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
-    pub fn with_options(gpu: &'g Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
+    pub fn with_options(gpu: &Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
         let engine = Engine::new(gpu, std::slice::from_ref(&params), options)?;
         Ok(Self { engine, params })
     }
@@ -180,8 +180,8 @@ impl<'g, W: Coeff> NttPlan<'g, W> {
     }
 
     /// The GPU this plan runs on.
-    pub fn gpu(&self) -> &'g Gpu {
-        self.engine.gpu
+    pub fn gpu(&self) -> &Gpu {
+        &self.engine.gpu
     }
 
     /// Queues this plan's later work on `stream` (`None`: the GPU's own

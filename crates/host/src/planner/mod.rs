@@ -108,22 +108,22 @@ pub fn decide(key: &WisdomKey, modulus: Modulus, n: usize, wisdom: Option<&Wisdo
     Decision { winner, from_wisdom: false, measured_us: None }
 }
 
-enum Engine<'g, W: Coeff> {
-    Ntt(NttPlan<'g, W>),
-    Rns(RnsPlan<'g, W>),
-    Dgt(DgtPlan<'g, W>),
+enum Engine<W: Coeff> {
+    Ntt(NttPlan<W>),
+    Rns(RnsPlan<W>),
+    Dgt(DgtPlan<W>),
 }
 
 /// Negacyclic multiplication planned for a device: the transform chosen by
 /// [`decide`], its plan built and kept.
-pub struct Multiplier<'g, W: Coeff> {
-    engine: Engine<'g, W>,
+pub struct Multiplier<W: Coeff> {
+    engine: Engine<W>,
     decision: Decision,
     primes: Vec<u64>,
     n: usize,
 }
 
-impl<W: Coeff> std::fmt::Debug for Multiplier<'_, W> {
+impl<W: Coeff> std::fmt::Debug for Multiplier<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Multiplier")
             .field("n", &self.n)
@@ -133,11 +133,11 @@ impl<W: Coeff> std::fmt::Debug for Multiplier<'_, W> {
     }
 }
 
-impl<'g, W: Coeff> Multiplier<'g, W> {
+impl<W: Coeff> Multiplier<W> {
     /// Plans with the wisdom at [`default_wisdom_path`] if it exists. A
     /// wisdom file that exists but cannot be read is an error
     /// ([`crate::Error::Wisdom`]) rather than silently ignored.
-    pub fn new(gpu: &'g Gpu, n: usize, modulus: Modulus, batch: usize) -> Result<Self> {
+    pub fn new(gpu: &Gpu, n: usize, modulus: Modulus, batch: usize) -> Result<Self> {
         let wisdom = match default_wisdom_path() {
             Some(p) => Wisdom::load(&p)?,
             None => None,
@@ -147,7 +147,7 @@ impl<'g, W: Coeff> Multiplier<'g, W> {
 
     /// Plans with the given wisdom (`None`: the rule).
     pub fn with_wisdom(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         n: usize,
         modulus: Modulus,
         batch: usize,
@@ -166,11 +166,11 @@ impl<'g, W: Coeff> Multiplier<'g, W> {
     }
 
     /// Plans a given decision (what `polymul tune` times).
-    pub fn with_decision(gpu: &'g Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
+    pub fn with_decision(gpu: &Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
         let (engine, primes) = match decision.winner {
             Winner::Ntt { kernel, radix } => {
                 let options = PlanOptions { kernel, radix, ..PlanOptions::default() };
-                let one = |q: u64| -> Result<(Engine<'g, W>, Vec<u64>)> {
+                let one = |q: u64| -> Result<(Engine<W>, Vec<u64>)> {
                     Ok((Engine::Ntt(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
                 };
                 match modulus {

@@ -24,12 +24,12 @@ use crate::{Coeff, Error, Result};
 /// let c = plan.polymul(&a, &a)?;
 /// # Ok::<(), polymul::Error>(())
 /// ```
-pub struct RnsPlan<'g, W: Coeff> {
-    engine: Engine<'g, W>,
+pub struct RnsPlan<W: Coeff> {
+    engine: Engine<W>,
     basis: RnsBasis<W>,
 }
 
-impl<W: Coeff> std::fmt::Debug for RnsPlan<'_, W> {
+impl<W: Coeff> std::fmt::Debug for RnsPlan<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RnsPlan")
             .field("n", &self.basis.n())
@@ -39,16 +39,16 @@ impl<W: Coeff> std::fmt::Debug for RnsPlan<'_, W> {
     }
 }
 
-impl<'g, W: Coeff> RnsPlan<'g, W> {
+impl<W: Coeff> RnsPlan<W> {
     /// A plan over every tower of `basis`, default options.
-    pub fn new(gpu: &'g Gpu, basis: &RnsBasis<W>) -> Result<Self> {
+    pub fn new(gpu: &Gpu, basis: &RnsBasis<W>) -> Result<Self> {
         Self::with_options(gpu, basis, PlanOptions::default())
     }
 
     /// A plan with explicit options (kernel, reduction, fused polymul, …).
     /// Errors as [`crate::NttPlan::with_options`] for any tower, or
     /// [`Error::TooManyTowers`].
-    pub fn with_options(gpu: &'g Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
+    pub fn with_options(gpu: &Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
         let engine = Engine::new(gpu, basis.towers(), options)?;
         Ok(Self { engine, basis: basis.clone() })
     }
