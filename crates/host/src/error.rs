@@ -170,6 +170,25 @@ pub enum Error {
         expected: usize,
     },
 
+    /// A device buffer made for another plan shape: another N or tower
+    /// count, though perhaps the same number of words.
+    #[error(
+        "{what} holds {towers} tower(s) of N = {n}, but this plan takes {plan_towers} tower(s) of N = \
+         {plan_n}; upload the data with this plan (or one of its shape)"
+    )]
+    LayoutMismatch {
+        /// Which buffer.
+        what: &'static str,
+        /// The buffer's N.
+        n: usize,
+        /// The buffer's towers.
+        towers: usize,
+        /// The plan's N.
+        plan_n: usize,
+        /// The plan's towers.
+        plan_towers: usize,
+    },
+
     /// A batch buffer's length is not a positive multiple of N.
     #[error("{what} has {got} coefficients, which is not a positive multiple of N = {n}")]
     NotAMultipleOfN {

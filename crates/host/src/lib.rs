@@ -31,9 +31,11 @@
 //! Errors are typed ([`Error`]); no public function panics on bad input.
 
 pub mod cpu;
+mod device_plan;
 pub mod dgt;
 mod error;
 pub mod gpu;
+pub mod layout;
 pub mod params;
 mod plan;
 pub mod planner;
@@ -41,8 +43,10 @@ pub mod random;
 pub mod reduction;
 pub mod rns;
 
+pub use device_plan::DevicePlan;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Graph, Timing};
+pub use layout::Layout;
 pub use params::NttParams;
 pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
 pub use polymul_kernels as kernels;

@@ -7,6 +7,7 @@
 //! `docs/bad-input.md` lists the checks.
 
 use super::{Tally, eq, s};
+use polymul::DevicePlan;
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
 use polymul::planner::{Decision, Modulus, Multiplier, Winner, tune};
 use polymul::random::SplitMix64;

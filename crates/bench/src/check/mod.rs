@@ -9,6 +9,7 @@ mod graphs;
 mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
+use polymul::DevicePlan;
 use polymul::random::SplitMix64;
 use polymul::reduction::ModMulBench;
 use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};

@@ -7,7 +7,9 @@ use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{self, DgtKernels, DgtLaunch, Queue, TowerLaunch};
+use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
+use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use polymul_kernels::dgt::layout::PassGeometry;
@@ -36,6 +38,8 @@ pub struct DgtPlan<W: Coeff> {
     layout: DgtTables<W>,
     tw_words: usize,
     moduli: Option<DeviceVec<W>>,
+    /// The moduli and the input checks they imply.
+    tower_set: Towers<W>,
     kernels: DgtKernels,
     /// The launches of each operation.
     schedule: Schedule,
@@ -49,6 +53,8 @@ pub struct DgtPlan<W: Coeff> {
     /// polymul up to three (ten in Coala's pipeline), so a repeated call
     /// replays them as one graph.
     graphs: GraphCache,
+    /// The second operand's copy in an out-of-place product.
+    copy_of_b: Scratch<W>,
 }
 
 impl<W: Coeff> std::fmt::Debug for DgtPlan<W> {
@@ -93,31 +99,18 @@ impl<W: Coeff> DgtPlan<W> {
         pipeline: DgtPipeline,
     ) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
-        if towers.len() > 65_535 {
-            return Err(Error::TooManyTowers { towers: towers.len(), max: 65_535 });
-        }
         if let Some(t) = towers.iter().find(|t| t.n() != first.n()) {
             return Err(Error::LengthMismatch { what: "tower N", got: t.n(), expected: first.n() });
         }
-        let mut seen = std::collections::HashSet::with_capacity(towers.len());
-        if let Some(t) = towers.iter().find(|t| !seen.insert(t.p().as_u64())) {
-            return Err(Error::DuplicatePrime { q: t.p().as_u64() });
-        }
+        let tower_set = Towers::new(first.n(), towers.iter().map(|t| t.p()).collect())?;
         let all = towers.iter().map(|t| DgtTables::new(t, &config)).collect::<Result<Vec<_>>>()?;
         let tw_words = all[0].words.len();
         let words: Vec<W> = all.iter().flat_map(|t| t.words.iter().copied()).collect();
-        let moduli = if towers.len() > 1 {
-            let rows: Vec<W> = towers
-                .iter()
-                .flat_map(|t| {
-                    let b = t.barrett();
-                    TowerConsts { parts: (t.p(), W::zero(), 0), barrett4: (b.mu, b.m) }.row()
-                })
-                .collect();
-            Some(gpu.upload(&rows)?)
-        } else {
-            None
-        };
+        let rows = tower_set.table_rows(|i| {
+            let b = towers[i].barrett();
+            TowerConsts { parts: (towers[i].p(), W::zero(), 0), barrett4: (b.mu, b.m) }
+        });
+        let moduli = rows.map(|r| gpu.upload(&r)).transpose()?;
         let layout = all.into_iter().next().ok_or(Error::EmptyBasis)?;
         // A polymul pass holds two operands' tiles: where they exceed the
         // GPU's shared memory, the schedule transforms both and multiplies
@@ -140,12 +133,14 @@ impl<W: Coeff> DgtPlan<W> {
             layout,
             tw_words,
             moduli,
+            tower_set,
             kernels: DgtKernels::new::<W>(gpu, pass_smem)?,
             schedule,
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
             graphs: GraphCache::new(gpu),
+            copy_of_b: Scratch::new(),
         })
     }
 
@@ -214,28 +209,8 @@ impl<W: Coeff> DgtPlan<W> {
     /// index into the whole buffer), [`Error::BatchTooLarge`], then
     /// [`Error::OutOfDeviceMemory`].
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
-        self.check(coeffs, "coeffs")?;
-        self.gpu.upload(coeffs)
-    }
-
-    fn check(&self, coeffs: &[W], what: &'static str) -> Result<()> {
-        let per = self.towers.len() * self.n();
-        if coeffs.is_empty() || !coeffs.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what, got: coeffs.len(), n: per });
-        }
-        let len = coeffs.len() / self.towers.len();
-        for (i, t) in self.towers.iter().enumerate() {
-            let part = &coeffs[i * len..(i + 1) * len];
-            if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= t.p()) {
-                let (value, q) = (v.as_u64(), t.p().as_u64());
-                return Err(Error::CoefficientOutOfRange { what, index: i * len + j, value, q });
-            }
-        }
-        self.check_batch_size(len / self.n())
-    }
-
-    fn check_batch_size(&self, batch: usize) -> Result<()> {
-        crate::params::check_batch_size(self.n(), batch)
+        let layout = self.tower_set.check("coeffs", coeffs)?;
+        Ok(self.gpu.upload(coeffs)?.with_layout(layout))
     }
 
     /// A device buffer of `batch` zero polynomials in every tower
@@ -246,17 +221,12 @@ impl<W: Coeff> DgtPlan<W> {
     /// above `u32::MAX / N` per tower (before any allocation),
     /// [`Error::OutOfDeviceMemory`].
     pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        self.check_batch_size(batch)?;
-        self.gpu.zeros(batch * self.n() * self.towers.len())
+        let layout = self.tower_set.layout(batch)?;
+        Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
     }
 
     fn launch_args(&self, what: &'static str, v: &DeviceVec<W>) -> Result<DgtLaunch<W>> {
-        let per = self.towers.len() * self.n();
-        if v.is_empty() || !v.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
-        }
-        let batch = v.len() / per;
-        self.check_batch_size(batch)?;
+        let batch = self.tower_set.layout_of(what, v.len(), v.layout())?.batch;
         let b = self.towers[0].barrett();
         Ok(DgtLaunch {
             batch,
@@ -382,8 +352,26 @@ impl<W: Coeff> DgtPlan<W> {
 
     /// Negacyclic products of host polynomials (tower-major for several towers).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        let check = |what, x: &[W]| self.check(x, what);
-        self.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
+        self.tower_set.check_pair(a, b)?;
+        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
+        self.polymul_in_place(&mut da, &mut db)?;
+        self.queue().download(&da)
+    }
+
+    /// Queues `out ← a ⊗ b`, leaving `a` and `b` intact (see
+    /// [`crate::DevicePlan::polymul_into`]).
+    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
+        self.tower_set.operands((a.len(), a.layout()), &others)?;
+        let q = self.queue();
+        scratch::copy(&q, a, out)?;
+        out.layout = a.layout().or(out.layout());
+        self.copy_of_b.with_copy(&q, b, |s| self.polymul_in_place(out, s))
+    }
+
+    /// Copies a buffer back after the work queued on the plan's stream.
+    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.queue().download(v)
     }
 
     /// Forward DGT of host data (for tests and tools).
@@ -391,5 +379,50 @@ impl<W: Coeff> DgtPlan<W> {
         let mut d = self.upload(a)?;
         self.forward(&mut d)?;
         self.queue().download(&d)
+    }
+}
+
+impl<W: Coeff> crate::DevicePlan<W> for DgtPlan<W> {
+    fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+    fn n(&self) -> usize {
+        self.n()
+    }
+    fn moduli(&self) -> Vec<u64> {
+        self.tower_set.primes()
+    }
+    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
+        DgtPlan::upload(self, words)
+    }
+    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        DgtPlan::zeros(self, batch)
+    }
+    fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        DgtPlan::download(self, v)
+    }
+    fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        DgtPlan::forward(self, data)
+    }
+    fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        DgtPlan::inverse(self, data)
+    }
+    fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        DgtPlan::pointwise_mul(self, acc, other)
+    }
+    fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        DgtPlan::polymul_in_place(self, a, b)
+    }
+    fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        DgtPlan::polymul_into(self, a, b, out)
+    }
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        DgtPlan::polymul(self, a, b)
+    }
+    fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        DgtPlan::set_stream(self, stream)
+    }
+    fn synchronize(&self) -> Result<()> {
+        DgtPlan::synchronize(self)
     }
 }

@@ -142,7 +142,7 @@ impl<W: Coeff> GrowBuffer<W> {
             // after this reads them.
             let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
                 .map_err(Error::cuda("allocating", bytes))?;
-            let v = DeviceVec { buf };
+            let v = DeviceVec { buf, layout: None };
             // SAFETY: `bytes / 4` words of a live allocation, on a stream of
             // the current context.
             check(

@@ -58,26 +58,6 @@ impl<'a> Queue<'a> {
         self.synchronize()?;
         self.gpu.download(v)
     }
-
-    /// The host-in, host-out product every plan offers: equal lengths,
-    /// both operands validated by `check` (before anything touches the
-    /// device), uploaded, `mul` queued, `a`'s result downloaded.
-    pub(crate) fn host_product<W: Coeff>(
-        &self,
-        a: &[W],
-        b: &[W],
-        check: impl Fn(&'static str, &[W]) -> Result<()>,
-        mul: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
-    ) -> Result<Vec<W>> {
-        check("a", a)?;
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        check("b", b)?;
-        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
-        mul(&mut da, &mut db)?;
-        self.download(&da)
-    }
 }
 
 fn get(gpu: &Gpu, name: String) -> Result<Kernel> {

@@ -6,11 +6,13 @@ pub(crate) mod cluster;
 pub(crate) mod graph;
 pub(crate) mod kernel;
 pub(crate) mod launch;
+pub(crate) mod scratch;
 mod timing;
 
 pub use graph::Graph;
 pub use timing::{LaunchChain, Timing, median};
 
+use crate::layout::Layout;
 use crate::{Coeff, Error, Result};
 use cust::CudaFlags;
 use cust::context::{Context, CurrentContext};
@@ -272,7 +274,7 @@ impl Gpu {
         self.bind()?;
         let bytes = std::mem::size_of_val(data);
         let buf = DeviceBuffer::from_slice(data).map_err(Error::cuda("uploading", bytes))?;
-        Ok(DeviceVec { buf })
+        Ok(DeviceVec { buf, layout: None })
     }
 
     /// A new device buffer of `len` zeros (`len = 0`: an empty buffer, no
@@ -289,10 +291,10 @@ impl Gpu {
         if len == 0 {
             // SAFETY: a zero-length buffer allocates nothing and is never read.
             let buf = unsafe { DeviceBuffer::uninitialized(0) }.map_err(Error::cuda("allocating", 0))?;
-            return Ok(DeviceVec { buf });
+            return Ok(DeviceVec { buf, layout: None });
         }
         let buf = DeviceBuffer::zeroed(len).map_err(Error::cuda("allocating", bytes))?;
-        Ok(DeviceVec { buf })
+        Ok(DeviceVec { buf, layout: None })
     }
 
     /// Copies a device buffer back (after all queued work on the stream).
@@ -337,14 +339,24 @@ impl GpuStream {
     }
 }
 
-/// Coefficients in device memory.
+/// Coefficients in device memory, and how they are laid out.
+///
+/// A buffer a plan made (`upload`, `zeros`) knows its [`Layout`] (N,
+/// towers, polynomials per tower), and every plan checks it: a buffer of
+/// another plan's shape is refused ([`Error::LayoutMismatch`]) even where
+/// the word counts agree. A buffer of raw words ([`Gpu::upload`],
+/// [`Gpu::zeros`]) has none and is taken by its length alone.
 pub struct DeviceVec<W: Coeff> {
     pub(crate) buf: DeviceBuffer<W>,
+    pub(crate) layout: Option<Layout>,
 }
 
 impl<W: Coeff> std::fmt::Debug for DeviceVec<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceVec<u{}>[{}]", W::BITS, self.len())
+        match self.layout {
+            Some(l) => write!(f, "DeviceVec<u{}>[{l}]", W::BITS),
+            None => write!(f, "DeviceVec<u{}>[{}]", W::BITS, self.len()),
+        }
     }
 }
 
@@ -357,6 +369,19 @@ impl<W: Coeff> DeviceVec<W> {
     /// True if it holds no words.
     pub fn is_empty(&self) -> bool {
         self.buf.len() == 0
+    }
+
+    /// The layout of the polynomials it holds, if a plan made it.
+    pub fn layout(&self) -> Option<Layout> {
+        self.layout
+    }
+
+    /// The buffer, marked as holding `layout` (a plan's `upload` and
+    /// `zeros`; `layout.words()` is its length).
+    pub(crate) fn with_layout(mut self, layout: Layout) -> Self {
+        debug_assert_eq!(layout.words(), self.len());
+        self.layout = Some(layout);
+        self
     }
 }
 

@@ -12,16 +12,15 @@ use crate::gpu::launch::{
     self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels,
     TiledKernels, TiledLaunch, TowerLaunch,
 };
+use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
+use crate::layout::Towers;
 use crate::params::NttParams;
 use crate::reduction::{DevicePrepared, Prepared};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::ntt::tiled::TileGeometry;
 use polymul_kernels::towers::TowerConsts;
-
-/// Most towers one launch covers (the grid's y extent).
-pub(crate) const MAX_TOWERS: usize = 65_535;
 
 /// Tables, kernels and rules of a plan over `towers` moduli of one N.
 pub(crate) struct Engine<W: Coeff> {
@@ -43,6 +42,8 @@ pub(crate) struct Engine<W: Coeff> {
     /// The per-tower constants table (`TOWER_WORDS` words per tower); `None`
     /// for one tower, whose constants travel as kernel scalars.
     moduli: Option<DeviceVec<W>>,
+    /// The moduli and the input checks they imply.
+    tower_set: Towers<W>,
     /// Tower 0's Algorithm-4 constants (the scalars of every launch).
     barrett: Barrett4<W>,
     kernels: Radix2Kernels,
@@ -59,6 +60,8 @@ pub(crate) struct Engine<W: Coeff> {
     lazy: Option<LazyState<W>>,
     /// Graphs of repeated small calls (`LazyState::is_small`).
     graphs: GraphCache,
+    /// The second operand's copy in an out-of-place product.
+    scratch: Scratch<W>,
 }
 
 /// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
@@ -250,9 +253,7 @@ impl<W: Coeff> Engine<W> {
     /// `towers` is non-empty and all of one N (the callers guarantee it).
     pub(crate) fn new(gpu: &Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
-        if towers.len() > MAX_TOWERS {
-            return Err(Error::TooManyTowers { towers: towers.len(), max: MAX_TOWERS });
-        }
+        let tower_set = Towers::new(first.n(), towers.iter().map(|p| p.q()).collect())?;
         let (n, log_n) = (first.n(), first.log_n());
         let r = options.reduction;
         if options.fused_polymul && log_n < 2 {
@@ -376,19 +377,11 @@ impl<W: Coeff> Engine<W> {
         // Everything is validated: now the device.
         let twiddles = DevicePrepared::upload_all(gpu, &fwd)?;
         let inv_twiddles = DevicePrepared::upload_all(gpu, &inv)?;
-        let moduli = if towers.len() > 1 {
-            let rows: Vec<W> = towers
-                .iter()
-                .zip(&fwd)
-                .flat_map(|(p, prep)| {
-                    let b = p.barrett();
-                    TowerConsts { parts: prep.parts, barrett4: (b.mu, b.m) }.row()
-                })
-                .collect();
-            Some(gpu.upload(&rows)?)
-        } else {
-            None
-        };
+        let rows = tower_set.table_rows(|i| {
+            let b = towers[i].barrett();
+            TowerConsts { parts: fwd[i].parts, barrett4: (b.mu, b.m) }
+        });
+        let moduli = rows.map(|r| gpu.upload(&r)).transpose()?;
         let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
         let kernels = Radix2Kernels::new::<W>(gpu, r)?;
         let tiled =
@@ -409,6 +402,7 @@ impl<W: Coeff> Engine<W> {
             inv_twiddles,
             tw_words,
             moduli,
+            tower_set,
             barrett: *first.barrett(),
             kernels,
             tiled,
@@ -418,6 +412,7 @@ impl<W: Coeff> Engine<W> {
             stream: None,
             lazy,
             graphs: GraphCache::new(gpu),
+            scratch: Scratch::new(),
         })
     }
 
@@ -440,28 +435,53 @@ impl<W: Coeff> Engine<W> {
         Queue::on(&self.gpu, self.stream.as_ref())
     }
 
-    /// Polynomials per tower in `v`: its length must be a positive multiple
-    /// of `towers · N`, and one tower's words addressable by a 32-bit index.
+    /// Polynomials per tower in `v` ([`Towers::layout_of`]: a positive
+    /// multiple of `towers · N` words, of this plan's shape if it says).
     pub(crate) fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
-        let per = self.towers * self.n();
-        if v.is_empty() || !v.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what, got: v.len(), n: per });
-        }
-        let batch = v.len() / per;
-        self.check_batch_size(batch)?;
-        Ok(batch)
+        Ok(self.tower_set.layout_of(what, v.len(), v.layout())?.batch)
     }
 
-    /// A batch of 1 to `u32::MAX / N` polynomials per tower.
-    fn check_batch_size(&self, batch: usize) -> Result<()> {
-        crate::params::check_batch_size(self.n(), batch)
+    /// The moduli and the input checks.
+    pub(crate) fn tower_set(&self) -> &Towers<W> {
+        &self.tower_set
     }
 
     /// `batch` zero polynomials per tower on the device (validated first).
     pub(crate) fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        self.check_batch_size(batch)?;
+        let layout = self.tower_set.layout(batch)?;
         // batch · N < 2^32 and towers < 2^16: no overflow.
-        self.gpu.zeros(batch * self.n() * self.towers)
+        Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
+    }
+
+    /// `out ← a ⊗ b`, operands intact: `a` copied into `out`, `b` into the
+    /// plan's scratch, the in-place product on those.
+    pub(crate) fn polymul_into(
+        &self,
+        a: &DeviceVec<W>,
+        b: &DeviceVec<W>,
+        out: &mut DeviceVec<W>,
+    ) -> Result<()> {
+        let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
+        self.tower_set.operands((a.len(), a.layout()), &others)?;
+        let q = self.queue();
+        scratch::copy(&q, a, out)?;
+        out.layout = a.layout().or(out.layout());
+        self.scratch.with_copy(&q, b, |s| self.polymul_in_place(out, s))
+    }
+
+    /// The host-in, host-out product: both operands validated, uploaded,
+    /// multiplied in place, `a`'s result downloaded.
+    pub(crate) fn host_product(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        self.tower_set.check_pair(a, b)?;
+        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
+        self.polymul_in_place(&mut da, &mut db)?;
+        self.queue().download(&da)
+    }
+
+    /// Validates tower-major host words ([`Towers::check`]) and uploads them.
+    pub(crate) fn upload(&self, what: &'static str, words: &[W]) -> Result<DeviceVec<W>> {
+        let layout = self.tower_set.check(what, words)?;
+        Ok(self.gpu.upload(words)?.with_layout(layout))
     }
 
     /// The tower arguments of a launch over `batch` polynomials per tower.

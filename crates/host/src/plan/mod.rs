@@ -222,8 +222,7 @@ impl<W: Coeff> NttPlan<W> {
     /// Validates host coefficients (a positive multiple of N, all `< q`) and
     /// uploads them.
     pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
-        self.params.check_batch("coeffs", coeffs)?;
-        self.engine.gpu.upload(coeffs)
+        self.engine.upload("coeffs", coeffs)
     }
 
     /// Queues the forward NTT (normal order in, bit-reversed out) of every
@@ -309,8 +308,7 @@ impl<W: Coeff> NttPlan<W> {
     /// validated (a positive multiple of N, equal lengths, reduced) before
     /// anything is uploaded.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        let check = |what, x: &[W]| self.params.check_batch(what, x).map(drop);
-        self.engine.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
+        self.engine.host_product(a, b)
     }
 
     /// A device buffer of `batch` zero polynomials (`batch · N` words, all
@@ -339,6 +337,73 @@ impl<W: Coeff> NttPlan<W> {
         self.engine.queue().download(&d)
     }
 }
+
+/// [`crate::DevicePlan`] for a plan type whose field `engine` is an
+/// [`Engine`] (the NTT and RNS plans), through their inherent methods.
+macro_rules! engine_device_plan {
+    ($plan:ident) => {
+        impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
+            fn gpu(&self) -> &$crate::Gpu {
+                &self.engine.gpu
+            }
+            fn n(&self) -> usize {
+                self.engine.tower_set().n()
+            }
+            fn moduli(&self) -> Vec<u64> {
+                self.engine.tower_set().primes()
+            }
+            fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
+                $plan::upload(self, words)
+            }
+            fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
+                $plan::zeros(self, batch)
+            }
+            fn download(&self, v: &$crate::DeviceVec<W>) -> $crate::Result<Vec<W>> {
+                self.engine.queue().download(v)
+            }
+            fn forward(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
+                $plan::forward(self, data)
+            }
+            fn inverse(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
+                $plan::inverse(self, data)
+            }
+            fn pointwise_mul(
+                &self,
+                acc: &mut $crate::DeviceVec<W>,
+                other: &$crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                $plan::pointwise_mul(self, acc, other)
+            }
+            fn polymul_in_place(
+                &self,
+                a: &mut $crate::DeviceVec<W>,
+                b: &mut $crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                $plan::polymul_in_place(self, a, b)
+            }
+            fn polymul_into(
+                &self,
+                a: &$crate::DeviceVec<W>,
+                b: &$crate::DeviceVec<W>,
+                out: &mut $crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                self.engine.polymul_into(a, b, out)
+            }
+            fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
+                $plan::polymul(self, a, b)
+            }
+            fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
+                $plan::set_stream(self, stream)
+            }
+            fn synchronize(&self) -> $crate::Result<()> {
+                $plan::synchronize(self)
+            }
+        }
+    };
+}
+pub(crate) use engine_device_plan;
+
+engine_device_plan!(NttPlan);
 
 /// Whether a call on `batch` polynomials of `n` words counts as batched for
 /// the automatic rules: at least 2^20 words, enough to give every SM of a

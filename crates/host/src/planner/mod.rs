@@ -1,13 +1,15 @@
 //! The planner: one entry point that picks the transform (an NTT kernel or
 //! the DGT) and its configuration for N, a modulus (or RNS towers), a batch
-//! size and the device — from measured wisdom when `polymul tune` left
-//! some for this device, else by a documented rule.
+//! size and the device — from measured wisdom when the caller passes what
+//! `polymul tune` measured on this device, else by a documented rule.
 //!
 //! ```no_run
-//! use polymul::{Gpu, planner::{Modulus, Multiplier}};
+//! use polymul::{DevicePlan, Gpu, planner::{Modulus, Multiplier, Wisdom}};
 //! let gpu = Gpu::new()?;
-//! // 30-bit moduli on u32 words, N = 2^14, 64 products per call.
-//! let m = Multiplier::<u32>::new(&gpu, 1 << 14, Modulus::Bits(30), 64)?;
+//! // 30-bit moduli on u32 words, N = 2^14, 64 products per call, with the
+//! // wisdom `polymul tune` left in the user's cache (if any).
+//! let wisdom = Wisdom::load_default()?;
+//! let m = Multiplier::<u32>::with_wisdom(&gpu, 1 << 14, Modulus::Bits(30), 64, wisdom.as_ref())?;
 //! println!("{} ({})", m.decision().summary(), if m.decision().from_wisdom { "wisdom" } else { "rule" });
 //! let q = m.primes()[0] as u32;
 //! let a = vec![1u32; 64 << 14];
@@ -21,10 +23,10 @@ mod wisdom;
 pub use wisdom::{WISDOM_VERSION, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket, default_wisdom_path};
 
 use crate::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::ntt_primes;
 use crate::rns::{RnsBasis, RnsPlan};
-use crate::{Coeff, NttKernel, NttParams, NttPlan, PlanOptions, Result};
+use crate::{Coeff, DevicePlan, NttKernel, NttParams, NttPlan, PlanOptions, Result};
 
 /// The modulus of a multiplication.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,41 +110,32 @@ pub fn decide(key: &WisdomKey, modulus: Modulus, n: usize, wisdom: Option<&Wisdo
     Decision { winner, from_wisdom: false, measured_us: None }
 }
 
-enum Engine<W: Coeff> {
-    Ntt(NttPlan<W>),
-    Rns(RnsPlan<W>),
-    Dgt(DgtPlan<W>),
-}
-
 /// Negacyclic multiplication planned for a device: the transform chosen by
-/// [`decide`], its plan built and kept.
+/// [`decide`], its plan built and kept behind [`DevicePlan`] (so a
+/// `Multiplier` is used exactly as the plan it chose).
+///
+/// Wisdom is never read behind the caller's back: [`Multiplier::new`]
+/// follows the [`rule`]; pass what `polymul tune` measured to
+/// [`Multiplier::with_wisdom`] (e.g. [`Wisdom::load_default`]).
 pub struct Multiplier<W: Coeff> {
-    engine: Engine<W>,
+    plan: Box<dyn DevicePlan<W>>,
     decision: Decision,
     primes: Vec<u64>,
-    n: usize,
 }
 
 impl<W: Coeff> std::fmt::Debug for Multiplier<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Multiplier")
-            .field("n", &self.n)
-            .field("primes", &self.primes)
+            .field("plan", &self.plan)
             .field("decision", &self.decision)
             .finish_non_exhaustive()
     }
 }
 
 impl<W: Coeff> Multiplier<W> {
-    /// Plans with the wisdom at [`default_wisdom_path`] if it exists. A
-    /// wisdom file that exists but cannot be read is an error
-    /// ([`crate::Error::Wisdom`]) rather than silently ignored.
+    /// Plans by the [`rule`] (no wisdom).
     pub fn new(gpu: &Gpu, n: usize, modulus: Modulus, batch: usize) -> Result<Self> {
-        let wisdom = match default_wisdom_path() {
-            Some(p) => Wisdom::load(&p)?,
-            None => None,
-        };
-        Self::with_wisdom(gpu, n, modulus, batch, wisdom.as_ref())
+        Self::with_wisdom(gpu, n, modulus, batch, None)
     }
 
     /// Plans with the given wisdom (`None`: the rule).
@@ -165,18 +158,19 @@ impl<W: Coeff> Multiplier<W> {
         Self::with_decision(gpu, n, modulus, decision)
     }
 
-    /// Plans a given decision (what `polymul tune` times).
+    /// Plans a given decision (what `polymul tune` times, and what a caller
+    /// that wants one transform forces).
     pub fn with_decision(gpu: &Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
-        let (engine, primes) = match decision.winner {
+        let (plan, primes): (Box<dyn DevicePlan<W>>, Vec<u64>) = match decision.winner {
             Winner::Ntt { kernel, radix } => {
                 let options = PlanOptions { kernel, radix, ..PlanOptions::default() };
-                let one = |q: u64| -> Result<(Engine<W>, Vec<u64>)> {
-                    Ok((Engine::Ntt(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
+                let one = |q: u64| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
+                    Ok((Box::new(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
                 };
                 match modulus {
                     Modulus::Rns { bits, towers } => {
                         let basis = RnsBasis::<W>::new(n, bits, towers)?;
-                        (Engine::Rns(RnsPlan::with_options(gpu, &basis, options)?), basis.primes())
+                        (Box::new(RnsPlan::with_options(gpu, &basis, options)?), basis.primes())
                     }
                     Modulus::Prime(q) => one(q)?,
                     Modulus::Bits(b) => one(ntt_primes(b, n, 1)?[0])?,
@@ -189,19 +183,10 @@ impl<W: Coeff> Multiplier<W> {
                     Modulus::Rns { bits, towers } => dgt_primes(bits, n, towers)?,
                 };
                 let params = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>>>()?;
-                (Engine::Dgt(DgtPlan::with_towers(gpu, &params, config)?), primes)
+                (Box::new(DgtPlan::with_towers(gpu, &params, config)?), primes)
             }
         };
-        Ok(Self { engine, decision, primes, n })
-    }
-
-    /// Queues later work on `stream` (`None`: the GPU's own).
-    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
-        match &mut self.engine {
-            Engine::Ntt(p) => p.set_stream(stream),
-            Engine::Rns(p) => p.set_stream(stream),
-            Engine::Dgt(p) => p.set_stream(stream),
-        }
+        Ok(Self { plan, decision, primes })
     }
 
     /// What was chosen.
@@ -214,41 +199,59 @@ impl<W: Coeff> Multiplier<W> {
         &self.primes
     }
 
-    /// A device buffer of `batch` zero polynomials per tower (see
-    /// [`NttPlan::zeros`], [`RnsPlan::zeros`], [`DgtPlan::zeros`]).
-    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        match &self.engine {
-            Engine::Ntt(p) => p.zeros(batch),
-            Engine::Rns(p) => p.zeros(batch),
-            Engine::Dgt(p) => p.zeros(batch),
-        }
+    /// The plan it chose.
+    pub fn plan(&self) -> &dyn DevicePlan<W> {
+        &*self.plan
     }
 
-    /// Validates and uploads coefficients (tower-major for several primes).
-    pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
-        match &self.engine {
-            Engine::Ntt(p) => p.upload(coeffs),
-            Engine::Rns(p) => p.upload(coeffs),
-            Engine::Dgt(p) => p.upload(coeffs),
-        }
+    /// The plan it chose, owned.
+    pub fn into_plan(self) -> Box<dyn DevicePlan<W>> {
+        self.plan
     }
+}
 
-    /// Queues `a ← a ⊗ b` for every pair (and tower).
-    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        match &self.engine {
-            Engine::Ntt(p) => p.polymul_in_place(a, b),
-            Engine::Rns(p) => p.polymul_in_place(a, b),
-            Engine::Dgt(p) => p.polymul_in_place(a, b),
-        }
+impl<W: Coeff> DevicePlan<W> for Multiplier<W> {
+    fn gpu(&self) -> &Gpu {
+        self.plan.gpu()
     }
-
-    /// Negacyclic products of host polynomials.
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        match &self.engine {
-            Engine::Ntt(p) => p.polymul(a, b),
-            Engine::Rns(p) => p.polymul(a, b),
-            Engine::Dgt(p) => p.polymul(a, b),
-        }
+    fn n(&self) -> usize {
+        self.plan.n()
+    }
+    fn moduli(&self) -> Vec<u64> {
+        self.primes.clone()
+    }
+    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
+        self.plan.upload(words)
+    }
+    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        self.plan.zeros(batch)
+    }
+    fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.plan.download(v)
+    }
+    fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.plan.forward(data)
+    }
+    fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        self.plan.inverse(data)
+    }
+    fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        self.plan.pointwise_mul(acc, other)
+    }
+    fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        self.plan.polymul_in_place(a, b)
+    }
+    fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        self.plan.polymul_into(a, b, out)
+    }
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        self.plan.polymul(a, b)
+    }
+    fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        self.plan.set_stream(stream)
+    }
+    fn synchronize(&self) -> Result<()> {
+        self.plan.synchronize()
     }
 }
 

@@ -122,6 +122,18 @@ impl Wisdom {
         }
     }
 
+    /// Reads the wisdom file at [`default_wisdom_path`] (where `polymul
+    /// tune` writes it): `Ok(None)` if no such variable is set or the file
+    /// does not exist; a file that exists but cannot be read or parsed is
+    /// an error ([`Error::Wisdom`]) rather than silently ignored. Only this
+    /// call reads the environment: planning never does on its own.
+    pub fn load_default() -> Result<Option<Self>> {
+        match default_wisdom_path() {
+            Some(p) => Self::load(&p),
+            None => Ok(None),
+        }
+    }
+
     /// The JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into())

@@ -4,7 +4,7 @@ use super::RnsBasis;
 use crate::gpu::launch::Direction;
 use crate::gpu::{DeviceVec, Gpu};
 use crate::plan::{Engine, NttKernel, PlanOptions};
-use crate::{Coeff, Error, Result};
+use crate::{Coeff, Result};
 
 /// Negacyclic polymul modulo `Q` on a GPU for the towers of an
 /// [`RnsBasis`]: the twiddles and constants of every tower are resident on
@@ -112,22 +112,7 @@ impl<W: Coeff> RnsPlan<W> {
     /// into the whole buffer), [`Error::BatchTooLarge`], then
     /// [`Error::OutOfDeviceMemory`].
     pub fn upload(&self, residues: &[W]) -> Result<DeviceVec<W>> {
-        self.check("residues", residues)?;
-        self.engine.gpu.upload(residues)
-    }
-
-    fn check(&self, what: &'static str, residues: &[W]) -> Result<()> {
-        let towers = self.basis.towers();
-        let per = towers.len() * self.basis.n();
-        if residues.is_empty() || !residues.len().is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what, got: residues.len(), n: per });
-        }
-        let len = residues.len() / towers.len();
-        for (i, p) in towers.iter().enumerate() {
-            p.check_batch(what, &residues[i * len..(i + 1) * len])
-                .map_err(|e| super::in_whole(e, i * len))?;
-        }
-        Ok(())
+        self.engine.upload("residues", residues)
     }
 
     /// A device buffer of `batch` zero polynomials in every tower
@@ -167,7 +152,8 @@ impl<W: Coeff> RnsPlan<W> {
     /// batch in every tower): tower `i` of the result is the product of
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        let check = |what, x: &[W]| self.check(what, x);
-        self.engine.queue().host_product(a, b, check, |x, y| self.polymul_in_place(x, y))
+        self.engine.host_product(a, b)
     }
 }
+
+crate::plan::engine_device_plan!(RnsPlan);

@@ -1,0 +1,74 @@
+//! Device-to-device copies and a plan's scratch operand: what an
+//! out-of-place product needs to leave its operands intact.
+
+use super::DeviceVec;
+use super::launch::Queue;
+use crate::{Coeff, Error, Result};
+use std::sync::Mutex;
+
+/// Queues `dst ← src` (equal lengths, checked by the caller) on `q`'s
+/// stream, after the work queued there before.
+pub(crate) fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut DeviceVec<W>) -> Result<()> {
+    debug_assert_eq!(src.len(), dst.len());
+    if src.is_empty() {
+        return Ok(());
+    }
+    q.gpu.bind()?;
+    let bytes = src.len() * std::mem::size_of::<W>();
+    // SAFETY: two live allocations of `bytes` bytes each (equal lengths),
+    // distinct (`dst` is borrowed mutably), on a stream of the current
+    // context.
+    let rc = unsafe {
+        cust::sys::cuMemcpyDtoDAsync_v2(
+            dst.buf.as_device_ptr().as_raw(),
+            src.buf.as_device_ptr().as_raw(),
+            bytes,
+            q.stream.as_inner(),
+        )
+    };
+    if rc == cust::sys::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::CudaCode { during: "copying on the device", code: rc as i32 })
+    }
+}
+
+/// One device buffer a plan lends its out-of-place products as the second
+/// operand's copy, kept between calls (so repeated calls reuse its address
+/// and the plan's graph cache replays them).
+pub(crate) struct Scratch<W: Coeff> {
+    buf: Mutex<Option<DeviceVec<W>>>,
+}
+
+impl<W: Coeff> Scratch<W> {
+    pub(crate) fn new() -> Self {
+        Self { buf: Mutex::new(None) }
+    }
+
+    /// Runs `f` on a copy of `src` queued on `q` (the buffer holds `src`'s
+    /// words and layout when `f`'s launches run). A buffer of another
+    /// length is replaced, after the work queued on `q` that may still use
+    /// it; calls are serialised, and every use is queued on the plan's one
+    /// stream, so no two products share the words at once.
+    pub(crate) fn with_copy<R>(
+        &self,
+        q: &Queue<'_>,
+        src: &DeviceVec<W>,
+        f: impl FnOnce(&mut DeviceVec<W>) -> Result<R>,
+    ) -> Result<R> {
+        let mut g = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        if g.as_ref().is_none_or(|b| b.len() != src.len()) {
+            if g.is_some() {
+                q.synchronize()?;
+            }
+            *g = None;
+            *g = Some(q.gpu.zeros(src.len())?);
+        }
+        let Some(s) = g.as_mut() else {
+            return Err(Error::CudaCode { during: "allocating scratch", code: 0 });
+        };
+        s.layout = src.layout;
+        copy(q, src, s)?;
+        f(s)
+    }
+}

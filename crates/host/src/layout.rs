@@ -1,0 +1,205 @@
+//! How polynomials lie in a buffer, and the checks every plan makes on its
+//! inputs: one place for the NTT, RNS and DGT plans (which used to spell
+//! them three times).
+//!
+//! A plan over `towers` moduli of one `N` takes **tower-major** data: tower
+//! 0's `batch` polynomials of `N` words, then tower 1's, … ([`Layout`]).
+//! [`Towers`] holds the moduli and validates host words and device buffers
+//! against that layout before anything touches the device.
+
+use crate::{Coeff, Error, Result};
+use polymul_kernels::towers::TowerConsts;
+
+/// Most towers one plan (one launch: the grid's y or z extent) takes.
+pub const MAX_TOWERS: usize = 65_535;
+
+/// The shape of a buffer of polynomials: `towers` towers (tower-major) of
+/// `batch` polynomials of `n` words each, `towers · batch · n` words in all.
+///
+/// A [`crate::DeviceVec`] made by a plan (`upload`, `zeros`) carries its
+/// layout, and plans refuse a buffer laid out for another `N` or tower
+/// count ([`Error::LayoutMismatch`]) even where the word counts agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// Words per polynomial (N).
+    pub n: usize,
+    /// Towers (RNS moduli); 1 for one modulus.
+    pub towers: usize,
+    /// Polynomials per tower.
+    pub batch: usize,
+}
+
+impl Layout {
+    /// Words of the whole buffer.
+    pub fn words(&self) -> usize {
+        self.towers * self.batch * self.n
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} tower(s) × {} polynomial(s) × N = {}", self.towers, self.batch, self.n)
+    }
+}
+
+/// The moduli of a plan (one per tower, all of one `N`) and the input
+/// checks that follow from them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Towers<W: Coeff> {
+    n: usize,
+    moduli: Vec<W>,
+}
+
+impl<W: Coeff> Towers<W> {
+    /// Checks the tower count ([`Error::EmptyBasis`],
+    /// [`Error::TooManyTowers`]) and that no prime repeats
+    /// ([`Error::DuplicatePrime`]).
+    pub(crate) fn new(n: usize, moduli: Vec<W>) -> Result<Self> {
+        if moduli.is_empty() {
+            return Err(Error::EmptyBasis);
+        }
+        if moduli.len() > MAX_TOWERS {
+            return Err(Error::TooManyTowers { towers: moduli.len(), max: MAX_TOWERS });
+        }
+        let mut seen = std::collections::HashSet::with_capacity(moduli.len());
+        if let Some(q) = moduli.iter().find(|q| !seen.insert(q.as_u64())) {
+            return Err(Error::DuplicatePrime { q: q.as_u64() });
+        }
+        Ok(Self { n, moduli })
+    }
+
+    /// N.
+    pub(crate) fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of towers.
+    pub(crate) fn len(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// The moduli as `u64`, tower by tower.
+    pub(crate) fn primes(&self) -> Vec<u64> {
+        self.moduli.iter().map(|q| q.as_u64()).collect()
+    }
+
+    /// The layout of `batch` polynomials per tower, checked: at least one
+    /// ([`Error::NotAMultipleOfN`] for 0) and at most what one launch
+    /// addresses ([`Error::BatchTooLarge`]).
+    pub(crate) fn layout(&self, batch: usize) -> Result<Layout> {
+        crate::params::check_batch_size(self.n, batch)?;
+        Ok(Layout { n: self.n, towers: self.len(), batch })
+    }
+
+    /// The layout of a buffer of `len` words (`what` names it in errors):
+    /// a positive multiple of `towers · N` within the batch limit, and, if
+    /// the buffer carries a layout (`has`), one for this `N` and tower
+    /// count ([`Error::LayoutMismatch`]).
+    pub(crate) fn layout_of(&self, what: &'static str, len: usize, has: Option<Layout>) -> Result<Layout> {
+        let per = self.len() * self.n;
+        if let Some(l) = has.filter(|l| (l.n, l.towers) != (self.n, self.len())) {
+            let (plan_n, plan_towers) = (self.n, self.len());
+            return Err(Error::LayoutMismatch { what, n: l.n, towers: l.towers, plan_n, plan_towers });
+        }
+        if len == 0 || !len.is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what, got: len, n: per });
+        }
+        self.layout(len / per)
+    }
+
+    /// Validates tower-major host words: [`Towers::layout_of`], then every
+    /// word of tower `i` below its modulus ([`Error::CoefficientOutOfRange`],
+    /// indexed into the whole buffer).
+    pub(crate) fn check(&self, what: &'static str, words: &[W]) -> Result<Layout> {
+        let layout = self.layout_of(what, words.len(), None)?;
+        let len = layout.batch * self.n;
+        for (i, (part, &q)) in words.chunks_exact(len).zip(&self.moduli).enumerate() {
+            if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= q) {
+                let (index, value, q) = (i * len + j, v.as_u64(), q.as_u64());
+                return Err(Error::CoefficientOutOfRange { what, index, value, q });
+            }
+        }
+        Ok(layout)
+    }
+
+    /// The constants table of a launch over these towers
+    /// (`polymul_kernels::towers`: one row per tower, `consts(i)` for tower
+    /// `i`), or `None` for one tower, whose constants travel as the
+    /// launch's scalars.
+    pub(crate) fn table_rows(&self, consts: impl Fn(usize) -> TowerConsts<W>) -> Option<Vec<W>> {
+        (self.len() > 1).then(|| (0..self.len()).flat_map(|i| consts(i).row()).collect())
+    }
+
+    /// The operands of a device product (`a`, then the others, each
+    /// `(name, length, carried layout)`): each of this plan's shape, all of
+    /// `a`'s length. Their common layout.
+    pub(crate) fn operands(
+        &self,
+        a: (usize, Option<Layout>),
+        others: &[(&'static str, usize, Option<Layout>)],
+    ) -> Result<Layout> {
+        let layout = self.layout_of("a", a.0, a.1)?;
+        for &(what, len, has) in others {
+            if len != a.0 {
+                return Err(Error::LengthMismatch { what, got: len, expected: a.0 });
+            }
+            self.layout_of(what, len, has)?;
+        }
+        Ok(layout)
+    }
+
+    /// Two operands of one product: equal lengths, then each checked.
+    pub(crate) fn check_pair(&self, a: &[W], b: &[W]) -> Result<Layout> {
+        let layout = self.check("a", a)?;
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        self.check("b", b)?;
+        Ok(layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn towers_refuse_empty_duplicate_and_too_many() {
+        assert!(matches!(Towers::<u32>::new(8, vec![]), Err(Error::EmptyBasis)));
+        assert!(matches!(Towers::new(8, vec![17u32, 97, 17]), Err(Error::DuplicatePrime { q: 17 })));
+        let many: Vec<u64> = (0..=MAX_TOWERS as u64).collect();
+        assert!(matches!(Towers::new(8, many), Err(Error::TooManyTowers { .. })));
+    }
+
+    #[test]
+    fn layouts_of_lengths_and_carried_layouts() {
+        let t = Towers::new(4, vec![17u32, 97]).unwrap();
+        assert_eq!(t.layout_of("x", 24, None).unwrap(), Layout { n: 4, towers: 2, batch: 3 });
+        assert!(matches!(t.layout_of("x", 0, None), Err(Error::NotAMultipleOfN { got: 0, n: 8, .. })));
+        assert!(matches!(t.layout_of("x", 12, None), Err(Error::NotAMultipleOfN { got: 12, n: 8, .. })));
+        // Same word count, other shape: refused only when the buffer says so.
+        let other = Layout { n: 8, towers: 1, batch: 3 };
+        let e = t.layout_of("x", 24, Some(other)).unwrap_err();
+        assert!(matches!(e, Error::LayoutMismatch { n: 8, towers: 1, plan_n: 4, plan_towers: 2, .. }));
+        let same = Layout { n: 4, towers: 2, batch: 3 };
+        assert_eq!(t.layout_of("x", 24, Some(same)).unwrap(), same);
+        assert!(matches!(t.layout(0), Err(Error::NotAMultipleOfN { .. })));
+        assert!(matches!(t.layout(usize::MAX), Err(Error::BatchTooLarge { .. })));
+    }
+
+    #[test]
+    fn words_are_checked_against_their_own_tower() {
+        let t = Towers::new(2, vec![17u32, 97]).unwrap();
+        // Two polynomials per tower: tower 0 is words 0..4 (< 17), tower 1 words 4..8 (< 97).
+        assert!(t.check("a", &[16, 0, 1, 2, 96, 50, 20, 0]).is_ok());
+        let e = t.check("a", &[16, 0, 1, 2, 96, 97, 20, 0]).unwrap_err();
+        assert!(matches!(e, Error::CoefficientOutOfRange { index: 5, value: 97, q: 97, .. }));
+        let e = t.check("a", &[17, 0, 1, 2, 0, 0, 0, 0]).unwrap_err();
+        assert!(matches!(e, Error::CoefficientOutOfRange { index: 0, q: 17, .. }));
+        assert!(matches!(t.check_pair(&[0; 8], &[0; 4]), Err(Error::LengthMismatch { .. })));
+        assert!(matches!(
+            t.check_pair(&[0; 8], &[0, 0, 0, 0, 0, 0, 0, 97]),
+            Err(Error::CoefficientOutOfRange { what: "b", index: 7, .. })
+        ));
+    }
+}
