@@ -131,18 +131,19 @@ impl<W: Coeff> Towers<W> {
     }
 
     /// The operands of a device product (`a`, then the others, each
-    /// `(name, length, carried layout)`): each of this plan's shape, all of
-    /// `a`'s length. Their common layout.
+    /// `(name, length, carried layout)`): all of `a`'s length
+    /// ([`Error::LengthMismatch`] first), each of this plan's shape. Their
+    /// common layout.
     pub(crate) fn operands(
         &self,
         a: (usize, Option<Layout>),
         others: &[(&'static str, usize, Option<Layout>)],
     ) -> Result<Layout> {
+        if let Some(&(what, got, _)) = others.iter().find(|o| o.1 != a.0) {
+            return Err(Error::LengthMismatch { what, got, expected: a.0 });
+        }
         let layout = self.layout_of("a", a.0, a.1)?;
         for &(what, len, has) in others {
-            if len != a.0 {
-                return Err(Error::LengthMismatch { what, got: len, expected: a.0 });
-            }
             self.layout_of(what, len, has)?;
         }
         Ok(layout)

@@ -4,6 +4,7 @@
 //!
 //! Prints one line per check and ends with `N passed, N failed`.
 
+mod api;
 mod errors;
 mod graphs;
 mod props;
@@ -773,6 +774,10 @@ pub fn run(opts: &Options) -> i32 {
     }
     if runs("concurrency") {
         concurrency_suite(&gpu, seed ^ 18, &mut t);
+    }
+    if runs("api") {
+        api::api_suite::<u32>(&gpu, 30, seed ^ 21, &mut t);
+        api::api_suite::<u64>(&gpu, 62, seed ^ 22, &mut t);
     }
     if runs("graphs") {
         graphs::graph_suite(&gpu, seed ^ 20, &mut t);

@@ -321,9 +321,7 @@ impl<W: Coeff> DgtPlan<W> {
 
     /// Queues `a ← a · b` elementwise in the transform domain.
     pub fn pointwise_mul(&self, a: &mut DeviceVec<W>, b: &DeviceVec<W>) -> Result<()> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
+        self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?;
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
         launch::dgt_pointwise(
@@ -339,9 +337,7 @@ impl<W: Coeff> DgtPlan<W> {
     /// Queues `a ← a ⊗ b` (negacyclic, every pair and tower); `b` is left
     /// as scratch (partly transformed).
     pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
+        self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?;
         let l = self.launch_args("a", a)?;
         let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
         let s = self.scratch_ptr(a.len())?;

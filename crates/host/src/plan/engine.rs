@@ -651,19 +651,14 @@ impl<W: Coeff> Engine<W> {
 
     /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
     pub(crate) fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        let batch = self.batch_of("acc", acc)?;
-        if other.len() != acc.len() {
-            return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
-        }
+        let others = [("other", other.len(), other.layout())];
+        let batch = self.tower_set.operands((acc.len(), acc.layout()), &others)?.batch;
         let towers = self.tower_launch(batch);
         launch::pointwise_mul(self.queue(), &self.kernels, acc, other, &self.barrett, &towers)
     }
 
     fn pair(&self, a: &DeviceVec<W>, b: &DeviceVec<W>) -> Result<usize> {
-        if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-        }
-        self.batch_of("a", a)
+        Ok(self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?.batch)
     }
 
     /// The middle of a polymul alone, on operands after stages
