@@ -659,21 +659,21 @@ fn cpu_tiled_bad_data() {
 fn tile_geometry_and_geometry_2d_huge_shifts() {
     for (log_n, log_tile) in [(100u32, 40u32), (64, 31), (u32::MAX, u32::MAX / 2), (40, 0)] {
         assert!(
-            matches!(cpu::tile_geometry(log_n, log_tile), Err(Error::InvalidN { .. })),
+            matches!(polymul::params::tile_geometry(log_n, log_tile), Err(Error::InvalidN { .. })),
             "{log_n} {log_tile}"
         );
         assert!(
-            matches!(cpu::geometry_2d(log_n, log_tile), Err(Error::InvalidN { .. })),
+            matches!(polymul::params::geometry_2d(log_n, log_tile), Err(Error::InvalidN { .. })),
             "{log_n} {log_tile}"
         );
         assert!(matches!(tiled(log_tile, 2, false).geometry(log_n), Err(Error::InvalidN { .. })));
     }
     assert!(matches!(
-        cpu::tile_geometry(100, 40),
+        polymul::params::tile_geometry(100, 40),
         Err(Error::InvalidN { n: usize::MAX, max: usize::MAX, .. })
     ));
-    assert!(matches!(cpu::geometry_2d(1, 4), Err(Error::InvalidN { n: 2, min: 4, .. })));
-    assert!(matches!(cpu::geometry_2d(0, 4), Err(Error::InvalidN { n: 1, .. })));
+    assert!(matches!(polymul::params::geometry_2d(1, 4), Err(Error::InvalidN { n: 2, min: 4, .. })));
+    assert!(matches!(polymul::params::geometry_2d(0, 4), Err(Error::InvalidN { n: 1, .. })));
 }
 
 // ---------------------------------------------------------------------------

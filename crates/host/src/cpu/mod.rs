@@ -23,6 +23,6 @@ pub use lazy::{
 pub use naive::{negacyclic_naive, negacyclic_naive_big};
 pub(crate) use ntt::modmul_chains;
 pub use ntt::{
-    TiledConfig, forward, forward_tiled, forward_with, geometry_2d, inverse, inverse_tiled, inverse_with,
-    pointwise_mul, polymul, polymul_fused, polymul_fused_tiled, polymul_with, tile_geometry,
+    TiledConfig, forward, forward_tiled, forward_with, inverse, inverse_tiled, inverse_with, pointwise_mul,
+    polymul, polymul_fused, polymul_fused_tiled, polymul_with,
 };

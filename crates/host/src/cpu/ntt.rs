@@ -296,47 +296,6 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
     }
 }
 
-/// `2^k`, saturated at `usize::MAX` (the N of an error about a `log_n` too large).
-fn pow2(k: u32) -> usize {
-    1usize.checked_shl(k).unwrap_or(usize::MAX)
-}
-
-/// The tile geometry for `N = 2^log_n` with tiles of at most `2^log_max_tile`
-/// words: one tile if the polynomial fits, else a strided pass over the first
-/// `log_n − log_max_tile` stages and a contiguous pass over the rest.
-///
-/// # Errors
-/// [`Error::InvalidN`] when tiles of `2^log_max_tile` words cannot cover
-/// `N` in two passes (or `log_max_tile = 0`); `n` and `max` saturate at
-/// `usize::MAX` for shifts beyond the word.
-pub fn tile_geometry(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
-    let log_tile = log_n.min(log_max_tile);
-    let l1 = log_n - log_tile;
-    if log_tile == 0 || l1 > log_tile {
-        return Err(Error::InvalidN { n: pow2(log_n), min: 2, max: pow2(log_max_tile.saturating_mul(2)) });
-    }
-    Ok(TileGeometry { log_n, l1, log_tile })
-}
-
-/// The 2D geometry: `N = n1 × n2` with `n1 = 2^⌊log_n/2⌋` rows of
-/// `n2 = N/n1` words: a column pass (the `n1`-point transforms of the
-/// strided view) and a row pass (the `n2`-point transforms, the twist merged
-/// into their twiddles), each block holding as many columns or rows as a
-/// tile of at most `2^log_max_tile` words takes. Always two passes (for
-/// `N ≥ 4`).
-///
-/// # Errors
-/// [`Error::InvalidN`] for `N < 4`, or when such tiles cannot hold a row or
-/// a column (`n` and `max` saturate at `usize::MAX`).
-pub fn geometry_2d(log_n: u32, log_max_tile: u32) -> Result<TileGeometry> {
-    let l1 = log_n / 2;
-    let log_tile = log_n.min(log_max_tile);
-    if log_n < 2 || log_n - l1 > log_tile {
-        return Err(Error::InvalidN { n: pow2(log_n), min: 4, max: pow2(log_max_tile.saturating_mul(2)) });
-    }
-    Ok(TileGeometry { log_n, l1, log_tile })
-}
-
 /// How the host emulates the tiled kernels: tile size, threads per block,
 /// radix, direct global I/O and the split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,7 +308,7 @@ pub struct TiledConfig {
     pub log_radix: u32,
     /// Let a pass's first/last step read/write global memory directly.
     pub direct: bool,
-    /// The balanced 2D split ([`geometry_2d`]) instead of [`tile_geometry`].
+    /// The balanced 2D split ([`crate::params::geometry_2d`]) instead of [`crate::params::tile_geometry`].
     pub two_d: bool,
     /// Omit the forward transform's last stage / the inverse's first (the
     /// fused polymul's truncated transforms).
@@ -360,9 +319,9 @@ impl TiledConfig {
     /// The geometry this configuration gives for `N = 2^log_n`.
     pub fn geometry(&self, log_n: u32) -> Result<TileGeometry> {
         if self.two_d {
-            geometry_2d(log_n, self.log_max_tile)
+            crate::params::geometry_2d(log_n, self.log_max_tile)
         } else {
-            tile_geometry(log_n, self.log_max_tile)
+            crate::params::tile_geometry(log_n, self.log_max_tile)
         }
     }
 }

@@ -350,9 +350,9 @@ impl<W: Coeff> Engine<W> {
             for &b in &candidates {
                 let log_tile = (b / w).trailing_zeros();
                 let geo = if two_d {
-                    crate::cpu::geometry_2d(log_n, log_tile)
+                    crate::params::geometry_2d(log_n, log_tile)
                 } else {
-                    crate::cpu::tile_geometry(log_n, log_tile)
+                    crate::params::tile_geometry(log_n, log_tile)
                 };
                 match geo {
                     Ok(g) if !out.contains(&g) => out.push(g),

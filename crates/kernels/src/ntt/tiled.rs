@@ -494,3 +494,28 @@ pub unsafe fn run_phase<W: Word, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX
         }
     }
 }
+
+/// The geometry rules: which tiles cover `N = 2^log_n` with tiles of at
+/// most `2^log_max_tile` words (beside the geometry they produce; the host
+/// plans and the CPU emulation both ask here).
+impl TileGeometry {
+    /// The tiled kernel's split: one tile if the polynomial fits, else a
+    /// strided pass over the first `log_n − log_tile` stages and a
+    /// contiguous pass over the rest. `None` when such tiles cannot cover
+    /// `N` in two passes (or `log_max_tile = 0`).
+    pub const fn tiled(log_n: u32, log_max_tile: u32) -> Option<Self> {
+        let log_tile = if log_n < log_max_tile { log_n } else { log_max_tile };
+        let l1 = log_n - log_tile;
+        if log_tile == 0 || l1 > log_tile { None } else { Some(Self { log_n, l1, log_tile }) }
+    }
+
+    /// The 2D split: `N = n1 × n2` with `n1 = 2^⌊log_n/2⌋` rows of
+    /// `n2 = N/n1` words, a column pass then a row pass, each block holding
+    /// as many columns or rows as a tile takes. `None` for `N < 4` or when
+    /// such tiles cannot hold a row or a column.
+    pub const fn two_d(log_n: u32, log_max_tile: u32) -> Option<Self> {
+        let l1 = log_n / 2;
+        let log_tile = if log_n < log_max_tile { log_n } else { log_max_tile };
+        if log_n < 2 || log_n - l1 > log_tile { None } else { Some(Self { log_n, l1, log_tile }) }
+    }
+}
