@@ -713,7 +713,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, dgt, planner, concurrency, props, errors; lazy-fused
+    // tiles, fused, rns, dgt, planner, concurrency, api, graphs, props, errors; lazy-fused
     // (part of words).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
