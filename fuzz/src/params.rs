@@ -670,7 +670,7 @@ fn planner(c: &Case) {
     for modulus in
         [Modulus::Prime(c.q), Modulus::Bits(c.bits), Modulus::Rns { bits: c.bits, towers: c.count }]
     {
-        let d = decide(&key, modulus, c.n, None);
+        let d = decide(&key, &modulus, c.n, None);
         let _ = d.summary();
         assert!(!d.from_wisdom && d.measured_us.is_none());
         // Without wisdom: the DGT only for a prime the NTT cannot use and the DGT can.

@@ -43,7 +43,7 @@ pub fn check(data: &[u8]) {
         let found = w.lookup(&e.key).expect("lookup of an entry's own key");
         assert_eq!(found.key, e.key);
         let n = 1usize << e.key.log_n.min(24);
-        let d = decide(&e.key, Modulus::Bits(30), n, Some(&w));
+        let d = decide(&e.key, &Modulus::Bits(30), n, Some(&w));
         assert!(d.from_wisdom);
         assert_eq!(d.winner, found.winner);
         let _ = d.summary();

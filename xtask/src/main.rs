@@ -9,8 +9,8 @@
 //! cargo xtask downstream                     build and run examples/downstream on stable
 //! cargo xtask fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets (docs/fuzzing.md)
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
-//! cargo xtask tune       [--quick] [--out F]  time NTT/DGT candidates, write the wisdom file
-//! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary for a GPU machine
+//! cargo xtask tune       [--quick] [--out F]  `polymul tune`: time NTT/DGT candidates, write the wisdom file
+//! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary and the CLI for a GPU machine
 //! ```
 
 mod downstream;
@@ -183,12 +183,13 @@ fn device_slug(md: &str) -> String {
 }
 
 /// `cargo xtask tune [--quick] [--out FILE]`: time the NTT and DGT
-/// candidates on this machine's GPU and write the wisdom file plans read.
+/// candidates on this machine's GPU and write the wisdom file the planner
+/// and `polymul ntt | intt | mul` read: `polymul tune`, the CLI's.
 fn tune(args: &[String]) -> Res {
-    run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
-    let mut cmd = Command::new(root().join("target/release/polymul-bench"));
+    run("build the polymul CLI (release)", cargo().args(["build", "--release", "-p", "polymul-cli"]))?;
+    let mut cmd = Command::new(root().join("target/release/polymul"));
     cmd.arg("tune").args(args);
-    run("polymul-bench tune", &mut cmd)
+    run("polymul tune", &mut cmd)
 }
 
 fn bench(args: &[String]) -> Res {
@@ -306,9 +307,10 @@ const HELP: &str = "usage: cargo xtask <command>
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
                               installs cargo-fuzz; docs/fuzzing.md)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
-  tune       [--quick] [--out FILE]  time NTT/DGT candidates on the GPU, write wisdom (plans read it)
-  gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binaries (PTX embedded) for a
-                              machine with a GPU
+  tune       [--quick] [--out FILE]  `polymul tune`: time NTT/DGT candidates on the GPU, write wisdom
+                              (the planner and `polymul ntt | intt | mul` read it)
+  gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binary and the polymul CLI
+                              (PTX embedded; `polymul tune` runs there) for a machine with a GPU
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
                               instructions per modular multiplication of each reduction";
 

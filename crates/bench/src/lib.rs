@@ -14,7 +14,6 @@ pub mod reductions;
 pub mod report;
 pub mod rns;
 pub mod tiles;
-pub mod tune;
 
 use std::path::PathBuf;
 

@@ -6,7 +6,6 @@
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor]
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
-//! polymul-bench tune [--quick] [--out FILE] time NTT/DGT candidates, write wisdom JSON
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
 //! ```
@@ -20,7 +19,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
          [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor]\n       \
-         polymul-bench replot DIR\n       polymul-bench tune [--quick] [--out FILE]"
+         polymul-bench replot DIR"
     );
     std::process::exit(2)
 }
@@ -70,7 +69,12 @@ fn main() {
             let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
             bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, reps)
         }
-        "tune" => polymul_bench::tune::run(&opts),
+        "tune" => {
+            eprintln!(
+                "polymul-bench tune is gone: run `polymul tune [--quick] [--out FILE]` (the polymul CLI)"
+            );
+            2
+        }
         "replot" => match args.get(1) {
             Some(dir) => bench::replot(std::path::Path::new(dir)),
             None => usage(),

@@ -1,15 +1,17 @@
 //! `polymul`: negacyclic polynomial arithmetic in `Z_q[X]/(X^N + 1)` from
 //! the command line, on a GPU or (`--cpu`) on the CPU. This library is the
-//! binary's body ([`run`]: `ntt`/`intt`/`mul`, [`params`], [`bench`](mod@bench), with
-//! [`io`] for the `.npy` files and [`error`] for the one-line messages); the
-//! binary (`src/main.rs`) holds the clap types. See also `docs/cli.md`.
+//! binary's body ([`run`]: `ntt`/`intt`/`mul`, [`params`],
+//! [`bench`](mod@bench), [`tune`](mod@tune), with [`io`] for the `.npy`
+//! files and [`error`] for the one-line messages); the binary
+//! (`src/main.rs`) holds the clap types. See also `docs/cli.md`.
 //!
 //! ```text
 //! polymul params --n N --bits B [--count K] [--dgt] [--json FILE]
-//! polymul ntt  IN.npy        (--q Q[,Q..] | --bits B [--towers K]) [--word 32|64] [--cpu] --out OUT.npy
-//! polymul intt IN.npy        (--q Q[,Q..] | --bits B [--towers K]) [--word 32|64] [--cpu] --out OUT.npy
-//! polymul mul  A.npy B.npy   (--q Q[,Q..] | --bits B [--towers K]) [--dgt] [--word 32|64] [--cpu] --out OUT.npy
+//! polymul ntt  IN.npy        (--q Q[,Q..] | --bits B [--towers K]) [--word 32|64] [--cpu] [--no-wisdom] --out OUT.npy
+//! polymul intt IN.npy        (--q Q[,Q..] | --bits B [--towers K]) [--word 32|64] [--cpu] [--no-wisdom] --out OUT.npy
+//! polymul mul  A.npy B.npy   (--q Q[,Q..] | --bits B [--towers K]) [--dgt] [--word 32|64] [--cpu] [--no-wisdom] --out OUT.npy
 //! polymul bench [--quick] [--cpu] [--out DIR] [--only ntt,reductions,table3,tiles,fused,rns,dgt]
+//! polymul tune  [--quick] [--out FILE]
 //! ```
 //!
 //! * `params` lists the largest `B`-bit NTT-friendly primes `q ≡ 1 (mod 2N)`
@@ -22,6 +24,12 @@
 //! * `mul` multiplies two files row by row: `c = a·b mod (X^N + 1, q)`
 //!   (through the NTT, or with `--dgt` through Coala's DGT).
 //! * `bench` runs `polymul-bench`'s benchmark suite and prints its tables.
+//! * `tune` ([`tune`](mod@tune)) times the NTT and DGT candidates on this GPU
+//!   and writes the wisdom file; on the GPU, `ntt`, `intt` and `mul` plan
+//!   through [`polymul::planner`] with it (the command fixes the transform
+//!   and the primes, wisdom the kernel, radix or DGT configuration;
+//!   `--no-wisdom`: the rule). A wisdom file that exists but cannot be used
+//!   is an error (exit code 2); `--cpu` reads none.
 //!
 //! ## The `.npy` conventions
 //!

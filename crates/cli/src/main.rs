@@ -57,7 +57,8 @@ enum Command {
     Mul(MulArgs),
     /// Run the benchmark suite (polymul-bench) and print its tables.
     Bench(BenchArgs),
-    /// Time the NTT and DGT candidates on this GPU and write the wisdom file the planner reads.
+    /// Time the NTT and DGT candidates on this GPU and write the wisdom file that ntt, intt and mul
+    /// read.
     Tune(TuneArgs),
 }
 
@@ -113,6 +114,10 @@ struct RunArgs {
     /// Run the kernels' code on the CPU instead of a GPU.
     #[arg(long)]
     cpu: bool,
+    /// Plan the GPU run by the planner's rule, without reading the wisdom file `polymul tune` wrote
+    /// ($POLYMUL_WISDOM, else ~/.cache/polymul/wisdom.json).
+    #[arg(long)]
+    no_wisdom: bool,
     /// The output .npy file (written atomically: nothing is left on error).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
@@ -165,7 +170,15 @@ impl RunArgs {
             Some(bits) => ModulusSpec::Bits { bits, towers: self.towers },
             None => ModulusSpec::Primes(self.q.clone()),
         };
-        Job { op, inputs, modulus, word: self.word, cpu: self.cpu, out: self.out.clone() }
+        Job {
+            op,
+            inputs,
+            modulus,
+            word: self.word,
+            cpu: self.cpu,
+            wisdom: !self.no_wisdom,
+            out: self.out.clone(),
+        }
     }
 }
 

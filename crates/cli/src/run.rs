@@ -8,13 +8,25 @@
 //! `t·batch .. (t+1)·batch` hold the residues modulo prime `t` of the
 //! batch's polynomials ([`RnsBasis::to_residues`] order), and the result has
 //! the same layout.
+//!
+//! The primes are resolved once, from the command line, before anything
+//! runs (the coefficients are checked against them). On the GPU they go to
+//! the planner as [`Modulus::Primes`]: one [`Multiplier`] runs the
+//! transform or the product. The command fixes the transform family (the
+//! NTT for `ntt`, `intt` and `mul`; the DGT for `mul --dgt`, whose primes
+//! only the DGT takes) and the wisdom `polymul tune` wrote
+//! ([`Wisdom::load_default`]; not with `--no-wisdom`) picks the kernel and
+//! radix, or the DGT's configuration, for this device, N, word, towers and
+//! batch; without wisdom for the key, the planner's rule. The result does
+//! not depend on the choice: every plan computes the same words.
 
 use std::path::PathBuf;
 
-use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
+use polymul::dgt::{self, DgtConfig, DgtParams};
 use polymul::kernels::arith::{Barrett4, ModMul};
-use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
+use polymul::planner::{self, Decision, Modulus, Multiplier, Winner, Wisdom, WisdomKey};
+use polymul::rns::RnsBasis;
+use polymul::{Coeff, DevicePlan, Gpu, NttParams, cpu};
 use polymul_npy::NpyWord;
 
 use crate::error::{CliError, Result};
@@ -61,11 +73,16 @@ pub struct Job {
     pub word: Option<Word>,
     /// `--cpu`: run the kernels' code on the CPU instead of a GPU.
     pub cpu: bool,
+    /// Read the wisdom file ([`Wisdom::load_default`]) to plan the GPU run;
+    /// `false` (`--no-wisdom`): the planner's rule. The CPU path reads none.
+    pub wisdom: bool,
     /// `--out`.
     pub out: PathBuf,
 }
 
-/// The parameters a run computes with.
+/// The primes of the command line, resolved once and validated for the
+/// transform (the CPU path computes with these parameters; the GPU path
+/// hands their primes to the planner).
 enum Moduli<W: Coeff> {
     /// One NTT prime.
     Single(NttParams<W>),
@@ -146,10 +163,25 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
         check_reduced(&moduli, data).map_err(|e| reduced_error(e, input, towers))?;
     }
 
-    // Only now, with valid inputs, look for the GPU: no silent fallback.
-    let gpu = if job.cpu { None } else { Some(Gpu::new()?) };
-    let result = compute(job.op, &moduli, gpu.as_ref(), &words)?;
+    let result = if job.cpu {
+        compute_cpu(job.op, &moduli, &words)?
+    } else {
+        // With valid inputs, the wisdom file (a broken one is an error, on
+        // every machine), and only then the GPU: no silent fallback.
+        let wisdom = if job.wisdom { load_wisdom()? } else { None };
+        let gpu = Gpu::new()?;
+        compute_gpu(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref(), &words)?
+    };
     io::write(&job.out, &first.shape, result)
+}
+
+/// The wisdom at [`polymul::planner::default_wisdom_path`], if any: a file
+/// that exists but cannot be read or parsed is an error (exit code 2).
+fn load_wisdom() -> Result<Option<Wisdom>> {
+    Wisdom::load_default().map_err(|e| {
+        let err = CliError::from(e);
+        CliError { message: format!("{}, or pass --no-wisdom", err.message), ..err }
+    })
 }
 
 /// The parameters for `n` and words `W` from the command line.
@@ -263,70 +295,146 @@ fn reduced_error(e: polymul::Error, input: &Input, towers: usize) -> CliError {
     ))
 }
 
-/// The result of `op` on `inputs` (one array, two for the products).
-fn compute<W: Coeff>(op: Op, moduli: &Moduli<W>, gpu: Option<&Gpu>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
+/// The GPU plan for `op`: the planner's decision for `key`, within the
+/// transform family the command fixes (the DGT for `mul --dgt`, the NTT
+/// otherwise; a decision of the other family gives way to that family's
+/// default), with `wisdom` or by the rule.
+fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
+    let decided = planner::decide(key, modulus, n, wisdom);
+    let want_dgt = op == Op::MulDgt;
+    if matches!(decided.winner, Winner::Dgt { .. }) == want_dgt {
+        return decided;
+    }
+    let winner = if want_dgt {
+        Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
+    } else {
+        planner::rule()
+    };
+    Decision { winner, from_wisdom: false, measured_us: None }
+}
+
+/// The result of `op` on `inputs` (one array, two for the products) on the
+/// GPU: one [`Multiplier`] for `primes`, `batch` polynomials per tower.
+fn compute_gpu<W: Coeff>(
+    op: Op,
+    gpu: &Gpu,
+    n: usize,
+    primes: Vec<u64>,
+    batch: usize,
+    wisdom: Option<&Wisdom>,
+    inputs: &[Vec<W>],
+) -> Result<Vec<W>> {
     let a = &inputs[0];
     let b = inputs.get(1).unwrap_or(a);
-    Ok(match (moduli, gpu) {
-        (Moduli::Single(p), None) => match op {
-            Op::Ntt | Op::Intt => {
-                let mut d = a.clone();
-                if op == Op::Ntt {
-                    cpu::forward(p, &mut d)?
-                } else {
-                    cpu::inverse(p, &mut d)?
-                }
-                d
-            }
-            _ => cpu::polymul(p, a, b)?,
-        },
-        (Moduli::Single(p), Some(gpu)) => {
-            let plan = NttPlan::new(gpu, p.clone())?;
-            match op {
-                Op::Ntt => plan.forward_host(a)?,
-                Op::Intt => plan.inverse_host(a)?,
-                _ => plan.polymul(a, b)?,
-            }
+    let modulus = Modulus::Primes(primes);
+    let key = planner::wisdom_key::<W>(gpu, n, &modulus, batch);
+    let decision = decision(op, &key, &modulus, n, wisdom);
+    let (from_wisdom, summary) = (decision.from_wisdom, decision.summary());
+    let plan = Multiplier::<W>::with_decision(gpu, n, modulus, decision).map_err(|e| {
+        let err = CliError::from(e);
+        // The inputs are valid: a plan the wisdom file chose that cannot be
+        // built (an edited file) says where it came from.
+        if from_wisdom && err.code == crate::error::USAGE {
+            let message = format!("the wisdom file chose {summary}: {}; pass --no-wisdom", err.message);
+            CliError { message, ..err }
+        } else {
+            err
         }
-        (Moduli::Rns(basis), None) => match op {
-            Op::Ntt | Op::Intt => {
-                let mut d = a.clone();
-                let len = d.len() / basis.len();
-                for (tower, part) in basis.towers().iter().zip(d.chunks_mut(len)) {
-                    if op == Op::Ntt { cpu::forward(tower, part)? } else { cpu::inverse(tower, part)? }
-                }
-                d
+    })?;
+    Ok(match op {
+        Op::Ntt | Op::Intt => {
+            let mut d = plan.upload(a)?;
+            if op == Op::Ntt {
+                plan.forward(&mut d)?
+            } else {
+                plan.inverse(&mut d)?
             }
-            _ => cpu::rns_polymul(basis, a, b)?,
-        },
-        (Moduli::Rns(basis), Some(gpu)) => {
-            let plan = RnsPlan::new(gpu, basis)?;
-            match op {
-                Op::Ntt | Op::Intt => {
-                    let mut d = plan.upload(a)?;
-                    if op == Op::Ntt {
-                        plan.forward(&mut d)?
-                    } else {
-                        plan.inverse(&mut d)?
-                    }
-                    gpu.download(&d)?
-                }
-                _ => plan.polymul(a, b)?,
-            }
+            plan.download(&d)?
         }
-        (Moduli::Dgt(towers), gpu) => {
-            let config = DgtConfig::default_for(towers[0].log_m());
-            match gpu {
-                None => {
-                    let len = a.len() / towers.len();
-                    let mut out = Vec::with_capacity(a.len());
-                    for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
-                        out.extend(dgt::cpu::polymul(p, &config, a, b)?);
-                    }
-                    out
-                }
-                Some(gpu) => DgtPlan::with_towers(gpu, towers, config)?.polymul(a, b)?,
-            }
-        }
+        Op::Mul | Op::MulDgt => plan.polymul(a, b)?,
     })
+}
+
+/// The result of `op` on `inputs` (one array, two for the products) on the
+/// CPU: the kernels' own code ([`polymul::cpu`], [`dgt::cpu`]), tower by
+/// tower.
+fn compute_cpu<W: Coeff>(op: Op, moduli: &Moduli<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
+    let a = &inputs[0];
+    let b = inputs.get(1).unwrap_or(a);
+    let len = a.len() / moduli.primes().len();
+    let towers = match moduli {
+        Moduli::Single(p) => std::slice::from_ref(p),
+        Moduli::Rns(basis) => basis.towers(),
+        Moduli::Dgt(towers) => {
+            let config = DgtConfig::default_for(towers[0].log_m());
+            let mut out = Vec::with_capacity(a.len());
+            for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
+                out.extend(dgt::cpu::polymul(p, &config, a, b)?);
+            }
+            return Ok(out);
+        }
+    };
+    if op == Op::Ntt || op == Op::Intt {
+        let mut d = a.clone();
+        for (tower, part) in towers.iter().zip(d.chunks_mut(len)) {
+            if op == Op::Ntt { cpu::forward(tower, part)? } else { cpu::inverse(tower, part)? }
+        }
+        return Ok(d);
+    }
+    let mut out = Vec::with_capacity(a.len());
+    for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
+        out.extend(cpu::polymul(p, a, b)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polymul::NttKernel;
+    use polymul::planner::WisdomEntry;
+
+    /// The command fixes the family; wisdom picks within it.
+    #[test]
+    fn wisdom_decides_within_the_commands_transform_family() {
+        let n = 1 << 12;
+        let key = WisdomKey { device: "GPU".into(), log_n: 12, word_bits: 64, towers: 1, batch_bucket: 0 };
+        let ntt = Modulus::Primes(polymul::params::ntt_primes(62, n, 1).unwrap());
+        let dgt = Modulus::Primes(dgt::dgt_primes(62, n, 1).unwrap());
+        let tuned_ntt = Winner::Ntt { kernel: NttKernel::TwoD, radix: Some(8) };
+        let tuned_dgt = Winner::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let wisdom = |winner| {
+            let mut w = Wisdom::new();
+            w.insert(WisdomEntry { key: key.clone(), winner, us_per_poly: 1.0, candidates: 2 });
+            w
+        };
+        let default_dgt = Winner::Dgt { config: DgtConfig::default_for(11) };
+        // No wisdom: the rule, or the DGT's default for mul --dgt.
+        for op in [Op::Ntt, Op::Intt, Op::Mul] {
+            assert_eq!(decision(op, &key, &ntt, n, None).winner, planner::rule());
+        }
+        assert_eq!(decision(Op::MulDgt, &key, &dgt, n, None).winner, default_dgt);
+        // Wisdom of the command's family decides.
+        for op in [Op::Ntt, Op::Intt, Op::Mul] {
+            let d = decision(op, &key, &ntt, n, Some(&wisdom(tuned_ntt)));
+            assert!(d.from_wisdom && d.winner == tuned_ntt, "{op:?}: {d:?}");
+        }
+        let d = decision(Op::MulDgt, &key, &dgt, n, Some(&wisdom(tuned_dgt)));
+        assert!(d.from_wisdom && d.winner == tuned_dgt, "{d:?}");
+        // Wisdom of the other family does not.
+        let d = decision(Op::MulDgt, &key, &dgt, n, Some(&wisdom(tuned_ntt)));
+        assert!(!d.from_wisdom && d.winner == default_dgt, "{d:?}");
+        let d = decision(Op::Mul, &key, &ntt, n, Some(&wisdom(tuned_dgt)));
+        assert!(!d.from_wisdom && d.winner == planner::rule(), "{d:?}");
+        // N = 2: every odd prime is p ≡ −1 (mod N), so the planner would take
+        // DGT wisdom for an NTT prime; ntt and intt stay NTTs.
+        let key2 = WisdomKey { log_n: 1, ..key.clone() };
+        let q = Modulus::Primes(vec![polymul::params::ntt_primes(30, 2, 1).unwrap()[0]]);
+        let mut w = Wisdom::new();
+        w.insert(WisdomEntry { key: key2.clone(), winner: tuned_dgt, us_per_poly: 1.0, candidates: 2 });
+        assert!(matches!(planner::decide(&key2, &q, 2, Some(&w)).winner, Winner::Dgt { .. }));
+        for op in [Op::Ntt, Op::Intt, Op::Mul] {
+            assert_eq!(decision(op, &key2, &q, 2, Some(&w)).winner, planner::rule(), "{op:?}");
+        }
+    }
 }

@@ -26,7 +26,24 @@ fn fresh_dir(name: &str) -> PathBuf {
 /// Runs the binary in `dir` (no wisdom, no bench child, no GPU lookups
 /// beyond what the command does).
 fn polymul(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN).args(args).current_dir(dir).env_remove("POLYMUL_BENCH_CHILD").output().unwrap()
+    polymul_with_wisdom(dir, args, &no_wisdom())
+}
+
+/// A wisdom path that does not exist (the planner's rule): the tests never
+/// read the user's own wisdom file.
+fn no_wisdom() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("polymul-cli-bad-input-no-wisdom.json")
+}
+
+/// Runs the binary in `dir` with `POLYMUL_WISDOM=wisdom`.
+fn polymul_with_wisdom(dir: &Path, args: &[&str], wisdom: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("POLYMUL_BENCH_CHILD")
+        .env("POLYMUL_WISDOM", wisdom)
+        .output()
+        .unwrap()
 }
 
 /// Every entry of `dir`, recursively, as relative paths, sorted.
@@ -50,9 +67,14 @@ fn tree(dir: &Path) -> Vec<String> {
 /// `polymul: ...` on stderr containing `needle`, no panic, empty stdout, and
 /// the folder's contents (names and bytes) unchanged.
 fn fails(dir: &Path, args: &[&str], code: i32, needle: &str) {
+    fails_with_wisdom(dir, args, &no_wisdom(), code, needle)
+}
+
+/// [`fails`] with `POLYMUL_WISDOM=wisdom`.
+fn fails_with_wisdom(dir: &Path, args: &[&str], wisdom: &Path, code: i32, needle: &str) {
     let before: Vec<(String, Option<Vec<u8>>)> =
         tree(dir).into_iter().map(|p| (p.clone(), std::fs::read(dir.join(&p)).ok())).collect();
-    let out = polymul(dir, args);
+    let out = polymul_with_wisdom(dir, args, wisdom);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let what = format!("polymul {}", args.join(" "));
     assert_eq!(out.status.code(), Some(code), "{what}: stderr {stderr:?}");
@@ -606,6 +628,99 @@ fn data_commands_without_a_gpu() {
     }
 }
 
+/// The GPU data commands (no `--cpu`) on the good inputs.
+const GPU_COMMANDS: [&[&str]; 7] = [
+    &["ntt", "a.npy", "--bits", "30", "--out", "o.npy"],
+    &["intt", "a.npy", "--q", "", "--out", "o.npy"],
+    &["ntt", "a2.npy", "--towers", "2", "--bits", "30", "--out", "o.npy"],
+    &["intt", "a2.npy", "--towers", "2", "--bits", "30", "--out", "o.npy"],
+    &["mul", "a.npy", "b.npy", "--bits", "30", "--out", "o.npy"],
+    &["mul", "a2.npy", "a2.npy", "--towers", "2", "--bits", "30", "--out", "o.npy"],
+    &["mul", "a.npy", "b.npy", "--dgt", "--bits", "30", "--out", "o.npy"],
+];
+
+/// [`GPU_COMMANDS`] with `--q` filled in (the 30-bit NTT prime), plus `extra`.
+fn gpu_commands(extra: &[&str]) -> Vec<Vec<String>> {
+    let q = q30().to_string();
+    GPU_COMMANDS
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|a| if a.is_empty() { q.clone() } else { a.to_string() })
+                .chain(extra.iter().map(|a| a.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The GPU data commands read the wisdom file `polymul tune` writes: one
+/// that exists but is not wisdom (garbage, another version, a folder) is a
+/// bad input (exit 2, naming the file and `--no-wisdom`), reported after
+/// the inputs are checked and before a GPU is looked for — so the same on
+/// every machine. The CPU path reads no wisdom.
+#[test]
+fn data_commands_with_a_broken_wisdom_file() {
+    let dir = inputs("broken-wisdom");
+    std::fs::write(dir.join("garbage.json"), b"{\"version\": 1, \"entries\": [").unwrap();
+    std::fs::write(dir.join("old.json"), b"{\"version\": 0, \"entries\": []}").unwrap();
+    std::fs::create_dir(dir.join("folder")).unwrap();
+    for wisdom in ["garbage.json", "old.json", "folder"] {
+        let path = dir.join(wisdom);
+        for args in gpu_commands(&[]) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            fails_with_wisdom(&dir, &args, &path, 2, "cannot be used");
+            fails_with_wisdom(&dir, &args, &path, 2, "--no-wisdom");
+            fails_with_wisdom(&dir, &args, &path, 2, wisdom);
+        }
+        // Bad input is reported first.
+        save(&dir, "big.npy", &[N], vec![u64::MAX; N]);
+        fails_with_wisdom(
+            &dir,
+            &["mul", "big.npy", "b.npy", "--bits", "30", "--out", "o.npy"],
+            &path,
+            2,
+            "not reduced",
+        );
+        std::fs::remove_file(dir.join("big.npy")).unwrap();
+        // The CPU path plans nothing and reads no wisdom.
+        let out = polymul_with_wisdom(
+            &dir,
+            &["mul", "a.npy", "b.npy", "--bits", "30", "--cpu", "--out", "c.npy"],
+            &path,
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::remove_file(dir.join("c.npy")).unwrap();
+    }
+    // --no-wisdom does not read it: without a GPU the next error is the GPU's.
+    if polymul::Gpu::new().is_err() {
+        for args in gpu_commands(&["--no-wisdom"]) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            fails_with_wisdom(&dir, &args, &dir.join("garbage.json"), 1, "no CUDA GPU available");
+        }
+    }
+}
+
+/// A valid wisdom file (here for another device) is read without error:
+/// without a GPU the run gets as far as looking for one.
+#[test]
+fn data_commands_with_a_valid_wisdom_file() {
+    use polymul::planner::{Winner, Wisdom, WisdomEntry, WisdomKey};
+    if polymul::Gpu::new().is_ok() {
+        eprintln!("a GPU is present: the no-GPU error cannot be checked here");
+        return;
+    }
+    let dir = inputs("valid-wisdom");
+    let mut w = Wisdom::new();
+    let key = WisdomKey { device: "no such GPU".into(), log_n: 4, word_bits: 64, towers: 1, batch_bucket: 0 };
+    let winner = Winner::Ntt { kernel: polymul::NttKernel::TwoD, radix: Some(4) };
+    w.insert(WisdomEntry { key, winner, us_per_poly: 1.0, candidates: 2 });
+    w.save(&dir.join("wisdom.json")).unwrap();
+    for args in gpu_commands(&[]) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        fails_with_wisdom(&dir, &args, &dir.join("wisdom.json"), 1, "no CUDA GPU available");
+    }
+}
+
 #[test]
 fn data_commands_bad_flags() {
     let dir = inputs("flags");
@@ -642,9 +757,9 @@ fn bench_unwritable_results_folder() {
 }
 
 /// The wisdom path is checked before the GPU is looked for (and before
-/// minutes of tuning): one line, exit 1, nothing written. (No command reads
-/// wisdom; an unreadable wisdom file is the library's `Error::Wisdom`, see
-/// crates/host/tests/bad_input.rs.)
+/// minutes of tuning): one line, exit 1, nothing written. (`tune` only
+/// writes wisdom; the data commands read it, see
+/// `data_commands_with_a_broken_wisdom_file`.)
 #[test]
 fn tune_unwritable_wisdom_path() {
     let dir = fresh_dir("tune-out");

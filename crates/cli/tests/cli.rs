@@ -26,9 +26,19 @@ fn fresh_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the binary in `dir`.
+/// Runs the binary in `dir`, with a wisdom path that does not exist (the
+/// tests never read the user's own wisdom file).
 fn polymul(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN).args(args).current_dir(dir).env_remove("POLYMUL_BENCH_CHILD").output().unwrap()
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("POLYMUL_BENCH_CHILD")
+        .env(
+            "POLYMUL_WISDOM",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("polymul-cli-tests-no-wisdom.json"),
+        )
+        .output()
+        .unwrap()
 }
 
 fn ok(out: &Output) -> String {

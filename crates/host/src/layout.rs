@@ -4,8 +4,8 @@
 //!
 //! A plan over `towers` moduli of one `N` takes **tower-major** data: tower
 //! 0's `batch` polynomials of `N` words, then tower 1's, … ([`Layout`]).
-//! [`Towers`] holds the moduli and validates host words and device buffers
-//! against that layout before anything touches the device.
+//! `Towers` (crate-private) holds the moduli and validates host words and
+//! device buffers against that layout before anything touches the device.
 
 use crate::{Coeff, Error, Result};
 use polymul_kernels::towers::TowerConsts;

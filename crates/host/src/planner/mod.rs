@@ -29,7 +29,7 @@ use crate::rns::{RnsBasis, RnsPlan};
 use crate::{Coeff, DevicePlan, NttKernel, NttParams, NttPlan, PlanOptions, Result};
 
 /// The modulus of a multiplication.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Modulus {
     /// Any prime of this many bits the chosen transform can use (the NTT
     /// needs `q ≡ 1 mod 2N`, the DGT `p ≡ −1 mod N`): the planner picks
@@ -44,13 +44,32 @@ pub enum Modulus {
         /// Number of towers.
         towers: usize,
     },
+    /// These primes, one tower each (tower-major data; one prime is the
+    /// same as [`Modulus::Prime`]): only a transform that accepts every one
+    /// of them is considered. The NTT builds them into an
+    /// [`RnsBasis::from_primes`] (its errors: no prime, too many, one twice,
+    /// one not NTT-friendly), the DGT into one [`DgtParams`] per prime.
+    Primes(Vec<u64>),
 }
 
 impl Modulus {
-    fn towers(&self) -> usize {
+    /// The number of towers (RNS primes) this modulus has: 1 for
+    /// [`Modulus::Bits`] and [`Modulus::Prime`].
+    pub fn towers(&self) -> usize {
         match self {
             Modulus::Rns { towers, .. } => *towers,
-            _ => 1,
+            Modulus::Primes(primes) => primes.len(),
+            Modulus::Bits(_) | Modulus::Prime(_) => 1,
+        }
+    }
+
+    /// The given primes, if the modulus names them ([`Modulus::Prime`],
+    /// [`Modulus::Primes`]); `None` where the planner picks them.
+    pub fn given_primes(&self) -> Option<&[u64]> {
+        match self {
+            Modulus::Prime(q) => Some(std::slice::from_ref(q)),
+            Modulus::Primes(primes) => Some(primes),
+            Modulus::Bits(_) | Modulus::Rns { .. } => None,
         }
     }
 }
@@ -84,30 +103,47 @@ pub fn rule() -> Winner {
 }
 
 /// The decision for a key: the wisdom entry if there is one (and its
-/// transform accepts the modulus), else [`rule`].
+/// transform accepts the modulus: every given prime), else [`rule`] — or,
+/// for given primes that only the DGT accepts, the DGT's default
+/// configuration.
 ///
 /// Total: any `n` and prime give a decision (in `u128`, no overflow); the
 /// plan built from it validates them ([`Multiplier::with_decision`]).
-pub fn decide(key: &WisdomKey, modulus: Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
+pub fn decide(key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
     let n128 = n as u128;
     // q ≡ 1 (mod 2N) and p ≡ −1 (mod N); neither holds for N = 0.
-    let ntt_prime = |q: u64| (q as u128).checked_rem(2 * n128) == Some(1);
-    let dgt_prime = |p: u64| (p as u128 + 1).checked_rem(n128) == Some(0);
-    let accepts = |w: &Winner| match (w, modulus) {
-        (Winner::Ntt { .. }, Modulus::Prime(q)) => ntt_prime(q),
-        (Winner::Dgt { .. }, Modulus::Prime(p)) => dgt_prime(p),
-        _ => true,
+    let ntt_prime = |q: &u64| (*q as u128).checked_rem(2 * n128) == Some(1);
+    let dgt_prime = |p: &u64| (*p as u128 + 1).checked_rem(n128) == Some(0);
+    let given = modulus.given_primes();
+    let accepts = |w: &Winner| match (w, given) {
+        (Winner::Ntt { .. }, Some(primes)) => primes.iter().all(ntt_prime),
+        (Winner::Dgt { .. }, Some(primes)) => primes.iter().all(dgt_prime),
+        (_, None) => true,
     };
     if let Some(e) = wisdom.and_then(|w| w.lookup(key)).filter(|e| accepts(&e.winner)) {
         return Decision { winner: e.winner, from_wisdom: true, measured_us: Some(e.us_per_poly) };
     }
-    let winner = match modulus {
-        Modulus::Prime(p) if !ntt_prime(p) && dgt_prime(p) => {
+    let winner = match given {
+        Some(primes) if !primes.iter().all(ntt_prime) && primes.iter().all(dgt_prime) => {
             Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
         }
         _ => rule(),
     };
     Decision { winner, from_wisdom: false, measured_us: None }
+}
+
+/// The wisdom key of a multiplication of `batch` polynomials (per tower) of
+/// `n` words `W` modulo `modulus` on `gpu`: what [`Multiplier::with_wisdom`]
+/// looks up, for a caller that calls [`decide`] itself (to constrain the
+/// decision before [`Multiplier::with_decision`]).
+pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize) -> WisdomKey {
+    WisdomKey {
+        device: gpu.info().name.clone(),
+        log_n: n.trailing_zeros(),
+        word_bits: W::BITS,
+        towers: modulus.towers(),
+        batch_bucket: batch_bucket(batch),
+    }
 }
 
 /// Negacyclic multiplication planned for a device: the transform chosen by
@@ -147,14 +183,7 @@ impl<W: Coeff> Multiplier<W> {
         wisdom: Option<&Wisdom>,
     ) -> Result<Self> {
         crate::params::check_n(n)?;
-        let key = WisdomKey {
-            device: gpu.info().name.clone(),
-            log_n: n.trailing_zeros(),
-            word_bits: W::BITS,
-            towers: modulus.towers(),
-            batch_bucket: batch_bucket(batch),
-        };
-        let decision = decide(&key, modulus, n, wisdom);
+        let decision = decide(&wisdom_key::<W>(gpu, n, &modulus, batch), &modulus, n, wisdom);
         Self::with_decision(gpu, n, modulus, decision)
     }
 
@@ -167,11 +196,13 @@ impl<W: Coeff> Multiplier<W> {
                 let one = |q: u64| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
                     Ok((Box::new(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
                 };
+                let rns = |basis: RnsBasis<W>| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
+                    Ok((Box::new(RnsPlan::with_options(gpu, &basis, options)?), basis.primes()))
+                };
                 match modulus {
-                    Modulus::Rns { bits, towers } => {
-                        let basis = RnsBasis::<W>::new(n, bits, towers)?;
-                        (Box::new(RnsPlan::with_options(gpu, &basis, options)?), basis.primes())
-                    }
+                    Modulus::Rns { bits, towers } => rns(RnsBasis::new(n, bits, towers)?)?,
+                    Modulus::Primes(primes) if primes.len() != 1 => rns(RnsBasis::from_primes(n, &primes)?)?,
+                    Modulus::Primes(primes) => one(primes[0])?,
                     Modulus::Prime(q) => one(q)?,
                     Modulus::Bits(b) => one(ntt_primes(b, n, 1)?[0])?,
                 }
@@ -179,6 +210,10 @@ impl<W: Coeff> Multiplier<W> {
             Winner::Dgt { config } => {
                 let primes = match modulus {
                     Modulus::Prime(p) => vec![p],
+                    Modulus::Primes(primes) => {
+                        check_given_primes(&primes)?;
+                        primes
+                    }
                     Modulus::Bits(b) => dgt_primes(b, n, 1)?,
                     Modulus::Rns { bits, towers } => dgt_primes(bits, n, towers)?,
                 };
@@ -207,6 +242,21 @@ impl<W: Coeff> Multiplier<W> {
     /// The plan it chose, owned.
     pub fn into_plan(self) -> Box<dyn DevicePlan<W>> {
         self.plan
+    }
+}
+
+/// The checks [`RnsBasis::from_primes`] makes of a list of primes, for the
+/// DGT's towers: at least one, at most [`crate::params::MAX_PRIME_COUNT`],
+/// none twice.
+fn check_given_primes(primes: &[u64]) -> Result<()> {
+    if primes.is_empty() {
+        return Err(crate::Error::EmptyBasis);
+    }
+    crate::params::check_count(primes.len())?;
+    let mut seen = std::collections::HashSet::with_capacity(primes.len());
+    match primes.iter().find(|&&q| !seen.insert(q)) {
+        Some(&q) => Err(crate::Error::DuplicatePrime { q }),
+        None => Ok(()),
     }
 }
 
@@ -270,23 +320,70 @@ mod tests {
         let mut w = Wisdom::new();
         w.insert(WisdomEntry { key: key(6), winner: dgt, us_per_poly: 1.5, candidates: 4 });
         // No wisdom: the rule.
-        assert_eq!(decide(&key(6), Modulus::Bits(30), n, None).winner, rule());
+        assert_eq!(decide(&key(6), &Modulus::Bits(30), n, None).winner, rule());
         // Wisdom for the key (or the nearest bucket) decides.
-        let d = decide(&key(5), Modulus::Bits(30), n, Some(&w));
+        let d = decide(&key(5), &Modulus::Bits(30), n, Some(&w));
         assert!(d.from_wisdom && d.winner == dgt && d.measured_us == Some(1.5));
         // Another device: the rule.
         let other = WisdomKey { device: "other".into(), ..key(6) };
-        assert!(!decide(&other, Modulus::Bits(30), n, Some(&w)).from_wisdom);
+        assert!(!decide(&other, &Modulus::Bits(30), n, Some(&w)).from_wisdom);
         // A given NTT prime is not a DGT prime: wisdom for the DGT is ignored.
         let q = ntt_primes(30, n, 1).unwrap()[0];
-        let d = decide(&key(6), Modulus::Prime(q), n, Some(&w));
+        let d = decide(&key(6), &Modulus::Prime(q), n, Some(&w));
         assert!(!d.from_wisdom && d.winner == rule());
         // A DGT prime without wisdom: the DGT, the only transform that takes it.
         let p = dgt_primes(30, n, 1).unwrap()[0];
-        assert!(matches!(decide(&key(0), Modulus::Prime(p), n, None).winner, Winner::Dgt { .. }));
+        assert!(matches!(decide(&key(0), &Modulus::Prime(p), n, None).winner, Winner::Dgt { .. }));
         assert_eq!(
-            decide(&key(0), Modulus::Prime(p), n, None).summary(),
+            decide(&key(0), &Modulus::Prime(p), n, None).summary(),
             format!("DGT {}", DgtConfig::default_for(11))
         );
+    }
+
+    #[test]
+    fn given_primes_decide_as_one_prime_does_for_every_tower() {
+        let n = 1 << 12;
+        let ntt = ntt_primes(30, n, 3).unwrap();
+        let dgt = dgt_primes(30, n, 3).unwrap();
+        assert_eq!(Modulus::Primes(ntt.clone()).towers(), 3);
+        assert_eq!(Modulus::Primes(ntt.clone()).given_primes(), Some(&ntt[..]));
+        assert_eq!(Modulus::Prime(7).given_primes(), Some(&[7u64][..]));
+        assert_eq!(Modulus::Rns { bits: 30, towers: 2 }.given_primes(), None);
+        let key3 = WisdomKey { towers: 3, ..key(6) };
+        let dgt_winner = Winner::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let ntt_winner = Winner::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
+        let wisdom = |winner| {
+            let mut w = Wisdom::new();
+            w.insert(WisdomEntry { key: key3.clone(), winner, us_per_poly: 2.0, candidates: 3 });
+            w
+        };
+        // Without wisdom: NTT primes take the rule, DGT primes the DGT's default.
+        assert_eq!(decide(&key3, &Modulus::Primes(ntt.clone()), n, None).winner, rule());
+        let d = decide(&key3, &Modulus::Primes(dgt.clone()), n, None);
+        assert_eq!(d.winner, Winner::Dgt { config: DgtConfig::default_for(11) });
+        // Wisdom decides when its transform takes every prime.
+        let d = decide(&key3, &Modulus::Primes(ntt.clone()), n, Some(&wisdom(ntt_winner)));
+        assert!(d.from_wisdom && d.winner == ntt_winner);
+        let d = decide(&key3, &Modulus::Primes(dgt.clone()), n, Some(&wisdom(dgt_winner)));
+        assert!(d.from_wisdom && d.winner == dgt_winner);
+        // ... and not otherwise (also when only some primes fit).
+        let d = decide(&key3, &Modulus::Primes(ntt.clone()), n, Some(&wisdom(dgt_winner)));
+        assert!(!d.from_wisdom && d.winner == rule());
+        let d = decide(&key3, &Modulus::Primes(dgt.clone()), n, Some(&wisdom(ntt_winner)));
+        assert!(!d.from_wisdom && matches!(d.winner, Winner::Dgt { .. }));
+        let mixed = vec![ntt[0], dgt[0], ntt[1]];
+        let d = decide(&key3, &Modulus::Primes(mixed.clone()), n, Some(&wisdom(dgt_winner)));
+        assert!(!d.from_wisdom && d.winner == rule());
+        let d = decide(&key3, &Modulus::Primes(mixed), n, Some(&wisdom(ntt_winner)));
+        assert!(!d.from_wisdom && d.winner == rule());
+        // No prime: the rule (the plan reports Error::EmptyBasis).
+        assert_eq!(decide(&key(0), &Modulus::Primes(vec![]), n, None).winner, rule());
+    }
+
+    #[test]
+    fn given_primes_for_the_dgt_are_checked_like_a_basis() {
+        assert!(matches!(check_given_primes(&[]), Err(crate::Error::EmptyBasis)));
+        assert!(matches!(check_given_primes(&[5, 7, 5]), Err(crate::Error::DuplicatePrime { q: 5 })));
+        assert!(check_given_primes(&[5, 7]).is_ok());
     }
 }

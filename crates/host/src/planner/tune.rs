@@ -165,8 +165,8 @@ pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &
         let mut timed = 0;
         for c in cands {
             let t = match word {
-                32 => time_one::<u32>(gpu, n, modulus, batch, c, spec.quick),
-                _ => time_one::<u64>(gpu, n, modulus, batch, c, spec.quick),
+                32 => time_one::<u32>(gpu, n, modulus.clone(), batch, c, spec.quick),
+                _ => time_one::<u64>(gpu, n, modulus.clone(), batch, c, spec.quick),
             };
             // A candidate that does not fit (a radix or tile for this N, a
             // configuration) is skipped; device errors end the run.

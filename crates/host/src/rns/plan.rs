@@ -47,7 +47,7 @@ impl<W: Coeff> RnsPlan<W> {
 
     /// A plan with explicit options (kernel, reduction, fused polymul, …).
     /// Errors as [`crate::NttPlan::with_options`] for any tower, or
-    /// [`Error::TooManyTowers`].
+    /// [`Error::TooManyTowers`](crate::Error::TooManyTowers).
     pub fn with_options(gpu: &Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
         let engine = Engine::new(gpu, basis.towers(), options)?;
         Ok(Self { engine, basis: basis.clone() })
@@ -107,10 +107,12 @@ impl<W: Coeff> RnsPlan<W> {
     /// `towers · N` words; tower `i`'s all below `q_i`) and uploads them.
     ///
     /// # Errors
-    /// [`Error::NotAMultipleOfN`] (its `n` is `towers · N`: a buffer laid out
-    /// for another tower count), [`Error::CoefficientOutOfRange`] (its index
-    /// into the whole buffer), [`Error::BatchTooLarge`], then
-    /// [`Error::OutOfDeviceMemory`].
+    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN) (its `n` is
+    /// `towers · N`: a buffer laid out for another tower count),
+    /// [`Error::CoefficientOutOfRange`](crate::Error::CoefficientOutOfRange)
+    /// (its index into the whole buffer),
+    /// [`Error::BatchTooLarge`](crate::Error::BatchTooLarge), then
+    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
     pub fn upload(&self, residues: &[W]) -> Result<DeviceVec<W>> {
         self.engine.upload("residues", residues)
     }
@@ -119,9 +121,10 @@ impl<W: Coeff> RnsPlan<W> {
     /// (`towers · batch · N` words).
     ///
     /// # Errors
-    /// [`Error::NotAMultipleOfN`] for `batch = 0`, [`Error::BatchTooLarge`]
+    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN) for
+    /// `batch = 0`, [`Error::BatchTooLarge`](crate::Error::BatchTooLarge)
     /// above `u32::MAX / N` per tower (before any allocation),
-    /// [`Error::OutOfDeviceMemory`].
+    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
     pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
         self.engine.zeros(batch)
     }
