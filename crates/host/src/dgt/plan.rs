@@ -36,7 +36,7 @@ pub struct DgtPlan<W: Coeff> {
     layout: DgtTables<W>,
     tw_words: usize,
     moduli: Option<DeviceVec<W>>,
-    kernels: DgtKernels,
+    kernels: DgtKernels<W>,
     /// The launches of each operation.
     schedule: Schedule,
     pipeline: DgtPipeline,
@@ -140,7 +140,7 @@ impl<W: Coeff> DgtPlan<W> {
             layout,
             tw_words,
             moduli,
-            kernels: DgtKernels::new::<W>(gpu, pass_smem)?,
+            kernels: DgtKernels::new(gpu, pass_smem)?,
             schedule,
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
