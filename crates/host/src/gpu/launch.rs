@@ -501,7 +501,6 @@ pub(crate) struct LazyTables<W: Coeff> {
 impl<W: Coeff> LazyTables<W> {
     /// The argument block of a lazy or cluster launch over `data` (`b`: the
     /// second operand, or null) with these tables and `towers`.
-    #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
     fn launch_args(
         &self,
         data: DevicePointer<W>,
@@ -786,7 +785,6 @@ pub(crate) fn cluster_ntt<W: Coeff>(
 /// forward row steps, `a`'s, the pointwise product and the inverse row
 /// steps in one kernel) and `a`'s inverse column pass; `b` is left
 /// column-transformed.
-#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<W>,
