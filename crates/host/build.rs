@@ -143,13 +143,23 @@ impl Job<'_> {
             Some(dir) => read_prebuilt(&dir.join(&ptx_file), arch, &expected)?,
             None => {
                 PtxBuilder::new(self.kernels, self.cache.join(arch.to_string()), arch)
-                    .expect_kernels(expected)
+                    .expect_kernels(expected.clone())
                     .quiet(true)
                     .build()
                     .map_err(|e| e.to_string())?
                     .ptx
             }
         };
+        // Every entry point is one an identifier names: with the check
+        // above (every identifier's symbol is an entry point), the symbols
+        // spelled out in `entry.rs` are exactly those of `polymul_kernels::names`.
+        if let Some(extra) =
+            polymul_ptx_builder::check::entries(&ptx).into_iter().find(|e| !expected.contains(e))
+        {
+            return Err(format!(
+                "kernel entry `{extra}` has no identifier in polymul_kernels::names (for_each_entry)"
+            ));
+        }
         // The kernels' register caps (`cargo xtask build-ptx` writes them too;
         // adding them again to a prebuilt file changes nothing).
         let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps(arch.0))?;

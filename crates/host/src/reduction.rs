@@ -61,6 +61,20 @@ impl Reduction {
         }
     }
 
+    /// The kernels' identifier of this variant (its kernels' symbols and
+    /// argument blocks: `polymul_kernels::names`).
+    pub(crate) fn kind(self) -> polymul_kernels::names::ReductionKind {
+        use polymul_kernels::names::ReductionKind as K;
+        match self {
+            Reduction::Builtin => K::Rem,
+            Reduction::BarrettClassic => K::Barrett2,
+            Reduction::DhemQuisquater => K::Dq3,
+            Reduction::Barrett4 => K::Barrett4,
+            Reduction::Montgomery => K::Montgomery,
+            Reduction::Shoup => K::Shoup,
+        }
+    }
+
     /// Parses a [`Reduction::name`].
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|r| r.name() == s)
@@ -307,5 +321,20 @@ impl<W: Coeff> ModMulBench<W> {
             return Err(Error::ArgumentOutOfRange { what: "thread", value: t as u64, min: 0, max });
         }
         Ok(crate::cpu::modmul_chains(&self.prepared, self.select, &self.start, t, iters))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant's kernel identifier names the kernels of its own type.
+    #[test]
+    fn kernel_kinds_name_the_variants_kernels() {
+        for r in Reduction::ALL {
+            assert_eq!(r.kind().name(), r.name(), "{r:?}");
+        }
+        let kinds: Vec<_> = Reduction::ALL.map(Reduction::kind).to_vec();
+        assert_eq!(kinds, polymul_kernels::names::ReductionKind::ALL.to_vec());
     }
 }

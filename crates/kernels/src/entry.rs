@@ -3,12 +3,30 @@
 //! calls a per-thread body from [`crate::ntt`], [`crate::pointwise`] or
 //! [`crate::microbench`].
 //!
-//! Names follow `<kernel>_<reduction>_<word>` (see [`crate::names`]), so the
-//! host and the device agree. Reduction constants arrive as the scalars
-//! `(q, k, m)` of [`ModMul::parts`], validated on the host. Every data
-//! kernel ends with the tower arguments `(moduli, data_words, tw_words)` of
-//! [`crate::towers`]: block row `blockIdx.y` is the RNS tower (one row and a
-//! null table for a single modulus).
+//! Every entry point with parameters takes exactly one: a `#[repr(C)]`
+//! argument block passed by value, declared as the
+//! [`KernelAbi::Args`](crate::names::KernelAbi::Args) of the kernel's
+//! identifier in [`crate::names`] and defined next to its algorithm
+//! ([`crate::ntt::radix2::Radix2Args`], [`crate::ntt::tiled::TiledArgs`],
+//! [`crate::pointwise::PointwiseArgs`],
+//! [`crate::pointwise::FusedHadamardArgs`],
+//! [`crate::microbench::ModMulBenchArgs`],
+//! [`crate::microbench::ButterflyFloorArgs`],
+//! [`crate::ntt::lazy::LaunchArgs`], [`crate::dgt::pass::DgtArgs`],
+//! [`crate::dgt::pass::DgtCodecArgs`],
+//! [`crate::dgt::pass::DgtPointwiseArgs`]). The host fills that very struct
+//! and launches the kernel looked up from the same identifier, so the two
+//! sides cannot disagree on the order, types or meaning of the arguments.
+//! The symbols spelled out here (`export_name`/`no_mangle`) follow the
+//! identifiers' [`KernelAbi::name`](crate::names::KernelAbi::name); the
+//! build fails unless the PTX's entries are exactly those of
+//! [`crate::names::for_each_entry`].
+//!
+//! Reduction constants arrive as the block's `(q, k, m)` of
+//! [`ModMul::parts`], validated on the host. Every data kernel's block holds
+//! the tower arguments ([`crate::towers::Towers`]: `moduli`, `data_words`,
+//! `tw_words`): block row `blockIdx.y` (the DGT kernels: `blockIdx.z`) is
+//! the RNS tower, one row and a null table for a single modulus.
 
 use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
 use crate::dgt;
@@ -18,11 +36,12 @@ use crate::gpu::{
 };
 #[cfg(target_feature = "sm_90")]
 use crate::gpu::{cluster_arrive, cluster_sync, cluster_wait};
+use crate::names::{self, KernelAbi};
 use crate::ntt::lazy;
 use crate::ntt::radix2::{self, Twiddles};
 use crate::ntt::tiled::{self, TileGeometry};
 use crate::smem::DeviceShared;
-use crate::towers::{TowerConsts, Towers};
+use crate::towers::TowerConsts;
 use crate::{microbench, pointwise};
 use core::arch::asm;
 
@@ -81,7 +100,8 @@ unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
     }
 }
 
-/// A radix-2 stage kernel over `total = batch · N/2` butterflies.
+/// A radix-2 stage kernel over `total = batch · N/2` butterflies
+/// ([`radix2::Radix2Args`]).
 macro_rules! radix2_entry {
     ($w:ty, $red:ty, $name:ident, $body:path, $doc:literal) => {
         #[doc = $doc]
@@ -89,84 +109,57 @@ macro_rules! radix2_entry {
         /// # Safety
         /// Launched by the host with validated buffers and parameters.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            a: *mut $w,
-            tw: *const $w,
-            tw_aux: *const $w,
-            total: u32,
-            log_n: u32,
-            log_m: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-            moduli: *const $w,
-            data_words: u64,
-            tw_words: u32,
-        ) {
+        pub unsafe extern "ptx-kernel" fn $name(args: <names::Radix2Kernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
-            if t < total {
-                let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
+            if t < args.total {
+                let (towers, y) = (args.towers, block_y());
+                let scalars = TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.q, 0) };
                 // SAFETY: the host sizes the table to the launch's block rows.
-                let c = unsafe { towers.consts(y, TowerConsts { parts: (q, k, m), barrett4: (q, 0) }) };
+                let c = unsafe { towers.consts(y, scalars) };
                 let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
-                let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
+                let tw = towers.twiddles(args.tw, y);
                 // SAFETY: t < total, buffers sized by the host.
-                unsafe { $body(towers.data(a, y), tw, t, log_n, log_m, &red) }
+                unsafe { $body(towers.data(args.a, y), tw, t, args.log_n, args.log_m, &red) }
             }
         }
     };
 }
 
-/// A shared-memory pass kernel (`strided` = 1: stages `0..l1`, 0: stages
-/// `l1..log_n`; `log_radix`: stages per shared-memory round trip, at most the
-/// kernel's own radix; `direct` = 1: first/last step straight from/to global
-/// memory), one block per tile. One kernel per largest radix, because a
-/// kernel's register budget is that of its widest unit.
+/// A shared-memory pass kernel ([`tiled::TiledArgs`]: `strided` = 1:
+/// stages `0..l1`, 0: stages `l1..log_n`; `log_radix`: stages per
+/// shared-memory round trip, at most the kernel's own radix; `direct` = 1:
+/// first/last step straight from/to global memory), one block per tile.
+/// One kernel per largest radix, because a kernel's register budget is that
+/// of its widest unit.
 macro_rules! tiled_entry {
     ($w:ty, $red:ty, $name:expr, $inverse:literal, $max_log_radix:literal) => {
         const _: () = {
             /// # Safety
             /// Launched by the host with validated buffers and parameters.
             #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(
-                a: *mut $w,
-                tw: *const $w,
-                tw_aux: *const $w,
-                log_n: u32,
-                l1: u32,
-                log_tile: u32,
-                strided: u32,
-                log_radix: u32,
-                direct: u32,
-                stop: u32,
-                q: $w,
-                k: $w,
-                m: u32,
-                moduli: *const $w,
-                data_words: u64,
-                tw_words: u32,
-            ) {
-                let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
+            unsafe extern "ptx-kernel" fn kernel(args: <names::TiledKernel as KernelAbi>::Args<$w>) {
+                let (towers, y) = (args.towers, block_y());
+                let scalars = TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.q, 0) };
                 // SAFETY: the host sizes the table to the launch's block rows.
-                let c = unsafe { towers.consts(y, TowerConsts { parts: (q, k, m), barrett4: (q, 0) }) };
+                let c = unsafe { towers.consts(y, scalars) };
                 let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
-                let geo = TileGeometry { log_n, l1, log_tile };
-                let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
-                let a = towers.data(a, y);
-                let lr = if log_radix < $max_log_radix { log_radix } else { $max_log_radix };
+                let geo = args.geo;
+                let tw = towers.twiddles(args.tw, y);
+                let a = towers.data(args.a, y);
+                let lr = if args.log_radix < $max_log_radix { args.log_radix } else { $max_log_radix };
                 // SAFETY: validated by the host.
                 unsafe {
                     tiled_pass::<_, _, $max_log_radix>(
                         a,
                         tw,
                         geo,
-                        strided != 0,
+                        args.strided != 0,
                         $inverse,
                         lr,
-                        direct != 0,
-                        stop,
+                        args.direct != 0,
+                        args.stop,
                         &red,
                     )
                 }
@@ -190,52 +183,40 @@ macro_rules! tiled_entries {
     };
 }
 
-/// The fused Hadamard step of Algorithm 8 over `total = batch · N/2` pairs:
-/// Karatsuba products with Algorithm 4, the `α²` product with the plan's
-/// reduction and its prepared twiddle table (first half only).
+/// The fused Hadamard step of Algorithm 8 over `total = batch · N/2` pairs
+/// ([`pointwise::FusedHadamardArgs`]): Karatsuba products with Algorithm 4,
+/// the `α²` product with the plan's reduction and its prepared twiddle
+/// table (first half only).
 macro_rules! fused_entry {
     ($w:ty, $red:ty, $name:expr) => {
         const _: () = {
             /// # Safety
             /// Launched by the host with validated buffers and parameters.
             #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(
-                a: *mut $w,
-                b: *const $w,
-                tw: *const $w,
-                tw_aux: *const $w,
-                total: u32,
-                log_n: u32,
-                q: $w,
-                k: $w,
-                m: u32,
-                mu: $w,
-                qbits: u32,
-                moduli: *const $w,
-                data_words: u64,
-                tw_words: u32,
-            ) {
+            unsafe extern "ptx-kernel" fn kernel(args: <names::FusedHadamardKernel as KernelAbi>::Args<$w>) {
                 let t = global_thread_x();
-                if t < total {
-                    let (towers, y) = (Towers { moduli, data_words, tw_words }, block_y());
-                    let scalars = TowerConsts { parts: (q, k, m), barrett4: (mu, qbits) };
+                if t < args.total {
+                    let (towers, y) = (args.towers, block_y());
+                    let scalars =
+                        TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.mu, args.qbits) };
                     // SAFETY: the host sizes the table to the launch's block rows.
                     let c = unsafe { towers.consts(y, scalars) };
                     let (q, k, m) = c.parts;
                     let (mu, qbits) = c.barrett4;
                     let red = <$red>::from_parts(q, k, m);
                     let b4 = Barrett4::from_parts(q, mu, qbits);
-                    let tw = towers.twiddles(Twiddles { main: tw, aux: tw_aux }, y);
-                    let (a, b) = (towers.data(a, y), towers.data(b as *mut $w, y) as *const $w);
+                    let tw = towers.twiddles(args.tw, y);
+                    let (a, b) = (towers.data(args.a, y), towers.data(args.b as *mut $w, y) as *const $w);
                     // SAFETY: t < total, buffers sized by the host.
-                    unsafe { pointwise::fused_pair_at(a, b, tw, t, log_n, &red, &b4) }
+                    unsafe { pointwise::fused_pair_at(a, b, tw, t, args.log_n, &red, &b4) }
                 }
             }
         };
     };
 }
 
-/// A modular-multiplication microbenchmark kernel: `threads` threads, 4 chains each.
+/// A modular-multiplication microbenchmark kernel
+/// ([`microbench::ModMulBenchArgs`]): `threads` threads, 4 chains each.
 macro_rules! bench_entry {
     ($w:ty, $red:ty, $name:ident, $select:literal, $doc:literal) => {
         #[doc = $doc]
@@ -243,22 +224,20 @@ macro_rules! bench_entry {
         /// # Safety
         /// Launched by the host with validated buffers and parameters.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            data: *mut $w,
-            ops: *const $w,
-            ops_aux: *const $w,
-            threads: u32,
-            iters: u32,
-            q: $w,
-            k: $w,
-            m: u32,
-        ) {
+        pub unsafe extern "ptx-kernel" fn $name(args: <names::ModMulBenchKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
-            if t < threads {
-                let red = <$red>::from_parts(q, k, m);
+            if t < args.threads {
+                let red = <$red>::from_parts(args.q, args.k, args.m);
                 // SAFETY: t < threads, buffers sized by the host.
                 unsafe {
-                    microbench::modmul_chains::<_, _, $select>(data, ops, ops_aux, t as usize, iters, &red)
+                    microbench::modmul_chains::<_, _, $select>(
+                        args.data,
+                        args.ops,
+                        args.ops_aux,
+                        t as usize,
+                        args.iters,
+                        &red,
+                    )
                 }
             }
         }
@@ -288,31 +267,22 @@ macro_rules! word_entries {
         $(reduction_entries!($w, $red, $rname, $wname, $fwd, $inv, $bi, $bs);)*
 
         /// `out[i] = a[i] · b[i] mod q` for `i < len` (Algorithm 4), per
-        /// tower (block row) with `data_words` words between towers.
+        /// tower (block row) with `data_words` words between towers
+        /// ([`pointwise::PointwiseArgs`]).
         ///
         /// # Safety
         /// Launched by the host with validated buffers and parameters.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $mul(
-            out: *mut $w,
-            a: *const $w,
-            b: *const $w,
-            len: u32,
-            q: $w,
-            mu: $w,
-            qbits: u32,
-            moduli: *const $w,
-            data_words: u64,
-        ) {
+        pub unsafe extern "ptx-kernel" fn $mul(args: <names::PointwiseKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
-            if t < len {
-                let (towers, y) = (Towers { moduli, data_words, tw_words: 0 }, block_y());
-                let scalars = TowerConsts { parts: (q, q, 0), barrett4: (mu, qbits) };
+            if t < args.len {
+                let (towers, y) = (args.towers, block_y());
+                let scalars = TowerConsts { parts: (args.q, args.q, 0), barrett4: (args.mu, args.qbits) };
                 // SAFETY: the host sizes the table to the launch's block rows.
                 let c = unsafe { towers.consts(y, scalars) };
                 let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
-                let (out, a) = (towers.data(out, y), towers.data(a as *mut $w, y) as *const $w);
-                let b = towers.data(b as *mut $w, y) as *const $w;
+                let (out, a) = (towers.data(args.out, y), towers.data(args.a as *mut $w, y) as *const $w);
+                let b = towers.data(args.b as *mut $w, y) as *const $w;
                 // SAFETY: t < len, buffers sized by the host.
                 unsafe { pointwise::mul_at(out, a, b, t as usize, &red) }
             }
@@ -380,7 +350,7 @@ macro_rules! lazy_entry {
             /// blocks of `Shape::threads` threads and `lazy::pass_smem_words`
             /// words of dynamic shared memory.
             #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+            unsafe extern "ptx-kernel" fn kernel(args: <names::LazyKernel as KernelAbi>::Args<$w>) {
                 const SHAPE: lazy::Shape = $shape;
                 const STEPS: u32 = lazy::exec_steps(SHAPE, $mode);
                 const _: () = assert!(STEPS <= 14, "unrolled_steps! unrolls 14 steps");
@@ -481,7 +451,7 @@ macro_rules! fused_entry {
             /// `args.ctrl` holding
             /// `fused_ctrl_words(batch)` zero words per tower.
             #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+            unsafe extern "ptx-kernel" fn kernel(args: <names::FusedKernel as KernelAbi>::Args<$w>) {
                 use lazy::Shape;
                 const WB: usize = core::mem::size_of::<$w>();
                 const SPLIT: (u32, u32) = match lazy::split($log_n, lazy::tile_words(WB).trailing_zeros()) {
@@ -601,7 +571,7 @@ macro_rules! cluster_entry {
             /// threads and `ClusterShape::smem_words` words of dynamic shared
             /// memory; `args.subs` is the batch.
             #[unsafe(export_name = $name)]
-            unsafe extern "ptx-kernel" fn kernel(args: lazy::LaunchArgs<$w>) {
+            unsafe extern "ptx-kernel" fn kernel(args: <names::ClusterKernel as KernelAbi>::Args<$w>) {
                 use crate::ntt::cluster::{ClusterShape, ToCols, ToRows};
                 use crate::smem::DeviceCluster;
                 const C: ClusterShape = ClusterShape::new($log_n, $l1, $lcs, $lr);
@@ -720,18 +690,20 @@ cluster_entry!(u64, "ntt_lazy_inv_clu_n16_r3_u64", true, 16, 8, 3, 3);
 #[cfg(target_feature = "sm_90")]
 cluster_entry!(u64, "ntt_lazy_inv_clu_n16_r4_u64", true, 16, 8, 3, 4);
 
-/// The lazy-butterfly compute floor (`microbench::lazy_butterflies`):
-/// thread `t` stores its result at `out[t]`.
+/// The lazy-butterfly compute floor (`microbench::lazy_butterflies`,
+/// [`microbench::ButterflyFloorArgs`]): thread `t` stores its result at
+/// `out[t]`.
 macro_rules! floor_entry {
     ($w:ty, $name:ident) => {
         /// # Safety
-        /// `out` holds one word per launched thread.
+        /// `args.out` holds one word per launched thread.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(out: *mut $w, w: $w, wp: $w, q: $w, rounds: u32) {
+        pub unsafe extern "ptx-kernel" fn $name(args: <names::ButterflyFloorKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
-            let r = microbench::lazy_butterflies(t, crate::arith::harvey::ShoupPair { w, wp }, q, rounds);
+            let w = crate::arith::harvey::ShoupPair { w: args.w, wp: args.wp };
+            let r = microbench::lazy_butterflies(t, w, args.q, args.rounds);
             // SAFETY: one word per thread (caller).
-            unsafe { *out.add(t as usize) = r };
+            unsafe { *args.out.add(t as usize) = r };
         }
     };
 }
@@ -747,17 +719,6 @@ pub extern "ptx-kernel" fn launch_floor() {
 floor_entry!(u32, butterfly_floor_u32);
 floor_entry!(u64, butterfly_floor_u64);
 
-/// The DGT codec kernels' arguments (all but the tower table).
-struct DgtCodecArgs<W> {
-    src: *const W,
-    dst: *mut W,
-    table: *const W,
-    total: u32,
-    log_m: u32,
-    s1: u32,
-    p: W,
-}
-
 /// The body of `dgt_encode_*` (`DECODE = false`, `table` = weights) and
 /// `dgt_decode_*` (`true`, inverse weights): element `t` of the batch in
 /// tower `blockIdx.z`.
@@ -765,10 +726,10 @@ struct DgtCodecArgs<W> {
 /// # Safety
 /// Buffers sized by the host for `total` elements per tower.
 #[inline(always)]
-unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: DgtCodecArgs<W>, towers: Towers<W>) {
+unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: dgt::pass::DgtCodecArgs<W>) {
     let t = global_thread_x();
     if t < a.total {
-        let z = block_z();
+        let (towers, z) = (a.towers, block_z());
         // SAFETY: the host sizes the table to the launch's towers.
         let c = unsafe { towers.consts(z, TowerConsts { parts: (a.p, a.p, 0), barrett4: (a.p, 0) }) };
         let red = Shoup::<W>::from_parts(c.parts.0, c.parts.1, c.parts.2);
@@ -825,7 +786,7 @@ macro_rules! dgt_entries {
         /// Launched by the host with validated geometry and buffers, and
         /// `args.op` = `Op::Forward`.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $fwd(args: dgt::pass::DgtArgs<$w>) {
+        pub unsafe extern "ptx-kernel" fn $fwd(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
             // SAFETY: as this kernel's.
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }>(args) }
         }
@@ -835,7 +796,7 @@ macro_rules! dgt_entries {
         /// # Safety
         /// As the forward kernel's.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $inv(args: dgt::pass::DgtArgs<$w>) {
+        pub unsafe extern "ptx-kernel" fn $inv(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
             // SAFETY: as this kernel's.
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }>(args) }
         }
@@ -845,81 +806,53 @@ macro_rules! dgt_entries {
         /// # Safety
         /// As the forward kernel's.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $mul(args: dgt::pass::DgtArgs<$w>) {
+        pub unsafe extern "ptx-kernel" fn $mul(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
             // SAFETY: as this kernel's.
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }>(args) }
         }
 
         /// DGT encoding of `total = batch · M` elements into `dst` (weights,
-        /// packing for the first pass `(log_m, 0, s1)`).
+        /// packing for the first pass `(log_m, 0, s1)`;
+        /// [`dgt::pass::DgtCodecArgs`], `table` = the weights).
         ///
         /// # Safety
         /// Launched by the host with validated buffers.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $encode(
-            src: *const $w,
-            dst: *mut $w,
-            weights: *const $w,
-            total: u32,
-            log_m: u32,
-            s1: u32,
-            p: $w,
-            moduli: *const $w,
-            data_words: u64,
-            tw_words: u32,
-        ) {
-            let args = DgtCodecArgs { src, dst, table: weights, total, log_m, s1, p };
+        pub unsafe extern "ptx-kernel" fn $encode(args: <names::DgtCodecKernel as KernelAbi>::Args<$w>) {
             // SAFETY: as this kernel's.
-            unsafe { dgt_codec::<$w, false>(args, Towers { moduli, data_words, tw_words }) }
+            unsafe { dgt_codec::<$w, false>(args) }
         }
 
-        /// DGT decoding of `total = batch · M` elements into `dst`.
+        /// DGT decoding of `total = batch · M` elements into `dst`
+        /// ([`dgt::pass::DgtCodecArgs`], `table` = the inverse weights).
         ///
         /// # Safety
         /// Launched by the host with validated buffers.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $decode(
-            src: *const $w,
-            dst: *mut $w,
-            inv_weights: *const $w,
-            total: u32,
-            log_m: u32,
-            s1: u32,
-            p: $w,
-            moduli: *const $w,
-            data_words: u64,
-            tw_words: u32,
-        ) {
-            let args = DgtCodecArgs { src, dst, table: inv_weights, total, log_m, s1, p };
+        pub unsafe extern "ptx-kernel" fn $decode(args: <names::DgtCodecKernel as KernelAbi>::Args<$w>) {
             // SAFETY: as this kernel's.
-            unsafe { dgt_codec::<$w, true>(args, Towers { moduli, data_words, tw_words }) }
+            unsafe { dgt_codec::<$w, true>(args) }
         }
 
-        /// `a ← a · b` (Gaussian, per element) over `total = batch · M`.
+        /// `a ← a · b` (Gaussian, per element) over `total = batch · M`
+        /// ([`dgt::pass::DgtPointwiseArgs`]).
         ///
         /// # Safety
         /// Launched by the host with validated buffers.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $pointwise(
-            a: *mut $w,
-            b: *const $w,
-            total: u32,
-            log_m: u32,
-            p: $w,
-            mu: $w,
-            qbits: u32,
-            moduli: *const $w,
-            data_words: u64,
+            args: <names::DgtPointwiseKernel as KernelAbi>::Args<$w>,
         ) {
             let t = global_thread_x();
-            if t < total {
-                let (towers, z) = (Towers { moduli, data_words, tw_words: 0 }, block_z());
+            if t < args.total {
+                let (towers, z, log_m) = (args.towers, block_z(), args.log_m);
+                let scalars = TowerConsts { parts: (args.p, args.p, 0), barrett4: (args.mu, args.qbits) };
                 // SAFETY: the host sizes the table to the launch's towers.
-                let c = unsafe { towers.consts(z, TowerConsts { parts: (p, p, 0), barrett4: (mu, qbits) }) };
+                let c = unsafe { towers.consts(z, scalars) };
                 let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
                 let off = ((t >> log_m) as usize) << (log_m + 1);
-                let a = towers.data(a, z).wrapping_add(off);
-                let b = towers.data(b as *mut $w, z).wrapping_add(off) as *const $w;
+                let a = towers.data(args.a, z).wrapping_add(off);
+                let b = towers.data(args.b as *mut $w, z).wrapping_add(off) as *const $w;
                 // SAFETY: t < total, buffers sized by the host.
                 unsafe { dgt::pass::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
             }

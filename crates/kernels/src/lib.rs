@@ -53,74 +53,306 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }
 }
 
-/// Names of the kernel entry points, shared by the device and the host.
+/// The kernels' identifiers and symbols, shared by the device and the host.
 ///
-/// NTT stages and microbenchmarks exist once per reduction and word:
-/// `<base>_<reduction>_<word>`, e.g. `ntt_fwd_radix2_stage_barrett4_u64`;
-/// the pointwise product once per word: `pointwise_mul_u64`.
+/// Every entry point has a typed identifier: a struct per kernel family
+/// (the fields pick one kernel of it) that builds the symbol on a word
+/// without allocating ([`names::Name`]) and names, through
+/// [`names::KernelAbi`], the
+/// `#[repr(C)]` argument block the kernel takes as its only parameter. The
+/// host looks a kernel up from its identifier and can then launch it only
+/// with that block; `entry` declares each kernel's parameter as the same
+/// [`names::KernelAbi::Args`], and [`names::for_each_entry`] enumerates every symbol from
+/// these identifiers (the build checks that the PTX has exactly those
+/// entries). One struct per family rather than one enum: each family has
+/// its own argument type, which an associated type can tie only to a type.
+///
+/// Symbols follow `<kernel>_<reduction>_<word>` for the families built per
+/// reduction (e.g. `ntt_fwd_radix2_stage_barrett4_u64`), `<kernel>_<word>`
+/// for the others (e.g. `pointwise_mul_u64`).
 pub mod names {
-    /// One forward merged-CT radix-2 stage in global memory.
-    pub const NTT_FWD_RADIX2_STAGE: &str = "ntt_fwd_radix2_stage";
-    /// One inverse merged-GS radix-2 stage (½-scaled) in global memory.
-    pub const NTT_INV_RADIX2_STAGE: &str = "ntt_inv_radix2_stage";
-    /// Forward shared-memory passes (contiguous or strided, see
-    /// `ntt::tiled`), one kernel per largest radix 2, 4, 8, 16.
-    pub const NTT_FWD_TILED: [&str; 4] =
-        ["ntt_fwd_tiled_r2", "ntt_fwd_tiled_r4", "ntt_fwd_tiled_r8", "ntt_fwd_tiled_r16"];
-    /// Inverse shared-memory passes, per largest radix.
-    pub const NTT_INV_TILED: [&str; 4] =
-        ["ntt_inv_tiled_r2", "ntt_inv_tiled_r4", "ntt_inv_tiled_r8", "ntt_inv_tiled_r16"];
+    use crate::Word;
+    use crate::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs, Op};
+    use crate::microbench::{ButterflyFloorArgs, ModMulBenchArgs};
+    use crate::ntt::lazy::LaunchArgs;
+    use crate::ntt::radix2::Radix2Args;
+    use crate::ntt::tiled::TiledArgs;
+    use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
 
-    /// The tiled kernel base name for a direction and `log2` of the largest
-    /// radix (`1..=4`; clamped).
-    pub fn tiled(inverse: bool, log_radix: u32) -> &'static str {
-        let i = (log_radix.clamp(1, 4) - 1) as usize;
-        if inverse { NTT_INV_TILED[i] } else { NTT_FWD_TILED[i] }
+    /// A kernel identifier tied to the argument block of its kernels.
+    pub trait KernelAbi: Copy {
+        /// The kernel's only parameter on words `W`: a `#[repr(C)]` block
+        /// passed by value, defined next to the kernel's algorithm.
+        type Args<W: Word>: Copy;
+
+        /// The symbol on the word named `word` (`"u32"`, `"u64"`).
+        fn name(&self, word: &str) -> Name;
+
+        /// The symbol on words `W` (whose kernel takes [`KernelAbi::Args<W>`]).
+        fn symbol<W: Word>(&self) -> Name {
+            self.name(W::NAME)
+        }
     }
-    /// The lazy-butterfly compute floor, `butterfly_floor_<word>`.
-    pub const BUTTERFLY_FLOOR: &str = "butterfly_floor";
-    /// The launch floor: an empty kernel that waits for its predecessor
-    /// (a chain of them costs what launching that many kernels costs).
+
+    /// Implements [`KernelAbi`] for identifiers whose inherent `name` builds the symbol.
+    macro_rules! abi {
+        ($($id:ty => $args:ident;)*) => {
+            $(
+                impl KernelAbi for $id {
+                    type Args<W: Word> = $args<W>;
+                    fn name(&self, word: &str) -> Name {
+                        <$id>::name(self, word)
+                    }
+                }
+            )*
+        };
+    }
+
+    abi! {
+        Radix2Kernel => Radix2Args;
+        TiledKernel => TiledArgs;
+        PointwiseKernel => PointwiseArgs;
+        FusedHadamardKernel => FusedHadamardArgs;
+        ModMulBenchKernel => ModMulBenchArgs;
+        ButterflyFloorKernel => ButterflyFloorArgs;
+        DgtPassKernel => DgtArgs;
+        DgtCodecKernel => DgtCodecArgs;
+        DgtPointwiseKernel => DgtPointwiseArgs;
+        LazyKernel => LaunchArgs;
+        FusedKernel => LaunchArgs;
+        ClusterKernel => LaunchArgs;
+    }
+
+    /// The launch floor: an empty kernel without parameters that waits for
+    /// its predecessor (a chain of them costs what launching that many
+    /// kernels costs). One per module, no word.
     pub const LAUNCH_FLOOR: &str = "launch_floor";
-    /// Microbenchmark, corrections written as `if`.
-    pub const MODMUL_BENCH_IF: &str = "modmul_bench_if";
-    /// Microbenchmark, corrections by mask (select).
-    pub const MODMUL_BENCH_SELECT: &str = "modmul_bench_select";
-    /// Element-wise modular product.
-    pub const POINTWISE_MUL: &str = "pointwise_mul";
-    /// The fused Hadamard step of the fused polymul (Algorithm 8).
-    pub const FUSED_HADAMARD: &str = "fused_hadamard";
-    /// DGT shared-memory passes (Coala's kernels; `dgt::pass::DgtArgs`),
-    /// one per `dgt::pass::Op` (forward, inverse, polymul), `<name>_<word>`.
-    pub const DGT_PASS: [&str; 3] = ["dgt_forward", "dgt_inverse", "dgt_polymul"];
-    /// DGT encoding (weights, packing), `dgt_encode_<word>`.
-    pub const DGT_ENCODE: &str = "dgt_encode";
-    /// DGT decoding (unpacking, inverse weights), `dgt_decode_<word>`.
-    pub const DGT_DECODE: &str = "dgt_decode";
-    /// Pointwise Gaussian product, `dgt_pointwise_<word>`.
-    pub const DGT_POINTWISE: &str = "dgt_pointwise";
-    /// The DGT kernels (one per word each).
-    pub const DGT: &[&str] = &[DGT_PASS[0], DGT_PASS[1], DGT_PASS[2], DGT_ENCODE, DGT_DECODE, DGT_POINTWISE];
-    /// Kernels that exist per reduction.
-    pub const PER_REDUCTION: &[&str] = &[
-        NTT_FWD_RADIX2_STAGE,
-        NTT_INV_RADIX2_STAGE,
-        NTT_FWD_TILED[0],
-        NTT_FWD_TILED[1],
-        NTT_FWD_TILED[2],
-        NTT_FWD_TILED[3],
-        NTT_INV_TILED[0],
-        NTT_INV_TILED[1],
-        NTT_INV_TILED[2],
-        NTT_INV_TILED[3],
-        MODMUL_BENCH_IF,
-        MODMUL_BENCH_SELECT,
-        FUSED_HADAMARD,
-    ];
-    /// [`crate::arith::ModMul::NAME`] of every reduction with kernels.
-    pub const REDUCTIONS: &[&str] = &["rem", "barrett2", "dq3", "barrett4", "montgomery", "shoup"];
     /// Word suffixes.
     pub const WORDS: &[&str] = &["u32", "u64"];
+
+    /// A reduction with kernels: the `<reduction>` part of their symbols
+    /// ([`crate::arith::ModMul::NAME`] of its type).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ReductionKind {
+        /// [`crate::arith::BuiltinRem`].
+        Rem,
+        /// [`crate::arith::BarrettClassic`] (Algorithm 2).
+        Barrett2,
+        /// [`crate::arith::DhemQuisquater`] (Algorithm 3).
+        Dq3,
+        /// [`crate::arith::Barrett4`] (Algorithm 4).
+        Barrett4,
+        /// [`crate::arith::Montgomery`].
+        Montgomery,
+        /// [`crate::arith::Shoup`].
+        Shoup,
+    }
+
+    impl ReductionKind {
+        /// Every reduction with kernels.
+        pub const ALL: [ReductionKind; 6] = [
+            ReductionKind::Rem,
+            ReductionKind::Barrett2,
+            ReductionKind::Dq3,
+            ReductionKind::Barrett4,
+            ReductionKind::Montgomery,
+            ReductionKind::Shoup,
+        ];
+
+        /// The symbol part, [`crate::arith::ModMul::NAME`] of the type.
+        pub const fn name(self) -> &'static str {
+            match self {
+                ReductionKind::Rem => "rem",
+                ReductionKind::Barrett2 => "barrett2",
+                ReductionKind::Dq3 => "dq3",
+                ReductionKind::Barrett4 => "barrett4",
+                ReductionKind::Montgomery => "montgomery",
+                ReductionKind::Shoup => "shoup",
+            }
+        }
+    }
+
+    /// A radix-2 stage kernel in global memory (`ntt::radix2`): one forward
+    /// merged-CT or inverse merged-GS (½-scaled) stage.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct Radix2Kernel {
+        /// Inverse or forward.
+        pub inverse: bool,
+        /// The butterflies' reduction.
+        pub reduction: ReductionKind,
+    }
+
+    impl Radix2Kernel {
+        /// The symbol, `ntt_<fwd|inv>_radix2_stage_<reduction>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let dir = if self.inverse { "ntt_inv_radix2_stage" } else { "ntt_fwd_radix2_stage" };
+            Name::of(&[dir, self.reduction.name(), word])
+        }
+
+        /// Every radix-2 stage kernel of one word.
+        pub fn all() -> impl Iterator<Item = Radix2Kernel> {
+            ReductionKind::ALL
+                .into_iter()
+                .flat_map(|reduction| [false, true].map(|inverse| Radix2Kernel { inverse, reduction }))
+        }
+    }
+
+    /// The largest radices (`log2`) of the shared-memory pass kernels.
+    pub const TILED_LOG_RADIX: core::ops::RangeInclusive<u32> = 1..=4;
+
+    /// A shared-memory pass kernel (`ntt::tiled`, contiguous or strided
+    /// pass), one per largest radix 2, 4, 8, 16: a kernel's register budget
+    /// is that of its widest unit.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct TiledKernel {
+        /// Inverse or forward.
+        pub inverse: bool,
+        /// `log2` of the largest radix ([`TILED_LOG_RADIX`]).
+        pub log_radix: u32,
+        /// The butterflies' reduction.
+        pub reduction: ReductionKind,
+    }
+
+    impl TiledKernel {
+        /// The symbol, `ntt_<fwd|inv>_tiled_r<2^log_radix>_<reduction>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let mut n = Name::new();
+            n.push(if self.inverse { "ntt_inv_tiled_r" } else { "ntt_fwd_tiled_r" });
+            n.push_num(1u32.checked_shl(self.log_radix).unwrap_or(0));
+            n.push("_");
+            n.push(self.reduction.name());
+            n.push("_");
+            n.push(word);
+            n
+        }
+
+        /// Every shared-memory pass kernel of one word.
+        pub fn all() -> impl Iterator<Item = TiledKernel> {
+            ReductionKind::ALL.into_iter().flat_map(|reduction| {
+                [false, true].into_iter().flat_map(move |inverse| {
+                    TILED_LOG_RADIX.map(move |log_radix| TiledKernel { inverse, log_radix, reduction })
+                })
+            })
+        }
+    }
+
+    /// The element-wise modular product (Algorithm 4), `pointwise_mul_<word>`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct PointwiseKernel;
+
+    impl PointwiseKernel {
+        /// The symbol, `pointwise_mul_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["pointwise_mul", word])
+        }
+    }
+
+    /// The fused Hadamard step of the fused polymul (Algorithm 8), whose
+    /// `α²` product uses the plan's reduction.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct FusedHadamardKernel {
+        /// The reduction of the `α²` product (and of the plan's twiddles).
+        pub reduction: ReductionKind,
+    }
+
+    impl FusedHadamardKernel {
+        /// The symbol, `fused_hadamard_<reduction>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["fused_hadamard", self.reduction.name(), word])
+        }
+
+        /// Every fused Hadamard kernel of one word.
+        pub fn all() -> impl Iterator<Item = FusedHadamardKernel> {
+            ReductionKind::ALL.into_iter().map(|reduction| FusedHadamardKernel { reduction })
+        }
+    }
+
+    /// A modular-multiplication microbenchmark kernel (`microbench`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct ModMulBenchKernel {
+        /// Corrections by mask-and-subtract (`true`) or written as `if`.
+        pub select: bool,
+        /// The reduction measured.
+        pub reduction: ReductionKind,
+    }
+
+    impl ModMulBenchKernel {
+        /// The symbol, `modmul_bench_<if|select>_<reduction>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let base = if self.select { "modmul_bench_select" } else { "modmul_bench_if" };
+            Name::of(&[base, self.reduction.name(), word])
+        }
+
+        /// Every microbenchmark kernel of one word.
+        pub fn all() -> impl Iterator<Item = ModMulBenchKernel> {
+            ReductionKind::ALL
+                .into_iter()
+                .flat_map(|reduction| [false, true].map(|select| ModMulBenchKernel { select, reduction }))
+        }
+    }
+
+    /// The lazy-butterfly compute floor (`microbench::lazy_butterflies`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct ButterflyFloorKernel;
+
+    impl ButterflyFloorKernel {
+        /// The symbol, `butterfly_floor_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["butterfly_floor", word])
+        }
+    }
+
+    /// A DGT shared-memory pass kernel (Coala's; `dgt::pass`), one per
+    /// [`Op`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct DgtPassKernel {
+        /// What the launch does (the kernel's compile-time operation; the
+        /// argument block's `op` must be the same).
+        pub op: Op,
+    }
+
+    impl DgtPassKernel {
+        /// The symbol, `dgt_<forward|inverse|polymul>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            let base = match self.op {
+                Op::Forward => "dgt_forward",
+                Op::Inverse => "dgt_inverse",
+                Op::Polymul => "dgt_polymul",
+            };
+            Name::of(&[base, word])
+        }
+
+        /// Every DGT pass kernel of one word, in [`Op`] order.
+        pub fn all() -> impl Iterator<Item = DgtPassKernel> {
+            [Op::Forward, Op::Inverse, Op::Polymul].into_iter().map(|op| DgtPassKernel { op })
+        }
+    }
+
+    /// Coala's DGT encoding (weights, packing) or decoding (unpacking,
+    /// inverse weights) kernel.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct DgtCodecKernel {
+        /// Decoding or encoding.
+        pub decode: bool,
+    }
+
+    impl DgtCodecKernel {
+        /// The symbol, `dgt_<encode|decode>_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&[if self.decode { "dgt_decode" } else { "dgt_encode" }, word])
+        }
+    }
+
+    /// Coala's pointwise Gaussian product kernel.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct DgtPointwiseKernel;
+
+    impl DgtPointwiseKernel {
+        /// The symbol, `dgt_pointwise_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["dgt_pointwise", word])
+        }
+    }
 
     /// The `l` of every lazy row-pass kernel (`ntt::lazy`).
     pub const LAZY_ROW_L: core::ops::RangeInclusive<u32> =
@@ -169,6 +401,17 @@ pub mod names {
                     self.len += 1;
                 }
             }
+        }
+        /// `parts` joined with `_`.
+        fn of(parts: &[&str]) -> Self {
+            let mut n = Self::new();
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    n.push("_");
+                }
+                n.push(p);
+            }
+            n
         }
         fn push_num(&mut self, v: u32) {
             if v >= 10 {
@@ -348,34 +591,26 @@ pub mod names {
     }
 
     /// Calls `f` with the symbol of every entry point of the module built
-    /// for `sm_<arch>` (the cluster kernels exist from sm_90).
+    /// for `sm_<arch>` (the cluster kernels exist from sm_90), each made by
+    /// its identifier.
     pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
-        for parts in entries() {
-            let mut n = Name::new();
-            for (i, p) in parts.iter().filter(|p| !p.is_empty()).enumerate() {
-                if i > 0 {
-                    n.push("_");
-                }
-                n.push(p);
-            }
-            f(n.as_str());
-        }
         f(LAUNCH_FLOOR);
-        for w in WORDS {
-            let mut n = Name::new();
-            n.push(BUTTERFLY_FLOOR);
-            n.push("_");
-            n.push(w);
-            f(n.as_str());
-            for k in LazyKernel::all_for(if *w == "u32" { 4 } else { 8 }) {
-                f(k.name(w).as_str());
+        for (w, bytes) in [("u32", 4), ("u64", 8)] {
+            let mut g = |n: Name| f(n.as_str());
+            Radix2Kernel::all().for_each(|k| g(k.name(w)));
+            TiledKernel::all().for_each(|k| g(k.name(w)));
+            FusedHadamardKernel::all().for_each(|k| g(k.name(w)));
+            ModMulBenchKernel::all().for_each(|k| g(k.name(w)));
+            g(PointwiseKernel.name(w));
+            g(ButterflyFloorKernel.name(w));
+            DgtPassKernel::all().for_each(|k| g(k.name(w)));
+            for decode in [false, true] {
+                g(DgtCodecKernel { decode }.name(w));
             }
-            for k in ClusterKernel::all().filter(|_| arch >= 90) {
-                f(k.name(w).as_str());
-            }
-            for k in FusedKernel::all_for(if *w == "u32" { 4 } else { 8 }) {
-                f(k.name(w).as_str());
-            }
+            g(DgtPointwiseKernel.name(w));
+            LazyKernel::all_for(bytes).for_each(|k| g(k.name(w)));
+            ClusterKernel::all().filter(|_| arch >= 90).for_each(|k| g(k.name(w)));
+            FusedKernel::all_for(bytes).for_each(|k| g(k.name(w)));
         }
     }
 
@@ -389,13 +624,8 @@ pub mod names {
     pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
         use crate::ntt::lazy::max_regs;
         for (w, bytes) in [("u32", 4), ("u64", 8)] {
-            use crate::dgt::pass::Op;
-            for (name, op) in DGT_PASS.iter().zip([Op::Forward, Op::Inverse, Op::Polymul]) {
-                let mut n = Name::new();
-                n.push(name);
-                n.push("_");
-                n.push(w);
-                f(n.as_str(), crate::dgt::pass::max_regs(op, bytes, arch));
+            for k in DgtPassKernel::all() {
+                f(k.name(w).as_str(), crate::dgt::pass::max_regs(k.op, bytes, arch));
             }
             for k in FusedKernel::all_for(bytes) {
                 if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {
@@ -412,16 +642,69 @@ pub mod names {
         }
     }
 
-    /// Every entry point as name parts, `[base, reduction, word]` (the
-    /// reduction part is empty for the pointwise kernel); join the non-empty
-    /// parts with `_` for the symbol.
-    pub fn entries() -> impl Iterator<Item = [&'static str; 3]> {
-        WORDS.iter().flat_map(|&w| {
-            PER_REDUCTION
-                .iter()
-                .flat_map(move |&b| REDUCTIONS.iter().map(move |&r| [b, r, w]))
-                .chain(core::iter::once([POINTWISE_MUL, "", w]))
-                .chain(DGT.iter().map(move |&d| [d, "", w]))
-        })
+    #[cfg(test)]
+    mod tests {
+        extern crate std;
+        use super::*;
+        use crate::arith::{Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup};
+
+        #[test]
+        fn every_entry_name_is_unique_and_fits() {
+            for arch in [70, 80, 90] {
+                let mut all = std::vec::Vec::new();
+                for_each_entry(arch, |n| all.push(std::string::String::from(n)));
+                let count = all.len();
+                assert!(all.iter().all(|n| !n.is_empty() && n.len() < 48), "{all:?}");
+                all.sort();
+                all.dedup();
+                assert_eq!(all.len(), count, "duplicate symbols for sm_{arch}");
+            }
+        }
+
+        #[test]
+        fn reduction_names_are_the_types_names() {
+            let types = [
+                <BuiltinRem<u64> as ModMul<u64>>::NAME,
+                <BarrettClassic<u64> as ModMul<u64>>::NAME,
+                <DhemQuisquater<u64> as ModMul<u64>>::NAME,
+                <Barrett4<u64> as ModMul<u64>>::NAME,
+                <Montgomery<u64> as ModMul<u64>>::NAME,
+                <Shoup<u64> as ModMul<u64>>::NAME,
+            ];
+            assert_eq!(ReductionKind::ALL.map(ReductionKind::name), types);
+        }
+
+        #[test]
+        fn identifiers_build_the_entry_points_symbols() {
+            let r = ReductionKind::Barrett4;
+            let cases: [(Name, &str); 10] = [
+                (
+                    Radix2Kernel { inverse: true, reduction: r }.symbol::<u64>(),
+                    "ntt_inv_radix2_stage_barrett4_u64",
+                ),
+                (
+                    TiledKernel { inverse: false, log_radix: 4, reduction: ReductionKind::Shoup }
+                        .symbol::<u32>(),
+                    "ntt_fwd_tiled_r16_shoup_u32",
+                ),
+                (PointwiseKernel.symbol::<u64>(), "pointwise_mul_u64"),
+                (FusedHadamardKernel { reduction: r }.symbol::<u32>(), "fused_hadamard_barrett4_u32"),
+                (
+                    ModMulBenchKernel { select: true, reduction: r }.symbol::<u64>(),
+                    "modmul_bench_select_barrett4_u64",
+                ),
+                (ButterflyFloorKernel.symbol::<u32>(), "butterfly_floor_u32"),
+                (DgtPassKernel { op: Op::Polymul }.symbol::<u64>(), "dgt_polymul_u64"),
+                (DgtCodecKernel { decode: true }.symbol::<u32>(), "dgt_decode_u32"),
+                (DgtPointwiseKernel.symbol::<u64>(), "dgt_pointwise_u64"),
+                (
+                    KernelAbi::name(&ClusterKernel { inverse: true, log_n: 16, log_r: 3 }, "u64"),
+                    "ntt_lazy_inv_clu_n16_r3_u64",
+                ),
+            ];
+            for (n, want) in cases {
+                assert_eq!(n.as_str(), want);
+            }
+        }
     }
 }

@@ -9,6 +9,50 @@ use crate::arith::ModMul;
 /// Independent chains per thread.
 pub const CHAINS: usize = 4;
 
+/// The argument block of the microbenchmark kernels
+/// (`modmul_bench_{if,select}_<reduction>_<word>`,
+/// [`crate::names::ModMulBenchKernel`]): one `#[repr(C)]` value, the
+/// kernel's only parameter, which the host fills field by field. Thread
+/// `t < threads` runs [`modmul_chains`].
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct ModMulBenchArgs<W> {
+    /// The chains' values, [`CHAINS`] words per thread.
+    pub data: *mut W,
+    /// The prepared operands, one per thread.
+    pub ops: *const W,
+    /// Their auxiliary words, or null when the reduction needs none.
+    pub ops_aux: *const W,
+    /// Threads that run (the launch may have more).
+    pub threads: u32,
+    /// Steps per chain.
+    pub iters: u32,
+    /// The reduction's third constant (`m` of [`ModMul::parts`]).
+    pub m: u32,
+    /// The modulus.
+    pub q: W,
+    /// The reduction's second constant.
+    pub k: W,
+}
+
+/// The argument block of the compute-floor kernels
+/// (`butterfly_floor_<word>`, [`crate::names::ButterflyFloorKernel`]):
+/// thread `t` stores [`lazy_butterflies`] at `out[t]`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct ButterflyFloorArgs<W> {
+    /// One word per launched thread.
+    pub out: *mut W,
+    /// Rounds of four butterflies.
+    pub rounds: u32,
+    /// The twiddle.
+    pub w: W,
+    /// Its Shoup companion.
+    pub wp: W,
+    /// The modulus.
+    pub q: W,
+}
+
 /// Runs thread `t`'s chains over `data[4t .. 4t+4]` in place, multiplying by
 /// the prepared operand `(main[t], aux[t])`.
 ///

@@ -3,6 +3,67 @@
 use crate::Word;
 use crate::arith::{Barrett4, ModMul, add_mod, sub_mod};
 use crate::ntt::radix2::Twiddles;
+use crate::towers::Towers;
+
+/// The argument block of the element-wise product kernel
+/// (`pointwise_mul_<word>`, [`crate::names::PointwiseKernel`]): one
+/// `#[repr(C)]` value, the kernel's only parameter, which the host fills
+/// field by field. Thread `t < len` of block row `y` computes
+/// [`mul_at`] on element `t` of tower `y`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct PointwiseArgs<W> {
+    /// The product, tower 0's (may be `a` itself).
+    pub out: *mut W,
+    /// The first factor, tower 0's.
+    pub a: *const W,
+    /// The second factor, tower 0's.
+    pub b: *const W,
+    /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
+    pub towers: Towers<W>,
+    /// Elements per tower.
+    pub len: u32,
+    /// Algorithm 4's bit length `m` of a one-tower launch's modulus.
+    pub qbits: u32,
+    /// A one-tower launch's modulus.
+    pub q: W,
+    /// Algorithm 4's `µ` of that modulus.
+    pub mu: W,
+}
+
+/// The argument block of the fused Hadamard kernels
+/// (`fused_hadamard_<reduction>_<word>`,
+/// [`crate::names::FusedHadamardKernel`]): one `#[repr(C)]` value, the
+/// kernel's only parameter, which the host fills field by field. Thread
+/// `t < total` of block row `y` runs [`fused_pair_at`] on pair `t` of
+/// tower `y`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct FusedHadamardArgs<W> {
+    /// The first operand, updated in place, tower 0's.
+    pub a: *mut W,
+    /// The second operand, tower 0's.
+    pub b: *const W,
+    /// Tower 0's prepared forward twiddles (only the first half is read).
+    pub tw: Twiddles<W>,
+    /// The RNS tower arguments ([`crate::towers`]).
+    pub towers: Towers<W>,
+    /// Pairs per tower: `batch · N/2`.
+    pub total: u32,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// A one-tower launch's third reduction constant (`m` of
+    /// [`ModMul::parts`]).
+    pub m: u32,
+    /// Algorithm 4's bit length of a one-tower launch's modulus.
+    pub qbits: u32,
+    /// A one-tower launch's modulus.
+    pub q: W,
+    /// A one-tower launch's second reduction constant.
+    pub k: W,
+    /// Algorithm 4's `µ` of that modulus.
+    pub mu: W,
+}
 
 /// `out[i] = a[i] · b[i] mod q` for element `i`.
 ///

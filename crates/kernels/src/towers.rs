@@ -31,14 +31,17 @@ pub const MU: usize = 3;
 /// Column of Algorithm 4's bit width `m` (a `u32`, stored widened).
 pub const QBITS: usize = 4;
 
-/// The tower arguments of one launch.
+/// The tower arguments of one launch: part of every data kernel's argument
+/// block (`#[repr(C)]`, so the host builds the very same bytes).
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct Towers<W> {
     /// `TOWER_WORDS` words per tower, or null for a one-tower launch.
     pub moduli: *const W,
     /// Words between the starts of consecutive towers' data (`batch · N`).
     pub data_words: u64,
-    /// Words between the starts of consecutive towers' twiddle tables.
+    /// Words between the starts of consecutive towers' twiddle tables
+    /// (unused by the kernels without tables: the pointwise products).
     pub tw_words: u32,
 }
 

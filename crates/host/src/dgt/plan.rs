@@ -40,7 +40,7 @@ pub struct DgtPlan<W: Coeff> {
     moduli: Option<DeviceVec<W>>,
     /// The moduli and the input checks they imply.
     tower_set: Towers<W>,
-    kernels: DgtKernels,
+    kernels: DgtKernels<W>,
     /// The launches of each operation.
     schedule: Schedule,
     pipeline: DgtPipeline,
@@ -134,7 +134,7 @@ impl<W: Coeff> DgtPlan<W> {
             tw_words,
             moduli,
             tower_set,
-            kernels: DgtKernels::new::<W>(gpu, pass_smem)?,
+            kernels: DgtKernels::new(gpu, pass_smem)?,
             schedule,
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),

@@ -1,29 +1,35 @@
 //! Every kernel launch of polymul, in one place.
 //!
 //! Each function takes validated arguments (the plan checked lengths, batch
-//! sizes and moduli), computes the grid and queues the kernel on the GPU's
-//! stream. Launch errors are returned; errors inside a kernel surface at the
-//! next synchronisation.
+//! sizes and moduli), computes the grid, fills the kernel's argument block
+//! (the `#[repr(C)]` struct polymul-kernels defines for it) and queues the
+//! kernel on the plan's stream through [`TypedKernel`], which was looked up
+//! from the kernel's identifier (`polymul_kernels::names`) and takes only
+//! that block. Launch errors are returned; errors inside a kernel surface at
+//! the next synchronisation.
 
 use super::cluster::ClusterLaunch;
-use super::kernel::Kernel;
+use super::kernel::{Kernel, TypedKernel};
 use super::{DeviceVec, Gpu};
 use crate::plan::lazy::{LazyPass, LazySchedule};
 use crate::reduction::{DevicePrepared, Reduction};
 use crate::{Coeff, Error, Result};
 use cust::function::{BlockSize, GridSize};
-use cust::launch;
 use cust::memory::DevicePointer;
 use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::arith::harvey::ShoupPair;
-use polymul_kernels::dgt::pass::DgtArgs;
+use polymul_kernels::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs};
+use polymul_kernels::microbench::ModMulBenchArgs;
 use polymul_kernels::names;
 use polymul_kernels::ntt::cluster::ClusterShape;
 use polymul_kernels::ntt::lazy::{self, LaunchArgs};
-use polymul_kernels::ntt::tiled::{self, TileGeometry};
+use polymul_kernels::ntt::radix2::{Radix2Args, Twiddles};
+use polymul_kernels::ntt::tiled::{self, TileGeometry, TiledArgs};
+use polymul_kernels::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use polymul_kernels::smem::padded_words;
+use polymul_kernels::towers::Towers;
 
 /// Where a launch goes: the GPU (its context) and the stream to queue on
 /// (the GPU's own, or one a plan was bound to).
@@ -60,48 +66,50 @@ impl<'a> Queue<'a> {
     }
 }
 
-fn get(gpu: &Gpu, name: String) -> Result<Kernel> {
-    Kernel::get(gpu, &name)
+/// A device pointer as the raw pointer an argument block holds.
+fn raw_mut<W: Coeff>(p: DevicePointer<W>) -> *mut W {
+    p.as_raw() as *mut W
+}
+
+/// A device pointer as the raw pointer an argument block holds.
+fn raw<W: Coeff>(p: DevicePointer<W>) -> *const W {
+    p.as_raw() as *const W
 }
 
 /// Kernel handles one plan needs, looked up once at plan creation.
-pub(crate) struct Radix2Kernels {
-    fwd: Kernel,
-    inv: Kernel,
-    mul: Kernel,
+pub(crate) struct Radix2Kernels<W> {
+    fwd: TypedKernel<Radix2Args<W>>,
+    inv: TypedKernel<Radix2Args<W>>,
+    mul: TypedKernel<PointwiseArgs<W>>,
 }
 
-impl Radix2Kernels {
-    pub(crate) fn new<W: Coeff>(gpu: &Gpu, reduction: Reduction) -> Result<Self> {
-        let (r, w) = (reduction.name(), W::NAME);
+impl<W: Coeff> Radix2Kernels<W> {
+    pub(crate) fn new(gpu: &Gpu, reduction: Reduction) -> Result<Self> {
+        let r = reduction.kind();
         Ok(Self {
-            fwd: get(gpu, format!("{}_{r}_{w}", names::NTT_FWD_RADIX2_STAGE))?,
-            inv: get(gpu, format!("{}_{r}_{w}", names::NTT_INV_RADIX2_STAGE))?,
-            mul: get(gpu, format!("{}_{w}", names::POINTWISE_MUL))?,
+            fwd: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: false, reduction: r })?,
+            inv: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: true, reduction: r })?,
+            mul: TypedKernel::get::<W, _>(gpu, names::PointwiseKernel)?,
         })
     }
 }
 
 /// The shared-memory pass kernels of one plan.
-pub(crate) struct TiledKernels {
-    fwd: Kernel,
-    inv: Kernel,
+pub(crate) struct TiledKernels<W> {
+    fwd: TypedKernel<TiledArgs<W>>,
+    inv: TypedKernel<TiledArgs<W>>,
     /// Threads per block the kernels' register use allows.
     max_threads: u32,
 }
 
-impl TiledKernels {
+impl<W: Coeff> TiledKernels<W> {
     /// Looks the kernels up and lets them use `tile_bytes` of dynamic shared
     /// memory (above 48 KiB a kernel must opt in).
-    pub(crate) fn new<W: Coeff>(
-        gpu: &Gpu,
-        reduction: Reduction,
-        log_radix: u32,
-        tile_bytes: usize,
-    ) -> Result<Self> {
-        let (r, w) = (reduction.name(), W::NAME);
-        let fwd = get(gpu, format!("{}_{r}_{w}", names::tiled(false, log_radix)))?;
-        let inv = get(gpu, format!("{}_{r}_{w}", names::tiled(true, log_radix)))?;
+    pub(crate) fn new(gpu: &Gpu, reduction: Reduction, log_radix: u32, tile_bytes: usize) -> Result<Self> {
+        let reduction = reduction.kind();
+        let kernel =
+            |inverse| TypedKernel::get::<W, _>(gpu, names::TiledKernel { inverse, log_radix, reduction });
+        let (fwd, inv) = (kernel(false)?, kernel(true)?);
         // The most threads a block may have with these kernels' registers.
         let max_threads = [&fwd, &inv]
             .iter()
@@ -152,6 +160,13 @@ pub(crate) struct TowerLaunch<W: Coeff> {
     pub data_words: u64,
     /// Words between consecutive towers' twiddle tables.
     pub tw_words: u32,
+}
+
+impl<W: Coeff> TowerLaunch<W> {
+    /// The kernels' tower arguments.
+    fn towers(&self) -> Towers<W> {
+        Towers { moduli: raw(self.moduli), data_words: self.data_words, tw_words: self.tw_words }
+    }
 }
 
 /// A CUDA event owned through the raw driver API (cust's `Event` cannot be
@@ -237,21 +252,21 @@ fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
 }
 
 /// Queues the passes of a shared-memory transform of `batch` polynomials
-/// starting at `a` on `stream`: forward = strided pass (if the geometry has
+/// starting at `a` on `q`: forward = strided pass (if the geometry has
 /// one) then contiguous pass; inverse = the reverse.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 fn tiled_passes<W: Coeff>(
-    k: &TiledKernels,
+    k: &TiledKernels<W>,
     dir: Direction,
     a: DevicePointer<W>,
     tw: &DevicePrepared<W>,
     batch: usize,
     cfg: &TiledLaunch,
-    stream: &Stream,
+    q: &Queue<'_>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     let geo = &cfg.geo;
-    let (f, order): (&Kernel, &[u32]) = match (geo.l1 > 0, dir) {
+    let (f, order): (&TypedKernel<TiledArgs<W>>, &[u32]) = match (geo.l1 > 0, dir) {
         (false, Direction::Forward) => (&k.fwd, &[0]),
         (false, Direction::Inverse) => (&k.inv, &[0]),
         (true, Direction::Forward) => (&k.fwd, &[1, 0]),
@@ -261,22 +276,26 @@ fn tiled_passes<W: Coeff>(
     let threads = tiled::block_threads(geo.log_tile, cfg.log_radix).min(k.max_threads);
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(1usize << geo.log_tile, w) * w) as u32;
-    let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
-    let (q, kk, m) = tw.parts;
-    let (log_n, l1, log_tile) = (geo.log_n, geo.l1, geo.log_tile);
-    let (log_radix, direct, stop) = (cfg.log_radix, u32::from(cfg.direct), cfg.stop);
-    let TowerLaunch { moduli, data_words, tw_words, .. } = *towers;
+    let (q_, k_, m) = tw.parts;
+    let mut args = TiledArgs {
+        a: raw_mut(a),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        geo: *geo,
+        strided: 0,
+        log_radix: cfg.log_radix,
+        direct: u32::from(cfg.direct),
+        stop: cfg.stop,
+        m,
+        q: q_,
+        k: k_,
+    };
     for &strided in order {
+        args.strided = strided;
         // SAFETY: the plan validated the geometry (tile within the device's
         // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
         // batch·N words.
-        unsafe {
-            launch!(f<<<grid, threads, smem, stream>>>(
-                a, main, aux, log_n, l1, log_tile, strided, log_radix, direct, stop, q, kk, m,
-                moduli, data_words, tw_words
-            ))
-            .map_err(Error::cuda("launching a shared-memory NTT pass", 0))?;
-        }
+        unsafe { f.launch(q, grid, threads, smem, &args, "launching a shared-memory NTT pass")? };
     }
     Ok(())
 }
@@ -285,7 +304,7 @@ fn tiled_passes<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &TiledKernels,
+    k: &TiledKernels<W>,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -294,7 +313,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, q.stream, towers)
+    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, &q, towers)
 }
 
 /// Queues a transform polynomial by polynomial, alternating between the
@@ -303,7 +322,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     q: Queue<'_>,
-    k: &TiledKernels,
+    k: &TiledKernels<W>,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -323,7 +342,8 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
         // Polynomial i of the batch in every tower (i·N < one tower's
         // words, checked by the plan).
         let a = base.wrapping_add(i * n);
-        tiled_passes(k, dir, a, tw, 1, cfg, &pipe.streams[i % 2], towers)?;
+        let on = Queue { gpu: q.gpu, stream: &pipe.streams[i % 2] };
+        tiled_passes(k, dir, a, tw, 1, cfg, &on, towers)?;
     }
     for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
         e.record(s)?;
@@ -340,6 +360,12 @@ fn aux_ptr<W: Coeff>(aux: &Option<DeviceVec<W>>) -> DevicePointer<W> {
     aux.as_ref().map_or(DevicePointer::null(), |a| a.buf.as_device_ptr())
 }
 
+/// A prepared table as the kernels' [`Twiddles`] (a null auxiliary table
+/// where the reduction needs none).
+fn twiddles<W: Coeff>(tw: &DevicePrepared<W>) -> Twiddles<W> {
+    Twiddles { main: raw(tw.main.buf.as_device_ptr()), aux: raw(aux_ptr(&tw.aux)) }
+}
+
 /// Direction of a transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Direction {
@@ -352,7 +378,7 @@ pub(crate) enum Direction {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn radix2_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &Radix2Kernels,
+    k: &Radix2Kernels<W>,
     dir: Direction,
     data: &mut DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -363,43 +389,50 @@ pub(crate) fn radix2_ntt<W: Coeff>(
 ) -> Result<()> {
     q.gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
-    let stream = q.stream;
-    let (f, stages): (&Kernel, Vec<u32>) = match dir {
+    let (f, stages): (_, Vec<u32>) = match dir {
         Direction::Forward => (&k.fwd, stages.collect()),
         Direction::Inverse => (&k.inv, stages.rev().collect()),
     };
-    let TowerLaunch { moduli, rows, data_words, tw_words } = *towers;
-    let grid = (blocks(total), rows);
-    let (a, main, aux) = (data.buf.as_device_ptr(), tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
-    let (q, kk, m) = tw.parts;
+    let grid = (blocks(total), towers.rows);
+    let (q_, k_, m) = tw.parts;
+    let mut args = Radix2Args {
+        a: raw_mut(data.buf.as_device_ptr()),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        total,
+        log_n,
+        log_m: 0,
+        m,
+        q: q_,
+        k: k_,
+    };
     for log_m in stages {
+        args.log_m = log_m;
         // SAFETY: the plan sized `data` to batch·N and the twiddle tables to N
         // words; the kernel touches only indices below those.
-        unsafe {
-            launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(
-                a, main, aux, total, log_n, log_m, q, kk, m, moduli, data_words, tw_words
-            ))
-            .map_err(Error::cuda("launching an NTT stage", 0))?;
-        }
+        unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching an NTT stage")? };
     }
     Ok(())
 }
 
 /// The lazy NTT's pass kernels of one plan (`plan::lazy`), looked up once,
 /// with their dynamic shared-memory limit raised where a tile needs it.
-pub(crate) struct LazyKernels {
-    forward: Vec<(Kernel, LazyPass)>,
-    inverse: Vec<(Kernel, LazyPass)>,
-    product: (Kernel, LazyPass),
+pub(crate) struct LazyKernels<W> {
+    forward: Vec<LazyPassKernel<W>>,
+    inverse: Vec<LazyPassKernel<W>>,
+    product: LazyPassKernel<W>,
 }
 
-impl LazyKernels {
-    pub(crate) fn new<W: Coeff>(gpu: &Gpu, sched: &LazySchedule) -> Result<Self> {
-        let lookup = |passes: &[LazyPass]| -> Result<Vec<(Kernel, LazyPass)>> {
+/// One lazy pass's kernel and the pass it runs.
+type LazyPassKernel<W> = (TypedKernel<LaunchArgs<W>>, LazyPass);
+
+impl<W: Coeff> LazyKernels<W> {
+    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Self> {
+        let lookup = |passes: &[LazyPass]| -> Result<Vec<LazyPassKernel<W>>> {
             passes
                 .iter()
                 .map(|p| {
-                    let f = get(gpu, p.kernel.name(W::NAME).as_str().to_string())?;
+                    let f = TypedKernel::get::<W, _>(gpu, p.kernel)?;
                     let bytes = p.smem_bytes::<W>();
                     if bytes > 48 * 1024 {
                         // At most 128 KiB plus padding (the `u32` product
@@ -433,11 +466,6 @@ impl LazyKernels {
     }
 }
 
-/// A by-value kernel argument block (`#[repr(C)]`, defined in
-/// polymul-kernels and read by the kernel as its only parameter).
-#[repr(transparent)]
-struct ByValue<T>(T);
-
 /// The device side of a lazy plan's launches: both directions' tables
 /// (`tw_pairs` pairs per tower), the tower table and tower 0's constants.
 #[derive(Clone, Copy)]
@@ -453,7 +481,6 @@ pub(crate) struct LazyTables<W: Coeff> {
 impl<W: Coeff> LazyTables<W> {
     /// The argument block of a lazy or cluster launch over `data` (`b`: the
     /// second operand, or null) with these tables and `towers`.
-    #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
     fn launch_args(
         &self,
         data: DevicePointer<W>,
@@ -488,7 +515,7 @@ impl<W: Coeff> LazyTables<W> {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 fn lazy_pass<W: Coeff>(
     q: &Queue<'_>,
-    (f, p): &(Kernel, LazyPass),
+    (f, p): &LazyPassKernel<W>,
     data: DevicePointer<W>,
     b: DevicePointer<W>,
     t: &LazyTables<W>,
@@ -496,34 +523,17 @@ fn lazy_pass<W: Coeff>(
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    let args =
-        ByValue(t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), towers));
-    let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+    let args = t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), towers);
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
-    // SAFETY: the argument block is the kernel's only parameter and has its
-    // layout (`#[repr(C)]`, shared with the kernel); the plan sized `data`
-    // (and `b`) to batch·N words per tower, the tables to `tw_pairs` pairs
-    // per tower and the constants table to the grid's rows. A pass kernel
-    // waits for its predecessor before any global access
-    // (`grid_dependency_sync`), so it may be a programmatic dependent.
-    unsafe {
-        if let Some(l) = q.gpu.dependent_launch(q.stream) {
-            let mut params = params;
-            let geometry = ((blocks, towers.rows), p.shape.threads(), p.smem_bytes::<W>());
-            return l.launch_dependent(f, geometry, q.stream, &mut params);
-        }
-        q.stream
-            .launch(
-                f,
-                GridSize::xy(blocks, towers.rows),
-                BlockSize::x(p.shape.threads()),
-                p.smem_bytes::<W>(),
-                &params,
-            )
-            .map_err(Error::cuda("launching a lazy NTT pass", 0))
-    }
+    let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
+    // SAFETY: the plan sized `data` (and `b`) to batch·N words per tower,
+    // the tables to `tw_pairs` pairs per tower and the constants table to
+    // the grid's rows. A pass kernel waits for its predecessor before any
+    // global access (`grid_dependency_sync`), so it may be a programmatic
+    // dependent.
+    unsafe { f.launch_dependent(q, (blocks, towers.rows), threads, smem, &args, "launching a lazy NTT pass") }
 }
 
 /// Queues a lazy transform of `batch` polynomials per tower of `a` (the
@@ -532,7 +542,7 @@ fn lazy_pass<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &LazyKernels,
+    k: &LazyKernels<W>,
     dir: Direction,
     a: DevicePointer<W>,
     t: &LazyTables<W>,
@@ -554,9 +564,9 @@ pub(crate) fn lazy_ntt<W: Coeff>(
 /// The fused two-pass kernels of a plan (`lazy::fused_item`: both passes
 /// in one launch, the intermediate words in L2) and the control words they
 /// count in.
-pub(crate) struct FusedKernels {
-    fwd: Kernel,
-    inv: Kernel,
+pub(crate) struct FusedKernels<W> {
+    fwd: TypedKernel<LaunchArgs<W>>,
+    inv: TypedKernel<LaunchArgs<W>>,
     smem: u32,
     per_poly: u32,
     /// The row pass's shape (its blocks may hold rows of several
@@ -579,20 +589,20 @@ fn fused_setting() -> String {
     std::env::var("POLYMUL_LAZY_FUSED").unwrap_or_default()
 }
 
-impl FusedKernels {
+impl<W: Coeff> FusedKernels<W> {
     /// The fused kernels for `sched` (their passes must be the schedule's:
     /// one radix for both, the row pass's, so the tables fit), or `None`.
-    pub(crate) fn new<W: Coeff>(gpu: &Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
+    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
         let w = std::mem::size_of::<W>();
         let log_r = sched.row_shape().log_r;
         let setting = fused_setting();
         if setting == "0" || sched.forward.len() != 2 || !lazy::fused_sizes(w).contains(&sched.log_n) {
             return Ok(None);
         }
-        let name = |inverse| names::FusedKernel { inverse, log_n: sched.log_n, log_r }.name(W::NAME);
-        let (Ok(fwd), Ok(inv)) =
-            (Kernel::get(gpu, name(false).as_str()), Kernel::get(gpu, name(true).as_str()))
-        else {
+        let kernel = |inverse| {
+            TypedKernel::get::<W, _>(gpu, names::FusedKernel { inverse, log_n: sched.log_n, log_r })
+        };
+        let (Ok(fwd), Ok(inv)) = (kernel(false), kernel(true)) else {
             return Ok(None);
         };
         let (col, row) = (sched.forward[0].shape, sched.row_shape());
@@ -652,7 +662,7 @@ impl FusedKernels {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn fused_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &FusedKernels,
+    k: &FusedKernels<W>,
     dir: Direction,
     data: &mut DeviceVec<W>,
     t: &LazyTables<W>,
@@ -668,52 +678,45 @@ pub(crate) fn fused_ntt<W: Coeff>(
         t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
     args.ctrl = ctrl.as_raw() as *mut u32;
     args.lag = k.lag();
-    let args = ByValue(args);
-    let params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
     let f = match dir {
         Direction::Forward => &k.fwd,
         Direction::Inverse => &k.inv,
     };
     let grid = GridSize::xy(2 * batch as u32 * k.per_poly, towers.rows);
-    // SAFETY: the argument block is the kernel's only parameter; the plan
-    // sized `data` to batch·N words per tower and the tables to `tw_pairs`
-    // pairs per tower; `ctrl` holds fused_ctrl_words(batch) zero words per
-    // tower (zeroed on this stream when allocated; the kernels leave them
-    // zero), and stays allocated while the plan lives (`GrowBuffer`); the
-    // grid is every ticket of every tower.
-    unsafe {
-        q.stream
-            .launch(f, grid, BlockSize::x(k.row.threads()), k.smem, &params)
-            .map_err(Error::cuda("launching a fused lazy NTT", 0))
-    }
+    // SAFETY: the plan sized `data` to batch·N words per tower and the
+    // tables to `tw_pairs` pairs per tower; `ctrl` holds
+    // fused_ctrl_words(batch) zero words per tower (zeroed on this stream
+    // when allocated; the kernels leave them zero), and stays allocated
+    // while the plan lives (`GrowBuffer`); the grid is every ticket of
+    // every tower.
+    unsafe { f.launch(&q, grid, k.row.threads(), k.smem, &args, "launching a fused lazy NTT") }
 }
 
 /// The one-pass cluster kernels of a plan (`polymul_kernels::ntt::cluster`)
 /// and the driver entry point that launches them.
-pub(crate) struct ClusterKernels {
-    fwd: Kernel,
-    inv: Kernel,
+pub(crate) struct ClusterKernels<W> {
+    fwd: TypedKernel<LaunchArgs<W>>,
+    inv: TypedKernel<LaunchArgs<W>>,
     shape: ClusterShape,
     launcher: ClusterLaunch,
 }
 
-impl ClusterKernels {
+impl<W: Coeff> ClusterKernels<W> {
     /// The kernels for `2^log_n` words at radix `2^log_r`, or `None` where
     /// there are none: no cluster shape for N, no cluster launch on this
     /// GPU or driver, or a module without them (PTX below sm_90).
-    pub(crate) fn new<W: Coeff>(gpu: &Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
+    pub(crate) fn new(gpu: &Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
         let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n)
         else {
             return Ok(None);
         };
         let Some(launcher) = gpu.cluster_launch() else { return Ok(None) };
-        let name =
-            |inverse| names::ClusterKernel { inverse, log_n, log_r }.name(W::NAME).as_str().to_string();
-        let (Ok(fwd), Ok(inv)) = (Kernel::get(gpu, &name(false)), Kernel::get(gpu, &name(true))) else {
+        let kernel = |inverse| TypedKernel::get::<W, _>(gpu, names::ClusterKernel { inverse, log_n, log_r });
+        let (Ok(fwd), Ok(inv)) = (kernel(false), kernel(true)) else {
             return Ok(None);
         };
         let shape = ClusterShape::new(log_n, l1, log_cs, log_r);
-        let bytes = Self::smem_bytes::<W>(&shape);
+        let bytes = Self::smem_bytes(&shape);
         for f in [&fwd, &inv] {
             // At most 2 × 66 KiB, below sm_90's 227 KiB opt-in limit.
             if set_max_dynamic_smem(f, bytes) != cust::sys::cudaError_enum::CUDA_SUCCESS {
@@ -723,7 +726,7 @@ impl ClusterKernels {
         Ok(Some(Self { fwd, inv, shape, launcher }))
     }
 
-    fn smem_bytes<W>(shape: &ClusterShape) -> u32 {
+    fn smem_bytes(shape: &ClusterShape) -> u32 {
         let w = std::mem::size_of::<W>();
         shape.smem_words(w) * w as u32
     }
@@ -733,7 +736,7 @@ impl ClusterKernels {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn cluster_ntt<W: Coeff>(
     q: Queue<'_>,
-    k: &ClusterKernels,
+    k: &ClusterKernels<W>,
     dir: Direction,
     data: &mut DeviceVec<W>,
     t: &LazyTables<W>,
@@ -747,23 +750,13 @@ pub(crate) fn cluster_ntt<W: Coeff>(
         Direction::Inverse => &k.inv,
     };
     // The cluster kernels take the batch and derive both passes' counts.
-    let args = ByValue(t.launch_args(
-        data.buf.as_device_ptr(),
-        DevicePointer::null(),
-        log_n,
-        batch as u32,
-        0,
-        towers,
-    ));
-    let mut params = [&args as *const ByValue<LaunchArgs<W>> as *mut std::ffi::c_void];
+    let args = t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
     let cs = k.shape.cluster_blocks();
-    let geometry =
-        ((batch as u32 * cs, towers.rows), k.shape.threads(), ClusterKernels::smem_bytes::<W>(&k.shape));
-    // SAFETY: the argument block is the kernel's only parameter; the grid is
-    // a whole number of clusters; the plan sized `data` to batch·N words per
-    // tower and the tables to `tw_pairs` pairs per tower; the context is
-    // bound above.
-    unsafe { k.launcher.launch(f, geometry, cs, q.stream, &mut params) }
+    let (threads, smem) = (k.shape.threads(), ClusterKernels::<W>::smem_bytes(&k.shape));
+    // SAFETY: the grid is a whole number of clusters; the plan sized `data`
+    // to batch·N words per tower and the tables to `tw_pairs` pairs per
+    // tower; the context is bound above.
+    unsafe { f.launch_cluster(&k.launcher, &q, (batch as u32 * cs, towers.rows), threads, smem, cs, &args) }
 }
 
 /// Queues `a ← a ⊗ b` (buffers of `batch · N` words per tower, sized by
@@ -772,10 +765,9 @@ pub(crate) fn cluster_ntt<W: Coeff>(
 /// forward row steps, `a`'s, the pointwise product and the inverse row
 /// steps in one kernel) and `a`'s inverse column pass; `b` is left
 /// column-transformed.
-#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
-    k: &LazyKernels,
+    k: &LazyKernels<W>,
     (pa, pb): (DevicePointer<W>, DevicePointer<W>),
     t: &LazyTables<W>,
     batch: usize,
@@ -801,7 +793,7 @@ pub(crate) fn lazy_polymul<W: Coeff>(
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn fused_hadamard<W: Coeff>(
     q: Queue<'_>,
-    f: &Kernel,
+    f: &TypedKernel<FusedHadamardArgs<W>>,
     a: &mut DeviceVec<W>,
     b: &DeviceVec<W>,
     tw: &DevicePrepared<W>,
@@ -811,53 +803,70 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let stream = q.stream;
     let total = (batch << (log_n - 1)) as u32;
-    let TowerLaunch { moduli, rows, data_words, tw_words } = *towers;
-    let grid = (blocks(total), rows);
-    let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
-    let (main, aux) = (tw.main.buf.as_device_ptr(), aux_ptr(&tw.aux));
-    let (q, kk, m) = tw.parts;
-    let (mu, qbits) = (b4.mu, b4.m);
+    let grid = (blocks(total), towers.rows);
+    let (q_, k_, m) = tw.parts;
+    let args = FusedHadamardArgs {
+        a: raw_mut(a.buf.as_device_ptr()),
+        b: raw(b.buf.as_device_ptr()),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        total,
+        log_n,
+        m,
+        qbits: b4.m,
+        q: q_,
+        k: k_,
+        mu: b4.mu,
+    };
     // SAFETY: both buffers hold batch·N words and the table at least N/2
     // (checked by the plan); the kernel touches only those.
-    unsafe {
-        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(
-            pa, pb, main, aux, total, log_n, q, kk, m, mu, qbits, moduli, data_words, tw_words
-        ))
-        .map_err(Error::cuda("launching the fused Hadamard step", 0))
-    }
+    unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the fused Hadamard step") }
 }
 
 /// Looks up the fused Hadamard kernel of a reduction and word.
-pub(crate) fn fused_kernel<W: Coeff>(gpu: &Gpu, reduction: Reduction) -> Result<Kernel> {
-    get(gpu, format!("{}_{}_{}", names::FUSED_HADAMARD, reduction.name(), W::NAME))
+pub(crate) fn fused_kernel<W: Coeff>(
+    gpu: &Gpu,
+    reduction: Reduction,
+) -> Result<TypedKernel<FusedHadamardArgs<W>>> {
+    TypedKernel::get::<W, _>(gpu, names::FusedHadamardKernel { reduction: reduction.kind() })
 }
 
 /// Queues `acc[i] ← acc[i] · other[i] mod q_t` over every tower `t`'s
 /// `towers.data_words` words (`red`: tower 0's constants).
 pub(crate) fn pointwise_mul<W: Coeff>(
     q: Queue<'_>,
-    k: &Radix2Kernels,
+    k: &Radix2Kernels<W>,
     acc: &mut DeviceVec<W>,
     other: &DeviceVec<W>,
     red: &Barrett4<W>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let stream = q.stream;
-    let f = &k.mul;
-    let (out, b) = (acc.buf.as_device_ptr(), other.buf.as_device_ptr());
-    let TowerLaunch { moduli, rows, data_words, .. } = *towers;
-    let len = data_words as u32;
-    let (q, mu, m) = (red.q, red.mu, red.m);
+    let out = acc.buf.as_device_ptr();
+    let len = towers.data_words as u32;
+    let args = PointwiseArgs {
+        out: raw_mut(out),
+        a: raw(out),
+        b: raw(other.buf.as_device_ptr()),
+        // The kernel reads no twiddles: only the data stride and the table.
+        towers: Towers { tw_words: 0, ..towers.towers() },
+        len,
+        qbits: red.m,
+        q: red.q,
+        mu: red.mu,
+    };
     // SAFETY: both buffers hold `rows` towers of `len` words (checked by the
     // plan), the table `rows` rows when not null.
     unsafe {
-        launch!(f<<<(blocks(len), rows), BLOCK_THREADS, 0, stream>>>(
-            out, out, b, len, q, mu, m, moduli, data_words
-        ))
-        .map_err(Error::cuda("launching the pointwise product", 0))
+        k.mul.launch(
+            &q,
+            (blocks(len), towers.rows),
+            BLOCK_THREADS,
+            0,
+            &args,
+            "launching the pointwise product",
+        )
     }
 }
 
@@ -872,42 +881,48 @@ pub(crate) fn modmul_bench<W: Coeff>(
     iters: u32,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let base = if select { names::MODMUL_BENCH_SELECT } else { names::MODMUL_BENCH_IF };
-    let f = get(q.gpu, format!("{base}_{}_{}", reduction.name(), W::NAME))?;
-    let stream = q.stream;
-    let (d, main, aux) = (data.buf.as_device_ptr(), ops.main.buf.as_device_ptr(), aux_ptr(&ops.aux));
-    let (q, k, m) = ops.parts;
+    let id = names::ModMulBenchKernel { select, reduction: reduction.kind() };
+    let f = TypedKernel::get::<W, _>(q.gpu, id)?;
+    let (q_, k, m) = ops.parts;
+    let args = ModMulBenchArgs {
+        data: raw_mut(data.buf.as_device_ptr()),
+        ops: raw(ops.main.buf.as_device_ptr()),
+        ops_aux: raw(aux_ptr(&ops.aux)),
+        threads,
+        iters,
+        m,
+        q: q_,
+        k,
+    };
     // SAFETY: ModMulBench sized `data` to 4·threads and the tables to threads.
     unsafe {
-        launch!(f<<<blocks(threads), BLOCK_THREADS, 0, stream>>>(d, main, aux, threads, iters, q, k, m))
-            .map_err(Error::cuda("launching the reduction microbenchmark", 0))
+        f.launch(&q, blocks(threads), BLOCK_THREADS, 0, &args, "launching the reduction microbenchmark")
     }
 }
 
 /// The DGT kernels of one word.
-pub(crate) struct DgtKernels {
+pub(crate) struct DgtKernels<W> {
     /// The pass kernels, by `Op`.
-    pass: [Kernel; 3],
-    encode: Kernel,
-    decode: Kernel,
-    pointwise: Kernel,
+    pass: [TypedKernel<DgtArgs<W>>; 3],
+    encode: TypedKernel<DgtCodecArgs<W>>,
+    decode: TypedKernel<DgtCodecArgs<W>>,
+    pointwise: TypedKernel<DgtPointwiseArgs<W>>,
 }
 
-impl DgtKernels {
+impl<W: Coeff> DgtKernels<W> {
     /// Looks the kernels up and lets the pass kernel use `pass_smem_bytes`
     /// of dynamic shared memory (checked by the plan against the device's
     /// limit; above 48 KiB a kernel must opt in).
-    pub(crate) fn new<W: Coeff>(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
-        let w = W::NAME;
+    pub(crate) fn new(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
+        use polymul_kernels::dgt::pass::Op;
+        let pass = |op| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op });
+        let codec = |decode| TypedKernel::get::<W, _>(gpu, names::DgtCodecKernel { decode });
         let k = Self {
-            pass: [
-                get(gpu, format!("{}_{w}", names::DGT_PASS[0]))?,
-                get(gpu, format!("{}_{w}", names::DGT_PASS[1]))?,
-                get(gpu, format!("{}_{w}", names::DGT_PASS[2]))?,
-            ],
-            encode: get(gpu, format!("{}_{w}", names::DGT_ENCODE))?,
-            decode: get(gpu, format!("{}_{w}", names::DGT_DECODE))?,
-            pointwise: get(gpu, format!("{}_{w}", names::DGT_POINTWISE))?,
+            // Indexed by `Op as usize`.
+            pass: [pass(Op::Forward)?, pass(Op::Inverse)?, pass(Op::Polymul)?],
+            encode: codec(false)?,
+            decode: codec(true)?,
+            pointwise: TypedKernel::get::<W, _>(gpu, names::DgtPointwiseKernel)?,
         };
         if pass_smem_bytes > 48 * 1024 {
             for f in &k.pass {
@@ -933,28 +948,17 @@ pub(crate) struct DgtLaunch<W: Coeff> {
 /// Queues one DGT pass kernel launch (`args` built by the plan from its
 /// schedule) over `rows` towers, as a programmatic dependent of the
 /// previous kernel where the GPU allows (the kernel waits for it first).
-pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels, args: DgtArgs<W>, rows: u32) -> Result<()> {
+pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<W>, rows: u32) -> Result<()> {
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
-    let geometry = ((args.blocks(), rows), args.threads(), smem);
     let f = &k.pass[args.op as usize];
-    let args = ByValue(args);
-    let params = [&args as *const ByValue<DgtArgs<W>> as *mut std::ffi::c_void];
-    // SAFETY: the argument block is the kernel's only parameter and has its
-    // layout (`#[repr(C)]`, shared with the kernel); the plan validated the
+    // SAFETY: the kernel is the one of `args.op`; the plan validated the
     // geometry (≤ 1024 threads, shared memory within the limit it raised
     // the kernel to) and sized the buffers and tables for batch × towers.
     // The kernel waits for its predecessor before any global access.
     unsafe {
-        if let Some(l) = q.gpu.dependent_launch(q.stream) {
-            let mut params = params;
-            return l.launch_dependent(f, geometry, q.stream, &mut params);
-        }
-        let ((x, y), threads, smem) = geometry;
-        q.stream
-            .launch(f, GridSize::xy(x, y), BlockSize::x(threads), smem, &params)
-            .map_err(Error::cuda("launching a DGT pass", 0))
+        f.launch_dependent(&q, (args.blocks(), rows), args.threads(), smem, &args, "launching a DGT pass")
     }
 }
 
@@ -963,7 +967,7 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels, args: DgtArgs<W>,
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn dgt_code<W: Coeff>(
     q: Queue<'_>,
-    k: &DgtKernels,
+    k: &DgtKernels<W>,
     decode: bool,
     log_m: u32,
     s1: u32,
@@ -973,38 +977,46 @@ pub(crate) fn dgt_code<W: Coeff>(
     l: &DgtLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let stream = q.stream;
     let f = if decode { &k.decode } else { &k.encode };
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);
-    let TowerLaunch { moduli, data_words, tw_words, .. } = l.towers;
-    let p = l.p;
+    let args = DgtCodecArgs {
+        src: raw(src),
+        dst: raw_mut(dst),
+        table: raw(w),
+        towers: l.towers.towers(),
+        total,
+        log_m,
+        s1,
+        p: l.p,
+    };
     // SAFETY: buffers of batch × 2M words per tower, tables of M entries.
-    unsafe {
-        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(src, dst, w, total, log_m, s1, p, moduli, data_words, tw_words))
-            .map_err(Error::cuda("launching DGT encoding/decoding", 0))
-    }
+    unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching DGT encoding/decoding") }
 }
 
 /// Queues the pointwise Gaussian product `a ← a · b`.
 pub(crate) fn dgt_pointwise<W: Coeff>(
     q: Queue<'_>,
-    k: &DgtKernels,
+    k: &DgtKernels<W>,
     log_m: u32,
     a: DevicePointer<W>,
     b: DevicePointer<W>,
     l: &DgtLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let stream = q.stream;
-    let f = &k.pointwise;
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);
-    let TowerLaunch { moduli, data_words, .. } = l.towers;
-    let (p, mu, qbits) = (l.p, l.mu, l.qbits);
+    let args = DgtPointwiseArgs {
+        a: raw_mut(a),
+        b: raw(b),
+        // The kernel reads no tables: only the data stride and the constants.
+        towers: Towers { tw_words: 0, ..l.towers.towers() },
+        total,
+        log_m,
+        qbits: l.qbits,
+        p: l.p,
+        mu: l.mu,
+    };
     // SAFETY: both buffers hold batch × 2M words per tower.
-    unsafe {
-        launch!(f<<<grid, BLOCK_THREADS, 0, stream>>>(a, b, total, log_m, p, mu, qbits, moduli, data_words))
-            .map_err(Error::cuda("launching the DGT pointwise product", 0))
-    }
+    unsafe { k.pointwise.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the DGT pointwise product") }
 }

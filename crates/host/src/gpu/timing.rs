@@ -78,20 +78,18 @@ impl Gpu {
         let w = polymul_kernels::arith::harvey::ShoupPair::new(W::from_u64(q64 / 3), q).unwrap_or_default();
         let (blocks, threads) = (self.info().multiprocessors.max(1) as u32 * 8, 256u32);
         let out: DeviceVec<W> = self.zeros((blocks * threads) as usize)?;
-        let name = format!("{}_{}", polymul_kernels::names::BUTTERFLY_FLOOR, W::NAME);
-        let f = self
-            .module()
-            .get_function(&name)
-            .map_err(|source| Error::Cuda { during: "looking up a kernel", source })?;
-        let stream = self.stream();
+        let f = super::kernel::TypedKernel::get::<W, _>(self, polymul_kernels::names::ButterflyFloorKernel)?;
+        let args = polymul_kernels::microbench::ButterflyFloorArgs {
+            out: out.buf.as_device_ptr().as_raw() as *mut W,
+            rounds,
+            w: w.w,
+            wp: w.wp,
+            q,
+        };
+        let queue = super::launch::Queue::of(self);
         let t = self.time(1, reps, || {
-            let p = out.buf.as_device_ptr();
-            let (ww, wp) = (w.w, w.wp);
             // SAFETY: `out` holds one word per launched thread.
-            unsafe {
-                cust::launch!(f<<<blocks, threads, 0, stream>>>(p, ww, wp, q, rounds))
-                    .map_err(Error::cuda("launching the butterfly floor", 0))
-            }
+            unsafe { f.launch(&queue, blocks, threads, 0, &args, "launching the butterfly floor") }
         })?;
         Ok(4.0 * f64::from(blocks * threads) * f64::from(rounds) / (t.median_us * 1e-6))
     }

@@ -26,7 +26,7 @@ use polymul_kernels::towers::TowerConsts;
 pub(crate) struct Engine<W: Coeff> {
     pub(crate) gpu: Gpu,
     /// The fused Hadamard kernel of a fused-polymul plan.
-    fused: Option<crate::gpu::kernel::Kernel>,
+    fused: Option<crate::gpu::kernel::TypedKernel<polymul_kernels::pointwise::FusedHadamardArgs<W>>>,
     /// The pipelined 2D kernel's streams and events, one caller at a time.
     pipeline: Option<std::sync::Mutex<Pipeline>>,
     /// `log2` of the radix asked for, `None` = by the measured rule.
@@ -46,9 +46,9 @@ pub(crate) struct Engine<W: Coeff> {
     tower_set: Towers<W>,
     /// Tower 0's Algorithm-4 constants (the scalars of every launch).
     barrett: Barrett4<W>,
-    kernels: Radix2Kernels,
+    kernels: Radix2Kernels<W>,
     /// The shared-memory kernels for each largest radix 2, 4, 8, 16.
-    tiled: Vec<TiledKernels>,
+    tiled: Vec<TiledKernels<W>>,
     /// Usable tile geometries of the tiled kernel, smallest tile first.
     geometries: Vec<TileGeometry>,
     /// Usable 2D geometries, smallest tile first.
@@ -67,11 +67,11 @@ pub(crate) struct Engine<W: Coeff> {
 /// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
 /// kernels and the Shoup-pair tables of every tower.
 struct LazyState<W: Coeff> {
-    kernels: LazyKernels,
+    kernels: LazyKernels<W>,
     /// The one-pass cluster kernels, where the size, GPU and driver have them.
-    cluster: Option<ClusterKernels>,
+    cluster: Option<ClusterKernels<W>>,
     /// Both passes in one launch, where the size has them.
-    fused: Option<FusedKernels>,
+    fused: Option<FusedKernels<W>>,
     /// The tables of every tower.
     tables: LazyTableSet<W>,
     /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
@@ -92,7 +92,7 @@ struct LazyState<W: Coeff> {
 /// N = 2^16 forward back to back 10.7 µs against 7.1 for two launches;
 /// docs/latency.md.)
 struct LatencyPath<W: Coeff> {
-    kernels: LazyKernels,
+    kernels: LazyKernels<W>,
     tables: Option<LazyTableSet<W>>,
 }
 
@@ -177,14 +177,14 @@ impl<W: Coeff> LazyState<W> {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =
                     if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
-                Some(LatencyPath { kernels: LazyKernels::new::<W>(gpu, &ls)?, tables: own })
+                Some(LatencyPath { kernels: LazyKernels::new(gpu, &ls)?, tables: own })
             }
             _ => None,
         };
         Ok(Self {
-            kernels: LazyKernels::new::<W>(gpu, sched)?,
-            cluster: ClusterKernels::new::<W>(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fused: FusedKernels::new::<W>(gpu, sched)?,
+            kernels: LazyKernels::new(gpu, sched)?,
+            cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
+            fused: FusedKernels::new(gpu, sched)?,
             tables,
             barrett: *towers[0].barrett(),
             latency,
@@ -195,7 +195,7 @@ impl<W: Coeff> LazyState<W> {
 
     /// The fused kernels, where a transform of `batch` polynomials per tower
     /// runs on them (`FusedKernels::wants`).
-    fn fused_for(&self, batch: usize) -> Option<&FusedKernels> {
+    fn fused_for(&self, batch: usize) -> Option<&FusedKernels<W>> {
         self.fused.as_ref().filter(|f| f.wants(batch))
     }
 
@@ -241,7 +241,7 @@ impl<W: Coeff> LazyState<W> {
 
 /// What one launch over a few polynomials or many runs (`LazyState::path_for`).
 struct LazyPath<'a, W: Coeff> {
-    kernels: &'a LazyKernels,
+    kernels: &'a LazyKernels<W>,
     /// The transforms' tables.
     tables: LazyTables<W>,
     /// A polymul's tables.
@@ -383,9 +383,10 @@ impl<W: Coeff> Engine<W> {
         });
         let moduli = rows.map(|r| gpu.upload(&r)).transpose()?;
         let fused = if options.fused_polymul { Some(launch::fused_kernel::<W>(gpu, r)?) } else { None };
-        let kernels = Radix2Kernels::new::<W>(gpu, r)?;
-        let tiled =
-            (1..=4).map(|lr| TiledKernels::new::<W>(gpu, r, lr, largest)).collect::<Result<Vec<_>>>()?;
+        let kernels = Radix2Kernels::new(gpu, r)?;
+        let tiled = polymul_kernels::names::TILED_LOG_RADIX
+            .map(|lr| TiledKernels::new(gpu, r, lr, largest))
+            .collect::<Result<Vec<_>>>()?;
         let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix)).transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(std::sync::Mutex::new(Pipeline::new(gpu)?)),

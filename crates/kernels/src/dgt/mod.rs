@@ -11,7 +11,8 @@
 //!   fixed-access Gentleman–Sande and Cooley–Tukey stages of Coala's
 //!   Algorithms 2 and 3, the weights applied at load and store, the
 //!   polymul pass, the kernels' argument block ([`pass::DgtArgs`]); Coala's
-//!   separate encoding (weights, packing) and decoding.
+//!   separate encoding (weights, packing) and decoding
+//!   ([`pass::DgtCodecArgs`]) and pointwise product ([`pass::DgtPointwiseArgs`]).
 //!
 //! A polynomial of `N` words is stored *planar*: the real parts of the `M`
 //! Gaussians, then the imaginary parts. Folding `a` into `a_j + i·a_{j+M}`

@@ -639,3 +639,57 @@ pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red
         *a.add(m + j) = z.im;
     }
 }
+
+/// The argument block of Coala's encoding and decoding kernels
+/// (`dgt_{encode,decode}_<word>`, [`crate::names::DgtCodecKernel`]): one
+/// `#[repr(C)]` value, the kernel's only parameter, which the host fills
+/// field by field. Thread `t < total` of grid layer `z = blockIdx.z` runs
+/// [`codec`] on element `t mod M` of polynomial `t / M` of tower `z`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct DgtCodecArgs<W> {
+    /// The input, tower 0's.
+    pub src: *const W,
+    /// The output (distinct from `src`), tower 0's.
+    pub dst: *mut W,
+    /// Tower 0's weights `ξ^j` (encoding) or inverse weights `ξ^−j / M`
+    /// (decoding), `M` entries; tower `z`'s are `towers.tw_words · z`
+    /// further.
+    pub table: *const W,
+    /// The RNS tower arguments ([`crate::towers`]; grid z is the tower).
+    pub towers: Towers<W>,
+    /// Elements per tower: `batch · M`.
+    pub total: u32,
+    /// `log2 M`.
+    pub log_m: u32,
+    /// The first pass's `s1` (its packing, [`PassGeometry`]).
+    pub s1: u32,
+    /// A one-tower launch's prime.
+    pub p: W,
+}
+
+/// The argument block of Coala's pointwise Gaussian product kernel
+/// (`dgt_pointwise_<word>`, [`crate::names::DgtPointwiseKernel`]): one
+/// `#[repr(C)]` value, the kernel's only parameter, which the host fills
+/// field by field. Thread `t < total` of grid layer `z` runs [`pointwise`]
+/// on element `t mod M` of polynomial `t / M` of tower `z`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct DgtPointwiseArgs<W> {
+    /// The first factor and the product, tower 0's.
+    pub a: *mut W,
+    /// The second factor, tower 0's.
+    pub b: *const W,
+    /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
+    pub towers: Towers<W>,
+    /// Elements per tower: `batch · M`.
+    pub total: u32,
+    /// `log2 M`.
+    pub log_m: u32,
+    /// Algorithm 4's bit length of a one-tower launch's prime.
+    pub qbits: u32,
+    /// A one-tower launch's prime.
+    pub p: W,
+    /// Algorithm 4's `µ` of that prime.
+    pub mu: W,
+}

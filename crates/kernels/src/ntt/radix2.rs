@@ -6,6 +6,39 @@
 
 use crate::Word;
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
+use crate::towers::Towers;
+
+/// The argument block of the radix-2 stage kernels
+/// (`ntt_{fwd,inv}_radix2_stage_<reduction>_<word>`,
+/// [`crate::names::Radix2Kernel`]): one `#[repr(C)]` value, the kernel's
+/// only parameter, which the host fills field by field, so the two sides
+/// cannot disagree on order or types. Thread `t < total` runs
+/// [`ct_butterfly`] (forward) or [`gs_butterfly_half`] (inverse) of stage
+/// `log_m` in tower `blockIdx.y`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct Radix2Args<W> {
+    /// The batch, tower 0's (tower `y` is `towers.data_words · y` further).
+    pub a: *mut W,
+    /// Tower 0's prepared twiddles (`Ψ_br` forward, `Ψ⁻¹_br` inverse), `N`
+    /// words per tower.
+    pub tw: Twiddles<W>,
+    /// The RNS tower arguments ([`crate::towers`]).
+    pub towers: Towers<W>,
+    /// Butterflies per tower: `batch · N/2` (threads past it do nothing).
+    pub total: u32,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// The stage: `log2` of its twiddle groups, `0 <= log_m < log_n`.
+    pub log_m: u32,
+    /// A one-tower launch's third reduction constant (`m` of
+    /// [`ModMul::parts`]; a null tower table reads `q`, `k`, `m` from here).
+    pub m: u32,
+    /// A one-tower launch's modulus.
+    pub q: W,
+    /// A one-tower launch's second reduction constant.
+    pub k: W,
+}
 
 /// Where the butterfly of thread `t` lives in stage `log_m` of an `N = 2^log_n`
 /// transform over a batch of polynomials stored back to back.
@@ -63,7 +96,9 @@ unsafe fn butterfly_with<W: Word, R: ModMul<W>>(
 
 /// A twiddle table prepared for a reduction ([`ModMul::prepare`]): the main
 /// words and, for reductions that need one (Shoup), the auxiliary words.
+/// `#[repr(C)]`: part of the kernels' argument blocks.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct Twiddles<W> {
     /// `N` main words.
     pub main: *const W,

@@ -24,9 +24,51 @@ use super::radix2::Twiddles;
 use crate::Word;
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
 use crate::smem::Shared;
+use crate::towers::Towers;
 
-/// Where a block's tile lives and how it is shaped.
+/// The argument block of the shared-memory pass kernels
+/// (`ntt_{fwd,inv}_tiled_r<R>_<reduction>_<word>`,
+/// [`crate::names::TiledKernel`]): one `#[repr(C)]` value, the kernel's
+/// only parameter, which the host fills field by field, so the two sides
+/// cannot disagree on order or types. One block per tile (grid x =
+/// `batch ·` [`TileGeometry::blocks_per_poly`], y = towers), at least
+/// [`block_threads`] threads and a padded tile of dynamic shared memory.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct TiledArgs<W> {
+    /// The batch, tower 0's (tower `y` is `towers.data_words · y` further).
+    pub a: *mut W,
+    /// Tower 0's prepared twiddles of the direction, `N` words per tower.
+    pub tw: Twiddles<W>,
+    /// The RNS tower arguments ([`crate::towers`]).
+    pub towers: Towers<W>,
+    /// The transform's split and tile.
+    pub geo: TileGeometry,
+    /// `1`: the strided pass (stages `0..l1`); `0`: the contiguous pass
+    /// (stages `l1..log_n`).
+    pub strided: u32,
+    /// Stages per shared-memory round trip (`log2` of the radix), clamped
+    /// to the kernel's own largest radix.
+    pub log_radix: u32,
+    /// `1`: the pass's first step reads from and its last writes to global
+    /// memory where that stays coalesced ([`direct_io`]).
+    pub direct: u32,
+    /// Stages run: `log_n`, or `log_n − 1` for the fused polymul's
+    /// truncated transforms.
+    pub stop: u32,
+    /// A one-tower launch's third reduction constant (`m` of
+    /// [`ModMul::parts`]; a null tower table reads `q`, `k`, `m` from here).
+    pub m: u32,
+    /// A one-tower launch's modulus.
+    pub q: W,
+    /// A one-tower launch's second reduction constant.
+    pub k: W,
+}
+
+/// Where a block's tile lives and how it is shaped (`#[repr(C)]`: part of
+/// [`TiledArgs`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 pub struct TileGeometry {
     /// `log2 N`.
     pub log_n: u32,
