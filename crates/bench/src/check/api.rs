@@ -78,9 +78,12 @@ fn contract<W: Coeff>(plan: &dyn DevicePlan<W>, seed: u64) -> Result<(), String>
     }
 }
 
-fn plans<W: Coeff>(gpu: &Gpu, bits: u32) -> Result<Vec<(String, Box<dyn DevicePlan<W>>)>, String> {
+/// Every plan kind, named.
+type Plans<W> = Vec<(String, Box<dyn DevicePlan<W>>)>;
+
+fn plans<W: Coeff>(gpu: &Gpu, bits: u32) -> Result<Plans<W>, String> {
     let n = 1 << 10;
-    let mut v: Vec<(String, Box<dyn DevicePlan<W>>)> = Vec::new();
+    let mut v: Plans<W> = Vec::new();
     let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
     v.push(("NttPlan".into(), Box::new(NttPlan::new(gpu, p.clone()).map_err(s)?)));
     let fused = PlanOptions { fused_polymul: true, ..PlanOptions::default() };
