@@ -32,7 +32,7 @@
 //!   (primes, `Q` their product, CRT round trip, fewest primes for the
 //!   asked width); `DgtConfig::passes` / `default_for` / `all`;
 //!   `tile_geometry` / `geometry_2d` / `TiledConfig::geometry`;
-//!   `Reduction` names and widths, `Prepared::new`; the planner's
+//!   `Reduction` names and widths, `Multiplicands::new`; the planner's
 //!   `batch_bucket`, `decide` (without wisdom), `auto_kernel`,
 //!   `auto_radix`, `is_batched`.
 
@@ -44,8 +44,8 @@ use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
 use polymul::params::{
     MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, ntt_prime_below, ntt_primes, primitive_root_2n,
 };
-use polymul::planner::{Modulus, Winner, WisdomKey, batch_bucket, decide};
-use polymul::reduction::Prepared;
+use polymul::planner::{Modulus, Choice, WisdomKey, batch_bucket, decide};
+use polymul::reduction::Multiplicands;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, Error, NttKernel, NttParams, Reduction};
 
@@ -644,7 +644,7 @@ fn reductions<W: Coeff>(c: &Case) {
     let q = W::from_u64(c.q);
     let values: Vec<W> =
         if c.q == 0 { Vec::new() } else { [0, 1, c.q - 1, c.batch % c.q].map(W::from_u64).to_vec() };
-    match Prepared::new(r, q, &values) {
+    match Multiplicands::new(r, q, &values) {
         Ok(p) => {
             assert!(c.q % 2 == 1 && c.q >= 5 && bit_len(c.q) <= max, "{} accepted q = {}", r.name(), c.q);
             assert_eq!(p.main.len(), values.len());
@@ -652,7 +652,7 @@ fn reductions<W: Coeff>(c: &Case) {
         }
         Err(Error::BadModulus { .. }) => assert!(c.q.is_multiple_of(2) || c.q < 5),
         Err(Error::ModulusTooWide { .. }) => assert!(bit_len(c.q) > max),
-        Err(e) => panic!("Prepared::new({}, {}): {e:?}", r.name(), c.q),
+        Err(e) => panic!("Multiplicands::new({}, {}): {e:?}", r.name(), c.q),
     }
 }
 
@@ -681,11 +681,11 @@ fn planner(c: &Case) {
             _ => false,
         };
         match d.winner {
-            Winner::Dgt { config } => {
+            Choice::Dgt { config } => {
                 assert!(dgt, "decide chose the DGT for {modulus:?}, N = {}", c.n);
                 let _ = config.to_string();
             }
-            Winner::Ntt { kernel, radix } => {
+            Choice::Ntt { kernel, radix } => {
                 assert!(!dgt, "decide chose the NTT for {modulus:?}, N = {}", c.n);
                 assert_eq!((kernel, radix), (NttKernel::Auto, None));
             }

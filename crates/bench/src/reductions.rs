@@ -3,9 +3,9 @@
 //! radix-2 NTT with each variant swapped in.
 
 use crate::report::Table;
+use polymul::microbench::ModMulBench;
 use polymul::params::ntt_primes;
 use polymul::random::SplitMix64;
-use polymul::reduction::ModMulBench;
 use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
 
 /// The widths of Fig. 4 (u32) and their 64-bit counterparts.

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use polymul::dgt::{self, DgtConfig, DgtParams};
 use polymul::kernels::arith::{Barrett4, ModMul};
-use polymul::planner::{self, Decision, Modulus, Multiplier, Winner, Wisdom, WisdomKey};
+use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey};
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, DevicePlan, Gpu, NttParams, cpu};
 use polymul_npy::NpyWord;
@@ -302,11 +302,11 @@ fn reduced_error(e: polymul::Error, input: &Input, towers: usize) -> CliError {
 fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
     let decided = planner::decide(key, modulus, n, wisdom);
     let want_dgt = op == Op::MulDgt;
-    if matches!(decided.winner, Winner::Dgt { .. }) == want_dgt {
+    if matches!(decided.winner, Choice::Dgt { .. }) == want_dgt {
         return decided;
     }
     let winner = if want_dgt {
-        Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
+        Choice::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
     } else {
         planner::rule()
     };
@@ -401,14 +401,14 @@ mod tests {
         let key = WisdomKey { device: "GPU".into(), log_n: 12, word_bits: 64, towers: 1, batch_bucket: 0 };
         let ntt = Modulus::Primes(polymul::params::ntt_primes(62, n, 1).unwrap());
         let dgt = Modulus::Primes(dgt::dgt_primes(62, n, 1).unwrap());
-        let tuned_ntt = Winner::Ntt { kernel: NttKernel::TwoD, radix: Some(8) };
-        let tuned_dgt = Winner::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let tuned_ntt = Choice::Ntt { kernel: NttKernel::TwoD, radix: Some(8) };
+        let tuned_dgt = Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
         let wisdom = |winner| {
             let mut w = Wisdom::new();
             w.insert(WisdomEntry { key: key.clone(), winner, us_per_poly: 1.0, candidates: 2 });
             w
         };
-        let default_dgt = Winner::Dgt { config: DgtConfig::default_for(11) };
+        let default_dgt = Choice::Dgt { config: DgtConfig::default_for(11) };
         // No wisdom: the rule, or the DGT's default for mul --dgt.
         for op in [Op::Ntt, Op::Intt, Op::Mul] {
             assert_eq!(decision(op, &key, &ntt, n, None).winner, planner::rule());
@@ -432,7 +432,7 @@ mod tests {
         let q = Modulus::Primes(vec![polymul::params::ntt_primes(30, 2, 1).unwrap()[0]]);
         let mut w = Wisdom::new();
         w.insert(WisdomEntry { key: key2.clone(), winner: tuned_dgt, us_per_poly: 1.0, candidates: 2 });
-        assert!(matches!(planner::decide(&key2, &q, 2, Some(&w)).winner, Winner::Dgt { .. }));
+        assert!(matches!(planner::decide(&key2, &q, 2, Some(&w)).winner, Choice::Dgt { .. }));
         for op in [Op::Ntt, Op::Intt, Op::Mul] {
             assert_eq!(decision(op, &key2, &q, 2, Some(&w)).winner, planner::rule(), "{op:?}");
         }

@@ -704,7 +704,7 @@ fn data_commands_with_a_broken_wisdom_file() {
 /// without a GPU the run gets as far as looking for one.
 #[test]
 fn data_commands_with_a_valid_wisdom_file() {
-    use polymul::planner::{Winner, Wisdom, WisdomEntry, WisdomKey};
+    use polymul::planner::{Choice, Wisdom, WisdomEntry, WisdomKey};
     if polymul::Gpu::new().is_ok() {
         eprintln!("a GPU is present: the no-GPU error cannot be checked here");
         return;
@@ -712,7 +712,7 @@ fn data_commands_with_a_valid_wisdom_file() {
     let dir = inputs("valid-wisdom");
     let mut w = Wisdom::new();
     let key = WisdomKey { device: "no such GPU".into(), log_n: 4, word_bits: 64, towers: 1, batch_bucket: 0 };
-    let winner = Winner::Ntt { kernel: polymul::NttKernel::TwoD, radix: Some(4) };
+    let winner = Choice::Ntt { kernel: polymul::NttKernel::TwoD, radix: Some(4) };
     w.insert(WisdomEntry { key, winner, us_per_poly: 1.0, candidates: 2 });
     w.save(&dir.join("wisdom.json")).unwrap();
     for args in gpu_commands(&[]) {

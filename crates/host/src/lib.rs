@@ -36,6 +36,7 @@ pub mod dgt;
 mod error;
 pub mod gpu;
 pub mod layout;
+pub mod microbench;
 pub mod params;
 mod plan;
 pub mod planner;

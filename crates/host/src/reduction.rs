@@ -1,12 +1,10 @@
-//! Choosing the modular reduction the NTT kernels use, and the
-//! modular-multiplication microbenchmark (Fig. 4 of the SEED 2022 paper).
-//!
-//! Every variant of `polymul_kernels::arith` has its own compiled kernels;
-//! [`Reduction`] names one at run time, and plans prepare their twiddle
-//! tables for it (Montgomery form, Shoup's companion table).
+//! Choosing the modular reduction the NTT kernels use: every variant of
+//! `polymul_kernels::arith` has its own compiled kernels; [`Reduction`]
+//! names one at run time, and plans prepare their twiddle tables for it
+//! (Montgomery form, Shoup's companion table: [`Multiplicands`]). Pure host
+//! code; the device tables are the plans' (`plan/twiddles.rs`), the
+//! microbenchmark is `crate::microbench`.
 
-use crate::gpu::launch;
-use crate::gpu::{DeviceVec, Gpu};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::{
     Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, Montgomery, Shoup,
@@ -153,7 +151,7 @@ impl<W: Coeff> Visitor<W> for MaxCorrections {
 /// Multiplicands prepared for one reduction and modulus: the launch
 /// constants `(q, k, m)` and the main/auxiliary words of each multiplicand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prepared<W> {
+pub struct Multiplicands<W> {
     /// The variant.
     pub reduction: Reduction,
     /// `(q, k, m)` launch constants ([`ModMul::parts`]).
@@ -179,7 +177,7 @@ impl<W: Coeff> Visitor<W> for Prepare<'_, W> {
     }
 }
 
-impl<W: Coeff> Prepared<W> {
+impl<W: Coeff> Multiplicands<W> {
     /// Prepares every value of `values` (each `< q`) for `reduction`.
     ///
     /// # Errors
@@ -196,131 +194,6 @@ impl<W: Coeff> Prepared<W> {
         }
         let (a, b, c, main, aux) = reduction.visit::<W, _>(Prepare { q, values })?;
         Ok(Self { reduction, parts: (a, b, c), main, aux })
-    }
-}
-
-/// Device-resident prepared multiplicands.
-#[derive(Debug)]
-pub(crate) struct DevicePrepared<W: Coeff> {
-    pub(crate) parts: (W, W, u32),
-    pub(crate) main: DeviceVec<W>,
-    pub(crate) aux: Option<DeviceVec<W>>,
-}
-
-impl<W: Coeff> DevicePrepared<W> {
-    /// Device bytes of the table (main and auxiliary words).
-    pub(crate) fn bytes(&self) -> usize {
-        (self.main.len() + self.aux.as_ref().map_or(0, |a| a.len())) * std::mem::size_of::<W>()
-    }
-
-    /// Uploads the tables of several towers back to back (tower 0's
-    /// constants as `parts`); all prepared for one reduction.
-    pub(crate) fn upload_all(gpu: &Gpu, towers: &[Prepared<W>]) -> Result<Self> {
-        let first = towers.first().ok_or(Error::EmptyBasis)?;
-        let main: Vec<W> = towers.iter().flat_map(|p| p.main.iter().copied()).collect();
-        let aux = first
-            .aux
-            .as_ref()
-            .map(|_| towers.iter().flat_map(|p| p.aux.iter().flatten().copied()).collect::<Vec<W>>());
-        Ok(Self {
-            parts: first.parts,
-            main: gpu.upload(&main)?,
-            aux: aux.as_ref().map(|a| gpu.upload(a)).transpose()?,
-        })
-    }
-
-    pub(crate) fn upload(gpu: &Gpu, p: &Prepared<W>) -> Result<Self> {
-        Ok(Self {
-            parts: p.parts,
-            main: gpu.upload(&p.main)?,
-            aux: p.aux.as_ref().map(|a| gpu.upload(a)).transpose()?,
-        })
-    }
-}
-
-/// The modular-multiplication microbenchmark on the GPU: `threads` threads,
-/// each running 4 independent chains `x ← x · w mod q` for `iters` steps.
-#[derive(Debug)]
-pub struct ModMulBench<W: Coeff> {
-    gpu: Gpu,
-    reduction: Reduction,
-    select: bool,
-    threads: u32,
-    prepared: Prepared<W>,
-    ops: DevicePrepared<W>,
-    start: Vec<W>,
-    data: DeviceVec<W>,
-}
-
-impl<W: Coeff> ModMulBench<W> {
-    /// Uploads random starting values (`4·threads`) and multiplicands
-    /// (`threads`), all uniform below `q`, from `seed`. `select` chooses the
-    /// mask-and-subtract correction instead of the `if`.
-    ///
-    /// # Errors
-    /// [`Error::ArgumentOutOfRange`] for 0 threads, those of
-    /// [`Prepared::new`] for `q` (both before the device is touched), then
-    /// [`Error::OutOfDeviceMemory`].
-    pub fn new(gpu: &Gpu, reduction: Reduction, select: bool, q: W, threads: u32, seed: u64) -> Result<Self> {
-        if threads == 0 {
-            return Err(Error::ArgumentOutOfRange {
-                what: "threads",
-                value: 0,
-                min: 1,
-                max: u32::MAX.into(),
-            });
-        }
-        // The modulus before anything is drawn below it.
-        Prepared::new(reduction, q, &[])?;
-        let mut rng = crate::random::SplitMix64::new(seed);
-        let start = rng.coeffs(polymul_kernels::microbench::CHAINS * threads as usize, q);
-        let values = rng.coeffs(threads as usize, q);
-        let prepared = Prepared::new(reduction, q, &values)?;
-        let ops = DevicePrepared::upload(gpu, &prepared)?;
-        let data = gpu.upload(&start)?;
-        Ok(Self { gpu: gpu.clone(), reduction, select, threads, prepared, ops, start, data })
-    }
-
-    /// Modular multiplications one [`ModMulBench::run`] performs.
-    /// Saturates at `u64::MAX`.
-    pub fn modmuls(&self, iters: u32) -> u64 {
-        (self.threads as u64 * polymul_kernels::microbench::CHAINS as u64).saturating_mul(iters as u64)
-    }
-
-    /// Queues one run of `iters` steps (continuing from the current values).
-    pub fn run(&mut self, iters: u32) -> Result<()> {
-        launch::modmul_bench(
-            launch::Queue::of(&self.gpu),
-            self.reduction,
-            self.select,
-            &mut self.data,
-            &self.ops,
-            self.threads,
-            iters,
-        )
-    }
-
-    /// Resets the values to the starting ones.
-    pub fn reset(&mut self) -> Result<()> {
-        self.gpu.copy_into(&mut self.data, &self.start)
-    }
-
-    /// Downloads the current values.
-    pub fn values(&self) -> Result<Vec<W>> {
-        self.gpu.download(&self.data)
-    }
-
-    /// The CPU result for thread `t` after `iters` steps from the starting
-    /// values: the kernels' own chain body run on the host.
-    ///
-    /// # Errors
-    /// [`Error::ArgumentOutOfRange`] unless `t < threads`.
-    pub fn cpu_thread(&self, t: usize, iters: u32) -> Result<[W; 4]> {
-        if t >= self.threads as usize {
-            let max = u64::from(self.threads) - 1;
-            return Err(Error::ArgumentOutOfRange { what: "thread", value: t as u64, min: 0, max });
-        }
-        Ok(crate::cpu::modmul_chains(&self.prepared, self.select, &self.start, t, iters))
     }
 }
 

@@ -13,9 +13,9 @@ use polymul::cpu::{self, TiledConfig};
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtTables};
 use polymul::kernels::dgt::layout::PassGeometry;
 use polymul::params::{self, MAX_N, MAX_PRIME_COUNT, NttParams, arith};
-use polymul::planner::{self, Modulus, Winner, Wisdom, WisdomKey, tune::TuneSpec};
+use polymul::planner::{self, Choice, Modulus, Wisdom, WisdomKey, tune::TuneSpec};
 use polymul::random::SplitMix64;
-use polymul::reduction::Prepared;
+use polymul::reduction::Multiplicands;
 use polymul::rns::RnsBasis;
 use polymul::{Error, Gpu, Reduction};
 use std::path::{Path, PathBuf};
@@ -976,12 +976,12 @@ fn dgt_cpu_bad_configuration() {
 #[test]
 fn prepared_bad_modulus() {
     for r in Reduction::ALL {
-        assert!(matches!(Prepared::<u64>::new(r, 0, &[]), Err(Error::BadModulus { q: 0, .. })), "{r}");
-        assert!(matches!(Prepared::<u64>::new(r, 1 << 20, &[]), Err(Error::BadModulus { .. })), "{r}");
-        assert!(matches!(Prepared::<u64>::new(r, 3, &[1]), Err(Error::BadModulus { q: 3, .. })), "{r}");
+        assert!(matches!(Multiplicands::<u64>::new(r, 0, &[]), Err(Error::BadModulus { q: 0, .. })), "{r}");
+        assert!(matches!(Multiplicands::<u64>::new(r, 1 << 20, &[]), Err(Error::BadModulus { .. })), "{r}");
+        assert!(matches!(Multiplicands::<u64>::new(r, 3, &[1]), Err(Error::BadModulus { q: 3, .. })), "{r}");
         assert!(
             matches!(
-                Prepared::<u32>::new(r, u32::MAX, &[1]),
+                Multiplicands::<u32>::new(r, u32::MAX, &[1]),
                 Err(Error::ModulusTooWide { bits: 32, word: 32, max_bits, .. }) if max_bits == r.max_bits(32)
             ),
             "{r}"
@@ -995,7 +995,7 @@ fn prepared_value_not_reduced() {
     for r in Reduction::ALL.into_iter().filter(|r| r.max_bits(32) >= 30) {
         assert!(
             matches!(
-                Prepared::<u32>::new(r, q, &[1, 2, q, 3]),
+                Multiplicands::<u32>::new(r, q, &[1, 2, q, 3]),
                 Err(Error::CoefficientOutOfRange { what: "values", index: 2, value, q: m }) if value == u64::from(q) && m == u64::from(q)
             ),
             "{r}"
@@ -1049,7 +1049,7 @@ fn decide_bad_n_or_prime() {
     // p = 2^64 − 1 ≡ −1 (mod 4) and ≢ 1 (mod 8): the DGT's form (p + 1 = 2^64
     // does not overflow the check).
     let d = planner::decide(&key(), &Modulus::Prime(u64::MAX), 4, None);
-    assert!(matches!(d.winner, Winner::Dgt { .. }), "{d:?}");
+    assert!(matches!(d.winner, Choice::Dgt { .. }), "{d:?}");
 }
 
 #[test]
@@ -1092,7 +1092,7 @@ fn wisdom_with_absurd_dgt_configuration_prints() {
     let e = w.lookup(&key()).unwrap();
     assert!(e.winner.to_string().contains("2^4294967295"));
     assert!(w.markdown_table().contains("2^64"));
-    let Winner::Dgt { config } = e.winner else { panic!("{:?}", e.winner) };
+    let Choice::Dgt { config } = e.winner else { panic!("{:?}", e.winner) };
     assert!(matches!(config.passes(3), Err(Error::BadDgtConfig { .. })));
 }
 

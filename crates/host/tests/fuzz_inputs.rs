@@ -3,7 +3,7 @@
 //! must return `Ok` or a typed `Err` — never panic (a panic fails the test).
 
 use polymul::dgt::{DgtConfig, DgtParams};
-use polymul::planner::{Winner, Wisdom, WisdomEntry, WisdomKey};
+use polymul::planner::{Choice, Wisdom, WisdomEntry, WisdomKey};
 use polymul::random::SplitMix64;
 use polymul::rns::RnsBasis;
 use polymul::{NttKernel, NttParams};
@@ -12,9 +12,9 @@ use std::path::Path;
 fn valid_wisdom() -> String {
     let mut w = Wisdom::new();
     for (i, winner) in [
-        Winner::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
-        Winner::Ntt { kernel: NttKernel::Auto, radix: None },
-        Winner::Dgt { config: DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 1 } },
+        Choice::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
+        Choice::Ntt { kernel: NttKernel::Auto, radix: None },
+        Choice::Dgt { config: DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 1 } },
     ]
     .into_iter()
     .enumerate()
@@ -170,7 +170,7 @@ fn planner_helpers_take_any_number() {
     // p + 1 overflowing u64 (N = 2^i divides 2^64): the DGT's rule, as for any p ≡ −1 (mod N).
     for n in [1 << 10, 1 << 63] {
         let d = decide(&key, &Modulus::Prime(u64::MAX), n, None);
-        assert!(matches!(d.winner, Winner::Dgt { .. }), "N = {n}");
+        assert!(matches!(d.winner, Choice::Dgt { .. }), "N = {n}");
     }
 }
 

@@ -190,4 +190,6 @@ fn no_module_uses_a_module_that_uses_it_back() {
         g.keys().filter_map(|m| cycle_from(&g, m, &mut vec![m.clone()])).map(|c| c.join(" → ")).collect();
     let shown: Vec<String> = g.iter().map(|(m, d)| format!("{m} → {d:?}")).collect();
     assert!(cycles.is_empty(), "module cycles:\n{}\n\nthe graph:\n{}", cycles.join("\n"), shown.join("\n"));
+    // `cargo test -p polymul --test layers -- --nocapture` prints the graph.
+    println!("{}", shown.join("\n"));
 }

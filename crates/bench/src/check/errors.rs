@@ -9,9 +9,9 @@
 use super::{Tally, eq, s};
 use polymul::DevicePlan;
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
-use polymul::planner::{Decision, Modulus, Multiplier, Winner, tune};
+use polymul::microbench::ModMulBench;
+use polymul::planner::{Choice, Decision, Modulus, Multiplier, tune};
 use polymul::random::SplitMix64;
-use polymul::reduction::ModMulBench;
 use polymul::rns::{RnsBasis, RnsPlan};
 use polymul::{Coeff, DeviceVec, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
 
@@ -557,7 +557,7 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
         mk(n, Modulus::Rns { bits: 62, towers: usize::MAX }),
         |e| matches!(e, Error::TooManyPrimes { .. }),
     );
-    let decided = |winner: Winner, m: Modulus| {
+    let decided = |winner: Choice, m: Modulus| {
         Multiplier::<u64>::with_decision(gpu, n, m, Decision { winner, from_wisdom: true, measured_us: None })
     };
     let q = polymul::params::ntt_primes(62, n, 1).map(|v| v[0]).unwrap_or(0);
@@ -565,26 +565,26 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
     check(
         t,
         "Multiplier: the DGT given an NTT prime",
-        decided(Winner::Dgt { config: DgtConfig::default_for(11) }, Modulus::Prime(q)),
+        decided(Choice::Dgt { config: DgtConfig::default_for(11) }, Modulus::Prime(q)),
         |e| matches!(e, Error::NotDgtFriendly { .. }),
     );
     check(
         t,
         "Multiplier: the NTT given a DGT prime",
-        decided(Winner::Ntt { kernel: NttKernel::Auto, radix: None }, Modulus::Prime(p)),
+        decided(Choice::Ntt { kernel: NttKernel::Auto, radix: None }, Modulus::Prime(p)),
         |e| matches!(e, Error::NotNttFriendly { .. }),
     );
     check(
         t,
         "Multiplier: a decision with radix 3",
-        decided(Winner::Ntt { kernel: NttKernel::Tiled, radix: Some(3) }, Modulus::Bits(62)),
+        decided(Choice::Ntt { kernel: NttKernel::Tiled, radix: Some(3) }, Modulus::Bits(62)),
         |e| matches!(e, Error::BadRadix { radix: 3 }),
     );
     let absurd = DgtConfig { stages1: u32::MAX, log_cluster1: 40, log_cluster2: 64 };
     check(
         t,
         "Multiplier: a DGT configuration that does not fit",
-        decided(Winner::Dgt { config: absurd }, Modulus::Bits(62)),
+        decided(Choice::Dgt { config: absurd }, Modulus::Bits(62)),
         |e| matches!(e, Error::BadDgtConfig { .. }),
     );
     // An unreadable wisdom file at the default path is an error, not ignored.
@@ -655,8 +655,8 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
 /// The DGT configuration a multiplier chose.
 fn mul_cfg(m: &Multiplier<u64>) -> DgtConfig {
     match m.decision().winner {
-        Winner::Dgt { config } => config,
-        Winner::Ntt { .. } => DgtConfig::default_for(0),
+        Choice::Dgt { config } => config,
+        Choice::Ntt { .. } => DgtConfig::default_for(0),
     }
 }
 

@@ -11,8 +11,8 @@ mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::DevicePlan;
+use polymul::microbench::ModMulBench;
 use polymul::random::SplitMix64;
-use polymul::reduction::ModMulBench;
 use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
 
 /// Every kernel configuration the suite checks everywhere: each kernel, each
@@ -532,13 +532,13 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut 
 /// product; an unreadable wisdom file is a typed error.
 fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
     use polymul::dgt::{self, DgtConfig, DgtParams};
-    use polymul::planner::{Modulus, Multiplier, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
+    use polymul::planner::{Choice, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
     for log_n in [10u32, 13, 16] {
         let n = 1usize << log_n;
         let winners = [
-            Winner::Ntt { kernel: NttKernel::Auto, radix: None },
-            Winner::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
-            Winner::Dgt { config: DgtConfig::default_for(log_n - 1) },
+            Choice::Ntt { kernel: NttKernel::Auto, radix: None },
+            Choice::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
+            Choice::Dgt { config: DgtConfig::default_for(log_n - 1) },
         ];
         for winner in winners {
             for (modulus, towers) in [(Modulus::Bits(bits), 1usize), (Modulus::Rns { bits, towers: 3 }, 3)] {
@@ -568,11 +568,11 @@ fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                     for (i, &q) in m.primes().iter().enumerate() {
                         let r = i * len..(i + 1) * len;
                         let want = match winner {
-                            Winner::Dgt { config } => {
+                            Choice::Dgt { config } => {
                                 let p = DgtParams::<W>::new(n, q).map_err(s)?;
                                 dgt::cpu::polymul(&p, &config, &a[r.clone()], &b[r.clone()]).map_err(s)?
                             }
-                            Winner::Ntt { .. } => {
+                            Choice::Ntt { .. } => {
                                 let p = NttParams::<W>::new(n, q).map_err(s)?;
                                 cpu::polymul(&p, &a[r.clone()], &b[r.clone()]).map_err(s)?
                             }

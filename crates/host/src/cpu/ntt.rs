@@ -1,5 +1,5 @@
 use crate::params::NttParams;
-use crate::reduction::{Prepared, Reduction, Visitor};
+use crate::reduction::{Multiplicands, Reduction, Visitor};
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::ModMul;
 use polymul_kernels::ntt::radix2::{self, Twiddles};
@@ -11,7 +11,7 @@ use polymul_kernels::{microbench, pointwise};
 /// kernel's per-thread body for every thread `t < batch·N/2`.
 struct Stages<'a, W> {
     p: &'a NttParams<W>,
-    tw: &'a Prepared<W>,
+    tw: &'a Multiplicands<W>,
     data: &'a mut [W],
     batch: usize,
     inverse: bool,
@@ -43,7 +43,7 @@ impl<W: Coeff> Visitor<W> for Stages<'_, W> {
 }
 
 /// The reduction constants and twiddle pointers of a prepared table.
-fn unpack<W: Coeff, R: ModMul<W>>(p: &Prepared<W>) -> (R, Twiddles<W>) {
+fn unpack<W: Coeff, R: ModMul<W>>(p: &Multiplicands<W>) -> (R, Twiddles<W>) {
     let (q, k, m) = p.parts;
     let aux = p.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr());
     (R::from_parts(q, k, m), Twiddles { main: p.main.as_ptr(), aux })
@@ -52,7 +52,7 @@ fn unpack<W: Coeff, R: ModMul<W>>(p: &Prepared<W>) -> (R, Twiddles<W>) {
 fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], inverse: bool) -> Result<()> {
     let batch = p.check_batch("data", data)?;
     let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
-    let tw = Prepared::new(reduction, p.q(), table)?;
+    let tw = Multiplicands::new(reduction, p.q(), table)?;
     reduction.visit::<W, _>(Stages { p, tw: &tw, data, batch, inverse, stop: p.log_n() });
     Ok(())
 }
@@ -60,7 +60,7 @@ fn transform<W: Coeff>(p: &NttParams<W>, reduction: Reduction, data: &mut [W], i
 /// The fused Hadamard step on the CPU: the kernel's per-pair body.
 struct Fused<'a, W> {
     p: &'a NttParams<W>,
-    tw: &'a Prepared<W>,
+    tw: &'a Multiplicands<W>,
     a: &'a mut [W],
     b: &'a [W],
 }
@@ -126,8 +126,8 @@ fn fused_with<W: Coeff>(
         return Err(Error::InvalidN { n: p.n(), min: 4, max: crate::params::MAX_N });
     }
     let half = p.n() / 2;
-    let tw = Prepared::new(reduction, p.q(), &p.twiddles()[..half])?;
-    let itw = Prepared::new(reduction, p.q(), &p.inv_twiddles()[..half])?;
+    let tw = Multiplicands::new(reduction, p.q(), &p.twiddles()[..half])?;
+    let itw = Multiplicands::new(reduction, p.q(), &p.inv_twiddles()[..half])?;
     let stop = p.log_n() - 1;
     let (mut fa, mut fb) = (a.to_vec(), b.to_vec());
     match tiled {
@@ -210,7 +210,7 @@ pub fn polymul_with<W: Coeff>(p: &NttParams<W>, reduction: Reduction, a: &[W], b
 }
 
 struct Chains<'a, W> {
-    ops: &'a Prepared<W>,
+    ops: &'a Multiplicands<W>,
     select: bool,
     data: &'a mut [W],
     t: usize,
@@ -238,14 +238,14 @@ impl<W: Coeff> Visitor<W> for Chains<'_, W> {
 /// The microbenchmark's thread `t` on the CPU: its four chains from `start`
 /// after `iters` steps, multiplying by `ops` entry `t`.
 pub(crate) fn modmul_chains<W: Coeff>(
-    ops: &Prepared<W>,
+    ops: &Multiplicands<W>,
     select: bool,
     start: &[W],
     t: usize,
     iters: u32,
 ) -> [W; 4] {
     let mut data = start[4 * t..4 * t + 4].to_vec();
-    let one = Prepared {
+    let one = Multiplicands {
         reduction: ops.reduction,
         parts: ops.parts,
         main: vec![ops.main[t]],
@@ -258,7 +258,7 @@ pub(crate) fn modmul_chains<W: Coeff>(
 /// Runs one tiled pass (all blocks, `nt` emulated threads per block) with
 /// reduction `R`: the same per-thread phases the GPU runs between barriers.
 struct TiledPass<'a, W> {
-    tw: &'a Prepared<W>,
+    tw: &'a Multiplicands<W>,
     data: &'a mut [W],
     geo: TileGeometry,
     blocks: usize,
@@ -360,7 +360,7 @@ fn tiled_transform<W: Coeff>(
     }
     let geo = cfg.geometry(p.log_n())?;
     let table = if inverse { p.inv_twiddles() } else { p.twiddles() };
-    let tw = Prepared::new(reduction, p.q(), table)?;
+    let tw = Multiplicands::new(reduction, p.q(), table)?;
     let blocks = batch * geo.blocks_per_poly();
     // Forward: strided pass (if any) then contiguous; inverse: the reverse.
     let order: &[bool] = match (geo.l1 > 0, inverse) {

@@ -10,6 +10,7 @@
 
 mod config;
 pub mod cpu;
+mod launch;
 mod params;
 mod plan;
 mod schedule;

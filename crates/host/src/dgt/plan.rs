@@ -2,11 +2,12 @@
 //! every polynomial and tower (towers on the grid's z axis).
 
 use super::config::DgtConfig;
+use super::launch::{self, DgtKernels, DgtLaunch};
 use super::params::DgtParams;
 use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
-use crate::gpu::launch::{self, DgtKernels, DgtLaunch, Queue, TowerLaunch};
+use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::layout::Towers;

@@ -5,25 +5,27 @@
 //! whose every launch covers all towers (block row = tower, see
 //! `polymul_kernels::towers`).
 
+use super::launch::{
+    self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Radix2Kernels,
+    TiledKernels, TiledLaunch,
+};
 use super::lazy::{LazySchedule, TablePair};
+use super::twiddles::DeviceMultiplicands;
 use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
 use crate::gpu::graph::{CallKey, GraphCache};
-use crate::gpu::launch::{
-    self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Queue, Radix2Kernels,
-    TiledKernels, TiledLaunch, TowerLaunch,
-};
+use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::params::NttParams;
-use crate::reduction::{DevicePrepared, Prepared};
+use crate::reduction::Multiplicands;
 use crate::{Coeff, Error, Result};
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::ntt::tiled::TileGeometry;
 use polymul_kernels::towers::TowerConsts;
 
 /// Tables, kernels and rules of a plan over `towers` moduli of one N.
-pub(crate) struct Engine<W: Coeff> {
+pub(crate) struct NttEngine<W: Coeff> {
     pub(crate) gpu: Gpu,
     /// The fused Hadamard kernel of a fused-polymul plan.
     fused: Option<crate::gpu::kernel::TypedKernel<polymul_kernels::pointwise::FusedHadamardArgs<W>>>,
@@ -34,9 +36,9 @@ pub(crate) struct Engine<W: Coeff> {
     log_n: u32,
     towers: usize,
     /// Forward twiddles of every tower, tower after tower.
-    twiddles: DevicePrepared<W>,
+    twiddles: DeviceMultiplicands<W>,
     /// Inverse twiddles of every tower.
-    inv_twiddles: DevicePrepared<W>,
+    inv_twiddles: DeviceMultiplicands<W>,
     /// Words of one tower's table.
     tw_words: usize,
     /// The per-tower constants table (`TOWER_WORDS` words per tower); `None`
@@ -248,7 +250,7 @@ struct LazyPath<'a, W: Coeff> {
     product: LazyTables<W>,
 }
 
-impl<W: Coeff> Engine<W> {
+impl<W: Coeff> NttEngine<W> {
     /// Uploads the twiddles of every tower and prepares the kernels.
     /// `towers` is non-empty and all of one N (the callers guarantee it).
     pub(crate) fn new(gpu: &Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
@@ -262,12 +264,12 @@ impl<W: Coeff> Engine<W> {
         // A fused plan's truncated transforms and fused step read only the
         // first half of each table (stages below log N − 1).
         let tw_words = if options.fused_polymul { n / 2 } else { n };
-        let prepare = |inverse: bool| -> Result<Vec<Prepared<W>>> {
+        let prepare = |inverse: bool| -> Result<Vec<Multiplicands<W>>> {
             towers
                 .iter()
                 .map(|p| {
                     let t = if inverse { p.inv_twiddles() } else { p.twiddles() };
-                    Prepared::new(r, p.q(), &t[..tw_words])
+                    Multiplicands::new(r, p.q(), &t[..tw_words])
                 })
                 .collect()
         };
@@ -375,8 +377,8 @@ impl<W: Coeff> Engine<W> {
         };
         let largest = geometries_2d.last().map_or(largest, |g| largest.max((1usize << g.log_tile) * w));
         // Everything is validated: now the device.
-        let twiddles = DevicePrepared::upload_all(gpu, &fwd)?;
-        let inv_twiddles = DevicePrepared::upload_all(gpu, &inv)?;
+        let twiddles = DeviceMultiplicands::upload_all(gpu, &fwd)?;
+        let inv_twiddles = DeviceMultiplicands::upload_all(gpu, &inv)?;
         let rows = tower_set.table_rows(|i| {
             let b = towers[i].barrett();
             TowerConsts { parts: fwd[i].parts, barrett4: (b.mu, b.m) }
@@ -643,7 +645,7 @@ impl<W: Coeff> Engine<W> {
         }
     }
 
-    fn table(&self, dir: Direction) -> &DevicePrepared<W> {
+    fn table(&self, dir: Direction) -> &DeviceMultiplicands<W> {
         match dir {
             Direction::Forward => &self.twiddles,
             Direction::Inverse => &self.inv_twiddles,

@@ -2,15 +2,17 @@
 //! executed many times (cuFFT's plan/exec split, concrete-ntt's `Plan`).
 
 mod engine;
+pub(crate) mod launch;
 pub(crate) mod lazy;
+pub(crate) mod twiddles;
 
-pub(crate) use engine::Engine;
+pub(crate) use engine::NttEngine;
 
-use crate::gpu::launch::Direction;
 use crate::gpu::{DeviceVec, Gpu};
 use crate::params::NttParams;
 use crate::reduction::Reduction;
 use crate::{Coeff, Result};
+use launch::Direction;
 use polymul_kernels::ntt::tiled::TileGeometry;
 
 /// Tile sizes the automatic rule chooses from, smallest first.
@@ -140,7 +142,7 @@ pub struct PlanOptions {
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct NttPlan<W: Coeff> {
-    engine: Engine<W>,
+    engine: NttEngine<W>,
     params: NttParams<W>,
 }
 
@@ -165,7 +167,7 @@ impl<W: Coeff> NttPlan<W> {
     /// As [`NttPlan::new`], with an explicit kernel and reduction. Errors if
     /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
     pub fn with_options(gpu: &Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
-        let engine = Engine::new(gpu, std::slice::from_ref(&params), options)?;
+        let engine = NttEngine::new(gpu, std::slice::from_ref(&params), options)?;
         Ok(Self { engine, params })
     }
 
@@ -339,7 +341,7 @@ impl<W: Coeff> NttPlan<W> {
 }
 
 /// [`crate::DevicePlan`] for a plan type whose field `engine` is an
-/// [`Engine`] (the NTT and RNS plans), through their inherent methods.
+/// [`NttEngine`] (the NTT and RNS plans), through their inherent methods.
 macro_rules! engine_device_plan {
     ($plan:ident) => {
         impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {

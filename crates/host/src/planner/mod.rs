@@ -20,7 +20,7 @@
 pub mod tune;
 mod wisdom;
 
-pub use wisdom::{WISDOM_VERSION, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket, default_wisdom_path};
+pub use wisdom::{Choice, WISDOM_VERSION, Wisdom, WisdomEntry, WisdomKey, batch_bucket, default_wisdom_path};
 
 use crate::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
@@ -78,7 +78,7 @@ impl Modulus {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// The transform and its configuration.
-    pub winner: Winner,
+    pub winner: Choice,
     /// True when a wisdom entry for this device decided.
     pub from_wisdom: bool,
     /// The measured time of the wisdom entry, µs per polynomial.
@@ -89,7 +89,7 @@ impl Decision {
     /// One line: `NTT auto`, `NTT 2d radix 8` or `DGT k1=… λ1=… λ2=…`.
     pub fn summary(&self) -> String {
         match self.winner {
-            Winner::Ntt { kernel, radix: Some(r) } => format!("NTT {} radix {r}", kernel.name()),
+            Choice::Ntt { kernel, radix: Some(r) } => format!("NTT {} radix {r}", kernel.name()),
             winner => winner.to_string(),
         }
     }
@@ -98,8 +98,8 @@ impl Decision {
 /// The rule without wisdom: the NTT with the automatic kernel choice. On
 /// the H100 measurement (docs/dgt.md) the NTT was as fast or faster than the
 /// best DGT configuration at every N, tower count and batch.
-pub fn rule() -> Winner {
-    Winner::Ntt { kernel: NttKernel::Auto, radix: None }
+pub fn rule() -> Choice {
+    Choice::Ntt { kernel: NttKernel::Auto, radix: None }
 }
 
 /// The decision for a key: the wisdom entry if there is one (and its
@@ -115,9 +115,9 @@ pub fn decide(key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisd
     let ntt_prime = |q: &u64| (*q as u128).checked_rem(2 * n128) == Some(1);
     let dgt_prime = |p: &u64| (*p as u128 + 1).checked_rem(n128) == Some(0);
     let given = modulus.given_primes();
-    let accepts = |w: &Winner| match (w, given) {
-        (Winner::Ntt { .. }, Some(primes)) => primes.iter().all(ntt_prime),
-        (Winner::Dgt { .. }, Some(primes)) => primes.iter().all(dgt_prime),
+    let accepts = |w: &Choice| match (w, given) {
+        (Choice::Ntt { .. }, Some(primes)) => primes.iter().all(ntt_prime),
+        (Choice::Dgt { .. }, Some(primes)) => primes.iter().all(dgt_prime),
         (_, None) => true,
     };
     if let Some(e) = wisdom.and_then(|w| w.lookup(key)).filter(|e| accepts(&e.winner)) {
@@ -125,7 +125,7 @@ pub fn decide(key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisd
     }
     let winner = match given {
         Some(primes) if !primes.iter().all(ntt_prime) && primes.iter().all(dgt_prime) => {
-            Winner::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
+            Choice::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
         }
         _ => rule(),
     };
@@ -191,7 +191,7 @@ impl<W: Coeff> Multiplier<W> {
     /// that wants one transform forces).
     pub fn with_decision(gpu: &Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
         let (plan, primes): (Box<dyn DevicePlan<W>>, Vec<u64>) = match decision.winner {
-            Winner::Ntt { kernel, radix } => {
+            Choice::Ntt { kernel, radix } => {
                 let options = PlanOptions { kernel, radix, ..PlanOptions::default() };
                 let one = |q: u64| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
                     Ok((Box::new(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
@@ -207,7 +207,7 @@ impl<W: Coeff> Multiplier<W> {
                     Modulus::Bits(b) => one(ntt_primes(b, n, 1)?[0])?,
                 }
             }
-            Winner::Dgt { config } => {
+            Choice::Dgt { config } => {
                 let primes = match modulus {
                     Modulus::Prime(p) => vec![p],
                     Modulus::Primes(primes) => {
@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn wisdom_decides_when_it_fits_the_modulus_else_the_rule() {
         let n = 1 << 12;
-        let dgt = Winner::Dgt { config: DgtConfig::default_for(11) };
+        let dgt = Choice::Dgt { config: DgtConfig::default_for(11) };
         let mut w = Wisdom::new();
         w.insert(WisdomEntry { key: key(6), winner: dgt, us_per_poly: 1.5, candidates: 4 });
         // No wisdom: the rule.
@@ -333,7 +333,7 @@ mod tests {
         assert!(!d.from_wisdom && d.winner == rule());
         // A DGT prime without wisdom: the DGT, the only transform that takes it.
         let p = dgt_primes(30, n, 1).unwrap()[0];
-        assert!(matches!(decide(&key(0), &Modulus::Prime(p), n, None).winner, Winner::Dgt { .. }));
+        assert!(matches!(decide(&key(0), &Modulus::Prime(p), n, None).winner, Choice::Dgt { .. }));
         assert_eq!(
             decide(&key(0), &Modulus::Prime(p), n, None).summary(),
             format!("DGT {}", DgtConfig::default_for(11))
@@ -350,8 +350,8 @@ mod tests {
         assert_eq!(Modulus::Prime(7).given_primes(), Some(&[7u64][..]));
         assert_eq!(Modulus::Rns { bits: 30, towers: 2 }.given_primes(), None);
         let key3 = WisdomKey { towers: 3, ..key(6) };
-        let dgt_winner = Winner::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
-        let ntt_winner = Winner::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
+        let dgt_winner = Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let ntt_winner = Choice::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
         let wisdom = |winner| {
             let mut w = Wisdom::new();
             w.insert(WisdomEntry { key: key3.clone(), winner, us_per_poly: 2.0, candidates: 3 });
@@ -360,7 +360,7 @@ mod tests {
         // Without wisdom: NTT primes take the rule, DGT primes the DGT's default.
         assert_eq!(decide(&key3, &Modulus::Primes(ntt.clone()), n, None).winner, rule());
         let d = decide(&key3, &Modulus::Primes(dgt.clone()), n, None);
-        assert_eq!(d.winner, Winner::Dgt { config: DgtConfig::default_for(11) });
+        assert_eq!(d.winner, Choice::Dgt { config: DgtConfig::default_for(11) });
         // Wisdom decides when its transform takes every prime.
         let d = decide(&key3, &Modulus::Primes(ntt.clone()), n, Some(&wisdom(ntt_winner)));
         assert!(d.from_wisdom && d.winner == ntt_winner);
@@ -370,7 +370,7 @@ mod tests {
         let d = decide(&key3, &Modulus::Primes(ntt.clone()), n, Some(&wisdom(dgt_winner)));
         assert!(!d.from_wisdom && d.winner == rule());
         let d = decide(&key3, &Modulus::Primes(dgt.clone()), n, Some(&wisdom(ntt_winner)));
-        assert!(!d.from_wisdom && matches!(d.winner, Winner::Dgt { .. }));
+        assert!(!d.from_wisdom && matches!(d.winner, Choice::Dgt { .. }));
         let mixed = vec![ntt[0], dgt[0], ntt[1]];
         let d = decide(&key3, &Modulus::Primes(mixed.clone()), n, Some(&wisdom(dgt_winner)));
         assert!(!d.from_wisdom && d.winner == rule());

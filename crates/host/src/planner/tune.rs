@@ -1,7 +1,7 @@
 //! `polymul tune`: time the candidate transforms for each key on this
 //! device and keep the fastest (FFTW's "measure" mode).
 
-use super::{Decision, Modulus, Multiplier, Winner, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
+use super::{Choice, Decision, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
 use crate::random::SplitMix64;
 use crate::{Coeff, DevicePlan, Error, Gpu, NttKernel, Result};
@@ -81,25 +81,25 @@ impl TuneSpec {
 }
 
 /// The NTT candidates: the automatic choice and each kernel at each radix.
-fn ntt_candidates() -> Vec<Winner> {
-    let mut v = vec![Winner::Ntt { kernel: NttKernel::Auto, radix: None }];
+fn ntt_candidates() -> Vec<Choice> {
+    let mut v = vec![Choice::Ntt { kernel: NttKernel::Auto, radix: None }];
     for kernel in [NttKernel::Tiled, NttKernel::TwoD] {
         for radix in [4, 8, 16] {
-            v.push(Winner::Ntt { kernel, radix: Some(radix) });
+            v.push(Choice::Ntt { kernel, radix: Some(radix) });
         }
     }
     // The lazy kernels (radix 8 and 16 only; sizes they do not cover are
     // refused and skipped) and the one-pass cluster kernels.
     for radix in [None, Some(8), Some(16)] {
-        v.push(Winner::Ntt { kernel: NttKernel::Lazy, radix });
+        v.push(Choice::Ntt { kernel: NttKernel::Lazy, radix });
     }
-    v.push(Winner::Ntt { kernel: NttKernel::Cluster, radix: None });
+    v.push(Choice::Ntt { kernel: NttKernel::Cluster, radix: None });
     v
 }
 
 /// The DGT candidates: the default and, unless `quick`, a spread of the
 /// search space (every stage split with clusters 1, 4 and 16).
-fn dgt_candidates(log_m: u32, quick: bool) -> Vec<Winner> {
+fn dgt_candidates(log_m: u32, quick: bool) -> Vec<Choice> {
     let default = DgtConfig::default_for(log_m);
     let mut v = vec![default];
     if !quick {
@@ -109,14 +109,14 @@ fn dgt_candidates(log_m: u32, quick: bool) -> Vec<Winner> {
                 .filter(|c| c.log_cluster1 % 2 == 0 && c.log_cluster2 % 2 == 0 && *c != default),
         );
     }
-    v.into_iter().map(|config| Winner::Dgt { config }).collect()
+    v.into_iter().map(|config| Choice::Dgt { config }).collect()
 }
 
 fn bits_for(word: u32) -> u32 {
     if word == 32 { 30 } else { 62 }
 }
 
-fn time_one<W: Coeff>(gpu: &Gpu, n: usize, m: Modulus, batch: usize, w: Winner, quick: bool) -> Result<f64> {
+fn time_one<W: Coeff>(gpu: &Gpu, n: usize, m: Modulus, batch: usize, w: Choice, quick: bool) -> Result<f64> {
     let d = Decision { winner: w, from_wisdom: false, measured_us: None };
     let plan = Multiplier::<W>::with_decision(gpu, n, m, d)?;
     let mut rng = SplitMix64::new(n as u64 ^ batch as u64);
@@ -161,7 +161,7 @@ pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &
         };
         let mut cands = ntt_candidates();
         cands.extend(dgt_candidates(log_n - 1, spec.quick));
-        let mut best: Option<(f64, Winner)> = None;
+        let mut best: Option<(f64, Choice)> = None;
         let mut timed = 0;
         for c in cands {
             let t = match word {

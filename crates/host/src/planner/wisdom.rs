@@ -34,7 +34,7 @@ pub struct WisdomKey {
 /// The transform a wisdom entry (or the rule) chose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "transform", rename_all = "lowercase")]
-pub enum Winner {
+pub enum Choice {
     /// An NTT plan: kernel by [`crate::NttKernel::name`], largest radix
     /// (`None` = the automatic rule's).
     Ntt {
@@ -50,13 +50,13 @@ pub enum Winner {
     },
 }
 
-impl std::fmt::Display for Winner {
+impl std::fmt::Display for Choice {
     /// `NTT 2d r8`, `NTT auto`, `DGT k1=… λ1=… λ2=…`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Winner::Ntt { kernel, radix: Some(r) } => write!(f, "NTT {} r{r}", kernel.name()),
-            Winner::Ntt { kernel, radix: None } => write!(f, "NTT {}", kernel.name()),
-            Winner::Dgt { config } => write!(f, "DGT {config}"),
+            Choice::Ntt { kernel, radix: Some(r) } => write!(f, "NTT {} r{r}", kernel.name()),
+            Choice::Ntt { kernel, radix: None } => write!(f, "NTT {}", kernel.name()),
+            Choice::Dgt { config } => write!(f, "DGT {config}"),
         }
     }
 }
@@ -67,7 +67,7 @@ pub struct WisdomEntry {
     /// What was measured.
     pub key: WisdomKey,
     /// The fastest candidate.
-    pub winner: Winner,
+    pub winner: Choice,
     /// Its polymul time, µs per polynomial (per tower).
     pub us_per_poly: f64,
     /// Candidates timed.
@@ -205,8 +205,8 @@ mod tests {
     #[test]
     fn round_trip_lookup_and_bad_files() {
         let mut w = Wisdom::new();
-        let ntt = Winner::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
-        let dgt = Winner::Dgt { config: DgtConfig { stages1: 5, log_cluster1: 2, log_cluster2: 1 } };
+        let ntt = Choice::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
+        let dgt = Choice::Dgt { config: DgtConfig { stages1: 5, log_cluster1: 2, log_cluster2: 1 } };
         w.insert(WisdomEntry { key: key(0), winner: ntt, us_per_poly: 10.0, candidates: 3 });
         w.insert(WisdomEntry { key: key(10), winner: dgt, us_per_poly: 0.1, candidates: 9 });
         w.insert(WisdomEntry { key: key(10), winner: ntt, us_per_poly: 0.05, candidates: 9 });
@@ -230,7 +230,7 @@ mod tests {
         let path = dir.join("sub").join("wisdom.json");
         assert_eq!(Wisdom::load(&path).unwrap(), None);
         let mut w = Wisdom::new();
-        let winner = Winner::Ntt { kernel: crate::NttKernel::Auto, radix: None };
+        let winner = Choice::Ntt { kernel: crate::NttKernel::Auto, radix: None };
         w.insert(WisdomEntry { key: key(1), winner, us_per_poly: 1.0, candidates: 1 });
         w.save(&path).unwrap();
         assert_eq!(Wisdom::load(&path).unwrap(), Some(w));

@@ -1,9 +1,9 @@
 //! RNS polymul on a GPU: every tower in one launch per step.
 
 use super::RnsBasis;
-use crate::gpu::launch::Direction;
 use crate::gpu::{DeviceVec, Gpu};
-use crate::plan::{Engine, NttKernel, PlanOptions};
+use crate::plan::launch::Direction;
+use crate::plan::{NttEngine, NttKernel, PlanOptions};
 use crate::{Coeff, Result};
 
 /// Negacyclic polymul modulo `Q` on a GPU for the towers of an
@@ -25,7 +25,7 @@ use crate::{Coeff, Result};
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct RnsPlan<W: Coeff> {
-    engine: Engine<W>,
+    engine: NttEngine<W>,
     basis: RnsBasis<W>,
 }
 
@@ -49,7 +49,7 @@ impl<W: Coeff> RnsPlan<W> {
     /// Errors as [`crate::NttPlan::with_options`] for any tower, or
     /// [`Error::TooManyTowers`](crate::Error::TooManyTowers).
     pub fn with_options(gpu: &Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
-        let engine = Engine::new(gpu, basis.towers(), options)?;
+        let engine = NttEngine::new(gpu, basis.towers(), options)?;
         Ok(Self { engine, basis: basis.clone() })
     }
 

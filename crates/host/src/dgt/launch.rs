@@ -1,0 +1,134 @@
+//! The DGT's kernel launches: the pass kernels (one `DgtArgs` block each,
+//! built by the plan from its schedule), Coala's encoding, decoding and
+//! pointwise kernels.
+
+use crate::gpu::Gpu;
+use crate::gpu::kernel::TypedKernel;
+use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, raw, raw_mut, set_max_dynamic_smem};
+use crate::{Coeff, Result};
+use cust::memory::DevicePointer;
+use polymul_kernels::BLOCK_THREADS;
+use polymul_kernels::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs};
+use polymul_kernels::names;
+use polymul_kernels::smem::padded_words;
+use polymul_kernels::towers::Towers;
+/// The DGT kernels of one word.
+pub(crate) struct DgtKernels<W> {
+    /// The pass kernels, by `Op`.
+    pass: [TypedKernel<DgtArgs<W>>; 3],
+    encode: TypedKernel<DgtCodecArgs<W>>,
+    decode: TypedKernel<DgtCodecArgs<W>>,
+    pointwise: TypedKernel<DgtPointwiseArgs<W>>,
+}
+
+impl<W: Coeff> DgtKernels<W> {
+    /// Looks the kernels up and lets the pass kernel use `pass_smem_bytes`
+    /// of dynamic shared memory (checked by the plan against the device's
+    /// limit; above 48 KiB a kernel must opt in).
+    pub(crate) fn new(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
+        use polymul_kernels::dgt::pass::Op;
+        let pass = |op| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op });
+        let codec = |decode| TypedKernel::get::<W, _>(gpu, names::DgtCodecKernel { decode });
+        let k = Self {
+            // Indexed by `Op as usize`.
+            pass: [pass(Op::Forward)?, pass(Op::Inverse)?, pass(Op::Polymul)?],
+            encode: codec(false)?,
+            decode: codec(true)?,
+            pointwise: TypedKernel::get::<W, _>(gpu, names::DgtPointwiseKernel)?,
+        };
+        if pass_smem_bytes > 48 * 1024 {
+            for f in &k.pass {
+                check(set_max_dynamic_smem(f, pass_smem_bytes as u32), "raising a DGT pass's shared memory")?;
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// One DGT launch's buffers and tower arguments: `batch` polynomials per
+/// tower, `rows` towers on the grid's z axis.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DgtLaunch<W: Coeff> {
+    pub batch: usize,
+    pub towers: TowerLaunch<W>,
+    /// Tower 0's prime and Algorithm-4 constants (the scalar arguments).
+    pub p: W,
+    pub mu: W,
+    pub qbits: u32,
+}
+
+/// Queues one DGT pass kernel launch (`args` built by the plan from its
+/// schedule) over `rows` towers, as a programmatic dependent of the
+/// previous kernel where the GPU allows (the kernel waits for it first).
+pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<W>, rows: u32) -> Result<()> {
+    q.gpu.bind()?;
+    let w = std::mem::size_of::<W>();
+    let smem = (padded_words(args.shared_words(), w) * w) as u32;
+    let f = &k.pass[args.op as usize];
+    // SAFETY: the kernel is the one of `args.op`; the plan validated the
+    // geometry (≤ 1024 threads, shared memory within the limit it raised
+    // the kernel to) and sized the buffers and tables for batch × towers.
+    // The kernel waits for its predecessor before any global access.
+    unsafe {
+        f.launch_dependent(&q, (args.blocks(), rows), args.threads(), smem, &args, "launching a DGT pass")
+    }
+}
+
+/// Queues DGT encoding (`decode = false`) or decoding of every polynomial,
+/// `src → dst` (distinct buffers), with the weights table `w`.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn dgt_code<W: Coeff>(
+    q: Queue<'_>,
+    k: &DgtKernels<W>,
+    decode: bool,
+    log_m: u32,
+    s1: u32,
+    src: DevicePointer<W>,
+    dst: DevicePointer<W>,
+    w: DevicePointer<W>,
+    l: &DgtLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let f = if decode { &k.decode } else { &k.encode };
+    let total = (l.batch << log_m) as u32;
+    let grid = (blocks(total), 1, l.towers.rows);
+    let args = DgtCodecArgs {
+        src: raw(src),
+        dst: raw_mut(dst),
+        table: raw(w),
+        towers: l.towers.towers(),
+        total,
+        log_m,
+        s1,
+        p: l.p,
+    };
+    // SAFETY: buffers of batch × 2M words per tower, tables of M entries.
+    unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching DGT encoding/decoding") }
+}
+
+/// Queues the pointwise Gaussian product `a ← a · b`.
+pub(crate) fn dgt_pointwise<W: Coeff>(
+    q: Queue<'_>,
+    k: &DgtKernels<W>,
+    log_m: u32,
+    a: DevicePointer<W>,
+    b: DevicePointer<W>,
+    l: &DgtLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let total = (l.batch << log_m) as u32;
+    let grid = (blocks(total), 1, l.towers.rows);
+    let args = DgtPointwiseArgs {
+        a: raw_mut(a),
+        b: raw(b),
+        // The kernel reads no tables: only the data stride and the constants.
+        towers: Towers { tw_words: 0, ..l.towers.towers() },
+        total,
+        log_m,
+        qbits: l.qbits,
+        p: l.p,
+        mu: l.mu,
+    };
+    // SAFETY: both buffers hold batch × 2M words per tower.
+    unsafe { k.pointwise.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the DGT pointwise product") }
+}

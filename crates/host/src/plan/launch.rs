@@ -1,0 +1,773 @@
+//! Every NTT kernel launch (radix-2, tiled, 2D and pipelined 2D, lazy,
+//! fused, cluster, pointwise, fused Hadamard): each function takes validated
+//! arguments (the plan checked lengths, batch sizes and moduli), computes
+//! the grid, fills the kernel's argument block (the `#[repr(C)]` struct
+//! polymul-kernels defines for it) and queues the kernel on the plan's
+//! stream through [`TypedKernel`], looked up from the kernel's identifier
+//! (`polymul_kernels::names`), which takes only that block. Launch errors
+//! are returned; errors inside a kernel surface at the next synchronisation.
+
+use super::lazy::{LazyPass, LazySchedule};
+use super::twiddles::DeviceMultiplicands;
+use crate::gpu::cluster::ClusterLaunch;
+use crate::gpu::kernel::TypedKernel;
+use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, raw, raw_mut, set_max_dynamic_smem};
+use crate::gpu::{DeviceVec, Gpu};
+use crate::reduction::Reduction;
+use crate::{Coeff, Error, Result};
+use cust::function::{BlockSize, GridSize};
+use cust::memory::DevicePointer;
+use cust::stream::{Stream, StreamFlags};
+use polymul_kernels::BLOCK_THREADS;
+use polymul_kernels::arith::Barrett4;
+use polymul_kernels::arith::harvey::ShoupPair;
+use polymul_kernels::names;
+use polymul_kernels::ntt::cluster::ClusterShape;
+use polymul_kernels::ntt::lazy::{self, LaunchArgs};
+use polymul_kernels::ntt::radix2::{Radix2Args, Twiddles};
+use polymul_kernels::ntt::tiled::{self, TileGeometry, TiledArgs};
+use polymul_kernels::pointwise::{FusedHadamardArgs, PointwiseArgs};
+use polymul_kernels::smem::padded_words;
+use polymul_kernels::towers::Towers;
+/// Kernel handles one plan needs, looked up once at plan creation.
+pub(crate) struct Radix2Kernels<W> {
+    fwd: TypedKernel<Radix2Args<W>>,
+    inv: TypedKernel<Radix2Args<W>>,
+    mul: TypedKernel<PointwiseArgs<W>>,
+}
+
+impl<W: Coeff> Radix2Kernels<W> {
+    pub(crate) fn new(gpu: &Gpu, reduction: Reduction) -> Result<Self> {
+        let r = reduction.kind();
+        Ok(Self {
+            fwd: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: false, reduction: r })?,
+            inv: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: true, reduction: r })?,
+            mul: TypedKernel::get::<W, _>(gpu, names::PointwiseKernel)?,
+        })
+    }
+}
+
+/// The shared-memory pass kernels of one plan.
+pub(crate) struct TiledKernels<W> {
+    fwd: TypedKernel<TiledArgs<W>>,
+    inv: TypedKernel<TiledArgs<W>>,
+    /// Threads per block the kernels' register use allows.
+    max_threads: u32,
+}
+
+impl<W: Coeff> TiledKernels<W> {
+    /// Looks the kernels up and lets them use `tile_bytes` of dynamic shared
+    /// memory (above 48 KiB a kernel must opt in).
+    pub(crate) fn new(gpu: &Gpu, reduction: Reduction, log_radix: u32, tile_bytes: usize) -> Result<Self> {
+        let reduction = reduction.kind();
+        let kernel =
+            |inverse| TypedKernel::get::<W, _>(gpu, names::TiledKernel { inverse, log_radix, reduction });
+        let (fwd, inv) = (kernel(false)?, kernel(true)?);
+        // The most threads a block may have with these kernels' registers.
+        let max_threads = [&fwd, &inv]
+            .iter()
+            .map(|f| f.get_attribute(cust::function::FunctionAttribute::MaxThreadsPerBlock).unwrap_or(32))
+            .min()
+            .unwrap_or(32)
+            .max(32) as u32;
+        // A power of two, so that every step's units split evenly over the
+        // block's threads.
+        let max_threads = 1u32 << max_threads.ilog2();
+        let k = Self { fwd, inv, max_threads };
+        // The kernels pad the tile against bank conflicts.
+        let w = std::mem::size_of::<W>();
+        let tile_bytes = padded_words(tile_bytes / w, w) * w;
+        if tile_bytes > 48 * 1024 {
+            for f in [&k.fwd, &k.inv] {
+                // The size was checked against the device's opt-in limit by the plan.
+                if set_max_dynamic_smem(f, tile_bytes as u32) != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                    let max = gpu.info().max_shared_per_block;
+                    return Err(Error::BadTile { bytes: tile_bytes, min: 2 * std::mem::size_of::<W>(), max });
+                }
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// How a tiled transform runs: geometry, radix and direct global I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TiledLaunch {
+    pub geo: TileGeometry,
+    pub log_radix: u32,
+    pub direct: bool,
+    /// Stages run: `log_n`, or `log_n − 1` for the fused polymul's
+    /// truncated transforms.
+    pub stop: u32,
+}
+
+/// A CUDA event owned through the raw driver API (cust's `Event` cannot be
+/// waited on without being consumed).
+struct RawEvent(cust::sys::CUevent);
+
+// SAFETY: a driver handle, usable from any thread while its context is
+// current (every use binds it first); `Pipeline`'s owner serialises use.
+unsafe impl Send for RawEvent {}
+
+impl RawEvent {
+    fn new() -> Result<Self> {
+        let mut e = std::ptr::null_mut();
+        // SAFETY: out-parameter call; the context is current (caller).
+        let rc = unsafe {
+            cust::sys::cuEventCreate(&mut e, cust::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
+        };
+        check(rc, "creating an event")?;
+        Ok(Self(e))
+    }
+
+    fn record(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: both handles are alive.
+        check(unsafe { cust::sys::cuEventRecord(self.0, stream.as_inner()) }, "recording an event")
+    }
+}
+
+impl Drop for RawEvent {
+    fn drop(&mut self) {
+        // SAFETY: created by cuEventCreate, destroyed once.
+        unsafe { cust::sys::cuEventDestroy_v2(self.0) };
+    }
+}
+
+/// Two streams and the events that fork work off the GPU's stream and join
+/// it back: what the pipelined 2D NTT runs on.
+pub(crate) struct Pipeline {
+    // Events before streams: dropped first.
+    fork: RawEvent,
+    joins: [RawEvent; 2],
+    streams: [Stream; 2],
+}
+
+impl Pipeline {
+    pub(crate) fn new(gpu: &Gpu) -> Result<Self> {
+        gpu.bind()?;
+        let stream =
+            || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0));
+        Ok(Self {
+            streams: [stream()?, stream()?],
+            fork: RawEvent::new()?,
+            joins: [RawEvent::new()?, RawEvent::new()?],
+        })
+    }
+}
+
+/// `stream` waits for `event`.
+fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
+    // SAFETY: both handles are alive; the driver only reads them.
+    check(unsafe { cust::sys::cuStreamWaitEvent(stream.as_inner(), event.0, 0) }, "ordering streams")
+}
+
+/// Queues the passes of a shared-memory transform of `batch` polynomials
+/// starting at `a` on `q`: forward = strided pass (if the geometry has
+/// one) then contiguous pass; inverse = the reverse.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+fn tiled_passes<W: Coeff>(
+    k: &TiledKernels<W>,
+    dir: Direction,
+    a: DevicePointer<W>,
+    tw: &DeviceMultiplicands<W>,
+    batch: usize,
+    cfg: &TiledLaunch,
+    q: &Queue<'_>,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    let geo = &cfg.geo;
+    let (f, order): (&TypedKernel<TiledArgs<W>>, &[u32]) = match (geo.l1 > 0, dir) {
+        (false, Direction::Forward) => (&k.fwd, &[0]),
+        (false, Direction::Inverse) => (&k.inv, &[0]),
+        (true, Direction::Forward) => (&k.fwd, &[1, 0]),
+        (true, Direction::Inverse) => (&k.inv, &[0, 1]),
+    };
+    let grid = ((batch * geo.blocks_per_poly()) as u32, towers.rows);
+    let threads = tiled::block_threads(geo.log_tile, cfg.log_radix).min(k.max_threads);
+    let w = std::mem::size_of::<W>();
+    let smem = (padded_words(1usize << geo.log_tile, w) * w) as u32;
+    let (q_, k_, m) = tw.parts;
+    let mut args = TiledArgs {
+        a: raw_mut(a),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        geo: *geo,
+        strided: 0,
+        log_radix: cfg.log_radix,
+        direct: u32::from(cfg.direct),
+        stop: cfg.stop,
+        m,
+        q: q_,
+        k: k_,
+    };
+    for &strided in order {
+        args.strided = strided;
+        // SAFETY: the plan validated the geometry (tile within the device's
+        // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
+        // batch·N words.
+        unsafe { f.launch(q, grid, threads, smem, &args, "launching a shared-memory NTT pass")? };
+    }
+    Ok(())
+}
+
+/// Queues a shared-memory transform of the whole batch on the GPU's stream.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn tiled_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &TiledKernels<W>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DeviceMultiplicands<W>,
+    batch: usize,
+    cfg: &TiledLaunch,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, &q, towers)
+}
+
+/// Queues a transform polynomial by polynomial, alternating between the
+/// pipeline's two streams, so that one polynomial's second pass overlaps the
+/// next one's first pass; the GPU's stream waits for both at the end.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
+    q: Queue<'_>,
+    k: &TiledKernels<W>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DeviceMultiplicands<W>,
+    batch: usize,
+    cfg: &TiledLaunch,
+    pipe: &Pipeline,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    pipe.fork.record(q.stream)?;
+    for s in &pipe.streams {
+        wait(s, &pipe.fork)?;
+    }
+    let n = 1usize << cfg.geo.log_n;
+    let base = data.buf.as_device_ptr();
+    for i in 0..batch {
+        // Polynomial i of the batch in every tower (i·N < one tower's
+        // words, checked by the plan).
+        let a = base.wrapping_add(i * n);
+        let on = Queue { gpu: q.gpu, stream: &pipe.streams[i % 2] };
+        tiled_passes(k, dir, a, tw, 1, cfg, &on, towers)?;
+    }
+    for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
+        e.record(s)?;
+        wait(q.stream, e)?;
+    }
+    Ok(())
+}
+
+/// A prepared table as the kernels' [`Twiddles`] (a null auxiliary table
+/// where the reduction needs none).
+fn twiddles<W: Coeff>(tw: &DeviceMultiplicands<W>) -> Twiddles<W> {
+    Twiddles { main: raw(tw.main.buf.as_device_ptr()), aux: raw(tw.aux_ptr()) }
+}
+
+/// Direction of a transform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Forward,
+    Inverse,
+}
+
+/// Queues stages `stages` of a radix-2 transform of `batch` polynomials per
+/// tower in `data` (forward in increasing, inverse in decreasing order).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn radix2_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &Radix2Kernels<W>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    tw: &DeviceMultiplicands<W>,
+    batch: usize,
+    log_n: u32,
+    stages: std::ops::Range<u32>,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let total = (batch << (log_n - 1)) as u32;
+    let (f, stages): (_, Vec<u32>) = match dir {
+        Direction::Forward => (&k.fwd, stages.collect()),
+        Direction::Inverse => (&k.inv, stages.rev().collect()),
+    };
+    let grid = (blocks(total), towers.rows);
+    let (q_, k_, m) = tw.parts;
+    let mut args = Radix2Args {
+        a: raw_mut(data.buf.as_device_ptr()),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        total,
+        log_n,
+        log_m: 0,
+        m,
+        q: q_,
+        k: k_,
+    };
+    for log_m in stages {
+        args.log_m = log_m;
+        // SAFETY: the plan sized `data` to batch·N and the twiddle tables to N
+        // words; the kernel touches only indices below those.
+        unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching an NTT stage")? };
+    }
+    Ok(())
+}
+
+/// The lazy NTT's pass kernels of one plan (`plan::lazy`), looked up once,
+/// with their dynamic shared-memory limit raised where a tile needs it.
+pub(crate) struct LazyKernels<W> {
+    forward: Vec<LazyPassKernel<W>>,
+    inverse: Vec<LazyPassKernel<W>>,
+    product: LazyPassKernel<W>,
+}
+
+/// One lazy pass's kernel and the pass it runs.
+type LazyPassKernel<W> = (TypedKernel<LaunchArgs<W>>, LazyPass);
+
+impl<W: Coeff> LazyKernels<W> {
+    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Self> {
+        let lookup = |passes: &[LazyPass]| -> Result<Vec<LazyPassKernel<W>>> {
+            passes
+                .iter()
+                .map(|p| {
+                    let f = TypedKernel::get::<W, _>(gpu, p.kernel)?;
+                    let bytes = p.smem_bytes::<W>();
+                    if bytes > 48 * 1024 {
+                        // At most 128 KiB plus padding (the `u32` product
+                        // pass of 2^14 words, `b` in a second tile): the plan
+                        // checked it against the GPU's opt-in limit.
+                        check(
+                            set_max_dynamic_smem(&f, bytes),
+                            "raising a lazy kernel's shared-memory limit",
+                        )?;
+                    }
+                    Ok((f, *p))
+                })
+                .collect()
+        };
+        let mut product = lookup(std::slice::from_ref(&sched.product))?;
+        Ok(Self {
+            forward: lookup(&sched.forward)?,
+            inverse: lookup(&sched.inverse)?,
+            product: product.remove(0),
+        })
+    }
+
+    /// Passes of one direction.
+    pub(crate) fn passes(&self, inverse: bool) -> usize {
+        if inverse { self.inverse.len() } else { self.forward.len() }
+    }
+
+    /// `log2` of the row pass's radix.
+    pub(crate) fn row_log_r(&self) -> u32 {
+        self.forward.last().map_or(0, |(_, p)| p.kernel.log_r)
+    }
+}
+
+/// The device side of a lazy plan's launches: both directions' tables
+/// (`tw_pairs` pairs per tower), the tower table and tower 0's constants.
+#[derive(Clone, Copy)]
+pub(crate) struct LazyTables<W: Coeff> {
+    pub fwd: DevicePointer<W>,
+    pub inv: DevicePointer<W>,
+    pub tw_pairs: u32,
+    /// Tower 0's modulus and Algorithm-4 constants (the scalars of a
+    /// one-tower launch).
+    pub barrett: Barrett4<W>,
+}
+
+impl<W: Coeff> LazyTables<W> {
+    /// The argument block of a lazy or cluster launch over `data` (`b`: the
+    /// second operand, or null) with these tables and `towers`.
+    fn launch_args(
+        &self,
+        data: DevicePointer<W>,
+        b: DevicePointer<W>,
+        log_n: u32,
+        subs: u32,
+        log_polys: u32,
+        towers: &TowerLaunch<W>,
+    ) -> LaunchArgs<W> {
+        LaunchArgs {
+            data: data.as_raw() as *mut W,
+            tw: self.fwd.as_raw() as *const ShoupPair<W>,
+            tw_inv: self.inv.as_raw() as *const ShoupPair<W>,
+            moduli: towers.moduli.as_raw() as *const W,
+            data_words: towers.data_words,
+            tw_pairs: self.tw_pairs,
+            log_n,
+            subs,
+            qbits: self.barrett.m,
+            log_polys,
+            q: self.barrett.q,
+            mu: self.barrett.mu,
+            b: b.as_raw() as *const W,
+            ctrl: std::ptr::null_mut(),
+            lag: 0,
+        }
+    }
+}
+
+/// Queues one lazy pass kernel over `batch` polynomials per tower of `data`
+/// (`b`: the product pass's second operand, else null).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+fn lazy_pass<W: Coeff>(
+    q: &Queue<'_>,
+    (f, p): &LazyPassKernel<W>,
+    data: DevicePointer<W>,
+    b: DevicePointer<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    let args = t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), towers);
+    // A forward pass with a second operand transforms both (twice the blocks).
+    let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
+    let blocks = p.blocks(log_n, batch) * operands;
+    let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
+    // SAFETY: the plan sized `data` (and `b`) to batch·N words per tower,
+    // the tables to `tw_pairs` pairs per tower and the constants table to
+    // the grid's rows. A pass kernel waits for its predecessor before any
+    // global access (`grid_dependency_sync`), so it may be a programmatic
+    // dependent.
+    unsafe { f.launch_dependent(q, (blocks, towers.rows), threads, smem, &args, "launching a lazy NTT pass") }
+}
+
+/// Queues a lazy transform of `batch` polynomials per tower of `a` (the
+/// plan sized it to `batch · N` words per tower): its one or two passes,
+/// each one launch over every tower.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn lazy_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<W>,
+    dir: Direction,
+    a: DevicePointer<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let passes = match dir {
+        Direction::Forward => &k.forward,
+        Direction::Inverse => &k.inverse,
+    };
+    for p in passes {
+        lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
+    }
+    Ok(())
+}
+
+/// The fused two-pass kernels of a plan (`lazy::fused_item`: both passes
+/// in one launch, the intermediate words in L2) and the control words they
+/// count in.
+pub(crate) struct FusedKernels<W> {
+    fwd: TypedKernel<LaunchArgs<W>>,
+    inv: TypedKernel<LaunchArgs<W>>,
+    smem: u32,
+    per_poly: u32,
+    /// The row pass's shape (its blocks may hold rows of several
+    /// polynomials; both passes have its threads).
+    row: lazy::Shape,
+    /// Whether row blocks take rows of several polynomials (`lazy::row_of`).
+    several_polys: bool,
+    /// Blocks of one kernel that fit the GPU at once.
+    resident: u32,
+    /// `lazy::fused_ctrl_words(batch)` zero words per tower, for the
+    /// largest `batch · towers` launched so far (grown on demand, zeroed on
+    /// the launch's stream; the kernels leave them zero).
+    ctrl: crate::gpu::graph::GrowBuffer<u32>,
+}
+
+/// `POLYMUL_LAZY_FUSED`, read when a plan is created (for comparing
+/// variants in one process): `0` = no fused kernels, `one` = one polynomial
+/// per row block, anything else or unset = the default.
+fn fused_setting() -> String {
+    std::env::var("POLYMUL_LAZY_FUSED").unwrap_or_default()
+}
+
+impl<W: Coeff> FusedKernels<W> {
+    /// The fused kernels for `sched` (their passes must be the schedule's:
+    /// one radix for both, the row pass's, so the tables fit), or `None`.
+    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
+        let w = std::mem::size_of::<W>();
+        let log_r = sched.row_shape().log_r;
+        let setting = fused_setting();
+        if setting == "0" || sched.forward.len() != 2 || !lazy::fused_sizes(w).contains(&sched.log_n) {
+            return Ok(None);
+        }
+        let kernel = |inverse| {
+            TypedKernel::get::<W, _>(gpu, names::FusedKernel { inverse, log_n: sched.log_n, log_r })
+        };
+        let (Ok(fwd), Ok(inv)) = (kernel(false), kernel(true)) else {
+            return Ok(None);
+        };
+        let (col, row) = (sched.forward[0].shape, sched.row_shape());
+        let col = lazy::Shape::new(col.l, log_r, true, w);
+        let smem = lazy::fused_smem_words(col, row, w) * w as u32 + 16;
+        let mut per_sm = u32::MAX;
+        for f in [&fwd, &inv] {
+            if smem > 48 * 1024 {
+                check(set_max_dynamic_smem(f, smem), "raising a fused kernel's shared-memory limit")?;
+            }
+            let n = f
+                .max_active_blocks_per_multiprocessor(BlockSize::x(row.threads()), smem as usize)
+                .map_err(Error::cuda("sizing a fused lazy kernel", 0))?;
+            per_sm = per_sm.min(n);
+        }
+        let resident = per_sm.max(1) * gpu.info().multiprocessors.max(1) as u32;
+        Ok(Some(Self {
+            fwd,
+            inv,
+            smem,
+            per_poly: lazy::fused_per_poly(sched.log_n, w),
+            row,
+            several_polys: setting != "one",
+            resident,
+            ctrl: crate::gpu::graph::GrowBuffer::new(),
+        }))
+    }
+
+    /// The lag (polynomials) between a polynomial's two passes: its
+    /// first-pass blocks take their tickets about 1.5 GPUs' worth of blocks
+    /// before its second-pass blocks do, so the second pass rarely waits
+    /// (H100, `u32` N = 2^16, batch 512: a lag of 24 to 48 polynomials ran
+    /// the same, 12 and 4 were 13% and 24% slower).
+    fn lag(&self) -> u32 {
+        // At least a row block's polynomials (`lazy::fused_item`).
+        (3 * self.resident).div_ceil(4 * self.per_poly).max(1 << lazy::ROW_POLYS_LOG_MAX)
+    }
+
+    /// Retires the control words (the next fused launch allocates new ones,
+    /// the old stay allocated while the plan lives), so launches on
+    /// different streams never count in the same words.
+    pub(crate) fn release_ctrl(&self) {
+        self.ctrl.retire();
+    }
+
+    /// Whether a transform of `batch` polynomials per tower runs fused: when
+    /// most of its polynomials' passes overlap (at least twice the lag).
+    /// Below, every second-pass block would wait for first-pass blocks that
+    /// started with it (H100, `u32` N = 2^16, batch 32: fused 27.2 / 26.4
+    /// µs against 25.3 / 22.5 µs for the two launches).
+    pub(crate) fn wants(&self, batch: usize) -> bool {
+        batch >= 2 * self.lag() as usize
+    }
+}
+
+/// Queues a fused lazy transform of `batch` polynomials per tower.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn fused_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &FusedKernels<W>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
+    let ctrl = k.ctrl.at_least(&q, words)?;
+    let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
+    let mut args =
+        t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
+    args.ctrl = ctrl.as_raw() as *mut u32;
+    args.lag = k.lag();
+    let f = match dir {
+        Direction::Forward => &k.fwd,
+        Direction::Inverse => &k.inv,
+    };
+    let grid = GridSize::xy(2 * batch as u32 * k.per_poly, towers.rows);
+    // SAFETY: the plan sized `data` to batch·N words per tower and the
+    // tables to `tw_pairs` pairs per tower; `ctrl` holds
+    // fused_ctrl_words(batch) zero words per tower (zeroed on this stream
+    // when allocated; the kernels leave them zero), and stays allocated
+    // while the plan lives (`GrowBuffer`); the grid is every ticket of
+    // every tower.
+    unsafe { f.launch(&q, grid, k.row.threads(), k.smem, &args, "launching a fused lazy NTT") }
+}
+
+/// The one-pass cluster kernels of a plan (`polymul_kernels::ntt::cluster`)
+/// and the driver entry point that launches them.
+pub(crate) struct ClusterKernels<W> {
+    fwd: TypedKernel<LaunchArgs<W>>,
+    inv: TypedKernel<LaunchArgs<W>>,
+    shape: ClusterShape,
+    launcher: ClusterLaunch,
+}
+
+impl<W: Coeff> ClusterKernels<W> {
+    /// The kernels for `2^log_n` words at radix `2^log_r`, or `None` where
+    /// there are none: no cluster shape for N, no cluster launch on this
+    /// GPU or driver, or a module without them (PTX below sm_90).
+    pub(crate) fn new(gpu: &Gpu, log_n: u32, log_r: u32) -> Result<Option<Self>> {
+        let Some(&(_, l1, log_cs)) = polymul_kernels::ntt::cluster::SHAPES.iter().find(|s| s.0 == log_n)
+        else {
+            return Ok(None);
+        };
+        let Some(launcher) = gpu.cluster_launch() else { return Ok(None) };
+        let kernel = |inverse| TypedKernel::get::<W, _>(gpu, names::ClusterKernel { inverse, log_n, log_r });
+        let (Ok(fwd), Ok(inv)) = (kernel(false), kernel(true)) else {
+            return Ok(None);
+        };
+        let shape = ClusterShape::new(log_n, l1, log_cs, log_r);
+        let bytes = Self::smem_bytes(&shape);
+        for f in [&fwd, &inv] {
+            // At most 2 × 66 KiB, below sm_90's 227 KiB opt-in limit.
+            if set_max_dynamic_smem(f, bytes) != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                return Ok(None);
+            }
+        }
+        Ok(Some(Self { fwd, inv, shape, launcher }))
+    }
+
+    fn smem_bytes(shape: &ClusterShape) -> u32 {
+        let w = std::mem::size_of::<W>();
+        shape.smem_words(w) * w as u32
+    }
+}
+
+/// Queues a one-pass cluster transform of `batch` polynomials per tower.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn cluster_ntt<W: Coeff>(
+    q: Queue<'_>,
+    k: &ClusterKernels<W>,
+    dir: Direction,
+    data: &mut DeviceVec<W>,
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let f = match dir {
+        Direction::Forward => &k.fwd,
+        Direction::Inverse => &k.inv,
+    };
+    // The cluster kernels take the batch and derive both passes' counts.
+    let args = t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
+    let cs = k.shape.cluster_blocks();
+    let (threads, smem) = (k.shape.threads(), ClusterKernels::<W>::smem_bytes(&k.shape));
+    // SAFETY: the grid is a whole number of clusters; the plan sized `data`
+    // to batch·N words per tower and the tables to `tw_pairs` pairs per
+    // tower; the context is bound above.
+    unsafe { f.launch_cluster(&k.launcher, &q, (batch as u32 * cs, towers.rows), threads, smem, cs, &args) }
+}
+
+/// Queues `a ← a ⊗ b` (buffers of `batch · N` words per tower, sized by
+/// the plan) through the lazy kernels: both operands' forward
+/// column passes in one launch (if any), the product row pass (`b`'s
+/// forward row steps, `a`'s, the pointwise product and the inverse row
+/// steps in one kernel) and `a`'s inverse column pass; `b` is left
+/// column-transformed.
+pub(crate) fn lazy_polymul<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<W>,
+    (pa, pb): (DevicePointer<W>, DevicePointer<W>),
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    let null = DevicePointer::null();
+    let cols = k.forward.len() > 1;
+    if cols {
+        // Both operands' column passes in one launch.
+        lazy_pass(&q, &k.forward[0], pa, pb, t, batch, log_n, towers)?;
+    }
+    lazy_pass(&q, &k.product, pa, pb, t, batch, log_n, towers)?;
+    if cols {
+        lazy_pass(&q, &k.inverse[1], pa, null, t, batch, log_n, towers)?;
+    }
+    Ok(())
+}
+
+/// Queues the fused Hadamard step of the fused polymul over `batch · N/2`
+/// pairs: `a ← fused(a, b)` with the plan's reduction and prepared forward
+/// twiddles (first half).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn fused_hadamard<W: Coeff>(
+    q: Queue<'_>,
+    f: &TypedKernel<FusedHadamardArgs<W>>,
+    a: &mut DeviceVec<W>,
+    b: &DeviceVec<W>,
+    tw: &DeviceMultiplicands<W>,
+    batch: usize,
+    log_n: u32,
+    b4: &Barrett4<W>,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let total = (batch << (log_n - 1)) as u32;
+    let grid = (blocks(total), towers.rows);
+    let (q_, k_, m) = tw.parts;
+    let args = FusedHadamardArgs {
+        a: raw_mut(a.buf.as_device_ptr()),
+        b: raw(b.buf.as_device_ptr()),
+        tw: twiddles(tw),
+        towers: towers.towers(),
+        total,
+        log_n,
+        m,
+        qbits: b4.m,
+        q: q_,
+        k: k_,
+        mu: b4.mu,
+    };
+    // SAFETY: both buffers hold batch·N words and the table at least N/2
+    // (checked by the plan); the kernel touches only those.
+    unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the fused Hadamard step") }
+}
+
+/// Looks up the fused Hadamard kernel of a reduction and word.
+pub(crate) fn fused_kernel<W: Coeff>(
+    gpu: &Gpu,
+    reduction: Reduction,
+) -> Result<TypedKernel<FusedHadamardArgs<W>>> {
+    TypedKernel::get::<W, _>(gpu, names::FusedHadamardKernel { reduction: reduction.kind() })
+}
+
+/// Queues `acc[i] ← acc[i] · other[i] mod q_t` over every tower `t`'s
+/// `towers.data_words` words (`red`: tower 0's constants).
+pub(crate) fn pointwise_mul<W: Coeff>(
+    q: Queue<'_>,
+    k: &Radix2Kernels<W>,
+    acc: &mut DeviceVec<W>,
+    other: &DeviceVec<W>,
+    red: &Barrett4<W>,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let out = acc.buf.as_device_ptr();
+    let len = towers.data_words as u32;
+    let args = PointwiseArgs {
+        out: raw_mut(out),
+        a: raw(out),
+        b: raw(other.buf.as_device_ptr()),
+        // The kernel reads no twiddles: only the data stride and the table.
+        towers: Towers { tw_words: 0, ..towers.towers() },
+        len,
+        qbits: red.m,
+        q: red.q,
+        mu: red.mu,
+    };
+    // SAFETY: both buffers hold `rows` towers of `len` words (checked by the
+    // plan), the table `rows` rows when not null.
+    unsafe {
+        k.mul.launch(
+            &q,
+            (blocks(len), towers.rows),
+            BLOCK_THREADS,
+            0,
+            &args,
+            "launching the pointwise product",
+        )
+    }
+}
