@@ -74,7 +74,7 @@ fn shared_tile() -> DeviceShared {
 /// least a tile of dynamic shared memory, buffers sized for the batch.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn tiled_pass<W: crate::Word, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
+unsafe fn tiled_pass<W: crate::gmem::Gmem, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
     a: *mut W,
     tw: Twiddles<W>,
     geo: TileGeometry,
@@ -703,7 +703,7 @@ macro_rules! floor_entry {
             let w = crate::arith::harvey::ShoupPair { w: args.w, wp: args.wp };
             let r = microbench::lazy_butterflies(t, w, args.q, args.rounds);
             // SAFETY: one word per thread (caller).
-            unsafe { *args.out.add(t as usize) = r };
+            unsafe { crate::gmem::Gmem::st(args.out.add(t as usize), r) };
         }
     };
 }
@@ -726,7 +726,7 @@ floor_entry!(u64, butterfly_floor_u64);
 /// # Safety
 /// Buffers sized by the host for `total` elements per tower.
 #[inline(always)]
-unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: dgt::pass::DgtCodecArgs<W>) {
+unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtCodecArgs<W>) {
     let t = global_thread_x();
     if t < a.total {
         let (towers, z) = (a.towers, block_z());
@@ -753,7 +753,7 @@ unsafe fn dgt_codec<W: crate::word::Word, const DECODE: bool>(a: dgt::pass::DgtC
 /// # Safety
 /// As the kernels'.
 #[inline(always)]
-unsafe fn dgt_pass<W: crate::word::Word, const OP: u32>(args: dgt::pass::DgtArgs<W>)
+unsafe fn dgt_pass<W: crate::gmem::Gmem, const OP: u32>(args: dgt::pass::DgtArgs<W>)
 where
     DeviceShared: crate::smem::Shared<W>,
 {

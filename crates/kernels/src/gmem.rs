@@ -1,8 +1,10 @@
-//! Global-memory accesses the lazy kernels spell out: plain loads and stores
-//! in the global state space (a pointer read from a by-value argument block
-//! is generic to LLVM, so it would otherwise emit generic `ld`/`st`),
-//! 16-byte vector accesses for runs of consecutive words, and twiddle pairs
-//! through the read-only (non-coherent) path as one vector load.
+//! Global-memory accesses the kernels spell out: plain loads and stores in
+//! the global state space (every kernel takes its pointers inside a
+//! by-value `#[repr(C)]` argument block, which rustc passes as bytes, so to
+//! LLVM they are generic and would otherwise give generic `ld`/`st`),
+//! 16-byte vector accesses for runs of consecutive words, and words of
+//! tables no kernel writes (twiddles, weights, tower constants) through the
+//! read-only (non-coherent) path, twiddle pairs as one vector load.
 //!
 //! On the host every function is a plain pointer access, so the kernels'
 //! per-thread code runs unchanged in the CPU emulation.
@@ -10,7 +12,7 @@
 use crate::Word;
 use crate::arith::harvey::ShoupPair;
 
-/// Words the lazy kernels load and store with explicit global accesses.
+/// Words the kernels load and store with explicit global accesses.
 pub trait Gmem: Word {
     /// `*p`.
     ///
@@ -22,6 +24,14 @@ pub trait Gmem: Word {
     /// # Safety
     /// `p` points at a writable word of global memory.
     unsafe fn st(p: *mut Self, v: Self);
+    /// `*p`, a word of a table that no kernel writes during the launch
+    /// (twiddles, weights, tower constants), through the read-only
+    /// (non-coherent) path (`ld.global.nc`).
+    ///
+    /// # Safety
+    /// `p` points at a readable word of global memory that nothing writes
+    /// while the kernel runs.
+    unsafe fn ld_nc(p: *const Self) -> Self;
     /// `*p`, a twiddle pair that no kernel writes (read-only path).
     ///
     /// # Safety
@@ -63,6 +73,11 @@ macro_rules! host_gmem {
             unsafe fn st(p: *mut Self, v: Self) {
                 // SAFETY: forwarded.
                 unsafe { *p = v }
+            }
+            #[inline(always)]
+            unsafe fn ld_nc(p: *const Self) -> Self {
+                // SAFETY: forwarded.
+                unsafe { *p }
             }
             #[inline(always)]
             unsafe fn ld_pair(p: *const ShoupPair<Self>) -> ShoupPair<Self> {
@@ -125,6 +140,16 @@ mod device {
                 asm!("st.global.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p,
                      options(nostack, preserves_flags))
             };
+        }
+        #[inline(always)]
+        unsafe fn ld_nc(p: *const u32) -> u32 {
+            let v: u32;
+            // SAFETY: forwarded.
+            unsafe {
+                asm!("ld.global.nc.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
+                     options(pure, nostack, readonly, preserves_flags))
+            };
+            v
         }
         #[inline(always)]
         unsafe fn ld_pair(p: *const ShoupPair<u32>) -> ShoupPair<u32> {
@@ -203,6 +228,16 @@ mod device {
                 asm!("st.global.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p,
                      options(nostack, preserves_flags))
             };
+        }
+        #[inline(always)]
+        unsafe fn ld_nc(p: *const u64) -> u64 {
+            let v: u64;
+            // SAFETY: forwarded.
+            unsafe {
+                asm!("ld.global.nc.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
+                     options(pure, nostack, readonly, preserves_flags))
+            };
+            v
         }
         #[inline(always)]
         unsafe fn ld_pair(p: *const ShoupPair<u64>) -> ShoupPair<u64> {

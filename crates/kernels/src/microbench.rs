@@ -5,6 +5,7 @@
 
 use crate::Word;
 use crate::arith::ModMul;
+use crate::gmem::Gmem;
 
 /// Independent chains per thread.
 pub const CHAINS: usize = 4;
@@ -60,7 +61,7 @@ pub struct ButterflyFloorArgs<W> {
 /// `data` must hold `4·(t+1)` words `< q`; `main` (and `aux` if
 /// `R::NEEDS_AUX`) `t + 1` prepared words.
 #[inline(always)]
-pub unsafe fn modmul_chains<W: Word, R: ModMul<W>, const SELECT: bool>(
+pub unsafe fn modmul_chains<W: Gmem, R: ModMul<W>, const SELECT: bool>(
     data: *mut W,
     main: *const W,
     aux: *const W,
@@ -70,20 +71,20 @@ pub unsafe fn modmul_chains<W: Word, R: ModMul<W>, const SELECT: bool>(
 ) {
     // SAFETY: the caller guarantees the indices are in bounds.
     unsafe {
-        let a = if R::NEEDS_AUX { *aux.add(t) } else { W::zero() };
-        let w = R::op(*main.add(t), a);
+        let a = if R::NEEDS_AUX { W::ld(aux.add(t)) } else { W::zero() };
+        let w = R::op(W::ld(main.add(t)), a);
         let p = data.add(CHAINS * t);
-        let (mut x0, mut x1, mut x2, mut x3) = (*p, *p.add(1), *p.add(2), *p.add(3));
+        let (mut x0, mut x1, mut x2, mut x3) = (W::ld(p), W::ld(p.add(1)), W::ld(p.add(2)), W::ld(p.add(3)));
         for _ in 0..iters {
             x0 = red.mul_with::<SELECT>(x0, w);
             x1 = red.mul_with::<SELECT>(x1, w);
             x2 = red.mul_with::<SELECT>(x2, w);
             x3 = red.mul_with::<SELECT>(x3, w);
         }
-        *p = x0;
-        *p.add(1) = x1;
-        *p.add(2) = x2;
-        *p.add(3) = x3;
+        W::st(p, x0);
+        W::st(p.add(1), x1);
+        W::st(p.add(2), x2);
+        W::st(p.add(3), x3);
     }
 }
 

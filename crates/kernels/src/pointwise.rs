@@ -1,7 +1,7 @@
 //! Element-wise (Hadamard) modular product.
 
-use crate::Word;
 use crate::arith::{Barrett4, ModMul, add_mod, sub_mod};
+use crate::gmem::Gmem;
 use crate::ntt::radix2::Twiddles;
 use crate::towers::Towers;
 
@@ -71,9 +71,9 @@ pub struct FusedHadamardArgs<W> {
 /// `i` must be inside all three buffers (which may alias exactly) and
 /// `a[i], b[i] < q`.
 #[inline(always)]
-pub unsafe fn mul_at<W: Word>(out: *mut W, a: *const W, b: *const W, i: usize, red: &Barrett4<W>) {
+pub unsafe fn mul_at<W: Gmem>(out: *mut W, a: *const W, b: *const W, i: usize, red: &Barrett4<W>) {
     // SAFETY: the caller guarantees `i` is in bounds.
-    unsafe { *out.add(i) = red.mul(*a.add(i), *b.add(i)) }
+    unsafe { W::st(out.add(i), red.mul(W::ld(a.add(i)), W::ld(b.add(i)))) }
 }
 
 /// The fused step of Algorithm 8 for pair `t` (over `batch · N/2` pairs,
@@ -89,7 +89,7 @@ pub unsafe fn mul_at<W: Word>(out: *mut W, a: *const W, b: *const W, i: usize, r
 /// `t < batch · N/2`; `a`, `b` hold the batch (reduced words); `tw` holds at
 /// least the first `N/2` prepared forward twiddles.
 #[inline(always)]
-pub unsafe fn fused_pair_at<W: Word, R: ModMul<W>>(
+pub unsafe fn fused_pair_at<W: Gmem, R: ModMul<W>>(
     a: *mut W,
     b: *const W,
     tw: Twiddles<W>,
@@ -105,15 +105,14 @@ pub unsafe fn fused_pair_at<W: Word, R: ModMul<W>>(
     let ti = ((1usize << log_n) >> 2) + (i >> 1) as usize;
     // SAFETY: indices inside the batch and the table's first half (caller).
     unsafe {
-        let (a0, a1) = (*a.add(j), *a.add(j + 1));
-        let (b0, b1) = (*b.add(j), *b.add(j + 1));
-        let aux = if R::NEEDS_AUX { *tw.aux.add(ti) } else { W::zero() };
-        let alpha2 = R::op(*tw.main.add(ti), aux);
+        let (a0, a1) = (W::ld(a.add(j)), W::ld(a.add(j + 1)));
+        let (b0, b1) = (W::ld(b.add(j)), W::ld(b.add(j + 1)));
+        let alpha2 = tw.get::<R>(ti);
         let u = b4.mul(a0, b0);
         let v = b4.mul(a1, b1);
         let w = b4.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
         let z = red.mul(v, alpha2);
-        *a.add(j + 1) = sub_mod(sub_mod(w, u, q), v, q);
-        *a.add(j) = if i & 1 == 0 { add_mod(u, z, q) } else { sub_mod(u, z, q) };
+        W::st(a.add(j + 1), sub_mod(sub_mod(w, u, q), v, q));
+        W::st(a.add(j), if i & 1 == 0 { add_mod(u, z, q) } else { sub_mod(u, z, q) });
     }
 }

@@ -13,6 +13,7 @@
 //! existed.
 
 use crate::Word;
+use crate::gmem::Gmem;
 use crate::ntt::radix2::Twiddles;
 
 /// Words per tower in the constants table: the butterfly reduction's
@@ -55,9 +56,10 @@ pub struct TowerConsts<W> {
     pub barrett4: (W, u32),
 }
 
-impl<W: Word> Towers<W> {
-    /// Tower `y`'s constants: row `y` of the table, or `scalars` when the
-    /// table is null (a one-tower launch).
+impl<W: Gmem> Towers<W> {
+    /// Tower `y`'s constants: row `y` of the table (global loads through
+    /// the read-only path: no kernel writes the table), or `scalars` when
+    /// the table is null (a one-tower launch).
     ///
     /// # Safety
     /// A non-null table holds at least `(y + 1) · TOWER_WORDS` words.
@@ -66,16 +68,20 @@ impl<W: Word> Towers<W> {
         if self.moduli.is_null() {
             return scalars;
         }
-        // SAFETY: row `y` is inside the table (caller).
+        // SAFETY: row `y` is inside the table (caller), which nothing
+        // writes during a launch.
         unsafe {
             let row = self.moduli.add(y as usize * TOWER_WORDS);
+            let at = |c: usize| W::ld_nc(row.add(c));
             TowerConsts {
-                parts: (*row.add(Q), *row.add(K), (*row.add(M)).as_u64() as u32),
-                barrett4: (*row.add(MU), (*row.add(QBITS)).as_u64() as u32),
+                parts: (at(Q), at(K), at(M).as_u64() as u32),
+                barrett4: (at(MU), at(QBITS).as_u64() as u32),
             }
         }
     }
+}
 
+impl<W: Word> Towers<W> {
     /// Start of tower `y`'s data.
     #[inline(always)]
     pub fn data<T>(&self, a: *mut T, y: u32) -> *mut T {

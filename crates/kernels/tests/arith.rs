@@ -7,6 +7,7 @@ use polymul_kernels::arith::{
     Barrett4, BarrettClassic, BuiltinRem, DhemQuisquater, ModMul, ModulusError, Montgomery, Shoup, add_mod,
     csub, half_mod, sub_mod,
 };
+use polymul_kernels::gmem::Gmem;
 use polymul_kernels::microbench::modmul_chains;
 
 fn is_prime(n: u64) -> bool {
@@ -257,7 +258,7 @@ fn csub_forms_agree() {
     }
 }
 
-fn chains<W: Word, R: ModMul<W>>(q: u64) {
+fn chains<W: Gmem, R: ModMul<W>>(q: u64) {
     let r = R::new(W::from_u64(q)).unwrap();
     let mut rng = Rng(q);
     let threads = 3;

@@ -4,8 +4,8 @@
 //! whole polynomial in global memory. The functions here are the per-thread
 //! bodies; `entry` wraps them as kernels and the host runs them in a loop.
 
-use crate::Word;
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
+use crate::gmem::Gmem;
 use crate::towers::Towers;
 
 /// The argument block of the radix-2 stage kernels
@@ -73,7 +73,7 @@ pub fn butterfly(t: u32, log_n: u32, log_m: u32) -> Butterfly {
 /// # Safety
 /// As for [`ct_butterfly`].
 #[inline(always)]
-unsafe fn butterfly_with<W: Word, R: ModMul<W>>(
+unsafe fn butterfly_with<W: Gmem, R: ModMul<W>>(
     a: *mut W,
     tw: Twiddles<W>,
     t: u32,
@@ -84,13 +84,12 @@ unsafe fn butterfly_with<W: Word, R: ModMul<W>>(
     let bf = butterfly(t, log_n, log_m);
     // SAFETY: the caller guarantees the indices are inside the buffers.
     unsafe {
-        let aux = if R::NEEDS_AUX { *tw.aux.add(bf.tw) } else { W::zero() };
-        let xi = R::op(*tw.main.add(bf.tw), aux);
+        let xi = tw.get::<R>(bf.tw);
         let pu = a.add(bf.j);
         let pv = a.add(bf.j + bf.k);
-        let (x, y) = f(*pu, *pv, xi);
-        *pu = x;
-        *pv = y;
+        let (x, y) = f(W::ld(pu), W::ld(pv), xi);
+        W::st(pu, x);
+        W::st(pv, y);
     }
 }
 
@@ -106,6 +105,23 @@ pub struct Twiddles<W> {
     pub aux: *const W,
 }
 
+impl<W: Gmem> Twiddles<W> {
+    /// Entry `i` as the reduction's operand: global loads through the
+    /// read-only path (no kernel writes a twiddle table), the auxiliary
+    /// word only where the reduction needs one.
+    ///
+    /// # Safety
+    /// `i` is inside the table (and the auxiliary words, if `R::NEEDS_AUX`).
+    #[inline(always)]
+    pub unsafe fn get<R: ModMul<W>>(&self, i: usize) -> R::Op {
+        // SAFETY: forwarded (caller).
+        unsafe {
+            let aux = if R::NEEDS_AUX { W::ld_nc(self.aux.add(i)) } else { W::zero() };
+            R::op(W::ld_nc(self.main.add(i)), aux)
+        }
+    }
+}
+
 /// Forward merged-CT butterfly of thread `t` in stage `log_m`:
 /// `(a[j], a[j+k]) ← (a[j] + ξ·a[j+k], a[j] − ξ·a[j+k])` with `ξ = Ψ_br[m+i]`.
 ///
@@ -114,7 +130,7 @@ pub struct Twiddles<W> {
 /// auxiliary words if `R::NEEDS_AUX`); every coefficient must be `< q`;
 /// `t < batch · N/2`.
 #[inline(always)]
-pub unsafe fn ct_butterfly<W: Word, R: ModMul<W>>(
+pub unsafe fn ct_butterfly<W: Gmem, R: ModMul<W>>(
     a: *mut W,
     tw: Twiddles<W>,
     t: u32,
@@ -138,7 +154,7 @@ pub unsafe fn ct_butterfly<W: Word, R: ModMul<W>>(
 /// # Safety
 /// As for [`ct_butterfly`], with `tw` the inverse twiddles.
 #[inline(always)]
-pub unsafe fn gs_butterfly_half<W: Word, R: ModMul<W>>(
+pub unsafe fn gs_butterfly_half<W: Gmem, R: ModMul<W>>(
     a: *mut W,
     tw: Twiddles<W>,
     t: u32,

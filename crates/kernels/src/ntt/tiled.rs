@@ -23,6 +23,7 @@
 use super::radix2::Twiddles;
 use crate::Word;
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
+use crate::gmem::Gmem;
 use crate::smem::Shared;
 use crate::towers::Towers;
 
@@ -135,7 +136,7 @@ impl TileGeometry {
 /// # Safety
 /// `g` must hold the whole batch; the tile must fit in `s`.
 #[inline(always)]
-pub unsafe fn load<W: Word, S: Shared<W>>(
+pub unsafe fn load<W: Gmem, S: Shared<W>>(
     g: *const W,
     s: &S,
     geo: &TileGeometry,
@@ -149,7 +150,7 @@ pub unsafe fn load<W: Word, S: Shared<W>>(
     let (mut e, nt, tile) = (t as u32, nt as u32, 1u32 << geo.log_tile);
     while e < tile {
         // SAFETY: offsets inside the block's words, e inside the tile.
-        unsafe { s.st(e as usize, *gb.add(geo.offset(strided, e) as usize)) };
+        unsafe { s.st(e as usize, W::ld(gb.add(geo.offset(strided, e) as usize))) };
         e += nt;
     }
 }
@@ -159,7 +160,7 @@ pub unsafe fn load<W: Word, S: Shared<W>>(
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn store<W: Word, S: Shared<W>>(
+pub unsafe fn store<W: Gmem, S: Shared<W>>(
     g: *mut W,
     s: &S,
     geo: &TileGeometry,
@@ -173,7 +174,7 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
     let (mut e, nt, tile) = (t as u32, nt as u32, 1u32 << geo.log_tile);
     while e < tile {
         // SAFETY: offsets inside the block's words, e inside the tile.
-        unsafe { *gb.add(geo.offset(strided, e) as usize) = s.ld(e as usize) };
+        unsafe { W::st(gb.add(geo.offset(strided, e) as usize), s.ld(e as usize)) };
         e += nt;
     }
 }
@@ -183,13 +184,9 @@ pub unsafe fn store<W: Word, S: Shared<W>>(
 /// # Safety
 /// `ti < N` and `tw` holds `N` prepared words (and aux words if needed).
 #[inline(always)]
-unsafe fn twiddle<W: Word, R: ModMul<W>>(tw: Twiddles<W>, ti: u32) -> R::Op {
-    let ti = ti as usize;
+unsafe fn twiddle<W: Gmem, R: ModMul<W>>(tw: Twiddles<W>, ti: u32) -> R::Op {
     // SAFETY: forwarded.
-    unsafe {
-        let aux = if R::NEEDS_AUX { *tw.aux.add(ti) } else { W::zero() };
-        R::op(*tw.main.add(ti), aux)
-    }
+    unsafe { tw.get::<R>(ti as usize) }
 }
 
 /// One butterfly: merged CT (forward) or ½-scaled merged GS (inverse).
@@ -251,7 +248,7 @@ impl StepIo {
 /// twiddles; `log_m + log2 R` must not pass the end of the pass.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
+pub unsafe fn group<W: Gmem, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
     g: *mut W,
     s: &S,
     tw: Twiddles<W>,
@@ -288,7 +285,7 @@ pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
         unsafe {
             if io.from_global {
                 for (x, v) in a.iter_mut().enumerate() {
-                    *v = *gb.add(goff(x));
+                    *v = W::ld(gb.add(goff(x)));
                 }
             } else {
                 for (x, v) in a.iter_mut().enumerate() {
@@ -315,7 +312,7 @@ pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
             }
             if io.to_global {
                 for (x, v) in a.iter().enumerate() {
-                    *gb.add(goff(x)) = *v;
+                    W::st(gb.add(goff(x)), *v);
                 }
             } else {
                 for (x, v) in a.iter().enumerate() {
@@ -334,7 +331,7 @@ pub unsafe fn group<W: Word, R: ModMul<W>, S: Shared<W>, const RADIX: usize>(
 /// # Safety
 /// `first + 2^D <= N` when the level runs.
 #[inline(always)]
-unsafe fn level<W: Word, R: ModMul<W>, const RADIX: usize, const D: u32>(
+unsafe fn level<W: Gmem, R: ModMul<W>, const RADIX: usize, const D: u32>(
     a: &mut [W; RADIX],
     tw: Twiddles<W>,
     first: &impl Fn(u32) -> u32,
@@ -390,7 +387,7 @@ pub fn steps(
 /// [`steps`] with `log_radix <= MAX_LOG_RADIX`).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
+pub unsafe fn step<W: Gmem, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
     g: *mut W,
     s: &S,
     tw: Twiddles<W>,
@@ -512,7 +509,7 @@ pub fn phases(
 /// geometry is valid and the phases come from [`phases`] in order.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn run_phase<W: Word, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
+pub unsafe fn run_phase<W: Gmem, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32>(
     g: *mut W,
     s: &S,
     tw: Twiddles<W>,
