@@ -16,4 +16,8 @@ for rep in 1 2; do for v in base new; do
   timeout 80 /tmp/$v bench --quick --only latency --out $R/latency-$v-$rep > $R/latency-$v-$rep.log 2>&1
   echo "latency $v rep $rep rc $? at $(( $(date +%s) - t0 )) s" | tee -a $S
 done; done
+for v in base new; do
+  timeout 90 /tmp/$v bench --quick --only fused --out $R/fused-$v > $R/fused-$v.log 2>&1
+  echo "fused $v rc $? at $(( $(date +%s) - t0 )) s" | tee -a $S
+done
 tar czf $O/r38.tgz -C /tmp r38
