@@ -16,7 +16,10 @@ use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
 /// buffers of [`Graph::state_mut`] between replays (e.g.
 /// [`Gpu::copy_into`]); each replay computes on what they hold then. The
 /// graph borrows its plan (whose tables it reads) and owns its buffers, so
-/// neither can go away while it may run.
+/// neither can go away while it may run. Capture while no other host thread
+/// allocates, frees or copies on the same GPU: the driver does not guard
+/// such calls against a capture in progress (plans' own graph caches stop
+/// capturing once a second thread uses the GPU).
 ///
 /// ```no_run
 /// use polymul::{Gpu, NttParams, NttPlan};
@@ -267,9 +270,12 @@ impl GraphCache {
         };
         e.calls = e.calls.saturating_add(1);
         if e.exec.is_none() && !e.tried && e.calls >= 2 {
-            // Tried once: a capture that fails leaves the key to plain launches.
+            // Tried once: a capture that fails leaves the key to plain
+            // launches, as does a GPU other threads use too.
             e.tried = true;
-            e.exec = capture_on(&self.gpu, side, &record).ok();
+            if let Some(_alone) = self.gpu.exclusive_capture() {
+                e.exec = capture_on(&self.gpu, side, &record).ok();
+            }
         }
         let replayed = e.exec.as_ref().map(|x| {
             self.gpu.bind()?;

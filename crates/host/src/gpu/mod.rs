@@ -104,6 +104,28 @@ struct GpuInner {
     pdl: bool,
     /// Whether they do while a stream captures a graph.
     pdl_graph: bool,
+    /// Which host threads have used this GPU (see [`Gpu::exclusive_capture`]).
+    threads: ThreadUse,
+}
+
+/// The host threads a GPU has seen: the first, and whether any other has
+/// used it since (then plans stop capturing graphs on their own).
+#[derive(Default)]
+struct ThreadUse {
+    /// [`thread_token`] of the first thread, 0 before any.
+    first: std::sync::atomic::AtomicU64,
+    /// Whether a second thread has used the GPU.
+    shared: std::sync::atomic::AtomicBool,
+    /// Held while a plan captures a graph on its own, and by a thread that
+    /// makes the GPU shared (so it waits for such a capture to end).
+    capture: std::sync::Mutex<()>,
+}
+
+/// A number for the calling thread, unique in the process and never 0.
+fn thread_token() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    thread_local!(static TOKEN: u64 = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    TOKEN.with(|t| *t)
 }
 
 impl std::fmt::Debug for Gpu {
@@ -205,7 +227,8 @@ impl Gpu {
         let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
             && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
         let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
-        let inner = GpuInner { module, stream, ctx, info, cluster, pdl, pdl_graph };
+        let inner =
+            GpuInner { module, stream, ctx, info, cluster, pdl, pdl_graph, threads: ThreadUse::default() };
         Ok(Self { inner: std::sync::Arc::new(inner) })
     }
 
@@ -222,8 +245,41 @@ impl Gpu {
 
     /// Makes this GPU's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
+        self.note_thread();
         CurrentContext::set_current(&self.inner.ctx)
             .map_err(|source| Error::Cuda { during: "binding the context", source })
+    }
+
+    /// Records the calling thread: the first one, or (once) that the GPU
+    /// is now shared between threads, after any capture in progress.
+    fn note_thread(&self) {
+        use std::sync::atomic::Ordering;
+        let t = &self.inner.threads;
+        let me = thread_token();
+        match t.first.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {}
+            Err(first) if first != me && !t.shared.load(Ordering::Acquire) => {
+                let _wait = t.capture.lock().unwrap_or_else(|e| e.into_inner());
+                t.shared.store(true, Ordering::Release);
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Leave to capture a graph on a plan's own initiative (its graph
+    /// cache): `Some` while only one host thread has used this GPU, held for
+    /// the capture; `None` once several have. A capture is relaxed (launches
+    /// may allocate), and the driver does not guard other threads' calls
+    /// that synchronise implicitly (allocating, freeing, synchronous
+    /// copies) against it: on an H100 such calls from other threads during
+    /// captures gave "unknown error" and crashes (docs/results/
+    /// 2026-11-25-nvidia-h100-host-architecture). A GPU used from several
+    /// threads therefore launches plainly.
+    pub(crate) fn exclusive_capture(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        self.note_thread();
+        let t = &self.inner.threads;
+        let guard = t.capture.lock().unwrap_or_else(|e| e.into_inner());
+        (!t.shared.load(std::sync::atomic::Ordering::Acquire)).then_some(guard)
     }
 
     /// The cluster launcher, where the device and driver have clusters.
