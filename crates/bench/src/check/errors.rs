@@ -587,7 +587,9 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
         decided(Choice::Dgt { config: absurd }, Modulus::Bits(62)),
         |e| matches!(e, Error::BadDgtConfig { .. }),
     );
-    // An unreadable wisdom file at the default path is an error, not ignored.
+    // An unreadable wisdom file at the default path is an error when it is
+    // loaded (`Wisdom::load_default`), not ignored; `Multiplier::new` reads
+    // no wisdom at all (issue 17: wisdom is loaded explicitly).
     let dir = std::env::temp_dir().join(format!("polymul-errors-wisdom-{}", std::process::id()));
     let res = (|| -> Result<(), String> {
         std::fs::create_dir_all(&dir).map_err(s)?;
@@ -598,7 +600,9 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
             // SAFETY: the check suite runs its suites one after another on
             // this thread; no other thread reads the environment now.
             unsafe { std::env::set_var("POLYMUL_WISDOM", path) };
-            let r = Multiplier::<u64>::new(gpu, n, Modulus::Bits(62), 1);
+            let r = polymul::planner::Wisdom::load_default();
+            let planned =
+                Multiplier::<u64>::new(gpu, n, Modulus::Bits(62), 1).map(|m| m.decision().from_wisdom);
             // SAFETY: as above.
             unsafe {
                 match previous {
@@ -607,11 +611,18 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
                 }
             }
             expect(r, |e| matches!(e, Error::Wisdom { path: p, .. } if p.as_path() == path))?;
+            if !matches!(planned, Ok(false)) {
+                return Err(format!("Multiplier::new beside an unreadable wisdom file gave {planned:?}"));
+            }
         }
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
-    t.record("errors: Multiplier::new with an unreadable wisdom file (garbage, a folder)", res);
+    t.record(
+        "errors: Wisdom::load_default with an unreadable wisdom file (garbage, a folder) is an error; \
+         Multiplier::new reads none",
+        res,
+    );
 
     // Data methods, through an NTT, an RNS and a DGT multiplier.
     for (tag, m) in [

@@ -654,6 +654,8 @@ impl<W: Coeff> NttEngine<W> {
 
     /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
     pub(crate) fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        // `acc` first, then `other` (the order of the errors before issue 17).
+        self.batch_of("acc", acc)?;
         let others = [("other", other.len(), other.layout())];
         let batch = self.tower_set.operands((acc.len(), acc.layout()), &others)?.batch;
         let towers = self.tower_launch(batch);
