@@ -39,9 +39,8 @@ pub struct GaussTable<W> {
     pub len: u32,
 }
 
-impl<W: Gmem> GaussTable<W> {
-    /// Entry `idx`, as the reduction's operand (global loads through the
-    /// read-only path: no kernel writes a table).
+impl<W: Word> GaussTable<W> {
+    /// Entry `idx`, as the reduction's operand.
     ///
     /// # Safety
     /// `idx < len` and the table holds `4·len` words.
@@ -50,10 +49,10 @@ impl<W: Gmem> GaussTable<W> {
         let (i, n) = (idx as usize, self.len as usize);
         // SAFETY: inside the table (caller).
         unsafe {
-            let aux = |k: usize| if R::NEEDS_AUX { W::ld_nc(self.base.add(k)) } else { W::zero() };
+            let aux = |k: usize| if R::NEEDS_AUX { *self.base.add(k) } else { W::zero() };
             GaussOp {
-                re: R::op(W::ld_nc(self.base.add(i)), aux(n + i)),
-                im: R::op(W::ld_nc(self.base.add(2 * n + i)), aux(3 * n + i)),
+                re: R::op(*self.base.add(i), aux(n + i)),
+                im: R::op(*self.base.add(2 * n + i), aux(3 * n + i)),
             }
         }
     }
@@ -117,7 +116,7 @@ fn thread_order_packed(geo: &PassGeometry, order: Order) -> bool {
 /// entries for [`Order::Weighted`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn load<W: Gmem, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>>(
     src: *const W,
     s: &S,
     tile: usize,
@@ -132,7 +131,7 @@ pub unsafe fn load<W: Gmem, R: ModMul<W>, S: Shared<W>>(
     let m = 1usize << geo.log_m;
     // SAFETY: positions below M (caller).
     unsafe {
-        let mut x = Gauss { re: W::ld(src.add(pos as usize)), im: W::ld(src.add(m + pos as usize)) };
+        let mut x = Gauss { re: *src.add(pos as usize), im: *src.add(m + pos as usize) };
         if order == Order::Weighted {
             x = x.mul_op(weights.get::<R>(pos), red);
         }
@@ -148,7 +147,7 @@ pub unsafe fn load<W: Gmem, R: ModMul<W>, S: Shared<W>>(
 /// As [`load`]; `dst` holds `2M` words.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn store<W: Gmem, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn store<W: Word, R: ModMul<W>, S: Shared<W>>(
     dst: *mut W,
     s: &S,
     tile: usize,
@@ -169,8 +168,8 @@ pub unsafe fn store<W: Gmem, R: ModMul<W>, S: Shared<W>>(
         if order == Order::Weighted {
             x = x.mul_op(weights.get::<R>(pos), red);
         }
-        W::st(dst.add(pos as usize), x.re);
-        W::st(dst.add(m + pos as usize), x.im);
+        *dst.add(pos as usize) = x.re;
+        *dst.add(m + pos as usize) = x.im;
     }
 }
 
@@ -181,7 +180,7 @@ pub unsafe fn store<W: Gmem, R: ModMul<W>, S: Shared<W>>(
 /// `tid < geo.threads()`; `tw` is the pass's packed table
 /// ([`PassGeometry::twiddle_len`] entries).
 #[inline(always)]
-pub unsafe fn step_twiddle<W: Gmem, R: ModMul<W>>(
+pub unsafe fn step_twiddle<W: Word, R: ModMul<W>>(
     geo: &PassGeometry,
     set0: u32,
     n: u32,
@@ -438,7 +437,7 @@ pub struct DgtBlock<'a, W> {
     barrett4: Barrett4<W>,
 }
 
-impl<W: Gmem> DgtBlock<'_, W> {
+impl<W: Word> DgtBlock<'_, W> {
     fn src(&self) -> *const W {
         let a = self.args;
         (if self.second { a.b as *const W } else { a.src }).wrapping_add(self.off)
@@ -572,7 +571,7 @@ pub fn packed_of(geo0: &PassGeometry, j: u32) -> u32 {
 /// `j < M`; `src`, `dst` hold `2M` words and do not overlap; `table` has
 /// `M` entries.
 #[inline(always)]
-pub unsafe fn codec<W: Gmem, R: ModMul<W>, const DECODE: bool>(
+pub unsafe fn codec<W: Word, R: ModMul<W>, const DECODE: bool>(
     src: *const W,
     dst: *mut W,
     geo0: &PassGeometry,
@@ -585,10 +584,10 @@ pub unsafe fn codec<W: Gmem, R: ModMul<W>, const DECODE: bool>(
     let (from, to) = if DECODE { (pos, j as usize) } else { (j as usize, pos) };
     // SAFETY: indices below M (caller).
     unsafe {
-        let x = Gauss { re: W::ld(src.add(from)), im: W::ld(src.add(m + from)) };
+        let x = Gauss { re: *src.add(from), im: *src.add(m + from) };
         let y = x.mul_op(table.get::<R>(j), red);
-        W::st(dst.add(to), y.re);
-        W::st(dst.add(m + to), y.im);
+        *dst.add(to) = y.re;
+        *dst.add(m + to) = y.im;
     }
 }
 
@@ -597,7 +596,7 @@ pub unsafe fn codec<W: Gmem, R: ModMul<W>, const DECODE: bool>(
 /// # Safety
 /// As [`codec`].
 #[inline(always)]
-pub unsafe fn encode<W: Gmem, R: ModMul<W>>(
+pub unsafe fn encode<W: Word, R: ModMul<W>>(
     src: *const W,
     dst: *mut W,
     geo0: &PassGeometry,
@@ -614,7 +613,7 @@ pub unsafe fn encode<W: Gmem, R: ModMul<W>>(
 /// # Safety
 /// As [`codec`].
 #[inline(always)]
-pub unsafe fn decode<W: Gmem, R: ModMul<W>>(
+pub unsafe fn decode<W: Word, R: ModMul<W>>(
     src: *const W,
     dst: *mut W,
     geo0: &PassGeometry,
@@ -631,14 +630,14 @@ pub unsafe fn decode<W: Gmem, R: ModMul<W>>(
 /// # Safety
 /// `j < M`; both buffers hold `2M` words.
 #[inline(always)]
-pub unsafe fn pointwise<W: Gmem>(a: *mut W, b: *const W, m: usize, j: usize, red: &Barrett4<W>) {
+pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red: &Barrett4<W>) {
     // SAFETY: indices below 2M (caller).
     unsafe {
-        let x = Gauss { re: W::ld(a.add(j)), im: W::ld(a.add(m + j)) };
-        let y = Gauss { re: W::ld(b.add(j)), im: W::ld(b.add(m + j)) };
+        let x = Gauss { re: *a.add(j), im: *a.add(m + j) };
+        let y = Gauss { re: *b.add(j), im: *b.add(m + j) };
         let z = x.mul(y, red);
-        W::st(a.add(j), z.re);
-        W::st(a.add(m + j), z.im);
+        *a.add(j) = z.re;
+        *a.add(m + j) = z.im;
     }
 }
 
