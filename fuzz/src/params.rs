@@ -39,12 +39,13 @@
 use crate::input::Input;
 use crate::oracle::{self, bit_reverse, bits as bit_len, gmul, gpow, is_prime, mul_mod, pow_mod};
 use num_bigint::BigUint;
-use polymul::cpu::{TiledConfig, geometry_2d, tile_geometry};
+use polymul::cpu::TiledConfig;
 use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
 use polymul::params::{
-    MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, ntt_prime_below, ntt_primes, primitive_root_2n,
+    MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, geometry_2d, ntt_prime_below, ntt_primes,
+    primitive_root_2n, tile_geometry,
 };
-use polymul::planner::{Modulus, Choice, WisdomKey, batch_bucket, decide};
+use polymul::planner::{Choice, Modulus, WisdomKey, batch_bucket, decide};
 use polymul::reduction::Multiplicands;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, Error, NttKernel, NttParams, Reduction};
