@@ -1,0 +1,134 @@
+//! RNS decomposition: little-endian 64-bit limbs → tower-major residues.
+//!
+//! For tower `i` with prime `q`, `x = Σ_j limb_j · 2^(64j)` gives
+//! `x mod q = Σ_j limb_j · T_j mod q` with the table `T_j = 2^(64j) mod q`.
+//! The `L` products (`< 2^64 · q`) are summed *unreduced* in a 192-bit
+//! accumulator (three words; an add with carry per product, no reduction
+//! in the loop), and the sum `t2·2^128 + t1·2^64 + t0` is reduced once at
+//! the end with three Shoup products (`t0 · 1`, `t1 · (2^64 mod q)`,
+//! `t2 · (2^128 mod q)`, each exact in `[0, q)` after one correction) and
+//! two modular additions: `L` wide products and `L` wide additions per
+//! tower and coefficient, plus a constant 9 products.
+//!
+//! The kernel (`rns_decompose_<word>`, [`crate::names::RnsDecomposeKernel`])
+//! gives each block `B` consecutive coefficients: the block copies their
+//! `B · L` limbs from global memory (contiguous, coalesced) into shared rows
+//! ([`super::stage`]), then thread `t` computes every tower's residue of
+//! coefficient `blk · B + t` from its own row and stores it at
+//! `out[i · count + c]` (consecutive threads, consecutive words: coalesced).
+//! The limbs are read from global memory once however many towers there are;
+//! the table is read at the same address by every thread (a broadcast
+//! through the read-only path).
+//!
+//! Limb values need not be below `Q`: the residues are those of the integer
+//! the limbs spell (the host validates `x < Q` where it has the limbs).
+
+use super::{block_words, stage};
+use crate::Word;
+use crate::gmem::Gmem;
+use crate::smem::Shared;
+
+/// Words of a tower's row of the table before its `L` powers:
+/// `[q, ⌊2^64/q⌋, 2^64 mod q, its Shoup word, 2^128 mod q, its Shoup word]`.
+pub const ROW_HEAD: usize = 6;
+
+/// The argument block of `rns_decompose_<word>`
+/// ([`crate::names::RnsDecomposeKernel`]): one `#[repr(C)]` value, the
+/// kernel's only parameter. Grid: `⌈count / B⌉` blocks of `B` threads
+/// ([`super::block_coeffs`]), `B · padded_stride(l) · 8` bytes of dynamic
+/// shared memory.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct DecomposeArgs<W> {
+    /// `count · l` limbs, coefficient-major.
+    pub limbs: *const u64,
+    /// `k · count` residues, tower-major.
+    pub out: *mut W,
+    /// [`table`]: `k` rows of [`ROW_HEAD`]` + l` words.
+    pub table: *const u64,
+    /// Coefficients (`batch · N`).
+    pub count: u32,
+    /// Limbs per coefficient.
+    pub l: u32,
+    /// Towers.
+    pub k: u32,
+    /// [`super::div_magic`]`(l)`.
+    pub magic: u64,
+}
+
+/// The table of the towers `primes` for `l` limbs (host side): per tower
+/// `[q, ⌊2^64/q⌋, 2^64 mod q, ·', 2^128 mod q, ·', T_0 … T_{l−1}]` with
+/// `T_j = 2^(64j) mod q` and `·'` the Shoup word of the entry before it.
+pub fn table(primes: &[u64], l: usize, out: &mut [u64]) {
+    for (row, &q) in out.chunks_exact_mut(ROW_HEAD + l).zip(primes) {
+        let c64 = super::shift64_mod(1, q);
+        let c128 = super::shift64_mod(c64, q);
+        row[0] = q;
+        row[1] = super::shoup_prep(1, q);
+        row[2] = c64;
+        row[3] = super::shoup_prep(c64, q);
+        row[4] = c128;
+        row[5] = super::shoup_prep(c128, q);
+        let mut p = 1 % q;
+        for t in &mut row[ROW_HEAD..] {
+            *t = p;
+            p = super::shift64_mod(p, q);
+        }
+    }
+}
+
+/// Words of [`table`] for `k` towers and `l` limbs.
+pub const fn table_words(k: usize, l: usize) -> usize {
+    k * (ROW_HEAD + l)
+}
+
+/// Phase 1 of block `blk`: thread `t` of `nt` copies its share of the
+/// block's limbs into the shared rows `s` (a barrier follows).
+///
+/// # Safety
+/// As the kernel's: buffers sized for `count` coefficients, `s` holds
+/// `nt · padded_stride(l)` words, `blk · nt < count`.
+#[inline(always)]
+pub unsafe fn load<W: Word, S: Shared<u64>>(a: &DecomposeArgs<W>, s: &S, blk: u32, t: u32, nt: u32) {
+    let g = a.limbs.wrapping_add((blk * nt) as usize * a.l as usize) as *mut u64;
+    let words = block_words(blk, nt, a.count, a.l);
+    // SAFETY: the block's limbs are inside the buffer (caller).
+    unsafe { stage::<S, true>(g, s, words, a.l, a.magic, t, nt) }
+}
+
+/// Phase 2 of block `blk`: thread `t` writes every tower's residue of
+/// coefficient `blk · nt + t` (if inside the batch) from its shared row.
+///
+/// # Safety
+/// As for [`load`], after it and a barrier.
+#[inline(always)]
+pub unsafe fn residues<W: Gmem, S: Shared<u64>>(a: &DecomposeArgs<W>, s: &S, blk: u32, t: u32, nt: u32) {
+    let c = blk * nt + t;
+    if c >= a.count {
+        return;
+    }
+    let row0 = t * super::padded_stride(a.l);
+    let stride = ROW_HEAD + a.l as usize;
+    for i in 0..a.k as usize {
+        let tab = a.table.wrapping_add(i * stride);
+        // SAFETY: row `i` of the table, the thread's own shared row and
+        // residue `c` of tower `i` are inside their buffers (caller).
+        unsafe {
+            let (mut lo, mut t2) = (0u128, 0u64);
+            for j in 0..a.l {
+                let x = s.ld_at(row0 + j);
+                let p = x as u128 * u64::ld_nc(tab.add(ROW_HEAD + j as usize)) as u128;
+                let (sum, over) = lo.overflowing_add(p);
+                lo = sum;
+                t2 += over as u64;
+            }
+            let at = |c: usize| u64::ld_nc(tab.add(c));
+            let q = at(0);
+            let r0 = super::shoup(lo as u64, 1, at(1), q);
+            let r1 = super::shoup((lo >> 64) as u64, at(2), at(3), q);
+            let r2 = super::shoup(t2, at(4), at(5), q);
+            let r = crate::arith::add_mod(crate::arith::add_mod(r0, r1, q), r2, q);
+            W::st(a.out.add(i * a.count as usize + c as usize), W::from_u64(r));
+        }
+    }
+}
