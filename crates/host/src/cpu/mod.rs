@@ -14,7 +14,7 @@ mod naive;
 mod ntt;
 mod rns;
 
-pub use rns::rns_polymul;
+pub use rns::{rns_polymul, rns_polymul_big, rns_polymul_limbs};
 
 pub use lazy::{
     forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster, transform_lazy_fused,
