@@ -54,7 +54,8 @@ impl<W: Coeff> RnsBasis<W> {
                 crate::params::arith::inv(r, q).ok_or(Error::NotInvertible { value: r, q })
             })
             .collect::<Result<Vec<u64>>>()?;
-        let conv = std::sync::Arc::new(super::convert::Tables::new::<W>(primes, &modulus, &q_hat, &q_hat_inv));
+        let conv =
+            std::sync::Arc::new(super::convert::Tables::new::<W>(primes, &modulus, &q_hat, &q_hat_inv));
         Ok(Self { towers, modulus, q_hat, q_hat_inv, conv })
     }
 

@@ -104,7 +104,12 @@ impl Tables {
     /// not below `Q`, with its bit length.
     fn first_not_below_q(&self, limbs: &[u64]) -> Option<(usize, u64)> {
         limbs.chunks_exact(self.l).enumerate().find_map(|(c, x)| {
-            let ge = x.iter().rev().zip(self.q_limbs.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b);
+            let ge = x
+                .iter()
+                .rev()
+                .zip(self.q_limbs.iter().rev())
+                .find(|(a, b)| a != b)
+                .is_none_or(|(a, b)| a > b);
             ge.then(|| {
                 let top = x.iter().rposition(|&v| v != 0).unwrap_or(0);
                 (c, top as u64 * 64 + u64::from(64 - x[top].leading_zeros()))
@@ -136,8 +141,14 @@ const CHUNK: u32 = 8;
 /// Runs `f(block, limb scratch, residue scratch)` for every block in
 /// `0..blocks` on every core (scoped threads taking chunks of blocks), each
 /// thread with scratch buffers of `limb_words` and `w_words` words.
-fn for_blocks<W: Coeff>(blocks: u32, limb_words: usize, w_words: usize, f: impl Fn(u32, &mut [u64], &mut [W]) + Sync) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(blocks.div_ceil(CHUNK) as usize);
+fn for_blocks<W: Coeff>(
+    blocks: u32,
+    limb_words: usize,
+    w_words: usize,
+    f: impl Fn(u32, &mut [u64], &mut [W]) + Sync,
+) {
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(blocks.div_ceil(CHUNK) as usize);
     let next = AtomicU32::new(0);
     let work = || {
         let (mut s, mut w) = (vec![0u64; limb_words], vec![W::zero(); w_words]);
@@ -197,7 +208,8 @@ impl<W: Coeff> RnsBasis<W> {
         }
         let len = residues.len() / k;
         for (i, t) in self.towers().iter().enumerate() {
-            t.check_batch(what, &residues[i * len..(i + 1) * len]).map_err(|e| super::in_whole(e, i * len))?;
+            t.check_batch(what, &residues[i * len..(i + 1) * len])
+                .map_err(|e| super::in_whole(e, i * len))?;
         }
         Ok(len)
     }
@@ -397,7 +409,13 @@ impl<W: Coeff> DeviceConvert<W> {
 
     /// Queues the decomposition of `limbs` (`count` coefficients) into
     /// `out` (validated by the caller: `k · count` words).
-    pub(crate) fn decompose(&self, q: &Queue<'_>, t: &Tables, limbs: &DeviceLimbs, out: &mut DeviceVec<W>) -> Result<()> {
+    pub(crate) fn decompose(
+        &self,
+        q: &Queue<'_>,
+        t: &Tables,
+        limbs: &DeviceLimbs,
+        out: &mut DeviceVec<W>,
+    ) -> Result<()> {
         let (dec, _) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
         let args = DecomposeArgs {
@@ -414,12 +432,20 @@ impl<W: Coeff> DeviceConvert<W> {
         // SAFETY: buffers of `count` coefficients (the plan checked both
         // layouts), the table of this basis, `B` threads with the shared
         // memory the body uses.
-        unsafe { self.dec.launch(q, blocks, t.block, t.dec_shared(), &args, "decomposing limbs into residues") }
+        unsafe {
+            self.dec.launch(q, blocks, t.block, t.dec_shared(), &args, "decomposing limbs into residues")
+        }
     }
 
     /// Queues the CRT reconstruction of `residues` into `limbs`
     /// (validated by the caller).
-    pub(crate) fn reconstruct(&self, q: &Queue<'_>, t: &Tables, residues: &DeviceVec<W>, limbs: &mut DeviceLimbs) -> Result<()> {
+    pub(crate) fn reconstruct(
+        &self,
+        q: &Queue<'_>,
+        t: &Tables,
+        residues: &DeviceVec<W>,
+        limbs: &mut DeviceLimbs,
+    ) -> Result<()> {
         let (_, crt_t) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
         let args = CrtArgs {
@@ -434,6 +460,8 @@ impl<W: Coeff> DeviceConvert<W> {
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
         // SAFETY: as for `decompose`.
-        unsafe { self.crt.launch(q, blocks, t.block, t.crt_shared::<W>(), &args, "reconstructing limbs (CRT)") }
+        unsafe {
+            self.crt.launch(q, blocks, t.block, t.crt_shared::<W>(), &args, "reconstructing limbs (CRT)")
+        }
     }
 }
