@@ -392,6 +392,13 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         }
+        match crate::rns::convert_table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: RNS conversions: {e}");
+                return 1;
+            }
+        }
     }
     if opts.runs("anchor") {
         match crate::cpu_anchor::table(Some(&gpu), opts.quick) {
