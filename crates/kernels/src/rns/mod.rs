@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn shoup_reduces_any_word() {
-        for q in [5u64, 0x3fff_ffff_ffff_ffe7 & !0, (1 << 61) - 1, 1_073_479_681] {
+        for q in [5u64, 0x3fff_ffff_ffff_ffe7, (1 << 61) - 1, 1_073_479_681] {
             for w in [0, 1, q / 3, q - 1] {
                 let wp = shoup_prep(w, q);
                 for x in [0u64, 1, q - 1, q, u64::MAX, u64::MAX / 3, 1 << 63] {
