@@ -268,6 +268,7 @@ impl<W: Coeff> RnsBasis<W> {
             count: count as u32,
             l: t.l as u32,
             k: t.k as u32,
+            log_groups: 0,
             magic: div_magic(t.l as u32),
         });
         let words = (b * padded_stride(t.l as u32)) as usize;
@@ -425,15 +426,17 @@ impl<W: Coeff> DeviceConvert<W> {
             count: count as u32,
             l: t.l as u32,
             k: t.k as u32,
+            log_groups: decompose::GPU_LOG_GROUPS,
             magic: div_magic(t.l as u32),
         };
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
+        let threads = t.block << decompose::GPU_LOG_GROUPS;
         // SAFETY: buffers of `count` coefficients (the plan checked both
-        // layouts), the table of this basis, `B` threads with the shared
-        // memory the body uses.
+        // layouts), the table of this basis, `B · 2^log_groups` threads (at
+        // most 512) with the shared memory the body uses.
         unsafe {
-            self.dec.launch(q, blocks, t.block, t.dec_shared(), &args, "decomposing limbs into residues")
+            self.dec.launch(q, blocks, threads, t.dec_shared(), &args, "decomposing limbs into residues")
         }
     }
 
