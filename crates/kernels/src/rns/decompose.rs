@@ -13,9 +13,10 @@
 //! The kernel (`rns_decompose_<word>`, [`crate::names::RnsDecomposeKernel`])
 //! gives each block `B` consecutive coefficients: the block copies their
 //! `B · L` limbs from global memory (contiguous, coalesced) into shared rows
-//! ([`super::stage`]), then thread `t` computes every tower's residue of
-//! coefficient `blk · B + t` from its own row and stores it at
-//! `out[i · count + c]` (consecutive threads, consecutive words: coalesced).
+//! ([`super::stage`]), then thread `t` computes the residues of coefficient
+//! `blk · B + (t mod B)` in every `2^log_groups`-th tower from `⌊t / B⌋` on
+//! (its coefficient's shared row) and stores them at `out[i · count + c]`
+//! (consecutive threads, consecutive words: coalesced).
 //! The limbs are read from global memory once however many towers there are;
 //! the table is read at the same address by every thread (a broadcast
 //! through the read-only path).
