@@ -362,7 +362,9 @@ impl<W: Coeff> DgtPlan<W> {
     /// [`crate::DevicePlan::polymul_into`]).
     pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
         let q = self.queue();
-        scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| self.polymul_in_place(x, y))
+        scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| {
+            self.polymul_in_place(x, y)
+        })
     }
 
     /// Copies a buffer back after the work queued on the plan's stream.

@@ -465,7 +465,9 @@ impl<W: Coeff> NttEngine<W> {
         out: &mut DeviceVec<W>,
     ) -> Result<()> {
         let q = self.queue();
-        scratch::product_into(&self.tower_set, &q, &self.scratch, (a, b, out), |x, y| self.polymul_in_place(x, y))
+        scratch::product_into(&self.tower_set, &q, &self.scratch, (a, b, out), |x, y| {
+            self.polymul_in_place(x, y)
+        })
     }
 
     /// The host-in, host-out product: both operands validated, uploaded,
