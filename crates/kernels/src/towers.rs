@@ -82,6 +82,28 @@ impl<W: Gmem> Towers<W> {
 }
 
 impl<W: Word> Towers<W> {
+    /// [`Towers::consts`] through plain pointer reads, which the compiler
+    /// schedules itself: the DGT pass kernels' form (as before the explicit
+    /// loads; on an H100 the read-only and global forms made those kernels
+    /// 1–11% slower, docs/results/2026-11-25-nvidia-h100-issue17-closeout).
+    ///
+    /// # Safety
+    /// As for [`Towers::consts`].
+    #[inline(always)]
+    pub unsafe fn consts_plain(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
+        if self.moduli.is_null() {
+            return scalars;
+        }
+        // SAFETY: row `y` is inside the table (caller).
+        unsafe {
+            let row = self.moduli.add(y as usize * TOWER_WORDS);
+            TowerConsts {
+                parts: (*row.add(Q), *row.add(K), (*row.add(M)).as_u64() as u32),
+                barrett4: (*row.add(MU), (*row.add(QBITS)).as_u64() as u32),
+            }
+        }
+    }
+
     /// Start of tower `y`'s data.
     #[inline(always)]
     pub fn data<T>(&self, a: *mut T, y: u32) -> *mut T {

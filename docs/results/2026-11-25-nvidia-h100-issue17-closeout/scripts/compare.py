@@ -4,12 +4,13 @@
 one call): per row the median over repetitions of base and new, new / base,
 and each side's spread (max/min over its repetitions), so a difference can be
 read against the noise of the same binary.
-Usage: compare.py RUN_DIR > comparison.md"""
+Usage: compare.py RUN_DIR [BASE NEW] > comparison.md (default: base new)"""
 import re, sys, statistics
 from pathlib import Path
 
 d = Path(sys.argv[1])
-reps = sorted({int(p.name.rsplit("-", 1)[1]) for p in d.glob("goals-base-*") if p.is_dir()})
+BASE, NEW = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else ("base", "new")
+reps = sorted({int(p.name.rsplit("-", 1)[1]) for p in d.glob(f"goals-{BASE}-*") if p.is_dir()})
 
 
 def rows(md, header_start):
@@ -36,7 +37,7 @@ def table(title, name, header, key, cols):
     print(f"## {title}\n")
     print("| row | " + " | ".join(f"{c}: base | new | new/base | spread base, new" for c in cols) + " |")
     print("|---|" + "---|---|---|---|" * len(cols))
-    t = {v: [rows(d / f"{name}-{v}-{r}" / "gpu.md", header) for r in reps] for v in ("base", "new")}
+    t = {v: [rows(d / f"{name}-{w}-{r}" / "gpu.md", header) for r in reps] for v, w in (("base", BASE), ("new", NEW))}
     out = []
     for i, row in enumerate(t["new"][0]):
         cells = []
@@ -60,7 +61,7 @@ def table(title, name, header, key, cols):
     print()
 
 
-print(f"# {d.name}: new against base, {len(reps)} interleaved repetitions\n")
+print(f"# {d.name}: {NEW} (new) against {BASE} (base), {len(reps)} interleaved repetitions\n")
 print((d / "summary.txt").read_text().split("goals")[0].strip().replace("\n", "  \n"), "\n")
 table("Throughput (bench --quick --only goals): µs per polynomial", "goals", "| row | goal", lambda r: r["row"],
       ["now (default plan)"])

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Gathers the device outputs of runs 41-42 (fetched under /work/.device/N by
+# the device tool) into this folder and writes the comparisons.
+set -eu
+D=$(cd "$(dirname "$0")/.." && pwd); S=$D/scripts; T=$(mktemp -d)
+tar xzf /work/.device/1/r41.tgz -C $T; tar xzf /work/.device/2/r42.tgz -C $T
+for r in r41 r42; do
+  mkdir -p $D/run${r#r}
+  cp $T/$r/summary.txt $T/$r/check.txt $D/run${r#r}/
+  for f in $T/$r/*-*-[0-9]; do cp $f/gpu.md $D/run${r#r}/$(basename $f).md; done
+done
+python3 $S/compare.py $T/r41 base new > $D/run41/comparison.md
+python3 $S/compare.py $T/r42 base cur > $D/run42/comparison-cur.md
+python3 $S/compare.py $T/r42 base rw > $D/run42/comparison-rw.md
+python3 $S/compare.py $T/r42 cur rw > $D/run42/comparison-rw-vs-cur.md
+rm -rf $T
