@@ -11,6 +11,7 @@
 //! llvm-ar x  (each rlib)       → member bitcode objects
 //! llvm-link  (crate objects)   → main.bc
 //! llvm-link --only-needed      → linked.bc   (pull in what main.bc uses)
+//! llvm-dis, rewrite, llvm-as    → global.bc   (argument-block pointers global)
 //! opt internalize,globaldce,default<O3>      (only the kernels stay public)
 //! llc -mcpu=sm_XY              → OUT.ptx
 //! ```
