@@ -5,7 +5,7 @@
 //! dependency `*.rlib`s (archives of bitcode objects), `-L DIR`,
 //! `--target T`, `--target-cpu sm_XY`, `--target-feature F`, `-o OUT`,
 //! `-O<level>` and `--debug`. This module replaces the
-//! `llvm-bitcode-linker` component with four tools from `llvm-tools`:
+//! `llvm-bitcode-linker` component with six tools from `llvm-tools`:
 //!
 //! ```text
 //! llvm-ar x  (each rlib)       → member bitcode objects
