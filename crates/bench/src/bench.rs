@@ -181,11 +181,11 @@ fn stamp(device: &str, opts: &Options) -> String {
 
 fn run_cpu(opts: &Options) -> i32 {
     let mut t = Table::new(
-        "CPU path: the kernels' own code looped on the host (batch 1)",
+        "CPU reference: the kernels' own code looped on the host (batch 1)",
         &["word", "q bits", "N", "op", "µs (median)"],
     );
     t.note = "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
-              called in a scalar loop."
+              called in a scalar loop. The CPU backend (the tables above) computes the same words."
         .into();
     for (word, bits) in WORD_CONFIGS {
         for log_n in log_ns(opts.quick) {
@@ -199,7 +199,20 @@ fn run_cpu(opts: &Options) -> i32 {
             }
         }
     }
-    let mut tables = vec![t];
+    let mut tables = vec![];
+    for (name, table) in [
+        ("CPU backend", crate::cpu_backend::table as fn(bool) -> Result<Table, String>),
+        ("CPU backend scaling", crate::cpu_backend::scaling_table),
+    ] {
+        match table(opts.quick) {
+            Ok(a) => tables.push(a),
+            Err(e) => {
+                eprintln!("polymul-bench: {name}: {e}");
+                return 1;
+            }
+        }
+    }
+    tables.push(t);
     match crate::cpu_anchor::table(None, opts.quick) {
         Ok(a) => tables.push(a),
         Err(e) => {
@@ -207,7 +220,23 @@ fn run_cpu(opts: &Options) -> i32 {
             return 1;
         }
     }
-    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &tables, &[])
+    finish(opts, "cpu", &stamp(&cpu_device(), opts), &tables, &[])
+}
+
+/// `CPU <model> (<k> logical CPUs; no GPU used)`, the model from
+/// /proc/cpuinfo where there is one.
+fn cpu_device() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "(model unknown)".into());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("CPU {model} ({cpus} logical CPUs; no GPU used)")
 }
 
 fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table], figures: &[(String, String)]) -> i32 {

@@ -1,0 +1,261 @@
+//! The CPU backend (`polymul::cpu::CpuPlan`, issue 19) against Zama's
+//! `concrete-ntt` 0.2 from crates.io on one thread, per word, N and
+//! operation, with the ratio per row; and its batch scaling over all cores.
+//! Every timed result is first checked against polymul's reference
+//! (`cpu::forward`, `cpu::inverse`, `cpu::polymul`).
+
+use crate::report::Table;
+use polymul::cpu::{self, CpuPlan};
+use polymul::random::SplitMix64;
+use polymul::{Coeff, NttParams};
+use std::time::Instant;
+
+/// The two `concrete-ntt` plan types behind one interface.
+trait Anchor<W>: Sized {
+    fn make(n: usize, q: W) -> Option<Self>;
+    fn fwd(&self, x: &mut [W]);
+    fn inv(&self, x: &mut [W]);
+    fn normalize(&self, x: &mut [W]);
+    fn mul_assign_normalize(&self, a: &mut [W], b: &[W]);
+}
+
+macro_rules! anchor {
+    ($plan:ty, $w:ty) => {
+        impl Anchor<$w> for $plan {
+            fn make(n: usize, q: $w) -> Option<Self> {
+                <$plan>::try_new(n, q)
+            }
+            fn fwd(&self, x: &mut [$w]) {
+                <$plan>::fwd(self, x)
+            }
+            fn inv(&self, x: &mut [$w]) {
+                <$plan>::inv(self, x)
+            }
+            fn normalize(&self, x: &mut [$w]) {
+                <$plan>::normalize(self, x)
+            }
+            fn mul_assign_normalize(&self, a: &mut [$w], b: &[$w]) {
+                <$plan>::mul_assign_normalize(self, a, b)
+            }
+        }
+    };
+}
+
+anchor!(concrete_ntt::prime64::Plan, u64);
+anchor!(concrete_ntt::prime32::Plan, u32);
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// µs per call of `f`: the median of `reps` samples of `inner` calls each.
+fn time(reps: usize, inner: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    median(
+        (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..inner {
+                    f();
+                }
+                t.elapsed().as_secs_f64() * 1e6 / inner as f64
+            })
+            .collect(),
+    )
+}
+
+/// One row per operation: backend, concrete-ntt, reference µs, the ratio.
+fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Table) -> Result<(), String> {
+    let s = |e: polymul::Error| e.to_string();
+    let n = 1usize << log_n;
+    let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+    let plan = CpuPlan::new(p.clone()).map_err(s)?;
+    let anchor = A::make(n, p.q()).ok_or("concrete-ntt refused the prime")?;
+    let mut rng = SplitMix64::new(n as u64 ^ u64::from(bits));
+    let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+    // The backend computes the reference's words.
+    let (mut x, mut y) = (a.clone(), a.clone());
+    plan.forward(&mut x).map_err(s)?;
+    cpu::forward(&p, &mut y).map_err(s)?;
+    let (mut u, mut v) = (a.clone(), a.clone());
+    plan.inverse(&mut u).map_err(s)?;
+    cpu::inverse(&p, &mut v).map_err(s)?;
+    let c = plan.polymul(&a, &b).map_err(s)?;
+    if x != y || u != v || c != cpu::polymul(&p, &a, &b).map_err(s)? {
+        return Err(format!("CPU backend differs from the reference at u{} N=2^{log_n}", W::BITS));
+    }
+    // Samples of ≥ ~2 ms; fewer repetitions with --quick.
+    let inner = ((1usize << 19) / n).max(1);
+    let reps = if quick { 5 } else { 11 };
+    let ref_reps = if quick { 1 } else { 3 };
+    for op in ["forward", "inverse", "polymul"] {
+        let mut buf = a.clone();
+        let (mut ca, mut cb) = (a.clone(), b.clone());
+        let (ours, theirs, reference) = match op {
+            "forward" => (
+                time(reps, inner, || plan.forward(&mut buf).unwrap_or(())),
+                time(reps, inner, || anchor.fwd(&mut buf)),
+                time(ref_reps, 1, || cpu::forward(&p, &mut buf).unwrap_or(())),
+            ),
+            "inverse" => (
+                time(reps, inner, || plan.inverse(&mut buf).unwrap_or(())),
+                time(reps, inner, || {
+                    anchor.inv(&mut buf);
+                    anchor.normalize(&mut buf)
+                }),
+                time(ref_reps, 1, || cpu::inverse(&p, &mut buf).unwrap_or(())),
+            ),
+            _ => (
+                time(reps, inner, || {
+                    std::hint::black_box(plan.polymul(&a, &b).map(drop).unwrap_or(()));
+                }),
+                time(reps, inner, || {
+                    ca.copy_from_slice(&a);
+                    cb.copy_from_slice(&b);
+                    anchor.fwd(&mut ca);
+                    anchor.fwd(&mut cb);
+                    anchor.mul_assign_normalize(&mut ca, &cb);
+                    anchor.inv(&mut ca);
+                    std::hint::black_box(&ca);
+                }),
+                time(ref_reps, 1, || {
+                    std::hint::black_box(cpu::polymul(&p, &a, &b).map(drop).unwrap_or(()));
+                }),
+            ),
+        };
+        std::hint::black_box(&buf);
+        let ratio = ours / theirs;
+        t.rows.push(vec![
+            format!("u{}", W::BITS),
+            bits.to_string(),
+            format!("2^{log_n}"),
+            op.into(),
+            if plan.is_vectorised() { "concrete-ntt on ψ" } else { "reference" }.into(),
+            format!("{ours:.2}"),
+            format!("{theirs:.2}"),
+            format!("{ratio:.3}"),
+            if ratio <= 1.25 { "yes" } else { "no" }.into(),
+            format!("{reference:.1}"),
+            format!("{:.1}", reference / ours),
+        ]);
+        eprintln!(
+            "  cpu backend u{} N=2^{log_n} {op:8}: {ours:>9.2} µs, concrete-ntt {theirs:>9.2} µs, ratio {ratio:.3}, \
+             reference {reference:>10.1} µs",
+            W::BITS
+        );
+    }
+    Ok(())
+}
+
+/// The backend against concrete-ntt, one polynomial per call (one thread).
+pub fn table(quick: bool) -> Result<Table, String> {
+    let mut t = Table::new(
+        "CPU backend (issue 19) against concrete-ntt, one polynomial, one thread",
+        &[
+            "word",
+            "q bits",
+            "N",
+            "op",
+            "path",
+            "backend µs",
+            "concrete-ntt µs",
+            "backend / concrete-ntt",
+            "within 1.25×",
+            "reference µs",
+            "reference / backend",
+        ],
+    );
+    t.note =
+        "polymul::cpu::CpuPlan (one polynomial runs on the calling thread) against concrete-ntt 0.2 from \
+              crates.io (default features: AVX2 where present, AVX-512 only with its nightly feature, so not \
+              here), the same N and prime. Inverse: concrete-ntt's `inv` then `normalize` (the scaled \
+              inverse polymul computes); polymul: both copies of the operands, `fwd`, `fwd`, \
+              `mul_assign_normalize`, `inv` (the backend's `polymul` allocates its result and a scratch \
+              operand). The backend's results are first checked equal to polymul's reference (`cpu::*`), the \
+              kernels' own code looped on the host (its time in the last columns). Median of repeated loops \
+              of ≥ 2^19 coefficients each; the machine's cores were shared with other work, so single rows \
+              can be noisy."
+            .into();
+    let log_ns: Vec<u32> = if quick { vec![10, 12, 14, 16, 17] } else { (10..=17).collect() };
+    for (word, bits) in [(64u32, 62u32), (32, 30), (64, 40), (32, 20)] {
+        for &log_n in &log_ns {
+            match word {
+                64 => rows::<u64, concrete_ntt::prime64::Plan>(bits, log_n, quick, &mut t)?,
+                _ => rows::<u32, concrete_ntt::prime32::Plan>(bits, log_n, quick, &mut t)?,
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Batches over rayon's pool: one thread against all.
+fn scaling_rows<W: Coeff>(
+    bits: u32,
+    log_n: u32,
+    batch: usize,
+    quick: bool,
+    t: &mut Table,
+) -> Result<(), String> {
+    let s = |e: polymul::Error| e.to_string();
+    let n = 1usize << log_n;
+    let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+    let plan = CpuPlan::new(p.clone()).map_err(s)?;
+    let mut rng = SplitMix64::new(n as u64 ^ batch as u64);
+    let (a, b) = (rng.coeffs(n * batch, p.q()), rng.coeffs(n * batch, p.q()));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    let threads = rayon::current_num_threads();
+    let inner = ((1usize << 20) / (n * batch)).max(1);
+    let reps = if quick { 5 } else { 9 };
+    for op in ["forward", "polymul"] {
+        let mut buf = a.clone();
+        let mut run = || match op {
+            "forward" => plan.forward(&mut buf).unwrap_or(()),
+            _ => std::hint::black_box(plan.polymul(&a, &b).map(drop).unwrap_or(())),
+        };
+        let single = one.install(|| time(reps, inner, &mut run));
+        let all = time(reps, inner, &mut run);
+        let speedup = single / all;
+        t.rows.push(vec![
+            format!("u{}", W::BITS),
+            format!("2^{log_n}"),
+            batch.to_string(),
+            op.into(),
+            format!("{single:.1}"),
+            format!("{all:.1}"),
+            threads.to_string(),
+            format!("{speedup:.2}"),
+        ]);
+        eprintln!(
+            "  cpu backend scaling u{} N=2^{log_n} batch {batch} {op}: 1 thread {single:.1} µs, {threads} threads \
+             {all:.1} µs, ×{speedup:.2}",
+            W::BITS
+        );
+    }
+    Ok(())
+}
+
+/// Batch scaling of the backend over all cores.
+pub fn scaling_table(quick: bool) -> Result<Table, String> {
+    let mut t = Table::new(
+        "CPU backend: batches over all cores (rayon)",
+        &[
+            "word",
+            "N",
+            "batch",
+            "op",
+            "1 thread µs per call",
+            "all threads µs per call",
+            "threads",
+            "speedup",
+        ],
+    );
+    t.note = "One call on the whole batch; one thread: the same call inside a one-thread rayon pool. The \
+              machine's cores were shared with other work, which lowers the speedup when they were busy."
+        .into();
+    for (log_n, batch) in [(10u32, 64usize), (12, 16), (14, 4), (16, 4), (16, 8)] {
+        scaling_rows::<u64>(62, log_n, batch, quick, &mut t)?;
+        scaling_rows::<u32>(30, log_n, batch, quick, &mut t)?;
+    }
+    Ok(t)
+}
