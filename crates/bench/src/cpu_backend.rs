@@ -49,17 +49,37 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// µs per call of `f`: the median of `reps` samples of `inner` calls each.
-fn time(reps: usize, inner: usize, mut f: impl FnMut()) -> f64 {
+/// µs per call of `f` and of `g`, timed in alternation (`reps` pairs of
+/// samples of `inner` calls each, so that load from other processes hits
+/// both alike): the two medians and the median of the per-pair ratios f/g.
+fn time_pair(reps: usize, inner: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64, f64) {
+    let sample = |h: &mut dyn FnMut()| {
+        let t = Instant::now();
+        for _ in 0..inner {
+            h();
+        }
+        t.elapsed().as_secs_f64() * 1e6 / inner as f64
+    };
     f();
+    g();
+    let (mut fs, mut gs, mut ratios) = (vec![], vec![], vec![]);
+    for _ in 0..reps {
+        let (a, b) = (sample(&mut f), sample(&mut g));
+        fs.push(a);
+        gs.push(b);
+        ratios.push(a / b);
+    }
+    (median(fs), median(gs), median(ratios))
+}
+
+/// µs per call of `f`: the median of `reps` samples of one call each.
+fn time(reps: usize, mut f: impl FnMut()) -> f64 {
     median(
         (0..reps)
             .map(|_| {
                 let t = Instant::now();
-                for _ in 0..inner {
-                    f();
-                }
-                t.elapsed().as_secs_f64() * 1e6 / inner as f64
+                f();
+                t.elapsed().as_secs_f64() * 1e6
             })
             .collect(),
     )
@@ -90,42 +110,44 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
     let reps = if quick { 5 } else { 11 };
     let ref_reps = if quick { 1 } else { 3 };
     for op in ["forward", "inverse", "polymul"] {
-        let mut buf = a.clone();
+        let (mut buf, mut other) = (a.clone(), a.clone());
         let (mut ca, mut cb) = (a.clone(), b.clone());
-        let (ours, theirs, reference) = match op {
+        let ((ours, theirs, ratio), reference) = match op {
             "forward" => (
-                time(reps, inner, || plan.forward(&mut buf).unwrap_or(())),
-                time(reps, inner, || anchor.fwd(&mut buf)),
-                time(ref_reps, 1, || cpu::forward(&p, &mut buf).unwrap_or(())),
+                time_pair(reps, inner, || plan.forward(&mut buf).unwrap_or(()), || anchor.fwd(&mut other)),
+                time(ref_reps, || cpu::forward(&p, &mut buf).unwrap_or(())),
             ),
             "inverse" => (
-                time(reps, inner, || plan.inverse(&mut buf).unwrap_or(())),
-                time(reps, inner, || {
-                    anchor.inv(&mut buf);
-                    anchor.normalize(&mut buf)
-                }),
-                time(ref_reps, 1, || cpu::inverse(&p, &mut buf).unwrap_or(())),
+                time_pair(
+                    reps,
+                    inner,
+                    || plan.inverse(&mut buf).unwrap_or(()),
+                    || {
+                        anchor.inv(&mut other);
+                        anchor.normalize(&mut other)
+                    },
+                ),
+                time(ref_reps, || cpu::inverse(&p, &mut buf).unwrap_or(())),
             ),
             _ => (
-                time(reps, inner, || {
-                    std::hint::black_box(plan.polymul(&a, &b).map(drop).unwrap_or(()));
-                }),
-                time(reps, inner, || {
-                    ca.copy_from_slice(&a);
-                    cb.copy_from_slice(&b);
-                    anchor.fwd(&mut ca);
-                    anchor.fwd(&mut cb);
-                    anchor.mul_assign_normalize(&mut ca, &cb);
-                    anchor.inv(&mut ca);
-                    std::hint::black_box(&ca);
-                }),
-                time(ref_reps, 1, || {
-                    std::hint::black_box(cpu::polymul(&p, &a, &b).map(drop).unwrap_or(()));
-                }),
+                time_pair(
+                    reps,
+                    inner,
+                    || std::hint::black_box(plan.polymul(&a, &b).map(drop).unwrap_or(())),
+                    || {
+                        ca.copy_from_slice(&a);
+                        cb.copy_from_slice(&b);
+                        anchor.fwd(&mut ca);
+                        anchor.fwd(&mut cb);
+                        anchor.mul_assign_normalize(&mut ca, &cb);
+                        anchor.inv(&mut ca);
+                        std::hint::black_box(&ca);
+                    },
+                ),
+                time(ref_reps, || std::hint::black_box(cpu::polymul(&p, &a, &b).map(drop).unwrap_or(()))),
             ),
         };
-        std::hint::black_box(&buf);
-        let ratio = ours / theirs;
+        std::hint::black_box((&buf, &other));
         t.rows.push(vec![
             format!("u{}", W::BITS),
             bits.to_string(),
@@ -166,17 +188,7 @@ pub fn table(quick: bool) -> Result<Table, String> {
             "reference / backend",
         ],
     );
-    t.note =
-        "polymul::cpu::CpuPlan (one polynomial runs on the calling thread) against concrete-ntt 0.2 from \
-              crates.io (default features: AVX2 where present, AVX-512 only with its nightly feature, so not \
-              here), the same N and prime. Inverse: concrete-ntt's `inv` then `normalize` (the scaled \
-              inverse polymul computes); polymul: both copies of the operands, `fwd`, `fwd`, \
-              `mul_assign_normalize`, `inv` (the backend's `polymul` allocates its result and a scratch \
-              operand). The backend's results are first checked equal to polymul's reference (`cpu::*`), the \
-              kernels' own code looped on the host (its time in the last columns). Median of repeated loops \
-              of ≥ 2^19 coefficients each; the machine's cores were shared with other work, so single rows \
-              can be noisy."
-            .into();
+    let before = load_average();
     let log_ns: Vec<u32> = if quick { vec![10, 12, 14, 16, 17] } else { (10..=17).collect() };
     for (word, bits) in [(64u32, 62u32), (32, 30), (64, 40), (32, 20)] {
         for &log_n in &log_ns {
@@ -186,6 +198,19 @@ pub fn table(quick: bool) -> Result<Table, String> {
             }
         }
     }
+    t.note = format!(
+        "polymul::cpu::CpuPlan (one polynomial runs on the calling thread) against concrete-ntt 0.2 from \
+         crates.io (default features: AVX2 where present; its AVX-512 paths need its nightly feature), the \
+         same N and prime. Inverse: concrete-ntt's `inv` then `normalize` (the scaled inverse polymul \
+         computes); polymul: copies of both operands, `fwd`, `fwd`, `mul_assign_normalize`, `inv` (the \
+         backend's `polymul` allocates its result). The backend's results are first checked equal to \
+         polymul's reference (`cpu::*`), the kernels' own code looped on the host (its time in the last \
+         columns, a few runs of one call). Backend and concrete-ntt are timed in alternation, pairs of \
+         samples of ≥ 2^19 coefficients each; µs columns: medians; ratio: the median of the per-pair \
+         ratios. The cores were shared with other work (load average {before} before this table, {} \
+         after it), so single rows can be noisy.",
+        load_average()
+    );
     Ok(t)
 }
 
@@ -209,13 +234,24 @@ fn scaling_rows<W: Coeff>(
     let reps = if quick { 5 } else { 9 };
     for op in ["forward", "polymul"] {
         let mut buf = a.clone();
-        let mut run = || match op {
-            "forward" => plan.forward(&mut buf).unwrap_or(()),
+        let run = |buf: &mut Vec<W>| match op {
+            "forward" => plan.forward(buf).unwrap_or(()),
             _ => std::hint::black_box(plan.polymul(&a, &b).map(drop).unwrap_or(())),
         };
-        let single = one.install(|| time(reps, inner, &mut run));
-        let all = time(reps, inner, &mut run);
-        let speedup = single / all;
+        let mut copy = buf.clone();
+        let (all, single, inv_speedup) =
+            time_pair(reps, inner, || run(&mut buf), || one.install(|| run(&mut copy)));
+        let speedup = 1.0 / inv_speedup;
+        // How many cores the all-threads run kept busy: CPU time of every
+        // thread of this process over wall time.
+        let (c0, t0) = (process_cpu_ns(), Instant::now());
+        for _ in 0..reps * inner {
+            run(&mut buf);
+        }
+        let busy = match (c0, process_cpu_ns()) {
+            (Some(c0), Some(c1)) => format!("{:.2}", (c1 - c0) as f64 / (t0.elapsed().as_nanos() as f64)),
+            _ => "n/a".into(),
+        };
         t.rows.push(vec![
             format!("u{}", W::BITS),
             format!("2^{log_n}"),
@@ -225,6 +261,7 @@ fn scaling_rows<W: Coeff>(
             format!("{all:.1}"),
             threads.to_string(),
             format!("{speedup:.2}"),
+            busy,
         ]);
         eprintln!(
             "  cpu backend scaling u{} N=2^{log_n} batch {batch} {op}: 1 thread {single:.1} µs, {threads} threads \
@@ -248,14 +285,40 @@ pub fn scaling_table(quick: bool) -> Result<Table, String> {
             "all threads µs per call",
             "threads",
             "speedup",
+            "cores busy (all threads)",
         ],
     );
-    t.note = "One call on the whole batch; one thread: the same call inside a one-thread rayon pool. The \
-              machine's cores were shared with other work, which lowers the speedup when they were busy."
-        .into();
+    let before = load_average();
     for (log_n, batch) in [(10u32, 64usize), (12, 16), (14, 4), (16, 4), (16, 8)] {
         scaling_rows::<u64>(62, log_n, batch, quick, &mut t)?;
         scaling_rows::<u32>(30, log_n, batch, quick, &mut t)?;
     }
+    t.note = format!(
+        "One call on the whole batch; one thread: the same call inside a one-thread rayon pool; the two \
+         timed in alternation (medians; speedup: the median of the per-pair ratios). Cores busy: the CPU \
+         time of all of the process's threads (/proc/self/task/*/schedstat) over the wall time of the \
+         all-threads run, repeated alone. A speedup needs idle cores: the machine's load average (/proc/loadavg, 1/5/15 min) was {before} before this \
+         table and {} after it; with a load near the core count the second thread only takes time from \
+         other work.",
+        load_average()
+    );
     Ok(t)
+}
+
+/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" / "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// CPU time of every thread of this process so far, in ns (Linux:
+/// /proc/self/task/*/schedstat); `None` elsewhere.
+fn process_cpu_ns() -> Option<u64> {
+    let mut sum = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+        sum += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(sum)
 }

@@ -83,6 +83,13 @@ fn any_unreduced_plain<W: Coeff>(data: &[W], q: W) -> bool {
     data.iter().fold(false, |bad, &v| bad | (v >= q))
 }
 
+/// [`cast_mut`] for a shared slice.
+fn cast<W: Coeff, T: 'static>(s: &[W]) -> Option<&[T]> {
+    // SAFETY: as in `cast_mut`.
+    (TypeId::of::<W>() == TypeId::of::<T>())
+        .then(|| unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<T>(), s.len()) })
+}
+
 /// The vectorised transforms of one modulus (`concrete-ntt` on polymul's ψ).
 #[derive(Clone, Debug)]
 enum Fast {
@@ -119,31 +126,43 @@ impl Fast {
         }
     }
 
-    /// `a ← a ⊗ b` for one polynomial; `b` is scratch afterwards.
-    fn mul<W: Coeff>(&self, a: &mut [W], b: &mut [W]) -> bool {
+    /// `a ← a ⊗ b` for one polynomial (`b`'s transform goes to a buffer
+    /// of this thread, reused from call to call: no allocation, no page
+    /// faults); false if the words are not the plan's.
+    fn mul<W: Coeff>(&self, a: &mut [W], b: &[W]) -> bool {
         match self {
-            Fast::U32(p) => match (cast_mut::<W, u32>(a), cast_mut::<W, u32>(b)) {
-                (Some(a), Some(b)) => {
+            Fast::U32(p) => match (cast_mut::<W, u32>(a), cast::<W, u32>(b)) {
+                (Some(a), Some(b)) => SCRATCH32.with_borrow_mut(|t| {
+                    t.clear();
+                    t.extend_from_slice(b);
                     p.fwd(a);
-                    p.fwd(b);
-                    p.mul_assign_normalize(a, b);
+                    p.fwd(t);
+                    p.mul_assign_normalize(a, t);
                     p.inv(a);
                     true
-                }
+                }),
                 _ => false,
             },
-            Fast::U64(p) => match (cast_mut::<W, u64>(a), cast_mut::<W, u64>(b)) {
-                (Some(a), Some(b)) => {
+            Fast::U64(p) => match (cast_mut::<W, u64>(a), cast::<W, u64>(b)) {
+                (Some(a), Some(b)) => SCRATCH64.with_borrow_mut(|t| {
+                    t.clear();
+                    t.extend_from_slice(b);
                     p.fwd(a);
-                    p.fwd(b);
-                    p.mul_assign_normalize(a, b);
+                    p.fwd(t);
+                    p.mul_assign_normalize(a, t);
                     p.inv(a);
                     true
-                }
+                }),
                 _ => false,
             },
         }
     }
+}
+
+thread_local! {
+    /// The second operand's transform, per thread (grows to the largest N used).
+    static SCRATCH32: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH64: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Negacyclic NTTs and products modulo one prime on the CPU, bit for bit
@@ -244,11 +263,10 @@ impl<W: Coeff> CpuPlan<W> {
 
     /// `a ← a ⊗ b`, one polynomial.
     fn mul_one(&self, a: &mut [W], b: &[W]) -> Result<()> {
-        if let Some(f) = &self.fast {
-            let mut t = b.to_vec();
-            if f.mul(a, &mut t) {
-                return Ok(());
-            }
+        if let Some(f) = &self.fast
+            && f.mul(a, b)
+        {
+            return Ok(());
         }
         let c = ref_polymul(&self.params, a, b)?;
         a.copy_from_slice(&c);
