@@ -5,8 +5,9 @@
 //!
 //! # How
 //!
-//! The transforms are `concrete-ntt`'s (Zama; AVX2 / AVX-512 chosen at run
-//! time, scalar elsewhere), vendored in `third_party/concrete-ntt` with one
+//! The transforms are `concrete-ntt`'s (Zama; AVX2 chosen at run time,
+//! scalar elsewhere; its AVX-512 paths need its `nightly` feature, which
+//! polymul leaves off), vendored in `third_party/concrete-ntt` with one
 //! addition: a plan built on a *given* negacyclic root
 //! (`Plan::try_new_with_root`). `concrete-ntt`'s forward NTT is a merged
 //! Cooley–Tukey transform with bit-reversed output, exactly polymul's
