@@ -3,42 +3,7 @@
 //! speed of a vectorised CPU NTT, with batches and RNS towers spread over
 //! all cores.
 //!
-//! # How
-//!
-//! The transforms are `concrete-ntt`'s (Zama; AVX2 chosen at run time,
-//! scalar elsewhere; its AVX-512 paths need its `nightly` feature, which
-//! polymul leaves off), vendored in `third_party/concrete-ntt` with one
-//! addition: a plan built on a *given* negacyclic root
-//! (`Plan::try_new_with_root`). `concrete-ntt`'s forward NTT is a merged
-//! Cooley–Tukey transform with bit-reversed output, exactly polymul's
-//! convention (output `i` is `a(ψ^(2·br(i)+1))`); only its root differs (it
-//! finds its own). Built on polymul's ψ, its forward output *is* polymul's,
-//! word for word, with no permutation. Its inverse leaves the factor `N`,
-//! which `normalize` removes (polymul's ½-scaled inverse includes `1/N`).
-//! A product is forward, forward, `mul_assign_normalize` (the pointwise
-//! product and `1/N` in one pass), inverse: the negacyclic product modulo q,
-//! which is unique, so equal to the reference's.
-//!
-//! `concrete-ntt` needs N ≥ 16 (`u64`) or N ≥ 32 (`u32`); below that the
-//! backend runs the reference itself ([`super::forward`] …), which at such
-//! sizes costs well under a microsecond. Every modulus polymul accepts
-//! (primes `q ≡ 1 mod 2N` up to 62 bits on `u64`, 30 bits on `u32`) is one
-//! `concrete-ntt` takes (it accepts primes below 2^64 and 2^32).
-//!
-//! Batches and towers: one polynomial per task on rayon's global pool (small
-//! polynomials grouped so a task holds at least [`GRAIN`] words); a single
-//! polynomial runs on the calling thread.
-//!
-//! # When to use it
-//!
-//! Use the CPU backend when there is no GPU, when the data lives on the host
-//! and the work per call is small (one polynomial of N ≤ 2^12 costs a few
-//! microseconds here, less than a GPU round trip's copies and launch), or to
-//! check GPU results quickly. Use a GPU plan ([`crate::NttPlan`],
-//! [`crate::rns::RnsPlan`]) for large batches, large N and data that stays
-//! on the device: a GPU is one to three orders of magnitude faster per
-//! polynomial there (docs/results). [`crate::planner::Multiplier::auto`]
-//! picks the GPU when one is present and this backend otherwise.
+//! [`CpuPlan`]'s documentation says how it works and when to use it.
 
 use super::{forward as ref_forward, inverse as ref_inverse, polymul as ref_polymul};
 use crate::params::NttParams;
@@ -171,8 +136,46 @@ thread_local! {
 /// (the GPU plans' results), vectorised and spread over all cores.
 ///
 /// Data is a batch of polynomials stored back to back (any positive
-/// multiple of N words, each below q). See the [module documentation](self)
-/// for how it works and when to use it.
+/// multiple of N words, each below q).
+///
+/// # How
+///
+/// The transforms are `concrete-ntt`'s (Zama; AVX2 chosen at run time,
+/// scalar elsewhere; its AVX-512 paths need its `nightly` feature, which
+/// polymul leaves off), vendored in `third_party/concrete-ntt` with one
+/// addition: a plan built on a *given* negacyclic root
+/// (`Plan::try_new_with_root`). `concrete-ntt`'s forward NTT is a merged
+/// Cooley–Tukey transform with bit-reversed output, exactly polymul's
+/// convention (output `i` is `a(ψ^(2·br(i)+1))`); only its root differs (it
+/// finds its own). Built on polymul's ψ, its forward output *is* polymul's,
+/// word for word, with no permutation. Its inverse leaves the factor `N`,
+/// which `normalize` removes (polymul's ½-scaled inverse includes `1/N`).
+/// A product is forward, forward, `mul_assign_normalize` (the pointwise
+/// product and `1/N` in one pass), inverse: the negacyclic product modulo q,
+/// which is unique, so equal to the reference's.
+///
+/// `concrete-ntt` needs N ≥ 16 (`u64`) or N ≥ 32 (`u32`); below that the
+/// backend runs the reference itself ([`super::forward`] …), which at such
+/// sizes costs well under a microsecond. Every modulus polymul accepts
+/// (primes `q ≡ 1 mod 2N` up to 62 bits on `u64`, 30 bits on `u32`) is one
+/// `concrete-ntt` takes (it accepts primes below 2^64 and 2^32).
+///
+/// Batches and towers: one polynomial per task on rayon's global pool (small
+/// polynomials grouped so a task holds at least [`GRAIN`] words); a single
+/// polynomial runs on the calling thread.
+///
+/// # When to use it
+///
+/// Use the CPU backend when there is no GPU, when the data lives on the host
+/// and the work per call is small (one polynomial of N ≤ 2^12 costs a few
+/// microseconds here, less than a GPU round trip's copies and launch), or to
+/// check GPU results quickly. Use a GPU plan ([`crate::NttPlan`],
+/// [`crate::rns::RnsPlan`]) for large batches, large N and data that stays
+/// on the device: a GPU is one to three orders of magnitude faster per
+/// polynomial there (docs/results). [`crate::planner::Multiplier::auto`]
+/// picks the GPU when one is present and this backend otherwise.
+///
+/// # Example
 ///
 /// ```
 /// use polymul::{NttParams, cpu::{self, CpuPlan}};
