@@ -107,7 +107,7 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
     }
     // Samples of ≥ ~2 ms; fewer repetitions with --quick.
     let inner = ((1usize << 19) / n).max(1);
-    let reps = if quick { 5 } else { 11 };
+    let reps = if quick { 3 } else { 11 };
     let ref_reps = if quick { 1 } else { 3 };
     for op in ["forward", "inverse", "polymul"] {
         let (mut buf, mut other) = (a.clone(), a.clone());
@@ -189,8 +189,11 @@ pub fn table(quick: bool) -> Result<Table, String> {
         ],
     );
     let before = load_average();
-    let log_ns: Vec<u32> = if quick { vec![10, 12, 14, 16, 17] } else { (10..=17).collect() };
-    for (word, bits) in [(64u32, 62u32), (32, 30), (64, 40), (32, 20)] {
+    // --quick: three sizes, the widest primes only.
+    let log_ns: Vec<u32> = if quick { vec![10, 13, 16] } else { (10..=17).collect() };
+    let widths: &[(u32, u32)] =
+        if quick { &[(64, 62), (32, 30)] } else { &[(64, 62), (32, 30), (64, 40), (32, 20)] };
+    for &(word, bits) in widths {
         for &log_n in &log_ns {
             match word {
                 64 => rows::<u64, concrete_ntt::prime64::Plan>(bits, log_n, quick, &mut t)?,
@@ -231,7 +234,7 @@ fn scaling_rows<W: Coeff>(
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
     let threads = rayon::current_num_threads();
     let inner = ((1usize << 20) / (n * batch)).max(1);
-    let reps = if quick { 5 } else { 9 };
+    let reps = if quick { 3 } else { 9 };
     for op in ["forward", "polymul"] {
         let mut buf = a.clone();
         let run = |buf: &mut Vec<W>| match op {
@@ -289,7 +292,9 @@ pub fn scaling_table(quick: bool) -> Result<Table, String> {
         ],
     );
     let before = load_average();
-    for (log_n, batch) in [(10u32, 64usize), (12, 16), (14, 4), (16, 4), (16, 8)] {
+    let sizes: &[(u32, usize)] =
+        if quick { &[(12, 16), (16, 4)] } else { &[(10, 64), (12, 16), (14, 4), (16, 4), (16, 8)] };
+    for &(log_n, batch) in sizes {
         scaling_rows::<u64>(62, log_n, batch, quick, &mut t)?;
         scaling_rows::<u32>(30, log_n, batch, quick, &mut t)?;
     }

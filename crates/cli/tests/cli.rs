@@ -656,7 +656,9 @@ fn usage_errors_and_help() {
 fn bench_runs_the_cpu_suite() {
     let dir = fresh_dir("bench");
     let stdout = ok(&polymul(&dir, &["bench", "--cpu", "--quick", "--out", "results"]));
-    assert!(stdout.contains("CPU path"), "{stdout}");
+    assert!(stdout.contains("CPU reference"), "{stdout}");
+    assert!(stdout.contains("CPU backend (issue 19) against concrete-ntt"), "{stdout}");
+    assert!(stdout.contains("| u32 | 30 | 2^16 | polymul | concrete-ntt on ψ |"), "{stdout}");
     assert!(stdout.contains("| u64 | 62 | 2^17 | polymul |"), "{stdout}");
     let md = std::fs::read_to_string(dir.join("results/cpu.md")).unwrap();
     assert!(md.contains("polymul bench --cpu --quick --out results"), "{md}");
