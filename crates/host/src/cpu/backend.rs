@@ -158,7 +158,10 @@ thread_local! {
 /// backend runs the reference itself ([`super::forward`] …), which at such
 /// sizes costs well under a microsecond. Every modulus polymul accepts
 /// (primes `q ≡ 1 mod 2N` up to 62 bits on `u64`, 30 bits on `u32`) is one
-/// `concrete-ntt` takes (it accepts primes below 2^64 and 2^32).
+/// `concrete-ntt` takes (it accepts any prime below 2^64 and 2^32 with a
+/// primitive 2N-th root, and N up to any power of two); all of them take its
+/// Shoup-multiplication paths (`q < 2^62` on `u64`, `q < 2^30` on `u32`),
+/// not the slower generic ones it keeps for `q ≥ 2^63` / `2^31`.
 ///
 /// Batches and towers: one polynomial per task on rayon's global pool (small
 /// polynomials grouped so a task holds at least [`GRAIN`] words); a single
