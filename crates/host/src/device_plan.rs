@@ -1,7 +1,8 @@
-//! The one trait every plan kind implements: [`crate::NttPlan`],
-//! [`crate::rns::RnsPlan`], [`crate::dgt::DgtPlan`] and the planner's
-//! [`crate::planner::Multiplier`], so that code written against a plan runs
-//! on any of them (and the planner can hold whichever it chose).
+//! The one trait every GPU plan kind implements: [`crate::NttPlan`],
+//! [`crate::rns::RnsPlan`], [`crate::dgt::DgtPlan`], so that code written
+//! against a plan runs on any of them (and the planner can hold whichever it
+//! chose). The planner's [`crate::planner::Multiplier`] offers the same
+//! methods inherently, on a GPU or on the CPU backend.
 
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::layout::Layout;
