@@ -65,19 +65,8 @@ impl<W: Gmem> Towers<W> {
     /// A non-null table holds at least `(y + 1) · TOWER_WORDS` words.
     #[inline(always)]
     pub unsafe fn consts(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
-        if self.moduli.is_null() {
-            return scalars;
-        }
-        // SAFETY: row `y` is inside the table (caller), which nothing
-        // writes during a launch.
-        unsafe {
-            let row = self.moduli.add(y as usize * TOWER_WORDS);
-            let at = |c: usize| W::ld_nc(row.add(c));
-            TowerConsts {
-                parts: (at(Q), at(K), at(M).as_u64() as u32),
-                barrett4: (at(MU), at(QBITS).as_u64() as u32),
-            }
-        }
+        // SAFETY: the caller's; nothing writes the table during a launch.
+        unsafe { self.consts_by(y, scalars, |p| W::ld_nc(p)) }
     }
 }
 
@@ -91,15 +80,32 @@ impl<W: Word> Towers<W> {
     /// As for [`Towers::consts`].
     #[inline(always)]
     pub unsafe fn consts_plain(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
+        // SAFETY: the caller's.
+        unsafe { self.consts_by(y, scalars, |p| *p) }
+    }
+
+    /// Tower `y`'s constants, each word read by `load`, or `scalars` for a
+    /// null table.
+    ///
+    /// # Safety
+    /// As for [`Towers::consts`]; `load` reads the word it is given.
+    #[inline(always)]
+    unsafe fn consts_by(
+        &self,
+        y: u32,
+        scalars: TowerConsts<W>,
+        load: impl Fn(*const W) -> W,
+    ) -> TowerConsts<W> {
         if self.moduli.is_null() {
             return scalars;
         }
         // SAFETY: row `y` is inside the table (caller).
         unsafe {
             let row = self.moduli.add(y as usize * TOWER_WORDS);
+            let at = |c: usize| load(row.add(c));
             TowerConsts {
-                parts: (*row.add(Q), *row.add(K), (*row.add(M)).as_u64() as u32),
-                barrett4: (*row.add(MU), (*row.add(QBITS)).as_u64() as u32),
+                parts: (at(Q), at(K), at(M).as_u64() as u32),
+                barrett4: (at(MU), at(QBITS).as_u64() as u32),
             }
         }
     }
