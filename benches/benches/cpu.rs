@@ -10,41 +10,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use polymul::cpu::CpuPlan;
 use polymul::random::SplitMix64;
 use polymul::{Coeff, NttParams, cpu};
+use polymul_bench::cpu_anchor::Anchor;
 use std::hint::black_box;
-
-/// The two concrete-ntt plans behind one interface.
-trait Anchor<W>: Sized {
-    fn make(n: usize, q: W) -> Option<Self>;
-    fn fwd(&self, x: &mut [W]);
-    fn inv(&self, x: &mut [W]);
-    fn normalize(&self, x: &mut [W]);
-    fn mul_assign_normalize(&self, a: &mut [W], b: &[W]);
-}
-
-macro_rules! anchor {
-    ($plan:ty, $w:ty) => {
-        impl Anchor<$w> for $plan {
-            fn make(n: usize, q: $w) -> Option<Self> {
-                <$plan>::try_new(n, q)
-            }
-            fn fwd(&self, x: &mut [$w]) {
-                <$plan>::fwd(self, x)
-            }
-            fn inv(&self, x: &mut [$w]) {
-                <$plan>::inv(self, x)
-            }
-            fn normalize(&self, x: &mut [$w]) {
-                <$plan>::normalize(self, x)
-            }
-            fn mul_assign_normalize(&self, a: &mut [$w], b: &[$w]) {
-                <$plan>::mul_assign_normalize(self, a, b)
-            }
-        }
-    };
-}
-
-anchor!(concrete_ntt::prime64::Plan, u64);
-anchor!(concrete_ntt::prime32::Plan, u32);
 
 /// Group `backend_<op>_u<W>_q<bits>`: ids `backend/N`, `concrete-ntt/N`,
 /// `reference/N` (the reference only up to 2^14: it is 10–60× slower).

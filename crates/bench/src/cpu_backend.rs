@@ -4,45 +4,12 @@
 //! Every timed result is first checked against polymul's reference
 //! (`cpu::forward`, `cpu::inverse`, `cpu::polymul`).
 
+use crate::cpu_anchor::Anchor;
 use crate::report::Table;
 use polymul::cpu::{self, CpuPlan};
 use polymul::random::SplitMix64;
 use polymul::{Coeff, NttParams};
 use std::time::Instant;
-
-/// The two `concrete-ntt` plan types behind one interface.
-trait Anchor<W>: Sized {
-    fn make(n: usize, q: W) -> Option<Self>;
-    fn fwd(&self, x: &mut [W]);
-    fn inv(&self, x: &mut [W]);
-    fn normalize(&self, x: &mut [W]);
-    fn mul_assign_normalize(&self, a: &mut [W], b: &[W]);
-}
-
-macro_rules! anchor {
-    ($plan:ty, $w:ty) => {
-        impl Anchor<$w> for $plan {
-            fn make(n: usize, q: $w) -> Option<Self> {
-                <$plan>::try_new(n, q)
-            }
-            fn fwd(&self, x: &mut [$w]) {
-                <$plan>::fwd(self, x)
-            }
-            fn inv(&self, x: &mut [$w]) {
-                <$plan>::inv(self, x)
-            }
-            fn normalize(&self, x: &mut [$w]) {
-                <$plan>::normalize(self, x)
-            }
-            fn mul_assign_normalize(&self, a: &mut [$w], b: &[$w]) {
-                <$plan>::mul_assign_normalize(self, a, b)
-            }
-        }
-    };
-}
-
-anchor!(concrete_ntt::prime64::Plan, u64);
-anchor!(concrete_ntt::prime32::Plan, u32);
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
