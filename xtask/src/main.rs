@@ -222,7 +222,10 @@ fn bench(args: &[String]) -> Res {
         }
         eprintln!("GPU results copied to {}", dst.display());
     } else {
-        eprintln!("CPU results are in {} (docs/results/ keeps GPU runs only)", out.display());
+        eprintln!(
+            "CPU results are in {} (not copied: keep a run by copying the folder to docs/results/<date>-cpu-…)",
+            out.display()
+        );
     }
     Ok(())
 }

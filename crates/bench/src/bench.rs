@@ -180,34 +180,72 @@ fn stamp(device: &str, opts: &Options) -> String {
 }
 
 fn run_cpu(opts: &Options) -> i32 {
-    let mut t = Table::new(
-        "CPU path: the kernels' own code looped on the host (batch 1)",
-        &["word", "q bits", "N", "op", "µs (median)"],
-    );
-    t.note = "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
-              called in a scalar loop."
-        .into();
-    for (word, bits) in WORD_CONFIGS {
-        for log_n in log_ns(opts.quick) {
-            let r = match word {
-                32 => cpu_rows::<u32>(bits, log_n, opts.quick, &mut t),
-                _ => cpu_rows::<u64>(bits, log_n, opts.quick, &mut t),
-            };
-            if let Err(e) = r {
-                eprintln!("polymul-bench: {e}");
+    // `--only` picks CPU sections too: cpu-backend, cpu-scaling, cpu-reference, anchor.
+    let want = |name: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == name);
+    let mut tables = vec![];
+    for (name, section, table) in [
+        ("CPU backend", "cpu-backend", crate::cpu_backend::table as fn(bool) -> Result<Table, String>),
+        ("CPU backend scaling", "cpu-scaling", crate::cpu_backend::scaling_table),
+    ] {
+        if !want(section) {
+            continue;
+        }
+        match table(opts.quick) {
+            Ok(a) => tables.push(a),
+            Err(e) => {
+                eprintln!("polymul-bench: {name}: {e}");
                 return 1;
             }
         }
     }
-    let mut tables = vec![t];
-    match crate::cpu_anchor::table(None, opts.quick) {
-        Ok(a) => tables.push(a),
-        Err(e) => {
-            eprintln!("polymul-bench: CPU anchor: {e}");
-            return 1;
+    if want("cpu-reference") {
+        let mut t = Table::new(
+            "CPU reference: the kernels' own code looped on the host (batch 1)",
+            &["word", "q bits", "N", "op", "µs (median)"],
+        );
+        t.note = "A correctness reference, not an optimised CPU NTT: each butterfly is the GPU thread body \
+                  called in a scalar loop. The CPU backend (the tables above) computes the same words."
+            .into();
+        for (word, bits) in WORD_CONFIGS {
+            for log_n in log_ns(opts.quick) {
+                let r = match word {
+                    32 => cpu_rows::<u32>(bits, log_n, opts.quick, &mut t),
+                    _ => cpu_rows::<u64>(bits, log_n, opts.quick, &mut t),
+                };
+                if let Err(e) = r {
+                    eprintln!("polymul-bench: {e}");
+                    return 1;
+                }
+            }
+        }
+        tables.push(t);
+    }
+    if want("anchor") {
+        match crate::cpu_anchor::table(None, opts.quick) {
+            Ok(a) => tables.push(a),
+            Err(e) => {
+                eprintln!("polymul-bench: CPU anchor: {e}");
+                return 1;
+            }
         }
     }
-    finish(opts, "cpu", &stamp("CPU (no GPU used)", opts), &tables, &[])
+    finish(opts, "cpu", &stamp(&cpu_device(), opts), &tables, &[])
+}
+
+/// `CPU <model> (<k> logical CPUs; no GPU used)`, the model from
+/// /proc/cpuinfo where there is one.
+fn cpu_device() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "(model unknown)".into());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("CPU {model} ({cpus} logical CPUs; no GPU used)")
 }
 
 fn finish(opts: &Options, name: &str, preamble: &str, tables: &[Table], figures: &[(String, String)]) -> i32 {

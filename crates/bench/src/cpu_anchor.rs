@@ -15,51 +15,55 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The two `concrete-ntt` plan types (64- and 32-bit primes) behind one
-/// interface, so that one timing function serves both words.
-trait AnchorPlan<W> {
-    fn new(n: usize, q: W) -> Option<Self>
-    where
-        Self: Sized;
-    fn fwd(&self, buf: &mut [W]);
-    fn inv(&self, buf: &mut [W]);
-    fn mul_assign_normalize(&self, lhs: &mut [W], rhs: &[W]);
+/// interface, so that one timing function serves both words (here, in the
+/// CPU backend's section and in the criterion benches).
+pub trait Anchor<W>: Sized {
+    /// `Plan::try_new(n, q)`.
+    fn make(n: usize, q: W) -> Option<Self>;
+    /// The forward transform, in place.
+    fn fwd(&self, x: &mut [W]);
+    /// The unnormalised inverse transform, in place.
+    fn inv(&self, x: &mut [W]);
+    /// Multiplies by `1/N`, the inverse's scaling.
+    fn normalize(&self, x: &mut [W]);
+    /// `a ← a ⊙ b / N` in the transform domain.
+    fn mul_assign_normalize(&self, a: &mut [W], b: &[W]);
 }
 
-macro_rules! anchor_plan {
+macro_rules! anchor {
     ($plan:ty, $w:ty) => {
-        impl AnchorPlan<$w> for $plan {
-            fn new(n: usize, q: $w) -> Option<Self> {
+        impl Anchor<$w> for $plan {
+            fn make(n: usize, q: $w) -> Option<Self> {
                 <$plan>::try_new(n, q)
             }
-            fn fwd(&self, buf: &mut [$w]) {
-                <$plan>::fwd(self, buf)
+            fn fwd(&self, x: &mut [$w]) {
+                <$plan>::fwd(self, x)
             }
-            fn inv(&self, buf: &mut [$w]) {
-                <$plan>::inv(self, buf)
+            fn inv(&self, x: &mut [$w]) {
+                <$plan>::inv(self, x)
             }
-            fn mul_assign_normalize(&self, lhs: &mut [$w], rhs: &[$w]) {
-                <$plan>::mul_assign_normalize(self, lhs, rhs)
+            fn normalize(&self, x: &mut [$w]) {
+                <$plan>::normalize(self, x)
+            }
+            fn mul_assign_normalize(&self, a: &mut [$w], b: &[$w]) {
+                <$plan>::mul_assign_normalize(self, a, b)
             }
         }
     };
 }
 
-anchor_plan!(concrete_ntt::prime64::Plan, u64);
-anchor_plan!(concrete_ntt::prime32::Plan, u32);
+anchor!(concrete_ntt::prime64::Plan, u64);
+anchor!(concrete_ntt::prime32::Plan, u32);
 
 /// µs per `concrete-ntt` forward transform (median of `reps` timings of
 /// `inner` transforms each), after checking its product against polymul's
 /// CPU reference.
-fn cpu_forward_us<W: polymul::Coeff, P: AnchorPlan<W>>(
-    n: usize,
-    bits: u32,
-    reps: usize,
-) -> Result<f64, String> {
+fn cpu_forward_us<W: polymul::Coeff, P: Anchor<W>>(n: usize, bits: u32, reps: usize) -> Result<f64, String> {
     let s = |e: polymul::Error| e.to_string();
     let mut rng = SplitMix64::new(n as u64 ^ bits as u64);
     let inner = (1 << 18) / n + 1;
     let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-    let plan = P::new(n, p.q()).ok_or("concrete-ntt refused the prime")?;
+    let plan = P::make(n, p.q()).ok_or("concrete-ntt refused the prime")?;
     let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
     let (mut x, mut y) = (a.clone(), b.clone());
     plan.fwd(&mut x);

@@ -5,6 +5,7 @@ pub mod ablation;
 pub mod bench;
 pub mod check;
 pub mod cpu_anchor;
+pub mod cpu_backend;
 pub mod dgt;
 pub mod fused;
 pub mod goals;

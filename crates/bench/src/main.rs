@@ -5,6 +5,7 @@
 //!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor]
+//!                       (without a GPU or with --cpu: --only cpu-backend,cpu-scaling,cpu-reference,anchor)
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)

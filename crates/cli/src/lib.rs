@@ -1,5 +1,6 @@
 //! `polymul`: negacyclic polynomial arithmetic in `Z_q[X]/(X^N + 1)` from
-//! the command line, on a GPU or (`--cpu`) on the CPU. This library is the
+//! the command line, on a GPU or on the CPU (`--cpu`, or by itself without
+//! a GPU, with a note on stderr). This library is the
 //! binary's body ([`run`]: `ntt`/`intt`/`mul`, [`params`],
 //! [`bench`](mod@bench), [`tune`](mod@tune), with [`io`] for the `.npy`
 //! files and [`error`] for the one-line messages); the binary
@@ -56,7 +57,7 @@
 //!
 //! Every failure prints one line, `polymul: <what is wrong and what to do>`,
 //! on stderr and exits with 2 for bad arguments or input files and 1 for
-//! failures of the machine (no GPU without `--cpu`, CUDA errors, an output
+//! failures of the machine (CUDA errors, `tune` without a GPU, an output
 //! that cannot be written). The output file is written atomically: a failed
 //! run leaves none.
 

@@ -29,14 +29,14 @@ const NPY_HELP: &str = "\
     version,
     about = "Negacyclic polynomial arithmetic in Z_q[X]/(X^N + 1) on an NVIDIA GPU, or on the CPU.",
     long_about = "Negacyclic polynomial arithmetic in Z_q[X]/(X^N + 1), the core of lattice-based \
-                  homomorphic encryption, on an NVIDIA GPU (kernels written in Rust) or, with --cpu, \
-                  on the CPU. Coefficient arrays are NumPy .npy files.",
+                  homomorphic encryption, on an NVIDIA GPU (kernels written in Rust) or on the CPU \
+                  (with --cpu, or by itself when there is no GPU). Coefficient arrays are NumPy .npy files.",
     after_help = "Examples:\n  polymul params --n 4096 --bits 30 --count 3\n  \
                   polymul mul a.npy b.npy --bits 62 --out c.npy\n  \
                   polymul mul a_limbs.npy b_limbs.npy --modulus-bits 1240 --out c_limbs.npy\n  \
                   polymul ntt a.npy --towers 3 --bits 62 --cpu --out a_hat.npy\n  \
                   polymul bench --quick\n\nEvery failure prints one line 'polymul: ...' on stderr and exits \
-                  with 2 (bad arguments or input) or 1 (no GPU, CUDA, writing)."
+                  with 2 (bad arguments or input) or 1 (CUDA, writing; tune without a GPU)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -121,7 +121,8 @@ struct RunArgs {
     /// Coefficient word: 32 (moduli up to 30 bits) or 64 (up to 62) [default: the file's dtype].
     #[arg(long, value_name = "32|64", hide_possible_values = true)]
     word: Option<Word>,
-    /// Run the kernels' code on the CPU instead of a GPU.
+    /// Run on the CPU backend even if a GPU is present (without a GPU the run does so anyway and
+    /// says so on stderr).
     #[arg(long)]
     cpu: bool,
     /// Plan the GPU run by the planner's rule, without reading the wisdom file `polymul tune` wrote

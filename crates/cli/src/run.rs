@@ -26,7 +26,7 @@ use polymul::dgt::{self, DgtConfig, DgtParams};
 use polymul::kernels::arith::{Barrett4, ModMul};
 use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey};
 use polymul::rns::RnsBasis;
-use polymul::{Coeff, DevicePlan, Gpu, NttParams, cpu};
+use polymul::{Coeff, Gpu, NttParams};
 use polymul_npy::NpyWord;
 
 use crate::error::{CliError, Result};
@@ -79,7 +79,8 @@ pub struct Job {
     pub modulus: ModulusSpec,
     /// `--word`; `None`: the files' dtype width.
     pub word: Option<Word>,
-    /// `--cpu`: run the kernels' code on the CPU instead of a GPU.
+    /// `--cpu`: run on the CPU backend even if there is a GPU (without a
+    /// GPU the run does so anyway, with a note on stderr).
     pub cpu: bool,
     /// Read the wisdom file ([`Wisdom::load_default`]) to plan the GPU run;
     /// `false` (`--no-wisdom`): the planner's rule. The CPU path reads none.
@@ -117,8 +118,9 @@ impl<W: Coeff> Moduli<W> {
 /// error says why.
 ///
 /// # Errors
-/// Bad files, shapes, moduli or coefficients (exit code 2); no GPU without
-/// `--cpu`, CUDA failures, an output that cannot be written (exit code 1).
+/// Bad files, shapes, moduli or coefficients (exit code 2); CUDA failures,
+/// an output that cannot be written (exit code 1). Without a GPU (and
+/// without `--cpu`) the run takes the CPU backend and says so on stderr.
 pub fn run(job: &Job) -> Result<()> {
     if job.limbs || matches!(job.modulus, ModulusSpec::ModulusBits { .. }) {
         if job.op != Op::Mul {
@@ -183,13 +185,20 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
     }
 
     let result = if job.cpu {
-        compute_cpu(job.op, &moduli, &words)?
+        compute_cpu(job.op, n, &moduli, &words)?
     } else {
         // With valid inputs, the wisdom file (a broken one is an error, on
-        // every machine), and only then the GPU: no silent fallback.
+        // every machine), and only then the GPU; without one, the CPU
+        // backend, said once on stderr.
         let wisdom = if job.wisdom { load_wisdom()? } else { None };
-        let gpu = Gpu::new()?;
-        compute_gpu(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref(), &words)?
+        match Gpu::new() {
+            Ok(gpu) => compute_gpu(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref(), &words)?,
+            Err(polymul::Error::NoGpu { detail }) => {
+                eprintln!("polymul: note: no CUDA GPU ({detail}); running on the CPU backend");
+                compute_cpu(job.op, n, &moduli, &words)?
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
     io::write(&job.out, &first.shape, result)
 }
@@ -379,36 +388,34 @@ fn compute_gpu<W: Coeff>(
 }
 
 /// The result of `op` on `inputs` (one array, two for the products) on the
-/// CPU: the kernels' own code ([`polymul::cpu`], [`dgt::cpu`]), tower by
-/// tower.
-fn compute_cpu<W: Coeff>(op: Op, moduli: &Moduli<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
+/// CPU: the NTT on the planner's CPU backend ([`Multiplier::cpu`]: all
+/// towers and rows over all cores), the DGT on its reference code
+/// ([`dgt::cpu`]), tower by tower.
+fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
     let a = &inputs[0];
     let b = inputs.get(1).unwrap_or(a);
-    let len = a.len() / moduli.primes().len();
-    let towers = match moduli {
-        Moduli::Single(p) => std::slice::from_ref(p),
-        Moduli::Rns(basis) => basis.towers(),
-        Moduli::Dgt(towers) => {
-            let config = DgtConfig::default_for(towers[0].log_m());
-            let mut out = Vec::with_capacity(a.len());
-            for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
-                out.extend(dgt::cpu::polymul(p, &config, a, b)?);
+    if let Moduli::Dgt(towers) = moduli {
+        let len = a.len() / towers.len();
+        let config = DgtConfig::default_for(towers[0].log_m());
+        let mut out = Vec::with_capacity(a.len());
+        for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
+            out.extend(dgt::cpu::polymul(p, &config, a, b)?);
+        }
+        return Ok(out);
+    }
+    let m = Multiplier::<W>::cpu(n, Modulus::Primes(moduli.primes()))?;
+    Ok(match op {
+        Op::Ntt | Op::Intt => {
+            let mut d = a.clone();
+            if op == Op::Ntt {
+                m.forward_host(&mut d)?
+            } else {
+                m.inverse_host(&mut d)?
             }
-            return Ok(out);
+            d
         }
-    };
-    if op == Op::Ntt || op == Op::Intt {
-        let mut d = a.clone();
-        for (tower, part) in towers.iter().zip(d.chunks_mut(len)) {
-            if op == Op::Ntt { cpu::forward(tower, part)? } else { cpu::inverse(tower, part)? }
-        }
-        return Ok(d);
-    }
-    let mut out = Vec::with_capacity(a.len());
-    for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
-        out.extend(cpu::polymul(p, a, b)?);
-    }
-    Ok(out)
+        Op::Mul | Op::MulDgt => m.polymul(a, b)?,
+    })
 }
 
 #[cfg(test)]

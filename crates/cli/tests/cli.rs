@@ -568,10 +568,12 @@ fn bad_moduli_and_words() {
     assert_fails_keeping(&dir, &out, 2, "does not fit a 32-bit word", &["wide.npy"]);
 }
 
+/// Without a GPU the data commands run on the CPU backend, say so once on
+/// stderr, and write what `--cpu` writes.
 #[test]
-fn no_gpu_without_cpu_flag() {
+fn no_gpu_falls_back_to_the_cpu() {
     if polymul::Gpu::new().is_ok() {
-        eprintln!("a GPU is present: the no-GPU error cannot be checked here");
+        eprintln!("a GPU is present: the CPU fallback cannot be checked here");
         return;
     }
     let (dir, _) = error_dir("no-gpu");
@@ -582,8 +584,15 @@ fn no_gpu_without_cpu_flag() {
         &["mul", "a.npy", "b.npy", "--dgt", "--bits", "30", "--out", "o.npy"],
     ] {
         let out = polymul(&dir, args);
-        assert_fails_keeping(&dir, &out, 1, "pass --cpu", &[]);
-        assert!(String::from_utf8_lossy(&out.stderr).contains("no CUDA GPU"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("no CUDA GPU") && stderr.contains("running on the CPU backend"), "{stderr}");
+        let fallback = std::fs::read(dir.join("o.npy")).unwrap();
+        let cpu: Vec<&str> = args.iter().copied().chain(["--cpu"]).collect();
+        let out = polymul(&dir, &cpu);
+        assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(dir.join("o.npy")).unwrap(), fallback, "{args:?}");
     }
 }
 
@@ -647,7 +656,9 @@ fn usage_errors_and_help() {
 fn bench_runs_the_cpu_suite() {
     let dir = fresh_dir("bench");
     let stdout = ok(&polymul(&dir, &["bench", "--cpu", "--quick", "--out", "results"]));
-    assert!(stdout.contains("CPU path"), "{stdout}");
+    assert!(stdout.contains("CPU reference"), "{stdout}");
+    assert!(stdout.contains("CPU backend (issue 19) against concrete-ntt"), "{stdout}");
+    assert!(stdout.contains("| u32 | 30 | 2^16 | polymul | concrete-ntt on ψ |"), "{stdout}");
     assert!(stdout.contains("| u64 | 62 | 2^17 | polymul |"), "{stdout}");
     let md = std::fs::read_to_string(dir.join("results/cpu.md")).unwrap();
     assert!(md.contains("polymul bench --cpu --quick --out results"), "{md}");

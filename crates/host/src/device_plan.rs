@@ -1,7 +1,8 @@
-//! The one trait every plan kind implements: [`crate::NttPlan`],
-//! [`crate::rns::RnsPlan`], [`crate::dgt::DgtPlan`] and the planner's
-//! [`crate::planner::Multiplier`], so that code written against a plan runs
-//! on any of them (and the planner can hold whichever it chose).
+//! The one trait every GPU plan kind implements: [`crate::NttPlan`],
+//! [`crate::rns::RnsPlan`], [`crate::dgt::DgtPlan`], so that code written
+//! against a plan runs on any of them (and the planner can hold whichever it
+//! chose). The planner's [`crate::planner::Multiplier`] offers the same
+//! methods inherently, on a GPU or on the CPU backend.
 
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::layout::Layout;
@@ -89,3 +90,70 @@ pub trait DevicePlan<W: Coeff>: Send + Sync + std::fmt::Debug {
     /// Waits for the work the plan queued.
     fn synchronize(&self) -> Result<()>;
 }
+
+/// [`DevicePlan`] for a plan type through its inherent methods of the same
+/// names (every plan kind has them all, so a user needs no trait import).
+/// A missing inherent method would make the impl call itself: rustc's
+/// `unconditional_recursion` lint, an error under `-D warnings`, catches it.
+macro_rules! device_plan_by_inherent {
+    ($plan:ident) => {
+        impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
+            fn gpu(&self) -> &$crate::Gpu {
+                $plan::gpu(self)
+            }
+            fn n(&self) -> usize {
+                $plan::n(self)
+            }
+            fn moduli(&self) -> Vec<u64> {
+                $plan::moduli(self)
+            }
+            fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
+                $plan::upload(self, words)
+            }
+            fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
+                $plan::zeros(self, batch)
+            }
+            fn download(&self, v: &$crate::DeviceVec<W>) -> $crate::Result<Vec<W>> {
+                $plan::download(self, v)
+            }
+            fn forward(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
+                $plan::forward(self, data)
+            }
+            fn inverse(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
+                $plan::inverse(self, data)
+            }
+            fn pointwise_mul(
+                &self,
+                acc: &mut $crate::DeviceVec<W>,
+                other: &$crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                $plan::pointwise_mul(self, acc, other)
+            }
+            fn polymul_in_place(
+                &self,
+                a: &mut $crate::DeviceVec<W>,
+                b: &mut $crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                $plan::polymul_in_place(self, a, b)
+            }
+            fn polymul_into(
+                &self,
+                a: &$crate::DeviceVec<W>,
+                b: &$crate::DeviceVec<W>,
+                out: &mut $crate::DeviceVec<W>,
+            ) -> $crate::Result<()> {
+                $plan::polymul_into(self, a, b, out)
+            }
+            fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
+                $plan::polymul(self, a, b)
+            }
+            fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
+                $plan::set_stream(self, stream)
+            }
+            fn synchronize(&self) -> $crate::Result<()> {
+                $plan::synchronize(self)
+            }
+        }
+    };
+}
+pub(crate) use device_plan_by_inherent;

@@ -22,6 +22,17 @@ pub enum Error {
         detail: String,
     },
 
+    /// A device-buffer method called on a planner `Multiplier` that runs on
+    /// the CPU backend.
+    #[error(
+        "{what} needs a GPU plan, but this Multiplier runs on the CPU backend (no GPU); use its host-slice \
+         methods (polymul, forward_host, inverse_host)"
+    )]
+    NeedsGpu {
+        /// The method called.
+        what: &'static str,
+    },
+
     /// The requested device ordinal does not exist.
     #[error("GPU #{ordinal} does not exist: this machine has {count} CUDA device(s)")]
     NoSuchDevice {

@@ -44,6 +44,7 @@ pub mod random;
 pub mod reduction;
 pub mod rns;
 
+pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use device_plan::DevicePlan;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Graph, Timing};

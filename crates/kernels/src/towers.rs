@@ -65,23 +65,51 @@ impl<W: Gmem> Towers<W> {
     /// A non-null table holds at least `(y + 1) · TOWER_WORDS` words.
     #[inline(always)]
     pub unsafe fn consts(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
+        // SAFETY: the caller's; nothing writes the table during a launch.
+        unsafe { self.consts_by(y, scalars, |p| W::ld_nc(p)) }
+    }
+}
+
+impl<W: Word> Towers<W> {
+    /// [`Towers::consts`] through plain pointer reads, which the compiler
+    /// schedules itself: the DGT pass kernels' form (as before the explicit
+    /// loads; on an H100 the read-only and global forms made those kernels
+    /// 1–11% slower, docs/results/2026-11-25-nvidia-h100-issue17-closeout).
+    ///
+    /// # Safety
+    /// As for [`Towers::consts`].
+    #[inline(always)]
+    pub unsafe fn consts_plain(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
+        // SAFETY: the caller's.
+        unsafe { self.consts_by(y, scalars, |p| *p) }
+    }
+
+    /// Tower `y`'s constants, each word read by `load`, or `scalars` for a
+    /// null table.
+    ///
+    /// # Safety
+    /// As for [`Towers::consts`]; `load` reads the word it is given.
+    #[inline(always)]
+    unsafe fn consts_by(
+        &self,
+        y: u32,
+        scalars: TowerConsts<W>,
+        load: impl Fn(*const W) -> W,
+    ) -> TowerConsts<W> {
         if self.moduli.is_null() {
             return scalars;
         }
-        // SAFETY: row `y` is inside the table (caller), which nothing
-        // writes during a launch.
+        // SAFETY: row `y` is inside the table (caller).
         unsafe {
             let row = self.moduli.add(y as usize * TOWER_WORDS);
-            let at = |c: usize| W::ld_nc(row.add(c));
+            let at = |c: usize| load(row.add(c));
             TowerConsts {
                 parts: (at(Q), at(K), at(M).as_u64() as u32),
                 barrett4: (at(MU), at(QBITS).as_u64() as u32),
             }
         }
     }
-}
 
-impl<W: Word> Towers<W> {
     /// Start of tower `y`'s data.
     #[inline(always)]
     pub fn data<T>(&self, a: *mut T, y: u32) -> *mut T {

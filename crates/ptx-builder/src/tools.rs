@@ -4,7 +4,7 @@ use crate::{BuildError, LLVM_TOOLS_ENV, Toolchain};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The folder holding `llvm-link`, `opt`, `llc` and `llvm-ar`.
+/// The folder holding `llvm-link`, `llvm-dis`, `llvm-as`, `opt`, `llc` and `llvm-ar`.
 #[derive(Debug, Clone)]
 pub struct LlvmTools {
     dir: PathBuf,
@@ -33,7 +33,7 @@ impl LlvmTools {
 
     fn at(dir: PathBuf) -> Result<Self, BuildError> {
         let t = Self { dir };
-        for tool in ["llvm-link", "opt", "llc", "llvm-ar"] {
+        for tool in ["llvm-link", "llvm-dis", "llvm-as", "opt", "llc", "llvm-ar"] {
             if !t.tool(tool).is_file() {
                 return Err(BuildError::MissingLlvmTools(t.dir));
             }

@@ -101,7 +101,9 @@ fn plans<W: Coeff>(gpu: &Gpu, bits: u32) -> Result<Plans<W>, String> {
     let coala = DgtPlan::with_pipeline(gpu, &dp[..1], cfg, DgtPipeline::Coala).map_err(s)?;
     v.push(("DgtPlan (Coala)".into(), Box::new(coala)));
     let m = Multiplier::<W>::new(gpu, n, Modulus::Bits(bits), BATCH).map_err(s)?;
-    v.push((format!("Multiplier ({})", m.decision().summary()), Box::new(m)));
+    let summary = m.decision().summary();
+    // The GPU plan the planner chose (a Multiplier on a GPU delegates to it).
+    v.push((format!("Multiplier ({summary})"), m.into_plan().ok_or("Multiplier on the CPU backend")?));
     Ok(v)
 }
 

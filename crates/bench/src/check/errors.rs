@@ -7,7 +7,6 @@
 //! `docs/bad-input.md` lists the checks.
 
 use super::{Tally, eq, s};
-use polymul::DevicePlan;
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
 use polymul::microbench::ModMulBench;
 use polymul::planner::{Choice, Decision, Modulus, Multiplier, tune};

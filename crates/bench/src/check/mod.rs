@@ -11,7 +11,6 @@ mod graphs;
 mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
-use polymul::DevicePlan;
 use polymul::microbench::ModMulBench;
 use polymul::random::SplitMix64;
 use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};

@@ -8,12 +8,17 @@
 //!   [`Reduction`](crate::Reduction)): the exact per-thread bodies the GPU
 //!   runs (`polymul_kernels::ntt::radix2`), looped over all threads of every
 //!   stage. A GPU result must equal these bit for bit.
+//! * [`CpuPlan`], [`CpuRnsPlan`]: the CPU backend — the same results,
+//!   vectorised (`concrete-ntt` on polymul's roots) and spread over all
+//!   cores; what runs when there is no GPU (see its module docs).
 
+mod backend;
 mod lazy;
 mod naive;
 mod ntt;
 mod rns;
 
+pub use backend::{CpuPlan, CpuRnsPlan, GRAIN};
 pub use rns::{rns_polymul, rns_polymul_big, rns_polymul_limbs};
 
 pub use lazy::{

@@ -198,8 +198,14 @@ impl<W: Coeff> DgtPlan<W> {
         &self.gpu
     }
 
-    fn n(&self) -> usize {
+    /// Words per polynomial per tower (N).
+    pub fn n(&self) -> usize {
         self.towers[0].n()
+    }
+
+    /// The primes, one per tower.
+    pub fn moduli(&self) -> Vec<u64> {
+        self.tower_set.primes()
     }
 
     /// Validates tower-major coefficients (a positive multiple of
@@ -349,21 +355,16 @@ impl<W: Coeff> DgtPlan<W> {
 
     /// Negacyclic products of host polynomials (tower-major for several towers).
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.tower_set.check_pair(a, b)?;
-        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
-        self.polymul_in_place(&mut da, &mut db)?;
-        self.queue().download(&da)
+        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.polymul_in_place(x, y))
     }
 
     /// Queues `out ← a ⊗ b`, leaving `a` and `b` intact (see
     /// [`crate::DevicePlan::polymul_into`]).
     pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
-        self.tower_set.operands((a.len(), a.layout()), &others)?;
         let q = self.queue();
-        scratch::copy(&q, a, out)?;
-        out.layout = a.layout().or(out.layout());
-        self.copy_of_b.with_copy(&q, b, |s| self.polymul_in_place(out, s))
+        scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| {
+            self.polymul_in_place(x, y)
+        })
     }
 
     /// Copies a buffer back after the work queued on the plan's stream.
@@ -379,47 +380,4 @@ impl<W: Coeff> DgtPlan<W> {
     }
 }
 
-impl<W: Coeff> crate::DevicePlan<W> for DgtPlan<W> {
-    fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-    fn n(&self) -> usize {
-        self.n()
-    }
-    fn moduli(&self) -> Vec<u64> {
-        self.tower_set.primes()
-    }
-    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
-        DgtPlan::upload(self, words)
-    }
-    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        DgtPlan::zeros(self, batch)
-    }
-    fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        DgtPlan::download(self, v)
-    }
-    fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        DgtPlan::forward(self, data)
-    }
-    fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        DgtPlan::inverse(self, data)
-    }
-    fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        DgtPlan::pointwise_mul(self, acc, other)
-    }
-    fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        DgtPlan::polymul_in_place(self, a, b)
-    }
-    fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        DgtPlan::polymul_into(self, a, b, out)
-    }
-    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        DgtPlan::polymul(self, a, b)
-    }
-    fn set_stream(&mut self, stream: Option<&GpuStream>) {
-        DgtPlan::set_stream(self, stream)
-    }
-    fn synchronize(&self) -> Result<()> {
-        DgtPlan::synchronize(self)
-    }
-}
+crate::device_plan::device_plan_by_inherent!(DgtPlan);

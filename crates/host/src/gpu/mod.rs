@@ -252,17 +252,26 @@ impl Gpu {
 
     /// Records the calling thread: the first one, or (once) that the GPU
     /// is now shared between threads, after any capture in progress.
+    /// The common cases (the GPU already shared, or the calling thread the
+    /// first) cost two loads, no read-modify-write: this runs on every
+    /// launch.
     fn note_thread(&self) {
         use std::sync::atomic::Ordering;
         let t = &self.inner.threads;
+        if t.shared.load(Ordering::Acquire) {
+            return;
+        }
         let me = thread_token();
-        match t.first.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => {}
-            Err(first) if first != me && !t.shared.load(Ordering::Acquire) => {
-                let _wait = t.capture.lock().unwrap_or_else(|e| e.into_inner());
-                t.shared.store(true, Ordering::Release);
-            }
-            Err(_) => {}
+        let first = match t.first.load(Ordering::Acquire) {
+            0 => match t.first.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return,
+                Err(first) => first,
+            },
+            first => first,
+        };
+        if first != me {
+            let _wait = t.capture.lock().unwrap_or_else(|e| e.into_inner());
+            t.shared.store(true, Ordering::Release);
         }
     }
 

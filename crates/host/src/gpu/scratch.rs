@@ -3,12 +3,13 @@
 
 use super::DeviceVec;
 use super::launch::Queue;
+use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
 use std::sync::Mutex;
 
 /// Queues `dst ← src` (equal lengths, checked by the caller) on `q`'s
 /// stream, after the work queued there before.
-pub(crate) fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut DeviceVec<W>) -> Result<()> {
+fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut DeviceVec<W>) -> Result<()> {
     debug_assert_eq!(src.len(), dst.len());
     if src.is_empty() {
         return Ok(());
@@ -31,6 +32,38 @@ pub(crate) fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut Device
     } else {
         Err(Error::CudaCode { during: "copying on the device", code: rc as i32 })
     }
+}
+
+/// `out ← a ⊗ b` with both operands intact, for any plan: the operands
+/// checked against `towers`, `a` copied into `out` and `b` into `scratch`
+/// (both on `q`'s stream), then the plan's in-place product on the copies.
+pub(crate) fn product_into<W: Coeff>(
+    towers: &Towers<W>,
+    q: &Queue<'_>,
+    scratch: &Scratch<W>,
+    (a, b, out): (&DeviceVec<W>, &DeviceVec<W>, &mut DeviceVec<W>),
+    in_place: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
+) -> Result<()> {
+    let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
+    towers.operands((a.len(), a.layout()), &others)?;
+    copy(q, a, out)?;
+    out.layout = a.layout().or(out.layout());
+    scratch.with_copy(q, b, |s| in_place(out, s))
+}
+
+/// The host-in, host-out product of any plan: both operands validated
+/// against `towers` before the device is touched, uploaded, multiplied in
+/// place, and `a`'s result downloaded after the work queued on `q`.
+pub(crate) fn host_product<W: Coeff>(
+    towers: &Towers<W>,
+    q: &Queue<'_>,
+    (a, b): (&[W], &[W]),
+    in_place: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
+) -> Result<Vec<W>> {
+    towers.check_pair(a, b)?;
+    let (mut da, mut db) = (q.gpu.upload(a)?, q.gpu.upload(b)?);
+    in_place(&mut da, &mut db)?;
+    q.download(&da)
 }
 
 /// One device buffer a plan lends its out-of-place products as the second

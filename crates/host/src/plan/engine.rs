@@ -464,21 +464,16 @@ impl<W: Coeff> NttEngine<W> {
         b: &DeviceVec<W>,
         out: &mut DeviceVec<W>,
     ) -> Result<()> {
-        let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
-        self.tower_set.operands((a.len(), a.layout()), &others)?;
         let q = self.queue();
-        scratch::copy(&q, a, out)?;
-        out.layout = a.layout().or(out.layout());
-        self.scratch.with_copy(&q, b, |s| self.polymul_in_place(out, s))
+        scratch::product_into(&self.tower_set, &q, &self.scratch, (a, b, out), |x, y| {
+            self.polymul_in_place(x, y)
+        })
     }
 
     /// The host-in, host-out product: both operands validated, uploaded,
     /// multiplied in place, `a`'s result downloaded.
     pub(crate) fn host_product(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.tower_set.check_pair(a, b)?;
-        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
-        self.polymul_in_place(&mut da, &mut db)?;
-        self.queue().download(&da)
+        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.polymul_in_place(x, y))
     }
 
     /// Validates tower-major host words ([`Towers::check`]) and uploads them.

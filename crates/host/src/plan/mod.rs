@@ -313,6 +313,28 @@ impl<W: Coeff> NttPlan<W> {
         self.engine.host_product(a, b)
     }
 
+    /// Queues `out ← a ⊗ b`, leaving `a` and `b` intact (see
+    /// [`crate::DevicePlan::polymul_into`]: two device copies more than
+    /// [`NttPlan::polymul_in_place`]).
+    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.polymul_into(a, b, out)
+    }
+
+    /// Copies a buffer back after the work queued on the plan's stream.
+    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.engine.queue().download(v)
+    }
+
+    /// Words per polynomial (N).
+    pub fn n(&self) -> usize {
+        self.engine.tower_set().n()
+    }
+
+    /// The modulus, as a one-element list (the [`crate::DevicePlan`] shape).
+    pub fn moduli(&self) -> Vec<u64> {
+        self.engine.tower_set().primes()
+    }
+
     /// A device buffer of `batch` zero polynomials (`batch · N` words, all
     /// reduced): an operand or result of the device-side methods.
     ///
@@ -340,72 +362,7 @@ impl<W: Coeff> NttPlan<W> {
     }
 }
 
-/// [`crate::DevicePlan`] for a plan type whose field `engine` is an
-/// [`NttEngine`] (the NTT and RNS plans), through their inherent methods.
-macro_rules! engine_device_plan {
-    ($plan:ident) => {
-        impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
-            fn gpu(&self) -> &$crate::Gpu {
-                &self.engine.gpu
-            }
-            fn n(&self) -> usize {
-                self.engine.tower_set().n()
-            }
-            fn moduli(&self) -> Vec<u64> {
-                self.engine.tower_set().primes()
-            }
-            fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
-                $plan::upload(self, words)
-            }
-            fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
-                $plan::zeros(self, batch)
-            }
-            fn download(&self, v: &$crate::DeviceVec<W>) -> $crate::Result<Vec<W>> {
-                self.engine.queue().download(v)
-            }
-            fn forward(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
-                $plan::forward(self, data)
-            }
-            fn inverse(&self, data: &mut $crate::DeviceVec<W>) -> $crate::Result<()> {
-                $plan::inverse(self, data)
-            }
-            fn pointwise_mul(
-                &self,
-                acc: &mut $crate::DeviceVec<W>,
-                other: &$crate::DeviceVec<W>,
-            ) -> $crate::Result<()> {
-                $plan::pointwise_mul(self, acc, other)
-            }
-            fn polymul_in_place(
-                &self,
-                a: &mut $crate::DeviceVec<W>,
-                b: &mut $crate::DeviceVec<W>,
-            ) -> $crate::Result<()> {
-                $plan::polymul_in_place(self, a, b)
-            }
-            fn polymul_into(
-                &self,
-                a: &$crate::DeviceVec<W>,
-                b: &$crate::DeviceVec<W>,
-                out: &mut $crate::DeviceVec<W>,
-            ) -> $crate::Result<()> {
-                self.engine.polymul_into(a, b, out)
-            }
-            fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
-                $plan::polymul(self, a, b)
-            }
-            fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
-                $plan::set_stream(self, stream)
-            }
-            fn synchronize(&self) -> $crate::Result<()> {
-                $plan::synchronize(self)
-            }
-        }
-    };
-}
-pub(crate) use engine_device_plan;
-
-engine_device_plan!(NttPlan);
+crate::device_plan::device_plan_by_inherent!(NttPlan);
 
 /// Whether a call on `batch` polynomials of `n` words counts as batched for
 /// the automatic rules: at least 2^20 words, enough to give every SM of a

@@ -22,11 +22,12 @@ mod wisdom;
 
 pub use wisdom::{Choice, WISDOM_VERSION, Wisdom, WisdomEntry, WisdomKey, batch_bucket, default_wisdom_path};
 
+use crate::cpu::CpuRnsPlan;
 use crate::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
 use crate::gpu::{DeviceVec, Gpu, GpuStream};
 use crate::params::ntt_primes;
 use crate::rns::{RnsBasis, RnsPlan};
-use crate::{Coeff, DevicePlan, NttKernel, NttParams, NttPlan, PlanOptions, Result};
+use crate::{Coeff, DevicePlan, Error, Layout, NttKernel, NttParams, NttPlan, PlanOptions, Result};
 
 /// The modulus of a multiplication.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,16 +154,66 @@ pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize
 /// Wisdom is never read behind the caller's back: [`Multiplier::new`]
 /// follows the [`rule`]; pass what `polymul tune` measured to
 /// [`Multiplier::with_wisdom`] (e.g. [`Wisdom::load_default`]).
+///
+/// Without a GPU, [`Multiplier::cpu`] plans on the CPU backend
+/// ([`CpuRnsPlan`]: the NTT, vectorised, over all cores) and
+/// [`Multiplier::auto`] takes the GPU if there is one, else the CPU;
+/// [`Multiplier::backend`] says which. The host-slice methods
+/// ([`Multiplier::polymul`], [`Multiplier::forward_host`],
+/// [`Multiplier::inverse_host`]) work on both and give the same words; the
+/// device-buffer methods (`upload`, `forward`, …) return
+/// [`Error::NeedsGpu`] on the CPU backend.
+///
+/// ```
+/// use polymul::planner::{Modulus, Multiplier};
+/// // The GPU if there is one, else the CPU backend.
+/// let m = Multiplier::<u64>::auto(1 << 12, Modulus::Bits(62), 8, None)?;
+/// eprintln!("polymul runs on {}", m.backend());
+/// let a = vec![3u64; 8 << 12];
+/// let c = m.polymul(&a, &a)?;
+/// # Ok::<(), polymul::Error>(())
+/// ```
 pub struct Multiplier<W: Coeff> {
-    plan: Box<dyn DevicePlan<W>>,
+    plan: Engine<W>,
     decision: Decision,
     primes: Vec<u64>,
+}
+
+/// What a [`Multiplier`] computes with.
+enum Engine<W: Coeff> {
+    /// A GPU plan.
+    Device(Box<dyn DevicePlan<W>>),
+    /// The CPU backend.
+    Cpu(CpuRnsPlan<W>),
+}
+
+/// Where a [`Multiplier`] runs; its `Display` is one line for a log
+/// (`GPU NVIDIA H100 80GB HBM3`, `CPU backend (2 threads)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// A CUDA GPU, by name.
+    Gpu(String),
+    /// The CPU backend ([`crate::cpu::CpuPlan`]) on this many threads
+    /// (rayon's global pool).
+    Cpu {
+        /// Worker threads.
+        threads: usize,
+    },
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::Gpu(name) => write!(f, "GPU {name}"),
+            Backend::Cpu { threads } => write!(f, "CPU backend ({threads} threads)"),
+        }
+    }
 }
 
 impl<W: Coeff> std::fmt::Debug for Multiplier<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Multiplier")
-            .field("plan", &self.plan)
+            .field("backend", &self.backend())
             .field("decision", &self.decision)
             .finish_non_exhaustive()
     }
@@ -221,7 +272,52 @@ impl<W: Coeff> Multiplier<W> {
                 (Box::new(DgtPlan::with_towers(gpu, &params, config)?), primes)
             }
         };
-        Ok(Self { plan, decision, primes })
+        Ok(Self { plan: Engine::Device(plan), decision, primes })
+    }
+
+    /// Plans on the CPU backend (no GPU needed): the NTT ([`rule`]'s
+    /// transform) as [`CpuRnsPlan`], one tower per prime of `modulus`
+    /// ([`Modulus::Bits`]: the largest NTT-friendly prime of that width).
+    ///
+    /// # Errors
+    /// Those of [`RnsBasis::from_primes`] / [`RnsBasis::new`]: N, a prime
+    /// that is not NTT-friendly (the CPU backend has no DGT), too wide for
+    /// `W`, no prime, one twice, too many.
+    pub fn cpu(n: usize, modulus: Modulus) -> Result<Self> {
+        crate::params::check_n(n)?;
+        let basis = match modulus {
+            Modulus::Bits(b) => RnsBasis::from_primes(n, &ntt_primes(b, n, 1)?)?,
+            Modulus::Prime(q) => RnsBasis::from_primes(n, &[q])?,
+            Modulus::Rns { bits, towers } => RnsBasis::new(n, bits, towers)?,
+            Modulus::Primes(primes) => RnsBasis::from_primes(n, &primes)?,
+        };
+        let decision = Decision { winner: rule(), from_wisdom: false, measured_us: None };
+        Ok(Self { plan: Engine::Cpu(CpuRnsPlan::new(&basis)?), decision, primes: basis.primes() })
+    }
+
+    /// The GPU if there is one ([`Gpu::new`], then
+    /// [`Multiplier::with_wisdom`]), else ([`Error::NoGpu`]) the CPU backend
+    /// ([`Multiplier::cpu`]). Print [`Multiplier::backend`] to tell the user
+    /// which.
+    ///
+    /// # Errors
+    /// Those of the constructor it calls; GPU errors other than
+    /// [`Error::NoGpu`] (a device that fails to start) are returned, not
+    /// hidden behind the CPU.
+    pub fn auto(n: usize, modulus: Modulus, batch: usize, wisdom: Option<&Wisdom>) -> Result<Self> {
+        match Gpu::new() {
+            Ok(gpu) => Self::with_wisdom(&gpu, n, modulus, batch, wisdom),
+            Err(Error::NoGpu { .. }) => Self::cpu(n, modulus),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where it runs: the GPU's name, or the CPU backend.
+    pub fn backend(&self) -> Backend {
+        match &self.plan {
+            Engine::Device(p) => Backend::Gpu(p.gpu().info().name.clone()),
+            Engine::Cpu(_) => Backend::Cpu { threads: rayon::current_num_threads() },
+        }
     }
 
     /// What was chosen.
@@ -234,14 +330,28 @@ impl<W: Coeff> Multiplier<W> {
         &self.primes
     }
 
-    /// The plan it chose.
-    pub fn plan(&self) -> &dyn DevicePlan<W> {
-        &*self.plan
+    /// The GPU plan it chose; `None` on the CPU backend.
+    pub fn plan(&self) -> Option<&dyn DevicePlan<W>> {
+        match &self.plan {
+            Engine::Device(p) => Some(&**p),
+            Engine::Cpu(_) => None,
+        }
     }
 
-    /// The plan it chose, owned.
-    pub fn into_plan(self) -> Box<dyn DevicePlan<W>> {
-        self.plan
+    /// The GPU plan it chose, owned; `None` on the CPU backend.
+    pub fn into_plan(self) -> Option<Box<dyn DevicePlan<W>>> {
+        match self.plan {
+            Engine::Device(p) => Some(p),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// The CPU plan; `None` on a GPU.
+    pub fn cpu_plan(&self) -> Option<&CpuRnsPlan<W>> {
+        match &self.plan {
+            Engine::Cpu(p) => Some(p),
+            Engine::Device(_) => None,
+        }
     }
 }
 
@@ -260,48 +370,140 @@ fn check_given_primes(primes: &[u64]) -> Result<()> {
     }
 }
 
-impl<W: Coeff> DevicePlan<W> for Multiplier<W> {
-    fn gpu(&self) -> &Gpu {
-        self.plan.gpu()
+/// The GPU plan, or [`Error::NeedsGpu`] naming the method.
+macro_rules! device {
+    ($self:ident, $what:literal) => {
+        match &$self.plan {
+            Engine::Device(p) => p,
+            Engine::Cpu(_) => return Err(Error::NeedsGpu { what: $what }),
+        }
+    };
+}
+
+/// The methods of [`DevicePlan`], on either backend: the host-slice ones
+/// run on both; the device-buffer ones need a GPU ([`Error::NeedsGpu`] on
+/// the CPU backend).
+impl<W: Coeff> Multiplier<W> {
+    /// The GPU it runs on; `None` on the CPU backend.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.plan().map(|p| p.gpu())
     }
-    fn n(&self) -> usize {
-        self.plan.n()
+
+    /// Words per polynomial (N).
+    pub fn n(&self) -> usize {
+        match &self.plan {
+            Engine::Device(p) => p.n(),
+            Engine::Cpu(p) => p.n(),
+        }
     }
-    fn moduli(&self) -> Vec<u64> {
+
+    /// The moduli, one per tower (as [`Multiplier::primes`]).
+    pub fn moduli(&self) -> Vec<u64> {
         self.primes.clone()
     }
-    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
-        self.plan.upload(words)
+
+    /// The layout of `batch` polynomials per tower.
+    pub fn layout(&self, batch: usize) -> Layout {
+        Layout { n: self.n(), towers: self.primes.len(), batch }
     }
-    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        self.plan.zeros(batch)
+
+    /// [`DevicePlan::upload`]; GPU only.
+    pub fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
+        device!(self, "upload").upload(words)
     }
-    fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        self.plan.download(v)
+
+    /// [`DevicePlan::zeros`]; GPU only.
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        device!(self, "zeros").zeros(batch)
     }
-    fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.plan.forward(data)
+
+    /// [`DevicePlan::download`]; GPU only.
+    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        device!(self, "download").download(v)
     }
-    fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.plan.inverse(data)
+
+    /// [`DevicePlan::forward`]; GPU only (host data: [`Multiplier::forward_host`]).
+    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        device!(self, "forward").forward(data)
     }
-    fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        self.plan.pointwise_mul(acc, other)
+
+    /// [`DevicePlan::inverse`]; GPU only (host data: [`Multiplier::inverse_host`]).
+    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        device!(self, "inverse").inverse(data)
     }
-    fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        self.plan.polymul_in_place(a, b)
+
+    /// [`DevicePlan::pointwise_mul`]; GPU only.
+    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        device!(self, "pointwise_mul").pointwise_mul(acc, other)
     }
-    fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        self.plan.polymul_into(a, b, out)
+
+    /// [`DevicePlan::polymul_in_place`]; GPU only.
+    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        device!(self, "polymul_in_place").polymul_in_place(a, b)
     }
-    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.plan.polymul(a, b)
+
+    /// [`DevicePlan::polymul_into`]; GPU only.
+    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        device!(self, "polymul_into").polymul_into(a, b, out)
     }
-    fn set_stream(&mut self, stream: Option<&GpuStream>) {
-        self.plan.set_stream(stream)
+
+    /// `a ⊗ b` of host words (tower-major), on either backend
+    /// ([`DevicePlan::polymul`], [`CpuRnsPlan::polymul`]).
+    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        match &self.plan {
+            Engine::Device(p) => p.polymul(a, b),
+            Engine::Cpu(p) => p.polymul(a, b),
+        }
     }
-    fn synchronize(&self) -> Result<()> {
-        self.plan.synchronize()
+
+    /// The forward NTT of host words (tower-major), in place, on either
+    /// backend (on a GPU: upload, forward, download).
+    ///
+    /// # Errors
+    /// Those of the plan's `forward` and the input checks;
+    /// [`Error::FusedPlanTransform`] where the chosen GPU plan only
+    /// multiplies (the DGT).
+    pub fn forward_host(&self, data: &mut [W]) -> Result<()> {
+        self.host(data, false)
+    }
+
+    /// The scaled inverse NTT of host words, in place, on either backend.
+    /// Errors as [`Multiplier::forward_host`].
+    pub fn inverse_host(&self, data: &mut [W]) -> Result<()> {
+        self.host(data, true)
+    }
+
+    fn host(&self, data: &mut [W], inverse: bool) -> Result<()> {
+        match &self.plan {
+            Engine::Device(p) => {
+                let mut d = p.upload(data)?;
+                if inverse {
+                    p.inverse(&mut d)?
+                } else {
+                    p.forward(&mut d)?
+                }
+                data.copy_from_slice(&p.download(&d)?);
+                Ok(())
+            }
+            Engine::Cpu(p) if inverse => p.inverse(data),
+            Engine::Cpu(p) => p.forward(data),
+        }
+    }
+
+    /// [`DevicePlan::set_stream`]; nothing on the CPU backend.
+    pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        if let Engine::Device(p) = &mut self.plan {
+            p.set_stream(stream)
+        }
+    }
+
+    /// [`DevicePlan::synchronize`]; `Ok` at once on the CPU backend (its
+    /// methods return when done).
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.plan {
+            Engine::Device(p) => p.synchronize(),
+            Engine::Cpu(_) => Ok(()),
+        }
     }
 }
 

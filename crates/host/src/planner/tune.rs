@@ -4,7 +4,7 @@
 use super::{Choice, Decision, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
 use crate::random::SplitMix64;
-use crate::{Coeff, DevicePlan, Error, Gpu, NttKernel, Result};
+use crate::{Coeff, Error, Gpu, NttKernel, Result};
 
 /// What to tune.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -327,6 +327,32 @@ impl<W: Coeff> RnsPlan<W> {
         let lb = self.basis.to_limbs(b)?;
         self.basis.from_limbs(&self.polymul_limbs(&la, &lb)?)
     }
+
+    /// Queues `out ← a ⊗ b` for every pair and tower, leaving `a` and `b`
+    /// intact (see [`crate::DevicePlan::polymul_into`]).
+    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        self.engine.polymul_into(a, b, out)
+    }
+
+    /// Copies a buffer back after the work queued on the plan's stream.
+    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+        self.engine.queue().download(v)
+    }
+
+    /// The GPU this plan runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.engine.gpu
+    }
+
+    /// Words per polynomial per tower (N).
+    pub fn n(&self) -> usize {
+        self.basis.n()
+    }
+
+    /// The primes, one per tower.
+    pub fn moduli(&self) -> Vec<u64> {
+        self.basis.primes()
+    }
 }
 
-crate::plan::engine_device_plan!(RnsPlan);
+crate::device_plan::device_plan_by_inherent!(RnsPlan);

@@ -402,7 +402,8 @@ impl<W: Gmem> DgtArgs<W> {
         let towers = Towers { moduli: self.moduli, data_words: self.data_words, tw_words: self.tw_words };
         // SAFETY: the table's rows (caller).
         let c = unsafe {
-            towers.consts(z, TowerConsts { parts: (self.p, self.p, 0), barrett4: (self.mu, self.qbits) })
+            towers
+                .consts_plain(z, TowerConsts { parts: (self.p, self.p, 0), barrett4: (self.mu, self.qbits) })
         };
         let geo = &self.geo;
         let half = geo.blocks_per_poly() * self.batch;
