@@ -430,7 +430,7 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         }
-        match crate::rns::convert_table(&gpu, opts.quick) {
+        match crate::rns::convert_table(&gpu, copy_gbs, opts.quick) {
             Ok(x) => tables.push(x),
             Err(e) => {
                 eprintln!("polymul-bench: RNS conversions: {e}");

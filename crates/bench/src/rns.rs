@@ -185,6 +185,7 @@ fn convert_row<W: Coeff>(
     gpu: &Gpu,
     bits: u32,
     log_q: u64,
+    copy_gbs: f64,
     quick: bool,
 ) -> polymul::Result<Result<Vec<String>, String>> {
     let n = 1usize << LOG_N;
@@ -257,8 +258,10 @@ fn convert_row<W: Coeff>(
         l.to_string(),
         format!("{dec:.1}"),
         format!("{:.0}", gbs(dec)),
+        format!("{:.0}%", 100.0 * gbs(dec) / copy_gbs),
         format!("{crt:.1}"),
         format!("{:.0}", gbs(crt)),
+        format!("{:.0}%", 100.0 * gbs(crt) / copy_gbs),
         format!("{product:.1}"),
         format!("{whole_dev:.1}"),
         format!("{host_ms:.2}"),
@@ -270,7 +273,7 @@ fn convert_row<W: Coeff>(
 /// The limb conversions table: device-resident decomposition and CRT
 /// beside the RNS product, the whole product on device limbs and host limbs
 /// to host limbs, and the CPU path, for N = 2^16 and log2 Q = 1240 and 4096.
-pub fn convert_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
+pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
     let mut t = Table::new(
         &format!("Big integers in and out: RNS decomposition and CRT, N = 2^{LOG_N}, one polynomial"),
         &[
@@ -281,8 +284,10 @@ pub fn convert_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
             "limbs L",
             "decompose µs",
             "decompose GB/s",
+            "decompose % of copy",
             "CRT µs",
             "CRT GB/s",
+            "CRT % of copy",
             "RNS polymul µs (residues)",
             "limbs → limbs µs (device)",
             "host limbs → host limbs ms",
@@ -293,7 +298,7 @@ pub fn convert_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
     t.note =
         "Device-resident limbs (N·L little-endian u64 words, coefficient-major) and residues (tower-major), \
               CUDA events, median. GB/s counts one pass over the limbs (8·N·L bytes) and the residues \
-              (K·N words). 'limbs → limbs (device)' decomposes both operands, multiplies (one launch per \
+              (K·N words); % of copy: that rate against the device-to-device copy bandwidth measured in this run. 'limbs → limbs (device)' decomposes both operands, multiplies (one launch per \
               step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
               allocations, uploads and the download (wall clock, median). CPU: the kernels' bodies on every \
               core of this machine, one run. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
@@ -304,8 +309,8 @@ pub fn convert_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
         Ok(())
     };
     for log_q in [LOG_Q, LOG_Q_LARGE] {
-        add(convert_row::<u64>(gpu, 62, log_q, quick))?;
-        add(convert_row::<u32>(gpu, 30, log_q, quick))?;
+        add(convert_row::<u64>(gpu, 62, log_q, copy_gbs, quick))?;
+        add(convert_row::<u32>(gpu, 30, log_q, copy_gbs, quick))?;
     }
     Ok(t)
 }

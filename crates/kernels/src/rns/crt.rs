@@ -91,7 +91,7 @@ pub struct CrtArgs<W> {
     /// Towers.
     pub k: u32,
     /// [`super::div_magic`]`(l)`.
-    pub magic: u64,
+    pub magic: u32,
 }
 
 /// Bytes of dynamic shared memory of a block of `b` threads: the limb rows

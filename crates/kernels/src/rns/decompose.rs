@@ -60,7 +60,7 @@ pub struct DecomposeArgs<W> {
     /// (the GPU launches use [`GPU_LOG_GROUPS`], the CPU path 0).
     pub log_groups: u32,
     /// [`super::div_magic`]`(l)`.
-    pub magic: u64,
+    pub magic: u32,
 }
 
 /// The GPU launches' `log_groups`: 4 threads per coefficient.

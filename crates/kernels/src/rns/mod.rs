@@ -48,18 +48,26 @@ pub const fn padded_stride(l: u32) -> u32 {
     l | 1
 }
 
-/// `⌊2^32 / l⌋ + 1`: with it, `(e · magic) >> 32 = ⌊e / l⌋` for every
-/// `e · l < 2^32` (the block's limb index `e < B · l`), so the kernels split
-/// a limb index into coefficient and limb without a division by a run-time
-/// value. `0` for `l = 0` (no launch has it).
-pub const fn div_magic(l: u32) -> u64 {
-    if l == 0 { 0 } else { (1u64 << 32) / l as u64 + 1 }
+/// The multiplier of [`div_by`] for `l` limbs: `⌊(2^32 − 1) / l⌋ + 1`, with
+/// which `⌊e · magic / 2^32⌋ = ⌊e / l⌋` for every `e · l < 2^32` (the
+/// block's limb index `e < B · l`), so the kernels split a limb index into
+/// coefficient and limb without a division by a run-time value; `0` for
+/// `l ≤ 1` (the index is the coefficient).
+///
+/// A 32-bit multiplier on purpose: with a 64-bit one (`2^32 + 1` for
+/// `l = 1`) and the high word of a 64-bit product, ptxas 13.0 (sm_90)
+/// strength-reduced the staging loop's `(lp − l) · ⌊e · magic / 2^32⌋`
+/// into a wrong multiple of `e`, and the decomposition kernel wrote shared
+/// memory out of bounds (compute-sanitizer, device run 45; docs/toolchain.md).
+pub const fn div_magic(l: u32) -> u32 {
+    if l <= 1 { 0 } else { u32::MAX / l + 1 }
 }
 
-/// `⌊e / l⌋` by the magic of [`div_magic`] (`e · l < 2^32`).
+/// `⌊e / l⌋` by the magic of [`div_magic`] (`e · l < 2^32`): the high word
+/// of a 32-bit product (`mul.hi.u32`).
 #[inline(always)]
-pub fn div_by(e: u32, magic: u64) -> u32 {
-    ((e as u64 * magic) >> 32) as u32
+pub fn div_by(e: u32, magic: u32) -> u32 {
+    if magic == 0 { e } else { ((e as u64 * magic as u64) >> 32) as u32 }
 }
 
 /// The words of a block's limbs that lie in the batch: `B · l`, fewer in
@@ -85,7 +93,7 @@ pub unsafe fn stage<S: Shared<u64>, const TO_SHARED: bool>(
     s: &S,
     words: u32,
     l: u32,
-    magic: u64,
+    magic: u32,
     t: u32,
     nt: u32,
 ) {
@@ -138,7 +146,8 @@ mod tests {
 
     #[test]
     fn the_magic_divides_every_limb_index_of_a_block() {
-        for l in 1..=200u32 {
+        // Every L to 200 and the largest the host allows (4096 limbs).
+        for l in (1..=200u32).chain([255, 256, 257, 1000, 4093, 4095, 4096]) {
             let m = div_magic(l);
             for e in 0..128 * l {
                 assert_eq!(div_by(e, m), e / l, "e = {e}, l = {l}");
