@@ -54,6 +54,7 @@
 //! The fix-up branch depends on the data (whether `X/Q` is within `2^−32`
 //! of an integer): the conversion is not constant-time.
 
+use super::acc::Acc192;
 use super::{block_words, padded_stride, stage};
 use crate::Word;
 use crate::gmem::Gmem;
@@ -185,16 +186,16 @@ pub unsafe fn reconstruct<W: Gmem, S: Shared<u64>, R: Shared<W>>(
     let qh = qhat_at(l, k);
     let (mut carry, mut mcarry, mut borrow) = (0u128, 0u64, false);
     for j in 0..l {
-        let (mut lo, mut t2) = (carry, 0u64);
+        let mut acc = Acc192::new(carry);
         for i in 0..k {
             // SAFETY: the thread's own `r'_i`.
             let rp = unsafe { w.ld_at(i as u32 * nt + t) }.as_u64();
-            let p = rp as u128 * tab(qh + j * k + i) as u128;
-            let (sum, over) = lo.overflowing_add(p);
-            lo = sum;
-            t2 += over as u64;
+            let qhat = tab(qh + j * k + i);
+            // `u32` towers: `r'_i < q_i < 2^31`, half the partial products.
+            if W::BITS == 32 { acc.mac_narrow(qhat, rp as u32) } else { acc.mac(rp, qhat) }
         }
-        carry = (lo >> 64) | ((t2 as u128) << 64);
+        let lo = acc.low();
+        carry = acc.carry();
         let m = quot as u128 * tab(j) as u128 + mcarry as u128;
         mcarry = (m >> 64) as u64;
         let (d, b1) = (lo as u64).overflowing_sub(m as u64);

@@ -24,6 +24,7 @@
 //! Limb values need not be below `Q`: the residues are those of the integer
 //! the limbs spell (the host validates `x < Q` where it has the limbs).
 
+use super::acc::Acc192;
 use super::{block_words, stage};
 use crate::Word;
 use crate::gmem::Gmem;
@@ -130,14 +131,14 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>>(a: &DecomposeArgs<W>, s: &S, blk
         // SAFETY: row `i` of the table, the thread's own shared row and
         // residue `c` of tower `i` are inside their buffers (caller).
         unsafe {
-            let (mut lo, mut t2) = (0u128, 0u64);
+            let mut acc = Acc192::new(0);
             for j in 0..a.l {
                 let x = s.ld_at(row0 + j);
-                let p = x as u128 * u64::ld_nc(tab.add(ROW_HEAD + j as usize)) as u128;
-                let (sum, over) = lo.overflowing_add(p);
-                lo = sum;
-                t2 += over as u64;
+                let tj = u64::ld_nc(tab.add(ROW_HEAD + j as usize));
+                // `u32` towers: `T_j < q < 2^31`, half the partial products.
+                if W::BITS == 32 { acc.mac_narrow(x, tj as u32) } else { acc.mac(x, tj) }
             }
+            let (lo, t2) = (acc.low(), acc.top as u64);
             let at = |c: usize| u64::ld_nc(tab.add(c));
             let q = at(0);
             let r0 = super::shoup(lo as u64, 1, at(1), q);

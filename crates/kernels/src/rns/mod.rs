@@ -18,6 +18,7 @@
 //! residues are widened on load and narrowed on store), and the tables the
 //! host builds ([`decompose::table`], [`crt::table`]) are `u64` words.
 
+pub mod acc;
 pub mod crt;
 pub mod decompose;
 
