@@ -238,6 +238,18 @@ fn convert_row<W: Coeff>(
         }
     }
     let host_ms = polymul::gpu::median(&mut host);
+    // Its copies alone: both operands up (validated), the result down.
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for _ in 0..reps.min(10) {
+        let t = Instant::now();
+        let (ua, ub) = (plan.upload_limbs(&la)?, plan.upload_limbs(&lb)?);
+        up.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        std::hint::black_box(plan.download_limbs(&ua)?);
+        down.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(ub);
+    }
+    let (up_ms, down_ms) = (polymul::gpu::median(&mut up), polymul::gpu::median(&mut down));
     if got != polymul::cpu::rns_polymul_limbs(&basis, &la, &lb)? {
         return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU limb product != CPU", W::BITS)));
     }
@@ -265,6 +277,8 @@ fn convert_row<W: Coeff>(
         format!("{product:.1}"),
         format!("{whole_dev:.1}"),
         format!("{host_ms:.2}"),
+        format!("{up_ms:.2}"),
+        format!("{down_ms:.2}"),
         format!("{cpu_dec_ms:.1}"),
         format!("{cpu_crt_ms:.1}"),
     ]))
@@ -291,6 +305,8 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
             "RNS polymul µs (residues)",
             "limbs → limbs µs (device)",
             "host limbs → host limbs ms",
+            "of which: upload both ms",
+            "download ms",
             "CPU decompose ms",
             "CPU CRT ms",
         ],
@@ -300,7 +316,7 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
               CUDA events, median. GB/s counts one pass over the limbs (8·N·L bytes) and the residues \
               (K·N words); % of copy: that rate against the device-to-device copy bandwidth measured in this run. 'limbs → limbs (device)' decomposes both operands, multiplies (one launch per \
               step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
-              allocations, uploads and the download (wall clock, median). CPU: the kernels' bodies on every \
+              allocations, uploads and the download (wall clock, median; the uploads go through pinned staging memory, copied by every core); 'of which': both operands' validation and upload, and the result's download, timed alone. CPU: the kernels' bodies on every \
               core of this machine, one run. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
               host ≤ 5 ms."
             .into();

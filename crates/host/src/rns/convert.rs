@@ -25,6 +25,7 @@ use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
 use polymul_kernels::rns::crt::{self, CrtArgs};
 use polymul_kernels::rns::decompose::{self, DecomposeArgs};
+use rayon::prelude::*;
 use polymul_kernels::rns::{block_coeffs, div_magic, padded_stride};
 use polymul_kernels::smem::HostShared;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -103,18 +104,15 @@ impl Tables {
     /// The index of the first coefficient of `limbs` (whole coefficients)
     /// not below `Q`, with its bit length.
     fn first_not_below_q(&self, limbs: &[u64]) -> Option<(usize, u64)> {
-        limbs.chunks_exact(self.l).enumerate().find_map(|(c, x)| {
-            let ge = x
-                .iter()
-                .rev()
-                .zip(self.q_limbs.iter().rev())
-                .find(|(a, b)| a != b)
-                .is_none_or(|(a, b)| a > b);
-            ge.then(|| {
-                let top = x.iter().rposition(|&v| v != 0).unwrap_or(0);
-                (c, top as u64 * 64 + u64::from(64 - x[top].leading_zeros()))
-            })
-        })
+        // Every core (rayon): the check reads all the limbs, 10 MiB per
+        // operand at N = 2^16 and log2 Q = 1240.
+        let not_below = |x: &[u64]| {
+            x.iter().rev().zip(self.q_limbs.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b)
+        };
+        let c = limbs.par_chunks_exact(self.l).with_min_len(1 << 10).position_first(not_below)?;
+        let x = &limbs[c * self.l..(c + 1) * self.l];
+        let top = x.iter().rposition(|&v| v != 0).unwrap_or(0);
+        Some((c, top as u64 * 64 + u64::from(64 - x[top].leading_zeros())))
     }
 }
 

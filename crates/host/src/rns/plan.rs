@@ -173,7 +173,14 @@ impl<W: Coeff> RnsPlan<W> {
     /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
     pub fn upload_limbs(&self, limbs: &[u64]) -> Result<DeviceLimbs> {
         let batch = self.basis.check_limbs("limbs", limbs)?;
-        let data = self.gpu.upload(limbs)?;
+        self.stage_limbs(limbs, batch)
+    }
+
+    /// Uploads validated limbs of `batch` polynomials through the GPU's
+    /// pinned staging memory (every core copies; the bus copies overlap).
+    fn stage_limbs(&self, limbs: &[u64], batch: usize) -> Result<DeviceLimbs> {
+        let mut data = self.gpu.zeros(limbs.len())?;
+        self.gpu.staging().upload(&self.engine.queue(), limbs, &mut data)?;
         Ok(DeviceLimbs { data, n: self.basis.n(), l: self.basis.limbs(), batch })
     }
 
@@ -194,7 +201,7 @@ impl<W: Coeff> RnsPlan<W> {
     /// Copies device limbs back (after the work queued on this plan's
     /// stream).
     pub fn download_limbs(&self, limbs: &DeviceLimbs) -> Result<Vec<u64>> {
-        self.engine.queue().download(&limbs.data)
+        self.gpu.staging().download(&self.engine.queue(), &limbs.data)
     }
 
     /// `limbs` of this plan's shape (N and L), or
@@ -298,9 +305,8 @@ impl<W: Coeff> RnsPlan<W> {
         }
         let batch = self.basis.check_limbs("a", a)?;
         self.basis.check_limbs("b", b)?;
-        let (n, l) = (self.basis.n(), self.basis.limbs());
-        let da = DeviceLimbs { data: self.gpu.upload(a)?, n, l, batch };
-        let mut db = DeviceLimbs { data: self.gpu.upload(b)?, n, l, batch };
+        let da = self.stage_limbs(a, batch)?;
+        let mut db = self.stage_limbs(b, batch)?;
         let (mut ra, mut rb) = (self.zeros(batch)?, self.zeros(batch)?);
         self.decompose(&da, &mut ra)?;
         self.decompose(&db, &mut rb)?;
