@@ -430,6 +430,13 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         }
+        match crate::rns::convert_table(&gpu, copy_gbs, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: RNS conversions: {e}");
+                return 1;
+            }
+        }
     }
     if opts.runs("anchor") {
         match crate::cpu_anchor::table(Some(&gpu), opts.quick) {

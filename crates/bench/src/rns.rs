@@ -177,3 +177,156 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, device: &str, quick: bool) -> Result<(Tab
     t.rows = all.into_iter().map(|r| r.cells).collect();
     Ok((t, svg))
 }
+
+/// Bits of Q of the conversion measurements besides [`LOG_Q`].
+pub const LOG_Q_LARGE: u64 = 4096;
+
+fn convert_row<W: Coeff>(
+    gpu: &Gpu,
+    bits: u32,
+    log_q: u64,
+    copy_gbs: f64,
+    quick: bool,
+) -> polymul::Result<Result<Vec<String>, String>> {
+    let n = 1usize << LOG_N;
+    let basis = RnsBasis::<W>::with_modulus_bits(n, bits, log_q)?;
+    let (k, l) = (basis.len(), basis.limbs());
+    let plan = RnsPlan::new(gpu, &basis)?;
+    let (warm, reps) = crate::repetitions(1, quick);
+    let mut rng = SplitMix64::new(log_q ^ bits as u64);
+    let mut residues = || -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect() };
+    let (ra, rb) = (residues(), residues());
+    // CPU path (every core): CRT of random residues, then their decomposition.
+    let t0 = Instant::now();
+    let la = basis.reconstruct(&ra)?;
+    let cpu_crt_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let t1 = Instant::now();
+    let back = basis.decompose(&la)?;
+    let cpu_dec_ms = t1.elapsed().as_secs_f64() * 1e3;
+    if back != ra {
+        return Ok(Err(format!(
+            "u{} {bits}-bit log2 Q {log_q}: CPU round trip changed the residues",
+            W::BITS
+        )));
+    }
+    let lb = basis.reconstruct(&rb)?;
+    // Device-resident conversions.
+    let (da, db) = (plan.upload_limbs(&la)?, plan.upload_limbs(&lb)?);
+    let (mut xa, mut xb) = (plan.zeros(1)?, plan.zeros(1)?);
+    let dec = gpu.time(warm, reps, || plan.decompose(&da, &mut xa))?.median_us;
+    if gpu.download(&xa)? != ra {
+        return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU decomposition != CPU", W::BITS)));
+    }
+    let mut out = plan.zeros_limbs(1)?;
+    let crt = gpu.time(warm, reps, || plan.reconstruct(&xa, &mut out))?.median_us;
+    if plan.download_limbs(&out)? != la {
+        return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU CRT != CPU", W::BITS)));
+    }
+    let (mut pa, mut pb) = (plan.upload(&ra)?, plan.upload(&rb)?);
+    let product = gpu.time(warm, reps, || plan.polymul_in_place(&mut pa, &mut pb))?.median_us;
+    let whole_dev =
+        gpu.time(warm, reps, || plan.polymul_limbs_into(&da, &db, &mut out, &mut xa, &mut xb))?.median_us;
+    // Host limbs to host limbs (uploads, allocations, conversions, product,
+    // download): wall clock, median.
+    let mut host = Vec::new();
+    let mut got = Vec::new();
+    for i in 0..warm.min(2) + reps.min(20) {
+        let t = Instant::now();
+        got = plan.polymul_limbs(&la, &lb)?;
+        if i >= warm.min(2) {
+            host.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let host_ms = polymul::gpu::median(&mut host);
+    // Its copies alone: both operands up (validated), the result down.
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for _ in 0..reps.min(10) {
+        let t = Instant::now();
+        let (ua, ub) = (plan.upload_limbs(&la)?, plan.upload_limbs(&lb)?);
+        up.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        std::hint::black_box(plan.download_limbs(&ua)?);
+        down.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(ub);
+    }
+    let (up_ms, down_ms) = (polymul::gpu::median(&mut up), polymul::gpu::median(&mut down));
+    if got != polymul::cpu::rns_polymul_limbs(&basis, &la, &lb)? {
+        return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU limb product != CPU", W::BITS)));
+    }
+    let w = std::mem::size_of::<W>();
+    let bytes = (n * l * 8 + k * n * w) as f64; // one pass over limbs and residues
+    let gbs = |us: f64| bytes / (us * 1e3);
+    eprintln!(
+        "  convert u{} {k}x{bits}-bit Q {} bits (L = {l}): decompose {dec:.1} µs, CRT {crt:.1} µs, product {product:.1} µs, \
+         limbs→limbs on device {whole_dev:.1} µs, host→host {host_ms:.2} ms; CPU decompose {cpu_dec_ms:.1} ms, CRT {cpu_crt_ms:.1} ms",
+        W::BITS,
+        basis.modulus().bits()
+    );
+    Ok(Ok(vec![
+        format!("u{}", W::BITS),
+        bits.to_string(),
+        k.to_string(),
+        basis.modulus().bits().to_string(),
+        l.to_string(),
+        format!("{dec:.1}"),
+        format!("{:.0}", gbs(dec)),
+        format!("{:.0}%", 100.0 * gbs(dec) / copy_gbs),
+        format!("{crt:.1}"),
+        format!("{:.0}", gbs(crt)),
+        format!("{:.0}%", 100.0 * gbs(crt) / copy_gbs),
+        format!("{product:.1}"),
+        format!("{whole_dev:.1}"),
+        format!("{host_ms:.2}"),
+        format!("{up_ms:.2}"),
+        format!("{down_ms:.2}"),
+        format!("{cpu_dec_ms:.1}"),
+        format!("{cpu_crt_ms:.1}"),
+    ]))
+}
+
+/// The limb conversions table: device-resident decomposition and CRT
+/// beside the RNS product, the whole product on device limbs and host limbs
+/// to host limbs, and the CPU path, for N = 2^16 and log2 Q = 1240 and 4096.
+pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
+    let mut t = Table::new(
+        &format!("Big integers in and out: RNS decomposition and CRT, N = 2^{LOG_N}, one polynomial"),
+        &[
+            "word",
+            "tower bits",
+            "towers",
+            "Q bits",
+            "limbs L",
+            "decompose µs",
+            "decompose GB/s",
+            "decompose % of copy",
+            "CRT µs",
+            "CRT GB/s",
+            "CRT % of copy",
+            "RNS polymul µs (residues)",
+            "limbs → limbs µs (device)",
+            "host limbs → host limbs ms",
+            "of which: upload both ms",
+            "download ms",
+            "CPU decompose ms",
+            "CPU CRT ms",
+        ],
+    );
+    t.note =
+        "Device-resident limbs (N·L little-endian u64 words, coefficient-major) and residues (tower-major), \
+              CUDA events, median. GB/s counts one pass over the limbs (8·N·L bytes) and the residues \
+              (K·N words); % of copy: that rate against the device-to-device copy bandwidth measured in this run. 'limbs → limbs (device)' decomposes both operands, multiplies (one launch per \
+              step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
+              allocations, uploads and the download (wall clock, median; the uploads go through pinned staging memory, copied by every core); 'of which': both operands' validation and upload, and the result's download, timed alone. CPU: the kernels' bodies on every \
+              core of this machine, one run. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
+              host ≤ 5 ms."
+            .into();
+    let mut add = |r: polymul::Result<Result<Vec<String>, String>>| -> Result<(), String> {
+        t.rows.push(r.map_err(|e| e.to_string())??);
+        Ok(())
+    };
+    for log_q in [LOG_Q, LOG_Q_LARGE] {
+        add(convert_row::<u64>(gpu, 62, log_q, copy_gbs, quick))?;
+        add(convert_row::<u32>(gpu, 30, log_q, copy_gbs, quick))?;
+    }
+    Ok(t)
+}

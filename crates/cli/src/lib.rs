@@ -64,6 +64,7 @@
 pub mod bench;
 pub mod error;
 pub mod io;
+pub mod limbs;
 pub mod params;
 pub mod run;
 pub mod tune;

@@ -33,6 +33,7 @@ const NPY_HELP: &str = "\
                   (with --cpu, or by itself when there is no GPU). Coefficient arrays are NumPy .npy files.",
     after_help = "Examples:\n  polymul params --n 4096 --bits 30 --count 3\n  \
                   polymul mul a.npy b.npy --bits 62 --out c.npy\n  \
+                  polymul mul a_limbs.npy b_limbs.npy --modulus-bits 1240 --out c_limbs.npy\n  \
                   polymul ntt a.npy --towers 3 --bits 62 --cpu --out a_hat.npy\n  \
                   polymul bench --quick\n\nEvery failure prints one line 'polymul: ...' on stderr and exits \
                   with 2 (bad arguments or input) or 1 (CUDA, writing; tune without a GPU)."
@@ -94,7 +95,7 @@ struct ParamsArgs {
 
 /// The modulus, the word, the device and the output: common to ntt, intt and mul.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("modulus").required(true).args(["q", "bits"])))]
+#[command(group(ArgGroup::new("modulus").required(true).multiple(true).args(["q", "bits", "modulus_bits"])))]
 struct RunArgs {
     /// The modulus: a prime q ≡ 1 (mod 2N) (for mul --dgt: p ≡ -1 (mod N)); several comma-separated
     /// primes are RNS towers.
@@ -102,8 +103,17 @@ struct RunArgs {
     q: Vec<u64>,
     /// Use the largest B-bit NTT-friendly prime for the file's N (for mul --dgt: DGT prime; see
     /// `polymul params`).
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", conflicts_with = "q")]
     bits: Option<u32>,
+    /// mul on big integers: Q is the product of the fewest NTT-friendly primes of --bits bits (default
+    /// 62, or 30 with --word 32) with at least B bits, and the inputs are uint64 limb arrays of shape
+    /// (N, L) or (batch, N, L), L = ceil(log2 Q / 64) little-endian limbs per coefficient below Q.
+    #[arg(long, value_name = "B", conflicts_with_all = ["q", "towers"])]
+    modulus_bits: Option<u64>,
+    /// mul with --q Q1,...,QK: the inputs are big-integer limb arrays modulo the product of the primes
+    /// (as with --modulus-bits).
+    #[arg(long, requires = "q")]
+    limbs: bool,
     /// RNS: the K largest B-bit primes (needs --bits); the array holds tower-major residues,
     /// shape (K*batch, N).
     #[arg(long, value_name = "K", requires = "bits", conflicts_with = "q")]
@@ -167,9 +177,10 @@ struct BenchArgs {
 
 impl RunArgs {
     fn job(&self, op: Op, inputs: Vec<PathBuf>) -> Job {
-        let modulus = match self.bits {
-            Some(bits) => ModulusSpec::Bits { bits, towers: self.towers },
-            None => ModulusSpec::Primes(self.q.clone()),
+        let modulus = match (self.modulus_bits, self.bits) {
+            (Some(log_q), bits) => ModulusSpec::ModulusBits { log_q, bits },
+            (None, Some(bits)) => ModulusSpec::Bits { bits, towers: self.towers },
+            (None, None) => ModulusSpec::Primes(self.q.clone()),
         };
         Job {
             op,
@@ -179,6 +190,7 @@ impl RunArgs {
             cpu: self.cpu,
             wisdom: !self.no_wisdom,
             out: self.out.clone(),
+            limbs: self.limbs,
         }
     }
 }

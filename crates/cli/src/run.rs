@@ -58,6 +58,14 @@ pub enum ModulusSpec {
         /// `--towers K`.
         towers: Option<usize>,
     },
+    /// `--modulus-bits B [--bits b]`: big-integer limbs modulo the product
+    /// of the fewest `b`-bit primes with at least `B` bits ([`crate::limbs`]).
+    ModulusBits {
+        /// Bits of Q at least.
+        log_q: u64,
+        /// Prime width (default: 62 on 64-bit words, 30 on 32-bit).
+        bits: Option<u32>,
+    },
 }
 
 /// One `ntt`, `intt` or `mul` run.
@@ -79,6 +87,9 @@ pub struct Job {
     pub wisdom: bool,
     /// `--out`.
     pub out: PathBuf,
+    /// `--limbs` (or `--modulus-bits`): the inputs are big-integer limb
+    /// arrays ([`crate::limbs`]).
+    pub limbs: bool,
 }
 
 /// The primes of the command line, resolved once and validated for the
@@ -111,6 +122,14 @@ impl<W: Coeff> Moduli<W> {
 /// an output that cannot be written (exit code 1). Without a GPU (and
 /// without `--cpu`) the run takes the CPU backend and says so on stderr.
 pub fn run(job: &Job) -> Result<()> {
+    if job.limbs || matches!(job.modulus, ModulusSpec::ModulusBits { .. }) {
+        if job.op != Op::Mul {
+            return Err(CliError::usage(
+                "--modulus-bits and --limbs (big-integer limb arrays) work with mul (without --dgt) only",
+            ));
+        }
+        return crate::limbs::run(job);
+    }
     let inputs = job.inputs.iter().map(|p| Input::read(p)).collect::<Result<Vec<_>>>()?;
     let first = &inputs[0];
     if let Some(other) = inputs.iter().find(|i| i.shape != first.shape) {
@@ -251,6 +270,10 @@ fn resolve<W: Coeff>(job: &Job, n: usize) -> Result<Moduli<W>> {
             Moduli::Single(NttParams::with_prime_bits(n, bits)?)
         }
         (&ModulusSpec::Bits { bits, towers: Some(k) }, _) => Moduli::Rns(RnsBasis::new(n, bits, k)?),
+        // `run` sends these to `crate::limbs` before resolving anything.
+        (ModulusSpec::ModulusBits { .. }, _) => {
+            return Err(CliError::usage("--modulus-bits works with limb arrays and mul only"));
+        }
     })
 }
 

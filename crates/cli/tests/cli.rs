@@ -675,3 +675,77 @@ fn tune_without_a_gpu_is_a_one_line_error() {
     let out = polymul(&dir, &["tune", "--quick", "--out", "wisdom.json"]);
     assert_fails(&dir, &out, 1, "GPU", &[]);
 }
+
+/// `mul --modulus-bits` on uint64 limb arrays, (N, L) and (batch, N, L), on
+/// the CPU: equals the big-integer schoolbook product modulo Q; a limb
+/// count that does not match Q and a coefficient ≥ Q are usage errors.
+#[test]
+fn mul_on_big_integer_limbs() {
+    let dir = fresh_dir("mul_limbs");
+    let n = 16;
+    for (word, bits, log_q, batch) in [("64", 62u32, 200u64, 1usize), ("32", 30, 130, 2), ("64", 62, 1240, 2)]
+    {
+        let basis = match word {
+            "64" => RnsBasis::<u64>::with_modulus_bits(n, bits, log_q).unwrap().primes(),
+            _ => RnsBasis::<u32>::with_modulus_bits(n, bits, log_q).unwrap().primes(),
+        };
+        // The limbs do not depend on the word: build them with u64 towers of the same primes.
+        let basis = RnsBasis::<u64>::from_primes(n, &basis).unwrap();
+        let l = basis.limbs();
+        let mut rng = SplitMix64::new(log_q);
+        let mut limbs = || {
+            let res: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n * batch, p.q())).collect();
+            basis.reconstruct(&res).unwrap()
+        };
+        let (mut la, lb) = (limbs(), limbs());
+        // The top coefficient is Q − 1.
+        let top = basis.to_limbs(&vec![basis.modulus() - 1u32; n]).unwrap();
+        la[..l].copy_from_slice(&top[..l]);
+        let shape: Vec<usize> = if batch == 1 { vec![n, l] } else { vec![batch, n, l] };
+        for (name, data) in [("a.npy", &la), ("b.npy", &lb)] {
+            NpyArray { shape: shape.clone(), data: data.clone() }.write_file_nd(dir.join(name), 3).unwrap();
+        }
+        let lq = log_q.to_string();
+        let bs = bits.to_string();
+        ok(&polymul(
+            &dir,
+            &[
+                "mul",
+                "a.npy",
+                "b.npy",
+                "--modulus-bits",
+                &lq,
+                "--bits",
+                &bs,
+                "--word",
+                word,
+                "--cpu",
+                "--out",
+                "c.npy",
+            ],
+        ));
+        let got = NpyArray::<u64>::read_file_nd(dir.join("c.npy"), 3).unwrap();
+        assert_eq!(got.shape, shape);
+        let (a, b) = (basis.from_limbs(&la).unwrap(), basis.from_limbs(&lb).unwrap());
+        let mut want = Vec::new();
+        for p in 0..batch {
+            let s = p * n..(p + 1) * n;
+            want.extend(cpu::negacyclic_naive_big(&a[s.clone()], &b[s], basis.modulus()).unwrap());
+        }
+        assert_eq!(got.data, basis.to_limbs(&want).unwrap(), "word {word}, log2 Q {log_q}");
+    }
+    // L does not match Q: the files (1240 bits) have 20 limbs, 200 bits need 4.
+    let out = polymul(&dir, &["mul", "a.npy", "b.npy", "--modulus-bits", "200", "--cpu", "--out", "d.npy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("limb(s) per coefficient"));
+    // A coefficient not below Q.
+    let basis = RnsBasis::<u64>::with_modulus_bits(n, 62, 200).unwrap();
+    let mut bad = vec![0u64; n * basis.limbs()];
+    bad[3 * basis.limbs() + basis.limbs() - 1] = u64::MAX;
+    NpyArray { shape: vec![n, basis.limbs()], data: bad }.write_file_nd(dir.join("bad.npy"), 3).unwrap();
+    let out =
+        polymul(&dir, &["mul", "bad.npy", "bad.npy", "--modulus-bits", "200", "--cpu", "--out", "e.npy"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.npy[3]") && err.contains("not below Q"), "{err}");
+}

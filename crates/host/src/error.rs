@@ -282,6 +282,40 @@ pub enum Error {
         q_bits: u64,
     },
 
+    /// A modulus too large for the limb conversions (RNS decomposition and
+    /// CRT reconstruction): a block of 32 coefficients' limbs and residues
+    /// must fit 48 KiB of shared memory, and at most 1024 towers.
+    #[error(
+        "Q of {q_bits} bits in {towers} towers is too large for the limb conversions (a block of 32 \
+         coefficients' limbs and residues must fit 48 KiB, at most 1024 towers; about 6000 bits on 62-bit \
+         towers); use fewer bits or wider towers"
+    )]
+    ConversionTooLarge {
+        /// Bits of Q.
+        q_bits: u64,
+        /// Towers.
+        towers: usize,
+    },
+
+    /// A device limb buffer made for another shape (N or limbs per
+    /// coefficient) than the plan's.
+    #[error(
+        "{what} holds coefficients of {limbs} limb(s) for N = {n}, but this plan takes {plan_limbs} limb(s) \
+         for N = {plan_n}; upload the limbs with this plan"
+    )]
+    LimbsMismatch {
+        /// Which buffer.
+        what: &'static str,
+        /// Its limbs per coefficient.
+        limbs: usize,
+        /// Its N.
+        n: usize,
+        /// The plan's limbs per coefficient.
+        plan_limbs: usize,
+        /// The plan's N.
+        plan_n: usize,
+    },
+
     /// A DGT modulus without the roots the transform needs.
     #[error(
         "p = {p} does not suit a DGT of length N = {n}: p must be a prime with p + 1 divisible by N; \

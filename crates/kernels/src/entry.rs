@@ -878,3 +878,55 @@ dgt_entries!(
     dgt_decode_u64,
     dgt_pointwise_u64
 );
+
+/// The RNS conversion kernels of one word (`crate::rns`): decomposition of
+/// big-integer limbs into residues and CRT reconstruction, `B` coefficients
+/// per block staged through the dynamic shared memory.
+macro_rules! rns_entries {
+    ($w:ty, $dec:ident, $crt:ident) => {
+        /// Limbs → tower-major residues ([`crate::rns::decompose::DecomposeArgs`]):
+        /// the block's limbs into shared rows, a barrier, then each thread's
+        /// residues of every tower.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers, table and geometry
+        /// (`⌈count / B⌉` blocks of `B` threads, `B · padded_stride(l)` words
+        /// of shared memory).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $dec(args: <names::RnsDecomposeKernel as KernelAbi>::Args<$w>) {
+            let (blk, t, nt) = block_thread();
+            let s = shared_tile();
+            // SAFETY: as this kernel's.
+            unsafe { crate::rns::decompose::load(&args, &s, blk as u32, t as u32, nt as u32) };
+            sync();
+            // SAFETY: as this kernel's, after the barrier.
+            unsafe { crate::rns::decompose::residues(&args, &s, blk as u32, t as u32, nt as u32) };
+        }
+
+        /// Tower-major residues → limbs in `[0, Q)`
+        /// ([`crate::rns::crt::CrtArgs`]): each thread's coefficient into its
+        /// shared row, a barrier, then the block's limbs to global memory.
+        ///
+        /// # Safety
+        /// Launched by the host with validated buffers, table and geometry
+        /// (`⌈count / B⌉` blocks of `B` threads,
+        /// [`crate::rns::crt::shared_bytes`] of shared memory).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $crt(args: <names::RnsCrtKernel as KernelAbi>::Args<$w>) {
+            let (blk, t, nt) = block_thread();
+            let s = shared_tile();
+            let limb_bytes = nt as u32 * crate::rns::padded_stride(args.l) * 8;
+            let w = DeviceShared { base: s.base + limb_bytes };
+            // SAFETY: as this kernel's.
+            unsafe {
+                crate::rns::crt::reconstruct::<$w, _, _>(&args, &s, &w, blk as u32, t as u32, nt as u32)
+            };
+            sync();
+            // SAFETY: as this kernel's, after the barrier.
+            unsafe { crate::rns::crt::store(&args, &s, blk as u32, t as u32, nt as u32) };
+        }
+    };
+}
+
+rns_entries!(u32, rns_decompose_u32, rns_crt_u32);
+rns_entries!(u64, rns_decompose_u64, rns_crt_u64);

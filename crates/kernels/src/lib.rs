@@ -24,6 +24,7 @@ pub mod gmem;
 pub mod microbench;
 pub mod ntt;
 pub mod pointwise;
+pub mod rns;
 pub mod smem;
 pub mod towers;
 pub mod word;
@@ -78,6 +79,8 @@ pub mod names {
     use crate::ntt::radix2::Radix2Args;
     use crate::ntt::tiled::TiledArgs;
     use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
+    use crate::rns::crt::CrtArgs;
+    use crate::rns::decompose::DecomposeArgs;
 
     /// A kernel identifier tied to the argument block of its kernels.
     pub trait KernelAbi: Copy {
@@ -121,6 +124,8 @@ pub mod names {
         LazyKernel => LaunchArgs;
         FusedKernel => LaunchArgs;
         ClusterKernel => LaunchArgs;
+        RnsDecomposeKernel => DecomposeArgs;
+        RnsCrtKernel => CrtArgs;
     }
 
     /// The launch floor: an empty kernel without parameters that waits for
@@ -351,6 +356,30 @@ pub mod names {
         /// The symbol, `dgt_pointwise_<word>`.
         pub fn name(&self, word: &str) -> Name {
             Name::of(&["dgt_pointwise", word])
+        }
+    }
+
+    /// The RNS decomposition kernel (`rns::decompose`): big-integer limbs
+    /// to tower-major residues.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct RnsDecomposeKernel;
+
+    impl RnsDecomposeKernel {
+        /// The symbol, `rns_decompose_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["rns_decompose", word])
+        }
+    }
+
+    /// The CRT reconstruction kernel (`rns::crt`): tower-major residues to
+    /// big-integer limbs in `[0, Q)`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct RnsCrtKernel;
+
+    impl RnsCrtKernel {
+        /// The symbol, `rns_crt_<word>`.
+        pub fn name(&self, word: &str) -> Name {
+            Name::of(&["rns_crt", word])
         }
     }
 
@@ -608,6 +637,8 @@ pub mod names {
                 g(DgtCodecKernel { decode }.name(w));
             }
             g(DgtPointwiseKernel.name(w));
+            g(RnsDecomposeKernel.name(w));
+            g(RnsCrtKernel.name(w));
             LazyKernel::all_for(bytes).for_each(|k| g(k.name(w)));
             ClusterKernel::all().filter(|_| arch >= 90).for_each(|k| g(k.name(w)));
             FusedKernel::all_for(bytes).for_each(|k| g(k.name(w)));

@@ -237,8 +237,33 @@ impl<W: NpyWord> NpyArray<W> {
     /// Those of [`NpyArray::to_bytes`] (before anything is written), and
     /// [`Error::Io`] if the file cannot be created, written or renamed.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<()> {
+        self.write_file_nd(path, 2)
+    }
+
+    /// Reads a `.npy` file of 1 to `max_dims` dimensions (big-integer
+    /// limbs: `(N, L)` or `(batch, N, L)` with `max_dims = 3`); otherwise
+    /// as [`NpyArray::read_file`].
+    ///
+    /// # Errors
+    /// As [`NpyArray::read_file`].
+    pub fn read_file_nd(path: impl AsRef<Path>, max_dims: usize) -> Result<Self> {
         let path = path.as_ref();
-        let header = self.header(&path.display().to_string())?;
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            during: "reading",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::decode_nd(&bytes, &path.display().to_string(), max_dims)
+    }
+
+    /// Writes an array of 1 to `max_dims` dimensions as
+    /// [`NpyArray::write_file`] does.
+    ///
+    /// # Errors
+    /// As [`NpyArray::write_file`].
+    pub fn write_file_nd(&self, path: impl AsRef<Path>, max_dims: usize) -> Result<()> {
+        let path = path.as_ref();
+        let header = self.header_nd(&path.display().to_string(), max_dims)?;
         // Streamed through a small buffer: no second copy of a large batch.
         write_atomically(path, |file| {
             file.write_all(&header)?;
@@ -253,7 +278,11 @@ impl<W: NpyWord> NpyArray<W> {
     }
 
     fn decode(bytes: &[u8], input: &str) -> Result<Self> {
-        let header = parse_file(bytes, input)?;
+        Self::decode_nd(bytes, input, 2)
+    }
+
+    fn decode_nd(bytes: &[u8], input: &str, max_dims: usize) -> Result<Self> {
+        let header = parse_file(bytes, input, max_dims)?;
         let data = bytes.get(header.data_start..).unwrap_or_default();
         if data.len() != header.data_bytes {
             return Err(Error::DataLength {
@@ -279,7 +308,11 @@ impl<W: NpyWord> NpyArray<W> {
 
     /// Checks that shape and data agree; the file's header.
     fn header(&self, what: &str) -> Result<Vec<u8>> {
-        if !matches!(self.shape.len(), 1 | 2) {
+        self.header_nd(what, 2)
+    }
+
+    fn header_nd(&self, what: &str, max_dims: usize) -> Result<Vec<u8>> {
+        if !(1..=max_dims).contains(&self.shape.len()) {
             return Err(Error::Shape { input: what.to_owned(), shape: self.shape.clone() });
         }
         // The reader's limit too, so that whatever is written can be read.
@@ -343,7 +376,7 @@ struct Header {
 
 /// Checks the magic, version and header length, and parses the header. Does
 /// not look at the data.
-fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
+fn parse_file(bytes: &[u8], input: &str, max_dims: usize) -> Result<Header> {
     let truncated =
         |part, needed| Error::Truncated { input: input.to_owned(), part, needed, got: bytes.len() };
     if !bytes.starts_with(MAGIC) {
@@ -406,7 +439,7 @@ fn parse_file(bytes: &[u8], input: &str) -> Result<Header> {
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| overflow()))
         .collect::<Result<Vec<usize>>>()?;
-    if !matches!(shape.len(), 1 | 2) {
+    if !(1..=max_dims).contains(&shape.len()) {
         return Err(Error::Shape { input: input.to_owned(), shape });
     }
     let Some(data_bytes) = array_bytes(&shape, dtype.size()) else {

@@ -5,6 +5,7 @@
 //! Prints one line per check and ends with `N passed, N failed`.
 
 mod api;
+mod convert;
 mod errors;
 mod graphs;
 mod props;
@@ -712,7 +713,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, dgt, planner, concurrency, api, graphs, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, props, errors; lazy-fused
     // (part of words).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -762,6 +763,9 @@ pub fn run(opts: &Options) -> i32 {
         rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
         rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
         rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
+    }
+    if runs("convert") {
+        convert::convert_suite(&gpu, seed ^ 23, &mut t);
     }
     if runs("dgt") {
         dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts, &mut t);

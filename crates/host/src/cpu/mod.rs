@@ -19,7 +19,7 @@ mod ntt;
 mod rns;
 
 pub use backend::{CpuPlan, CpuRnsPlan, GRAIN};
-pub use rns::rns_polymul;
+pub use rns::{rns_polymul, rns_polymul_big, rns_polymul_limbs};
 
 pub use lazy::{
     forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster, transform_lazy_fused,

@@ -7,6 +7,7 @@ pub(crate) mod graph;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod scratch;
+pub(crate) mod staging;
 mod timing;
 
 pub use graph::Graph;
@@ -95,6 +96,8 @@ struct GpuInner {
     // Drop order: module and stream before the context that owns them.
     module: Module,
     stream: Stream,
+    /// Pinned memory for large copies (freed before the context).
+    staging: staging::Staging,
     ctx: Context,
     info: DeviceInfo,
     /// `cuLaunchKernelEx`, on a device with thread-block clusters (sm_90+)
@@ -228,7 +231,17 @@ impl Gpu {
             && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
         let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
         let inner =
-            GpuInner { module, stream, ctx, info, cluster, pdl, pdl_graph, threads: ThreadUse::default() };
+            GpuInner {
+            module,
+            stream,
+            ctx,
+            info,
+            cluster,
+            pdl,
+            pdl_graph,
+            threads: ThreadUse::default(),
+            staging: Default::default(),
+        };
         Ok(Self { inner: std::sync::Arc::new(inner) })
     }
 
@@ -314,6 +327,11 @@ impl Gpu {
 
     pub(crate) fn stream(&self) -> &Stream {
         &self.inner.stream
+    }
+
+    /// The pinned staging memory of large copies.
+    pub(crate) fn staging(&self) -> &staging::Staging {
+        &self.inner.staging
     }
 
     /// A new stream on this GPU, for binding plans to (`set_stream`), so

@@ -23,6 +23,8 @@ pub struct RnsBasis<W: Coeff> {
     q_hat: Vec<BigUint>,
     /// `(Q / q_i)^{-1} mod q_i`.
     q_hat_inv: Vec<u64>,
+    /// The conversion kernels' tables (limbs in and out).
+    pub(super) conv: std::sync::Arc<super::convert::Tables>,
 }
 
 impl<W: Coeff> RnsBasis<W> {
@@ -51,8 +53,10 @@ impl<W: Coeff> RnsBasis<W> {
                 let r = u64::try_from(h % q).unwrap_or(0);
                 crate::params::arith::inv(r, q).ok_or(Error::NotInvertible { value: r, q })
             })
-            .collect::<Result<_>>()?;
-        Ok(Self { towers, modulus, q_hat, q_hat_inv })
+            .collect::<Result<Vec<u64>>>()?;
+        let conv =
+            std::sync::Arc::new(super::convert::Tables::new::<W>(primes, &modulus, &q_hat, &q_hat_inv));
+        Ok(Self { towers, modulus, q_hat, q_hat_inv, conv })
     }
 
     /// The `count` largest `bits`-bit NTT-friendly primes for `n`. Errors:

@@ -15,9 +15,11 @@
 //! `i + 1`'s.
 
 mod basis;
+mod convert;
 mod plan;
 
 pub use basis::RnsBasis;
+pub use convert::DeviceLimbs;
 pub use plan::RnsPlan;
 
 use crate::{Coeff, Error, Result};

@@ -1,10 +1,12 @@
 //! RNS polymul on a GPU: every tower in one launch per step.
 
 use super::RnsBasis;
+use super::convert::{DeviceConvert, DeviceLimbs};
 use crate::gpu::{DeviceVec, Gpu};
 use crate::plan::launch::Direction;
 use crate::plan::{NttEngine, NttKernel, PlanOptions};
-use crate::{Coeff, Result};
+use crate::{Coeff, Error, Result};
+use num_bigint::BigUint;
 
 /// Negacyclic polymul modulo `Q` on a GPU for the towers of an
 /// [`RnsBasis`]: the twiddles and constants of every tower are resident on
@@ -27,6 +29,9 @@ use crate::{Coeff, Result};
 pub struct RnsPlan<W: Coeff> {
     engine: NttEngine<W>,
     basis: RnsBasis<W>,
+    gpu: Gpu,
+    /// The limb conversion kernels and their tables.
+    conv: DeviceConvert<W>,
 }
 
 impl<W: Coeff> std::fmt::Debug for RnsPlan<W> {
@@ -50,7 +55,8 @@ impl<W: Coeff> RnsPlan<W> {
     /// [`Error::TooManyTowers`](crate::Error::TooManyTowers).
     pub fn with_options(gpu: &Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
         let engine = NttEngine::new(gpu, basis.towers(), options)?;
-        Ok(Self { engine, basis: basis.clone() })
+        let conv = DeviceConvert::new(gpu, basis)?;
+        Ok(Self { engine, basis: basis.clone(), gpu: gpu.clone(), conv })
     }
 
     /// Queues this plan's later work on `stream` (`None`: the GPU's own).
@@ -156,6 +162,176 @@ impl<W: Coeff> RnsPlan<W> {
     /// tower `i` of `a` and `b` modulo `q_i`.
     pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         self.engine.host_product(a, b)
+    }
+
+    /// Validates coefficient-major limbs ([`RnsBasis::check_limbs`]: a
+    /// positive multiple of `N · L` words, every coefficient below `Q`) and
+    /// uploads them.
+    ///
+    /// # Errors
+    /// Those of [`RnsBasis::check_limbs`], then
+    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
+    pub fn upload_limbs(&self, limbs: &[u64]) -> Result<DeviceLimbs> {
+        let batch = self.basis.check_limbs("limbs", limbs)?;
+        self.stage_limbs(limbs, batch)
+    }
+
+    /// Uploads validated limbs of `batch` polynomials through the GPU's
+    /// pinned staging memory (every core copies; the bus copies overlap).
+    fn stage_limbs(&self, limbs: &[u64], batch: usize) -> Result<DeviceLimbs> {
+        let mut data = self.gpu.zeros(limbs.len())?;
+        self.gpu.staging().upload(&self.engine.queue(), limbs, &mut data)?;
+        Ok(DeviceLimbs { data, n: self.basis.n(), l: self.basis.limbs(), batch })
+    }
+
+    /// A device limb buffer of `batch` zero polynomials (`batch · N · L`
+    /// words).
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN) for
+    /// `batch = 0`, [`Error::BatchTooLarge`](crate::Error::BatchTooLarge),
+    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
+    pub fn zeros_limbs(&self, batch: usize) -> Result<DeviceLimbs> {
+        crate::params::check_batch_size(self.basis.n(), batch)?;
+        let (n, l) = (self.basis.n(), self.basis.limbs());
+        let data = self.gpu.zeros(batch * n * l)?;
+        Ok(DeviceLimbs { data, n, l, batch })
+    }
+
+    /// Copies device limbs back (after the work queued on this plan's
+    /// stream).
+    pub fn download_limbs(&self, limbs: &DeviceLimbs) -> Result<Vec<u64>> {
+        self.gpu.staging().download(&self.engine.queue(), &limbs.data)
+    }
+
+    /// `limbs` of this plan's shape (N and L), or
+    /// [`Error::LimbsMismatch`](crate::Error::LimbsMismatch).
+    fn check_device_limbs(&self, what: &'static str, limbs: &DeviceLimbs) -> Result<()> {
+        let (plan_n, plan_limbs) = (self.basis.n(), self.basis.limbs());
+        if (limbs.n, limbs.l) != (plan_n, plan_limbs) {
+            return Err(Error::LimbsMismatch { what, limbs: limbs.l, n: limbs.n, plan_limbs, plan_n });
+        }
+        Ok(())
+    }
+
+    /// Residues and limbs of the same batch, each of this plan's shape.
+    fn check_pair(&self, limbs: &DeviceLimbs, residues: &DeviceVec<W>) -> Result<()> {
+        self.check_device_limbs("limbs", limbs)?;
+        let batch = self.engine.batch_of("residues", residues)?;
+        if batch != limbs.batch {
+            let expected = limbs.batch * self.basis.n() * self.basis.len();
+            return Err(Error::LengthMismatch { what: "residues", got: residues.len(), expected });
+        }
+        Ok(())
+    }
+
+    /// Queues the RNS decomposition of device limbs into tower-major
+    /// residues (`residues` from [`RnsPlan::zeros`] or
+    /// [`RnsPlan::upload`] with the same batch): one launch, one thread per
+    /// coefficient computing every tower's residue
+    /// (`polymul_kernels::rns::decompose`). Bit for bit
+    /// [`RnsBasis::decompose`]. Device limbs are not checked against `Q`
+    /// (the kernel gives the residues of the integer the limbs spell);
+    /// [`RnsPlan::upload_limbs`] checks host limbs.
+    ///
+    /// # Errors
+    /// [`Error::LimbsMismatch`](crate::Error::LimbsMismatch),
+    /// [`Error::LayoutMismatch`](crate::Error::LayoutMismatch) or
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (another
+    /// batch), [`Error::ConversionTooLarge`](crate::Error::ConversionTooLarge),
+    /// a launch error.
+    pub fn decompose(&self, limbs: &DeviceLimbs, residues: &mut DeviceVec<W>) -> Result<()> {
+        self.check_pair(limbs, residues)?;
+        self.conv.decompose(&self.engine.queue(), &self.basis.conv, limbs, residues)
+    }
+
+    /// Queues the CRT reconstruction of tower-major residues (each below
+    /// its prime: a plan's buffers are) into limbs in `[0, Q)`: one
+    /// launch, one thread per coefficient (`polymul_kernels::rns::crt`).
+    /// Bit for bit [`RnsBasis::reconstruct`].
+    ///
+    /// # Errors
+    /// As [`RnsPlan::decompose`].
+    pub fn reconstruct(&self, residues: &DeviceVec<W>, limbs: &mut DeviceLimbs) -> Result<()> {
+        self.check_pair(limbs, residues)?;
+        self.conv.reconstruct(&self.engine.queue(), &self.basis.conv, residues, limbs)
+    }
+
+    /// Queues `out ← a ⊗ b mod Q` on device limbs: both decomposed into
+    /// the residue buffers `ra` and `rb` (scratch of the same batch, from
+    /// [`RnsPlan::zeros`]; clobbered), multiplied tower by tower in one
+    /// launch per step, reconstructed into `out`. Nothing leaves the
+    /// device; `out` may not be `a` or `b` (the borrow checker says so).
+    ///
+    /// # Errors
+    /// As [`RnsPlan::decompose`] for each operand, and
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for operands
+    /// of different batches.
+    pub fn polymul_limbs_into(
+        &self,
+        a: &DeviceLimbs,
+        b: &DeviceLimbs,
+        out: &mut DeviceLimbs,
+        ra: &mut DeviceVec<W>,
+        rb: &mut DeviceVec<W>,
+    ) -> Result<()> {
+        for (what, x) in [("b", b), ("out", &*out)] {
+            self.check_device_limbs(what, x)?;
+            if x.len() != a.len() {
+                return Err(Error::LengthMismatch { what, got: x.len(), expected: a.len() });
+            }
+        }
+        self.decompose(a, ra)?;
+        self.decompose(b, rb)?;
+        self.polymul_in_place(ra, rb)?;
+        self.reconstruct(ra, out)
+    }
+
+    /// Negacyclic products modulo `Q` of limb-encoded polynomials (host
+    /// limbs in, host limbs out; the layout of [`RnsBasis::limbs`]: `batch
+    /// · N · L` words, coefficient-major, every coefficient below `Q`):
+    /// upload, decomposition, the RNS product, CRT reconstruction and
+    /// download, all conversions on the GPU.
+    ///
+    /// # Errors
+    /// Those of [`RnsBasis::check_limbs`] for `a` and `b`
+    /// ([`Error::LengthMismatch`](crate::Error::LengthMismatch) if their
+    /// lengths differ), [`Error::ConversionTooLarge`](crate::Error::ConversionTooLarge),
+    /// device errors.
+    pub fn polymul_limbs(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+        if a.len() != b.len() {
+            self.basis.check_limbs("a", a)?;
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let batch = self.basis.check_limbs("a", a)?;
+        self.basis.check_limbs("b", b)?;
+        let da = self.stage_limbs(a, batch)?;
+        let mut db = self.stage_limbs(b, batch)?;
+        let (mut ra, mut rb) = (self.zeros(batch)?, self.zeros(batch)?);
+        self.decompose(&da, &mut ra)?;
+        self.decompose(&db, &mut rb)?;
+        self.polymul_in_place(&mut ra, &mut rb)?;
+        self.reconstruct(&ra, &mut db)?;
+        self.download_limbs(&db)
+    }
+
+    /// Negacyclic products modulo `Q` of big-integer polynomials (any
+    /// number of whole polynomials, every coefficient below `Q`): the
+    /// limbs ([`RnsBasis::to_limbs`]) through [`RnsPlan::polymul_limbs`],
+    /// and back ([`RnsBasis::from_limbs`]).
+    ///
+    /// # Errors
+    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN),
+    /// [`Error::BigCoefficientOutOfRange`](crate::Error::BigCoefficientOutOfRange),
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch), and those
+    /// of [`RnsPlan::polymul_limbs`].
+    pub fn polymul_big(&self, a: &[BigUint], b: &[BigUint]) -> Result<Vec<BigUint>> {
+        let la = self.basis.to_limbs(a)?;
+        if b.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let lb = self.basis.to_limbs(b)?;
+        self.basis.from_limbs(&self.polymul_limbs(&la, &lb)?)
     }
 
     /// Queues `out ← a ⊗ b` for every pair and tower, leaving `a` and `b`

@@ -1,0 +1,183 @@
+//! The limb conversion kernels (`rns_decompose_<word>`, `rns_crt_<word>`)
+//! against the CPU path (the same bodies on the host) bit for bit, for
+//! several N, tower counts and both words up to a 4096-bit Q; the host
+//! limbs → host limbs product against the CPU path, and for a small N
+//! `polymul_big` against the big-integer schoolbook product modulo Q; the
+//! typed errors of the device-resident API.
+
+use super::{Tally, eq, s};
+use num_bigint::BigUint;
+use polymul::random::SplitMix64;
+use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::{Coeff, Error, Gpu, cpu};
+
+/// Random limbs below `Q` (a random residue vector reconstructed on the
+/// CPU), with coefficients 0, 1, Q − 1 and 2^64 − 1 (if below Q) first.
+fn limbs_below_q<W: Coeff>(
+    basis: &RnsBasis<W>,
+    batch: usize,
+    rng: &mut SplitMix64,
+) -> Result<Vec<u64>, String> {
+    let len = basis.n() * batch;
+    let res: Vec<W> = basis.towers().iter().flat_map(|p| rng.coeffs(len, p.q())).collect();
+    let mut limbs = basis.reconstruct(&res).map_err(s)?;
+    let l = basis.limbs();
+    let q = basis.modulus();
+    let mut edges = vec![BigUint::from(0u32), BigUint::from(1u32), q - 1u32];
+    if q.bits() > 64 {
+        edges.push(BigUint::from(u64::MAX));
+    }
+    for (c, x) in edges.iter().enumerate() {
+        let row = &mut limbs[c * l..(c + 1) * l];
+        row.fill(0);
+        for (d, v) in row.iter_mut().zip(x.to_u64_digits()) {
+            *d = v;
+        }
+    }
+    Ok(limbs)
+}
+
+fn case<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, log_n: u32, batch: usize, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let basis = match RnsBasis::<W>::with_modulus_bits(n, bits, log_q) {
+        Ok(b) => b,
+        Err(e) => {
+            return t.record(&format!("convert u{} basis {bits}-bit log2 Q {log_q}", W::BITS), Err(s(e)));
+        }
+    };
+    let tag = format!(
+        "convert u{} {}x{bits}-bit Q {} bits (L = {}) N=2^{log_n} batch {batch}",
+        W::BITS,
+        basis.len(),
+        basis.modulus().bits(),
+        basis.limbs()
+    );
+    let mut rng = SplitMix64::new(seed);
+    let res = (|| {
+        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let limbs = limbs_below_q(&basis, batch, &mut rng)?;
+        // Decomposition: device == CPU bodies == num-bigint (small sizes).
+        let want = basis.decompose(&limbs).map_err(s)?;
+        let dl = plan.upload_limbs(&limbs).map_err(s)?;
+        let mut dr = plan.zeros(batch).map_err(s)?;
+        plan.decompose(&dl, &mut dr).map_err(s)?;
+        eq("decompose", &gpu.download(&dr).map_err(s)?, &want)?;
+        if log_n <= 10 {
+            let big = basis.from_limbs(&limbs).map_err(s)?;
+            eq("decompose vs num-bigint", &want, &basis.to_residues(&big).map_err(s)?)?;
+        }
+        // CRT of random residues: device == CPU bodies.
+        let len = n * batch;
+        let res: Vec<W> = basis.towers().iter().flat_map(|p| rng.coeffs(len, p.q())).collect();
+        let want = basis.reconstruct(&res).map_err(s)?;
+        let dres = plan.upload(&res).map_err(s)?;
+        let mut out = plan.zeros_limbs(batch).map_err(s)?;
+        plan.reconstruct(&dres, &mut out).map_err(s)?;
+        eq("CRT", &plan.download_limbs(&out).map_err(s)?, &want)?;
+        // CRT of the decomposed edge values gives the limbs back.
+        plan.reconstruct(&dr, &mut out).map_err(s)?;
+        eq("CRT round trip", &plan.download_limbs(&out).map_err(s)?, &limbs)?;
+        // The product, host limbs to host limbs.
+        let b = limbs_below_q(&basis, batch, &mut rng)?;
+        let got = plan.polymul_limbs(&limbs, &b).map_err(s)?;
+        eq("polymul_limbs", &got, &cpu::rns_polymul_limbs(&basis, &limbs, &b).map_err(s)?)
+    })();
+    t.record(&format!("{tag} == CPU"), res);
+}
+
+/// `polymul_big` end to end against the schoolbook product modulo Q.
+fn big_product<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, seed: u64, t: &mut Tally) {
+    let n = 64;
+    let name =
+        format!("convert u{} polymul_big {bits}-bit towers, log2 Q {log_q}, N = {n} == schoolbook", W::BITS);
+    let res = (|| {
+        let basis = RnsBasis::<W>::with_modulus_bits(n, bits, log_q).map_err(s)?;
+        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let q = basis.modulus();
+        let mut rng = SplitMix64::new(seed);
+        let mut rand = |top: bool| -> Vec<BigUint> {
+            (0..n)
+                .map(|_| {
+                    if top {
+                        return q - 1u32;
+                    }
+                    let words = q.bits().div_ceil(32) as usize;
+                    BigUint::new((0..words).map(|_| rng.next_u64() as u32).collect()) % q
+                })
+                .collect()
+        };
+        for (a, b) in [(rand(false), rand(false)), (rand(true), rand(true))] {
+            let got = plan.polymul_big(&a, &b).map_err(s)?;
+            if got != cpu::negacyclic_naive_big(&a, &b, q).map_err(s)? {
+                return Err("GPU product differs from the schoolbook product mod Q".into());
+            }
+        }
+        Ok(())
+    })();
+    t.record(&name, res);
+}
+
+/// The device API's typed errors.
+fn errors(gpu: &Gpu, t: &mut Tally) {
+    let res = (|| {
+        let basis = RnsBasis::<u64>::with_modulus_bits(1 << 10, 62, 1240).map_err(s)?;
+        let other = RnsBasis::<u64>::with_modulus_bits(1 << 10, 62, 300).map_err(s)?;
+        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let plan2 = RnsPlan::new(gpu, &other).map_err(s)?;
+        let l = basis.limbs();
+        let mut bad = vec![0u64; (1 << 10) * l];
+        bad[7 * l + l - 1] = u64::MAX;
+        match plan.upload_limbs(&bad) {
+            Err(Error::BigCoefficientOutOfRange { index: 7, .. }) => {}
+            other => return Err(format!("limbs >= Q: {other:?}")),
+        }
+        match plan.upload_limbs(&bad[1..]) {
+            Err(Error::NotAMultipleOfN { .. }) => {}
+            other => return Err(format!("length: {other:?}")),
+        }
+        let foreign = plan2.zeros_limbs(1).map_err(s)?;
+        let mut r = plan.zeros(1).map_err(s)?;
+        match plan.decompose(&foreign, &mut r) {
+            Err(Error::LimbsMismatch { .. }) => {}
+            other => return Err(format!("L mismatch: {other:?}")),
+        }
+        let limbs2 = plan.zeros_limbs(2).map_err(s)?;
+        match plan.decompose(&limbs2, &mut r) {
+            Err(Error::LengthMismatch { .. }) => {}
+            other => return Err(format!("batch mismatch: {other:?}")),
+        }
+        Ok(())
+    })();
+    t.record("convert: device API errors (limbs >= Q, length, L mismatch, batch mismatch)", res);
+}
+
+/// The suite (`--only convert`).
+pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    let cases: &[(u32, u64, u32, usize)] = &[
+        (62, 62, 10, 1),
+        (62, 200, 10, 3),
+        (62, 1240, 12, 2),
+        (62, 1240, 16, 1),
+        (62, 4096, 12, 1),
+        (62, 4096, 16, 1),
+    ];
+    for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
+        case::<u64>(gpu, bits, log_q, log_n, batch, seed ^ i as u64, t);
+    }
+    let cases: &[(u32, u64, u32, usize)] = &[
+        (30, 30, 10, 1),
+        (30, 100, 10, 3),
+        (30, 1240, 12, 2),
+        (30, 1240, 16, 1),
+        (30, 4096, 12, 1),
+        (28, 4096, 13, 1),
+    ];
+    for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
+        case::<u32>(gpu, bits, log_q, log_n, batch, seed ^ (100 + i as u64), t);
+    }
+    big_product::<u64>(gpu, 62, 1240, seed ^ 200, t);
+    big_product::<u64>(gpu, 62, 4096, seed ^ 201, t);
+    big_product::<u32>(gpu, 30, 1240, seed ^ 202, t);
+    big_product::<u32>(gpu, 30, 4096, seed ^ 203, t);
+    errors(gpu, t);
+}

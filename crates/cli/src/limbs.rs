@@ -1,0 +1,124 @@
+//! `mul` on big-integer coefficients: products modulo a large `Q` of
+//! polynomials whose coefficients are given as little-endian `u64` limbs.
+//!
+//! The inputs are `uint64` arrays of shape `(N, L)` (one polynomial) or
+//! `(batch, N, L)`, `L = ⌈log2 Q / 64⌉`: coefficient `x = Σ_j a[..., j] ·
+//! 2^(64j)`, every coefficient below `Q`. `Q` is the product of RNS towers:
+//! `--modulus-bits B` takes the fewest (largest) NTT-friendly primes of
+//! `--bits b` bits (default 62 on 64-bit words, 30 with `--word 32`) whose
+//! product has at least `B` bits; `--q Q1,...,QK --limbs` names them. The
+//! result has the inputs' shape: `c = a·b mod (X^N + 1, Q)`, limbs in
+//! `[0, Q)`. On the GPU the conversions (RNS decomposition, CRT) run on the
+//! device ([`polymul::rns::RnsPlan::polymul_limbs`]); with `--cpu` the same
+//! code runs on every core ([`polymul::cpu::rns_polymul_limbs`]).
+
+use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::{Coeff, Gpu, cpu};
+use polymul_npy::NpyArray;
+use std::path::Path;
+
+use crate::error::{CliError, Result};
+use crate::io::{Word, shape_str};
+use crate::run::{Job, ModulusSpec};
+
+/// A limb array read from a file.
+struct Limbs {
+    path: std::path::PathBuf,
+    shape: Vec<usize>,
+    data: Vec<u64>,
+}
+
+fn read(path: &Path) -> Result<Limbs> {
+    let a = NpyArray::<u64>::read_file_nd(path, 3)?;
+    let shape_err = |why: &str| {
+        CliError::usage(format!(
+            "{} has shape {}: {why}; big-integer coefficients are uint64 limb arrays of shape (N, L) or \
+             (batch, N, L), L = ceil(log2 Q / 64) little-endian 64-bit limbs per coefficient",
+            path.display(),
+            shape_str(&a.shape)
+        ))
+    };
+    if !matches!(a.shape.len(), 2 | 3) {
+        return Err(shape_err("a 1-D array holds no limbs"));
+    }
+    if a.shape.contains(&0) {
+        return Err(shape_err("it is empty"));
+    }
+    Ok(Limbs { path: path.to_path_buf(), shape: a.shape, data: a.data })
+}
+
+/// Runs `mul` on limb arrays (`--modulus-bits`, or `--q … --limbs`).
+///
+/// # Errors
+/// Bad files, shapes, moduli or coefficients (exit code 2); no GPU without
+/// `--cpu`, CUDA failures, an output that cannot be written (exit code 1).
+pub fn run(job: &Job) -> Result<()> {
+    let inputs = job.inputs.iter().map(|p| read(p)).collect::<Result<Vec<_>>>()?;
+    let first = &inputs[0];
+    if let Some(other) = inputs.iter().find(|i| i.shape != first.shape) {
+        return Err(CliError::usage(format!(
+            "{} has shape {} but {} has shape {}; give two limb arrays of the same shape",
+            first.path.display(),
+            shape_str(&first.shape),
+            other.path.display(),
+            shape_str(&other.shape)
+        )));
+    }
+    match job.word.unwrap_or(Word::W64) {
+        Word::W32 => run_word::<u32>(job, &inputs),
+        Word::W64 => run_word::<u64>(job, &inputs),
+    }
+}
+
+fn run_word<W: Coeff>(job: &Job, inputs: &[Limbs]) -> Result<()> {
+    let first = &inputs[0];
+    let d = first.shape.len();
+    let (n, l) = (first.shape[d - 2], first.shape[d - 1]);
+    let basis = match &job.modulus {
+        &ModulusSpec::ModulusBits { log_q, bits } => {
+            let bits = bits.unwrap_or(if W::BITS == 32 { 30 } else { 62 });
+            RnsBasis::<W>::with_modulus_bits(n, bits, log_q)?
+        }
+        ModulusSpec::Primes(primes) => RnsBasis::<W>::from_primes(n, primes)?,
+        ModulusSpec::Bits { .. } => {
+            return Err(CliError::usage("limb arrays need --modulus-bits B (or --q Q1,...,QK --limbs)"));
+        }
+    };
+    if l != basis.limbs() {
+        return Err(CliError::usage(format!(
+            "{} has {l} limb(s) per coefficient (the last axis of shape {}), but Q = the product of {} \
+             primes has {} bits and takes L = {} limbs; give limbs for this Q (or choose --modulus-bits \
+             accordingly)",
+            first.path.display(),
+            shape_str(&first.shape),
+            basis.len(),
+            basis.modulus().bits(),
+            basis.limbs()
+        )));
+    }
+    for input in inputs {
+        basis.check_limbs("coefficients", &input.data).map_err(|e| located(e, input, n))?;
+    }
+    let (a, b) = (&inputs[0].data, &inputs[1].data);
+    let result = if job.cpu {
+        cpu::rns_polymul_limbs(&basis, a, b)?
+    } else {
+        let gpu = Gpu::new()?;
+        RnsPlan::new(&gpu, &basis)?.polymul_limbs(a, b)?
+    };
+    NpyArray { shape: first.shape.clone(), data: result }.write_file_nd(&job.out, 3)?;
+    Ok(())
+}
+
+/// A coefficient not below `Q`, located in the file.
+fn located(e: polymul::Error, input: &Limbs, n: usize) -> CliError {
+    let polymul::Error::BigCoefficientOutOfRange { index, bits, q_bits, .. } = e else {
+        return CliError::from(e).context(input.path.display());
+    };
+    let at =
+        if input.shape.len() == 2 { format!("[{index}]") } else { format!("[{}, {}]", index / n, index % n) };
+    CliError::usage(format!(
+        "{}{at} has {bits} bits and is not below Q ({q_bits} bits); reduce the coefficients modulo Q first",
+        input.path.display()
+    ))
+}

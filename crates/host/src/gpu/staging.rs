@@ -1,0 +1,108 @@
+//! Large host ↔ device copies through page-locked (pinned) staging memory.
+//!
+//! A copy from pageable memory (an ordinary `Vec`) runs at a fraction of
+//! the bus's rate: the driver stages it through its own small pinned
+//! buffers, one after the other, on the calling thread. For the big-integer
+//! paths, which move `N · L` words per operand (10 MiB at N = 2^16 and
+//! log2 Q = 1240), the copies are most of a host-to-host product. Here the
+//! host side is copied into one pinned buffer per GPU by every core
+//! (rayon) in pieces of [`PIECE`] words, and each piece's DMA is queued as
+//! soon as it is staged, so the copy engine moves piece `i` while the cores
+//! fill piece `i + 1`; downloads run the same pipeline the other way
+//! (events per piece).
+//!
+//! The staging buffer belongs to the [`Gpu`](super::Gpu) (one per loaded
+//! context), grows to the largest copy seen and is reused; a mutex
+//! serialises the copies of threads sharing the GPU. Both functions wait for
+//! their copies before they return, as `Gpu::upload`/`download` do.
+
+use super::launch::Queue;
+use super::DeviceVec;
+use crate::{Error, Result};
+use cust::event::{Event, EventFlags};
+use cust::memory::{AsyncCopyDestination, LockedBuffer};
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// Words per pipelined piece (2 MiB).
+pub(crate) const PIECE: usize = 1 << 18;
+
+/// Words one rayon task copies.
+const TASK: usize = 1 << 14;
+
+/// The pinned staging buffer of one GPU (empty until the first copy).
+#[derive(Default)]
+pub(crate) struct Staging {
+    buf: Mutex<Option<LockedBuffer<u64>>>,
+}
+
+/// `dst ← src` on every core.
+fn par_copy(dst: &mut [u64], src: &[u64]) {
+    dst.par_chunks_mut(TASK).zip(src.par_chunks(TASK)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+impl Staging {
+    /// Runs `f` on a staging buffer of at least `words` words (allocated,
+    /// or grown, first; the context must be current).
+    fn with<R>(&self, words: usize, f: impl FnOnce(&mut [u64]) -> Result<R>) -> Result<R> {
+        let mut guard = self.buf.lock().unwrap_or_else(|p| p.into_inner());
+        let buf = match guard.as_mut() {
+            Some(b) if b.len() >= words => b,
+            _ => {
+                *guard = None; // free the old buffer before allocating the new one
+                // SAFETY: the words are written (by `par_copy` or a DMA)
+                // before they are read, in both directions.
+                let b = unsafe { LockedBuffer::uninitialized(words) }
+                    .map_err(Error::cuda("allocating pinned host memory for a copy", words.saturating_mul(8)))?;
+                guard.insert(b)
+            }
+        };
+        f(&mut buf[..words])
+    }
+
+    /// Copies `src` into the new device buffer `dst` (of `src.len()`
+    /// words) on `q`'s stream and waits for it.
+    pub(crate) fn upload(&self, q: &Queue<'_>, src: &[u64], dst: &mut DeviceVec<u64>) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::LengthMismatch { what: "data", got: src.len(), expected: dst.len() });
+        }
+        q.gpu.bind()?;
+        self.with(src.len(), |st| {
+            for (i, (s, d)) in src.chunks(PIECE).zip(st.chunks_mut(PIECE)).enumerate() {
+                par_copy(d, s);
+                let mut piece = dst.buf.index(i * PIECE..i * PIECE + s.len());
+                // SAFETY: `d` is pinned and is neither written nor freed
+                // before the stream is synchronised below.
+                unsafe { piece.async_copy_from(&*d, q.stream) }
+                    .map_err(Error::cuda("uploading", 8 * s.len()))?;
+            }
+            q.synchronize()
+        })
+    }
+
+    /// The words of `src`, copied back after the work queued on `q`'s
+    /// stream.
+    pub(crate) fn download(&self, q: &Queue<'_>, src: &DeviceVec<u64>) -> Result<Vec<u64>> {
+        q.gpu.bind()?;
+        let len = src.len();
+        let mut out = vec![0u64; len];
+        self.with(len, |st| {
+            let mut events = Vec::with_capacity(len.div_ceil(PIECE));
+            for (i, d) in st.chunks_mut(PIECE).enumerate() {
+                let piece = src.buf.index(i * PIECE..i * PIECE + d.len());
+                // SAFETY: `d` is pinned and is read only after this piece's
+                // event below.
+                unsafe { piece.async_copy_to(d, q.stream) }.map_err(Error::cuda("downloading", 8 * d.len()))?;
+                let e = Event::new(EventFlags::DISABLE_TIMING).map_err(Error::cuda("downloading", 0))?;
+                e.record(q.stream).map_err(Error::cuda("downloading", 0))?;
+                events.push(e);
+            }
+            for ((e, s), o) in events.iter().zip(st.chunks(PIECE)).zip(out.chunks_mut(PIECE)) {
+                e.synchronize().map_err(Error::cuda("waiting for the GPU", 0))?;
+                par_copy(o, s);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+}
