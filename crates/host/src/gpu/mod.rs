@@ -230,8 +230,7 @@ impl Gpu {
         let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
             && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
         let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
-        let inner =
-            GpuInner {
+        let inner = GpuInner {
             module,
             stream,
             ctx,

@@ -16,8 +16,8 @@
 //! serialises the copies of threads sharing the GPU. Both functions wait for
 //! their copies before they return, as `Gpu::upload`/`download` do.
 
-use super::launch::Queue;
 use super::DeviceVec;
+use super::launch::Queue;
 use crate::{Error, Result};
 use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, LockedBuffer};
@@ -52,8 +52,10 @@ impl Staging {
                 *guard = None; // free the old buffer before allocating the new one
                 // SAFETY: the words are written (by `par_copy` or a DMA)
                 // before they are read, in both directions.
-                let b = unsafe { LockedBuffer::uninitialized(words) }
-                    .map_err(Error::cuda("allocating pinned host memory for a copy", words.saturating_mul(8)))?;
+                let b = unsafe { LockedBuffer::uninitialized(words) }.map_err(Error::cuda(
+                    "allocating pinned host memory for a copy",
+                    words.saturating_mul(8),
+                ))?;
                 guard.insert(b)
             }
         };
@@ -92,7 +94,8 @@ impl Staging {
                 let piece = src.buf.index(i * PIECE..i * PIECE + d.len());
                 // SAFETY: `d` is pinned and is read only after this piece's
                 // event below.
-                unsafe { piece.async_copy_to(d, q.stream) }.map_err(Error::cuda("downloading", 8 * d.len()))?;
+                unsafe { piece.async_copy_to(d, q.stream) }
+                    .map_err(Error::cuda("downloading", 8 * d.len()))?;
                 let e = Event::new(EventFlags::DISABLE_TIMING).map_err(Error::cuda("downloading", 0))?;
                 e.record(q.stream).map_err(Error::cuda("downloading", 0))?;
                 events.push(e);

@@ -25,9 +25,9 @@ use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
 use polymul_kernels::rns::crt::{self, CrtArgs};
 use polymul_kernels::rns::decompose::{self, DecomposeArgs};
-use rayon::prelude::*;
 use polymul_kernels::rns::{block_coeffs, div_magic, padded_stride};
 use polymul_kernels::smem::HostShared;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Shared memory one conversion block may use: the default per-block limit
