@@ -184,6 +184,35 @@ pub fn table(quick: bool) -> Result<Table, String> {
     Ok(t)
 }
 
+/// The machine's own ceiling for a batch of `batch` independent one-polynomial
+/// jobs (`job(i)` runs job `i` on the calling thread, on data of its own):
+/// `threads` OS threads started together, each running its share of the
+/// jobs `inner` times, against one thread running all of them as often;
+/// timed in alternation. No rayon and no shared writes: what the cores give
+/// when nothing but the work is parallel (a lower ceiling than the thread
+/// count means the cores share something, e.g. SMT siblings of one
+/// physical core, or the VM's scheduling).
+fn ceiling(threads: usize, batch: usize, reps: usize, inner: usize, job: &(dyn Fn(usize) + Sync)) -> f64 {
+    let one = || {
+        for _ in 0..inner {
+            (0..batch).for_each(job);
+        }
+    };
+    let all = || {
+        std::thread::scope(|sc| {
+            for t in 0..threads {
+                sc.spawn(move || {
+                    for _ in 0..inner {
+                        (t..batch).step_by(threads).for_each(job);
+                    }
+                });
+            }
+        })
+    };
+    let (_, _, inv) = time_pair(reps, 1, all, one);
+    1.0 / inv
+}
+
 /// Batches over rayon's pool: one thread against all.
 fn scaling_rows<W: Coeff>(
     bits: u32,
@@ -212,6 +241,18 @@ fn scaling_rows<W: Coeff>(
         let (all, single, inv_speedup) =
             time_pair(reps, inner, || run(&mut buf), || one.install(|| run(&mut copy)));
         let speedup = 1.0 / inv_speedup;
+        // The same work as independent jobs on private copies, OS threads.
+        let (pa, pb): (Vec<Vec<W>>, Vec<Vec<W>>) =
+            (a.chunks(n).map(<[W]>::to_vec).collect(), b.chunks(n).map(<[W]>::to_vec).collect());
+        let slots: Vec<std::sync::Mutex<Vec<W>>> = pa.iter().cloned().map(std::sync::Mutex::new).collect();
+        let job = |i: usize| match op {
+            "forward" => {
+                let mut x = slots[i].lock().unwrap_or_else(|p| p.into_inner());
+                plan.forward(&mut x).unwrap_or(());
+            }
+            _ => drop(std::hint::black_box(plan.polymul(&pa[i], &pb[i]))),
+        };
+        let ideal = ceiling(threads, batch, reps, inner, &job);
         // How many cores the all-threads run kept busy: CPU time of every
         // thread of this process over wall time.
         let (c0, t0) = (process_cpu_ns(), Instant::now());
@@ -231,6 +272,7 @@ fn scaling_rows<W: Coeff>(
             format!("{all:.1}"),
             threads.to_string(),
             format!("{speedup:.2}"),
+            format!("{ideal:.2}"),
             busy,
         ]);
         eprintln!(
@@ -255,6 +297,7 @@ pub fn scaling_table(quick: bool) -> Result<Table, String> {
             "all threads µs per call",
             "threads",
             "speedup",
+            "ceiling: independent threads",
             "cores busy (all threads)",
         ],
     );
@@ -269,7 +312,10 @@ pub fn scaling_table(quick: bool) -> Result<Table, String> {
         "One call on the whole batch; one thread: the same call inside a one-thread rayon pool; the two \
          timed in alternation (medians; speedup: the median of the per-pair ratios). Cores busy: the CPU \
          time of all of the process's threads (/proc/self/task/*/schedstat) over the wall time of the \
-         all-threads run, repeated alone. A speedup needs idle cores: the machine's load average (/proc/loadavg, 1/5/15 min) was {before} before this \
+         all-threads run, repeated alone. Ceiling: the same polynomials as independent jobs on private copies, split over as many OS threads \
+         started together (no rayon, nothing shared), against one thread: what these cores give when only the \
+         work is parallel (below the thread count when the cores share execution units, e.g. SMT siblings, \
+         or the hypervisor's time). A speedup needs idle cores: the machine's load average (/proc/loadavg, 1/5/15 min) was {before} before this \
          table and {} after it; with a load near the core count the second thread only takes time from \
          other work.",
         load_average()
