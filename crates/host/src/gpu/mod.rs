@@ -3,12 +3,14 @@
 //! (crate-private), and nowhere else.
 
 pub(crate) mod cluster;
+mod external;
 pub(crate) mod graph;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod scratch;
 mod timing;
 
+pub use external::ExternalVec;
 pub use graph::Graph;
 pub use timing::{LaunchChain, Timing, median};
 
