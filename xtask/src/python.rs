@@ -32,10 +32,7 @@ fn ensure_env() -> Res {
     let python = venv_bin("python");
     if !python.exists() {
         let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        run(
-            "python3 -m venv target/pyenv",
-            Command::new(&host).args(["-m", "venv"]).arg(venv()),
-        )?;
+        run("python3 -m venv target/pyenv", Command::new(&host).args(["-m", "venv"]).arg(venv()))?;
     }
     let have = Command::new(&python)
         .args(["-c", "import maturin, numpy, pytest"])
@@ -116,7 +113,8 @@ pub fn python(args: &[String]) -> Res {
     ensure_env()?;
     let release = args.iter().any(|a| a == "--release");
     // A relative --out is taken from the workspace root.
-    let out = crate::flag_value(args, "--out").map_or_else(|| root().join("target/wheels-py"), |o| root().join(o));
+    let out =
+        crate::flag_value(args, "--out").map_or_else(|| root().join("target/wheels-py"), |o| root().join(o));
     let wheel = build_wheel(release, &out)?;
     eprintln!("wheel: {}", wheel.display());
     if args.iter().any(|a| a == "--no-test") { Ok(()) } else { install_and_test(&wheel) }

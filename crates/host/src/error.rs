@@ -243,7 +243,9 @@ pub enum Error {
 
     /// A device pointer given to [`crate::gpu::ExternalVec::new`] cannot
     /// be used.
-    #[error("device pointer {ptr:#x} cannot be used: {why}; pass device memory of this GPU's primary context")]
+    #[error(
+        "device pointer {ptr:#x} cannot be used: {why}; pass device memory of this GPU's primary context"
+    )]
     ForeignMemory {
         /// The pointer.
         ptr: u64,

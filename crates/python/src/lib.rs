@@ -105,7 +105,10 @@ enum Transform {
 enum Eng<W: Coeff> {
     Mul(Multiplier<W>),
     /// The DGT on the CPU: its CPU model, tower by tower.
-    DgtCpu { towers: Vec<DgtParams<W>>, config: DgtConfig },
+    DgtCpu {
+        towers: Vec<DgtParams<W>>,
+        config: DgtConfig,
+    },
 }
 
 fn no_decision(winner: Choice) -> Decision {
@@ -150,7 +153,9 @@ impl<W: Coeff> Eng<W> {
     fn primes(&self) -> Vec<u64> {
         match self {
             Eng::Mul(m) => m.primes().to_vec(),
-            Eng::DgtCpu { towers, .. } => towers.iter().map(|t| t.p().into()).collect(),
+            Eng::DgtCpu { towers, .. } => {
+                towers.iter().map(|t| polymul::kernels::Word::as_u64(t.p())).collect()
+            }
         }
     }
 
@@ -180,7 +185,7 @@ impl<W: Coeff> Eng<W> {
     fn check_len(&self, n: usize, len: usize) -> Result<(), Error> {
         let towers = self.primes().len();
         let per = n * towers;
-        if len == 0 || len % per != 0 {
+        if len == 0 || !len.is_multiple_of(per) {
             return Err(Error::NotAMultipleOfN { what: "data", got: len, n: per });
         }
         Ok(())
@@ -278,7 +283,7 @@ macro_rules! each {
 /// of `len` elements of `W`'s dtype that it keeps alive for the call and
 /// does not otherwise touch meanwhile.
 unsafe fn host<'a, W>(ptr: usize, len: usize) -> PyResult<&'a mut [W]> {
-    if ptr == 0 || ptr % std::mem::align_of::<W>() != 0 {
+    if ptr == 0 || !ptr.is_multiple_of(std::mem::align_of::<W>()) {
         return Err(PyValueError::new_err("internal: a host buffer is null or misaligned"));
     }
     // SAFETY: forwarded to the caller.
@@ -421,12 +426,14 @@ impl Core {
             AnyEng::U32(e) => {
                 // SAFETY: the Python layer's contract (see `host`); `out`
                 // is a fresh array, distinct from `a` and `b`.
-                let (a, b, o) = unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
+                let (a, b, o) =
+                    unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
                 py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
             }
             AnyEng::U64(e) => {
                 // SAFETY: as above.
-                let (a, b, o) = unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
+                let (a, b, o) =
+                    unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
                 py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
             }
         }
@@ -436,7 +443,17 @@ impl Core {
     /// `polymul` (`out ← a ⊗ b`); `len` words each; ordered with the raw
     /// CUDA stream `stream`.
     #[pyo3(signature = (op, len, stream, a, b=0, out=0))]
-    fn device_op(&self, py: Python<'_>, op: &str, len: usize, stream: u64, a: u64, b: u64, out: u64) -> PyResult<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn device_op(
+        &self,
+        py: Python<'_>,
+        op: &str,
+        len: usize,
+        stream: u64,
+        a: u64,
+        b: u64,
+        out: u64,
+    ) -> PyResult<()> {
         let op = match op {
             "forward" => DevOp::Forward,
             "inverse" => DevOp::Inverse,
@@ -463,7 +480,9 @@ impl Core {
             let plan = self.basis.get_or_init(|| -> Result<BigPlan, String> {
                 let basis = RnsBasis::<u64>::from_primes(n, &e.primes()).map_err(|x| x.to_string())?;
                 match e.gpu() {
-                    Some(g) => RnsPlan::new(g, &basis).map(|p| BigPlan::Gpu(Box::new(p))).map_err(|x| x.to_string()),
+                    Some(g) => {
+                        RnsPlan::new(g, &basis).map(|p| BigPlan::Gpu(Box::new(p))).map_err(|x| x.to_string())
+                    }
                     None => Ok(BigPlan::Cpu(basis)),
                 }
             });
@@ -487,7 +506,13 @@ impl Core {
 /// DGT's primes `p ≡ −1 mod N` (no ψ).
 #[pyfunction]
 #[pyo3(signature = (n, bits=62, count=1, dgt=false))]
-fn params<'py>(py: Python<'py>, n: usize, bits: u32, count: usize, dgt: bool) -> PyResult<Vec<Bound<'py, PyDict>>> {
+fn params<'py>(
+    py: Python<'py>,
+    n: usize,
+    bits: u32,
+    count: usize,
+    dgt: bool,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let found: Vec<(u64, Option<u64>)> = py
         .detach(|| -> Result<_, Error> {
             polymul::params::check_n(n)?;

@@ -61,7 +61,7 @@ impl<W: Coeff> ExternalVec<W> {
         if ptr == 0 {
             return Err(refuse("the pointer is null"));
         }
-        if ptr % std::mem::size_of::<W>() as u64 != 0 {
+        if !ptr.is_multiple_of(std::mem::size_of::<W>() as u64) {
             return Err(refuse("the pointer is not aligned to the word size"));
         }
         gpu.bind()?;
@@ -149,7 +149,11 @@ impl Drop for Event {
 }
 
 fn check(r: cu::CUresult, during: &'static str) -> Result<()> {
-    if r == cu::cudaError_enum::CUDA_SUCCESS { Ok(()) } else { Err(Error::CudaCode { during, code: r as i32 }) }
+    if r == cu::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::CudaCode { during, code: r as i32 })
+    }
 }
 
 impl Gpu {

@@ -233,10 +233,9 @@ class _Plan:
         return self._core.decision
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(n={self.n}, word={self.word}, primes={self.primes}, "
-            f"backend={self.backend!r})"
-        )
+        primes = self.primes
+        shown = f"primes={primes}" if len(primes) <= 4 else f"towers={len(primes)}, primes=[{primes[0]}, ...]"
+        return f"{type(self).__name__}(n={self.n}, word={self.word}, {shown}, backend={self.backend!r})"
 
     # host arrays
     def _host(self, x, name, copy):
