@@ -131,7 +131,7 @@ def test_device_array_on_a_cpu_plan():
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU")
-def test_device_failures_are_gpu_errors():
+def test_foreign_pointers_are_refused():
     plan = polymul.NttPlan(64, bits=30, word=32, device="gpu")
 
     class Bogus:
@@ -141,16 +141,8 @@ def test_device_failures_are_gpu_errors():
         def copy(self):
             return self
 
-    with pytest.raises((ValueError, polymul.GpuError)):
+    with pytest.raises(ValueError, match="cannot be used"):
         plan.forward(Bogus(), inplace=True)
-    # an invalid stream is a driver error
-    try:
-        import cupy
-    except ImportError:
-        return
-    x = cupy.zeros(64, dtype=cupy.uint32)
-    with pytest.raises(polymul.GpuError):
-        plan.forward(x, stream=0xDEAD0)
 
 
 def test_big_errors(device):

@@ -20,6 +20,8 @@ device failures, each with the library's message.
 
 from __future__ import annotations
 
+import contextlib as _contextlib
+
 import numpy as _np
 
 from ._polymul import Core as _Core
@@ -159,9 +161,22 @@ def _c_contiguous(cai, itemsize):
     return True
 
 
-def _clone(x):
-    if hasattr(x, "clone"):  # torch
-        return x.clone()
+def _clone(x, stream):
+    """A copy of the device array ``x`` made on the raw stream ``stream``
+    (so polymul's work, ordered after that stream, sees it complete)."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy":
+        import cupy
+
+        with cupy.cuda.ExternalStream(stream) if stream not in (0, 1, 2) else _contextlib.nullcontext():
+            return x.copy()
+    if mod == "torch":
+        import torch
+
+        if stream in (0, 1, 2):
+            return x.clone()
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.device)):
+            return x.clone()
     return x.copy()
 
 
@@ -375,9 +390,9 @@ class _Plan:
 
     def _device_transform(self, x, inverse, stream, inplace):
         x, cai, size = self._device_array(x, "data")
-        y = x if inplace else _clone(x)
-        ycai = y.__cuda_array_interface__
         s = _stream_of(x, cai, stream)
+        y = x if inplace else _clone(x, s)
+        ycai = y.__cuda_array_interface__
         self._core.device_op("inverse" if inverse else "forward", size, s, ycai["data"][0])
         return y
 
@@ -389,8 +404,9 @@ class _Plan:
         b, bcai, bsize = self._device_array(b, "b")
         if bsize != size:
             raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
+        s = _stream_of(a, acai, stream)
         if out is None:
-            out = _clone(a)
+            out = _clone(a, s)
             ocai = out.__cuda_array_interface__
         else:
             if not _is_device(out):
@@ -403,7 +419,6 @@ class _Plan:
                 raise ValueError("out must be a C-contiguous CUDA array of a's size and dtype")
             if ocai["data"][0] in (acai["data"][0], bcai["data"][0]):
                 raise ValueError("out must not share memory with a or b")
-        s = _stream_of(a, acai, stream)
         self._core.device_op("polymul", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
         return out
 
