@@ -1,7 +1,7 @@
 //! `polymul._polymul`: the compiled core of the `polymul` Python package
-//! (`crates/python/polymul/`). The Python layer checks and converts the
+//! (`crates/python/python/polymul/`). The Python layer checks and converts the
 //! arrays (NumPy, CuPy, PyTorch, object arrays of ints) and calls the one
-//! class here, [`Core`], with raw addresses of memory it keeps alive for the
+//! class here, `Core`, with raw addresses of memory it keeps alive for the
 //! call; this layer maps every [`polymul::Error`] to a Python exception
 //! (`ValueError` for bad input, `polymul.GpuError` for the device) and never
 //! panics.
