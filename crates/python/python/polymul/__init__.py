@@ -24,11 +24,20 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-from ._polymul import Core as _Core
-from ._polymul import GpuError, __version__
-from ._polymul import backend as _backend
-from ._polymul import gpu_available as _gpu_available
-from ._polymul import params as _params
+try:
+    from ._polymul import Core as _Core
+    from ._polymul import GpuError, __version__
+    from ._polymul import backend as _backend
+    from ._polymul import gpu_available as _gpu_available
+    from ._polymul import params as _params
+except ImportError as _e:  # pragma: no cover - depends on the machine
+    if "libcuda" in str(_e):
+        raise ImportError(
+            f"{_e}. polymul needs the NVIDIA driver's libcuda.so.1 even to run on the CPU: on a GPU "
+            "machine install the driver; on a machine without a GPU install Debian's libcuda1 "
+            "(non-free) or Ubuntu's libnvidia-compute-<version>, and polymul then runs on the CPU"
+        ) from _e
+    raise
 
 __all__ = [
     "NttPlan",
