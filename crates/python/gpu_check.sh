@@ -30,17 +30,36 @@ demo="$here/examples/polymul_demo.py"
 echo "== gpu_check: wheel $wheel, tests $tests, output $out"
 date -u
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
-py=$(command -v python3.12 || command -v python3)
+py=${PYTHON:-}
+if [ -z "$py" ]; then
+  for c in python3.12 python3; do
+    if "$c" -c 'import numpy' >/dev/null 2>&1; then py=$(command -v "$c"); break; fi
+  done
+fi
+[ -n "$py" ] || { echo "gpu_check: no python3 with numpy found (set PYTHON)"; exit 1; }
 "$py" --version
 
 venv="$out/venv"
-rm -rf "$venv"
-"$py" -m venv --system-site-packages "$venv" || { echo "gpu_check: venv failed"; exit 1; }
-vpy="$venv/bin/python"
-"$vpy" -m pip install --no-deps --no-index --quiet "$wheel" || { echo "gpu_check: wheel install failed"; exit 1; }
-if ! "$vpy" -c "import pytest" 2>/dev/null; then
-  echo "== pytest missing: installing it from $here/wheels (offline)"
-  "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" pytest || { echo "gpu_check: no pytest"; exit 1; }
+rm -rf "$venv" "$out/site"
+if "$py" -m venv --system-site-packages "$venv" && "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+  vpy="$venv/bin/python"
+  "$vpy" -m pip install --no-deps --no-index --quiet "$wheel" || { echo "gpu_check: wheel install failed"; exit 1; }
+  if ! "$vpy" -c "import pytest" 2>/dev/null; then
+    echo "== pytest missing: installing it from $here/wheels (offline)"
+    "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" pytest \
+      || { echo "gpu_check: no pytest"; exit 1; }
+  fi
+else
+  # No venv/ensurepip on this Python: unpack the wheels (zip files) onto
+  # PYTHONPATH instead of installing them.
+  echo "== no venv with pip here: unpacking the wheel onto PYTHONPATH"
+  vpy="$py"
+  mkdir -p "$out/site"
+  "$py" -m zipfile -e "$wheel" "$out/site"
+  if ! "$py" -c "import pytest" 2>/dev/null; then
+    for w in "$here"/wheels/*.whl; do "$py" -m zipfile -e "$w" "$out/site"; done
+  fi
+  export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 cd "$out" || exit 1   # import polymul from the installed wheel, not a source tree
 "$vpy" - <<'PY' 2>&1 | tee "$out/environment.txt"
@@ -63,5 +82,5 @@ rc=${PIPESTATUS[0]}
 demo_rc=${PIPESTATUS[0]}
 echo "== gpu_check: environment rc=$env_rc pytest rc=$rc demo rc=$demo_rc"
 grep -E "^(SKIPPED|FAILED|ERROR)" "$out/pytest.txt" | head -n 40
-rm -rf "$venv"
+rm -rf "$venv" "$out/site"
 [ "$env_rc" = 0 ] && [ "$rc" = 0 ] && [ "$demo_rc" = 0 ]
