@@ -6,9 +6,11 @@
 //!
 //! The environment is made on first use with `python3 -m venv` and
 //! `pip install maturin numpy pytest` from PyPI, and reused after. The test
-//! build uses cargo's `test` profile (the optimisation `cargo test` uses, so
-//! most of the dependencies are already built); `--release` builds the wheel
-//! to ship (`cargo xtask python --release --out bundle/py`).
+//! build uses cargo's `dev` profile (the quickest to build; the suite runs
+//! in seconds on it, and debug assertions stay on). Not `test`: `cargo rustc
+//! --profile test`, which maturin runs, builds a test harness instead of the
+//! extension. `--release` builds the wheel to ship
+//! (`bash crates/python/make_bundle.sh` packs it for a GPU machine).
 
 use crate::{Res, root, run};
 use std::path::{Path, PathBuf};
@@ -65,9 +67,9 @@ fn build_wheel(release: bool, out: &Path) -> Res<PathBuf> {
     if release {
         cmd.arg("--release");
     } else {
-        cmd.args(["--profile", "test"]);
+        cmd.args(["--profile", "dev"]);
     }
-    run(&format!("maturin build ({})", if release { "release" } else { "test profile" }), &mut cmd)?;
+    run(&format!("maturin build ({})", if release { "release" } else { "dev profile" }), &mut cmd)?;
     let wheel = std::fs::read_dir(out)
         .map_err(|e| format!("{}: {e}", out.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -100,7 +102,7 @@ fn install_and_test(wheel: &Path) -> Res {
     )
 }
 
-/// The step of `cargo xtask test`: build (test profile), install, pytest.
+/// The step of `cargo xtask test`: build (dev profile), install, pytest.
 pub fn ci() -> Res {
     let start = Instant::now();
     ensure_env()?;
