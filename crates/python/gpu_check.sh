@@ -41,7 +41,11 @@ fi
 
 venv="$out/venv"
 rm -rf "$venv" "$out/site"
-if "$py" -m venv --system-site-packages "$venv" && "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+# A venv sees the base interpreter's site-packages, not those of a venv the
+# machine's python3 may itself live in (the H100 machine's NumPy and CuPy are
+# in /opt/torch/.venv): use one only if NumPy imports inside it.
+if "$py" -m venv --system-site-packages "$venv" && "$venv/bin/python" -m pip --version >/dev/null 2>&1 \
+  && "$venv/bin/python" -c "import numpy" >/dev/null 2>&1; then
   vpy="$venv/bin/python"
   "$vpy" -m pip install --no-deps --no-index --quiet "$wheel" || { echo "gpu_check: wheel install failed"; exit 1; }
   if ! "$vpy" -c "import pytest" 2>/dev/null; then

@@ -549,6 +549,16 @@ class DgtPlan(_Plan):
             _Core("dgt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), _u(towers, "towers"), primes, None, _dev(device), 1)
         )
 
+    def forward(self, x, *, stream=None, inplace=False):
+        """Not offered: a DGT plan only multiplies (its transform works on
+        GF(p²) pairs, not on coefficients in NTT order). Raises
+        ``ValueError``; use :class:`NttPlan` for transforms."""
+        raise ValueError("a DGT plan only multiplies (polymul); use polymul.NttPlan for forward/inverse transforms")
+
+    def inverse(self, x, *, stream=None, inplace=False):
+        """Not offered, as :meth:`forward`: raises ``ValueError``."""
+        raise ValueError("a DGT plan only multiplies (polymul); use polymul.NttPlan for forward/inverse transforms")
+
 
 class Multiplier(_Plan):
     """The planner's one-call entry point: the transform (an NTT kernel or
