@@ -22,9 +22,17 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-/// The host-side packages the MSRV check compiles.
-const HOST_PACKAGES: [&str; 6] =
-    ["polymul", "polymul-npy", "polymul-cli", "polymul-bench", "polymul-kernels", "polymul-ptx-builder"];
+/// The host-side packages the MSRV check compiles (the Python bindings
+/// too: PyO3 0.27 builds on it).
+const HOST_PACKAGES: [&str; 7] = [
+    "polymul",
+    "polymul-npy",
+    "polymul-cli",
+    "polymul-bench",
+    "polymul-kernels",
+    "polymul-ptx-builder",
+    "polymul-python",
+];
 
 /// `rustup run <toolchain> <args>` with only the variables a fresh shell has.
 fn rustup_run(toolchain: &str, dir: &Path) -> Command {

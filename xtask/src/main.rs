@@ -4,7 +4,8 @@
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
 //! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz, msrv,
-//!                                            downstream (what CI runs)
+//!                                            downstream, python (what CI runs)
+//! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
 //! cargo xtask fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets (docs/fuzzing.md)
@@ -16,6 +17,7 @@
 mod downstream;
 mod fuzz;
 mod ptxas;
+mod python;
 mod sass;
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
@@ -169,6 +171,7 @@ fn test(args: &[String]) -> Res {
     fuzz::ci()?;
     downstream::msrv()?;
     downstream::downstream()?;
+    python::ci()?;
     eprintln!("\nall checks passed");
     Ok(())
 }
@@ -304,9 +307,12 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
-                              target, msrv, downstream (what CI runs)
+                              target, msrv, downstream, the Python package's
+                              wheel and pytest suite (what CI runs)
   msrv                        cargo check of the host-side crates with the rust-version toolchain
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
+  python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
+                              into target/wheels-py (or DIR), install it in target/pyenv, pytest
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
                               installs cargo-fuzz; docs/fuzzing.md)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
@@ -336,6 +342,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::fuzz(rest),
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
+        Some("python") => python::python(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())

@@ -241,6 +241,18 @@ pub enum Error {
         max: usize,
     },
 
+    /// A device pointer given to [`crate::gpu::ExternalVec::new`] cannot
+    /// be used.
+    #[error(
+        "device pointer {ptr:#x} cannot be used: {why}; pass device memory of this GPU's primary context"
+    )]
+    ForeignMemory {
+        /// The pointer.
+        ptr: u64,
+        /// Why not.
+        why: &'static str,
+    },
+
     /// A raw CUDA driver call failed (calls cust does not wrap).
     #[error("CUDA driver error {code} while {during}")]
     CudaCode {

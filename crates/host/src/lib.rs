@@ -47,7 +47,7 @@ pub mod rns;
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use device_plan::DevicePlan;
 pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, DeviceVec, Gpu, GpuStream, Graph, Timing};
+pub use gpu::{DeviceInfo, DeviceVec, ExternalVec, Gpu, GpuStream, Graph, Timing};
 pub use layout::Layout;
 pub use params::NttParams;
 pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};

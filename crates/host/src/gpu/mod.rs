@@ -3,6 +3,7 @@
 //! (crate-private), and nowhere else.
 
 pub(crate) mod cluster;
+mod external;
 pub(crate) mod graph;
 pub(crate) mod kernel;
 pub(crate) mod launch;
@@ -10,6 +11,7 @@ pub(crate) mod scratch;
 pub(crate) mod staging;
 mod timing;
 
+pub use external::ExternalVec;
 pub use graph::Graph;
 pub use timing::{LaunchChain, Timing, median};
 

@@ -1,0 +1,187 @@
+//! Device memory and streams that polymul does not own: the buffers of
+//! other libraries (CuPy, PyTorch, Numba, a caller's own `cuMemAlloc`)
+//! given by raw device pointer, and their streams given by raw `CUstream`.
+//! This is what a zero-copy binding (the `polymul` Python package's
+//! `__cuda_array_interface__` / DLPack support) needs.
+//!
+//! - [`ExternalVec`] views `len` words at a raw device pointer as a
+//!   [`DeviceVec`] (no [`crate::Layout`], so taken by length alone) without
+//!   owning them: dropping it frees nothing. [`ExternalVec::new`] checks
+//!   what the driver can check — the pointer is device memory (or managed)
+//!   of the GPU's own context, suitably aligned — and is `unsafe` for the
+//!   rest (the allocation is at least `len` words long and outlives the
+//!   view, and nothing else writes it while polymul's work on it runs).
+//! - [`Gpu::ordered_with`] runs a closure that queues work on the GPU's
+//!   stream, ordered after everything already queued on a foreign stream
+//!   and before anything queued there afterwards (two CUDA events: the
+//!   foreign stream → polymul's stream → the foreign stream), with no
+//!   host synchronization.
+//!
+//! `Gpu` uses the device's *primary* context (`cuDevicePrimaryCtxRetain`),
+//! the one the CUDA runtime — and so CuPy and PyTorch — use: memory they
+//! allocate is usable by polymul's kernels. [`ExternalVec::new`] refuses
+//! memory of any other context with [`Error::ForeignMemory`].
+
+use super::{DeviceVec, Gpu};
+use crate::{Coeff, Error, Result};
+use cust::memory::{DeviceBuffer, DevicePointer};
+use cust::sys as cu;
+use std::mem::ManuallyDrop;
+
+/// `len` words of device memory polymul does not own, viewed as a
+/// [`DeviceVec`] (see the module documentation). Dereferences to the
+/// `DeviceVec`, so every plan method that takes one takes it; dropping it
+/// frees nothing.
+pub struct ExternalVec<W: Coeff> {
+    vec: ManuallyDrop<DeviceVec<W>>,
+}
+
+impl<W: Coeff> std::fmt::Debug for ExternalVec<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExternalVec<u{}>[{}]", W::BITS, self.vec.len())
+    }
+}
+
+impl<W: Coeff> ExternalVec<W> {
+    /// Views `len` words at the device address `ptr`, memory of `gpu`'s
+    /// context (the device's primary context).
+    ///
+    /// # Errors
+    /// [`Error::ForeignMemory`] where `ptr` is null, not aligned to the
+    /// word, not device (or managed) memory the driver knows, or memory of
+    /// another context; [`Error::Cuda`] where the context cannot be bound.
+    ///
+    /// # Safety
+    /// `ptr .. ptr + len · size_of::<W>()` lies inside one live allocation
+    /// that outlives the returned view, and nothing else reads or writes
+    /// it while work polymul queued on it runs (order other streams'
+    /// work with [`Gpu::ordered_with`]).
+    pub unsafe fn new(gpu: &Gpu, ptr: u64, len: usize) -> Result<Self> {
+        let refuse = |why: &'static str| Error::ForeignMemory { ptr, why };
+        if ptr == 0 {
+            return Err(refuse("the pointer is null"));
+        }
+        if !ptr.is_multiple_of(std::mem::size_of::<W>() as u64) {
+            return Err(refuse("the pointer is not aligned to the word size"));
+        }
+        gpu.bind()?;
+        let mut mem_type: u32 = 0;
+        // SAFETY: the out-pointer is valid for the attribute's u32; the
+        // driver only inspects `ptr`.
+        let r = unsafe {
+            cu::cuPointerGetAttribute(
+                (&mut mem_type as *mut u32).cast(),
+                cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                ptr,
+            )
+        };
+        if r != cu::cudaError_enum::CUDA_SUCCESS {
+            return Err(refuse("the driver does not know it as device memory"));
+        }
+        if mem_type != cu::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32
+            && mem_type != cu::CUmemorytype::CU_MEMORYTYPE_UNIFIED as u32
+        {
+            return Err(refuse("it is host memory, not device memory"));
+        }
+        let mut ctx: cu::CUcontext = std::ptr::null_mut();
+        // SAFETY: as above, for a CUcontext.
+        let r = unsafe {
+            cu::cuPointerGetAttribute(
+                (&mut ctx as *mut cu::CUcontext).cast(),
+                cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT,
+                ptr,
+            )
+        };
+        // Managed and stream-ordered (pool) allocations may report no
+        // context; they are usable from any context of the device.
+        if r == cu::cudaError_enum::CUDA_SUCCESS && !ctx.is_null() && ctx != gpu.inner.ctx.as_raw() {
+            return Err(refuse("it belongs to another CUDA context than the device's primary one"));
+        }
+        // SAFETY: the caller guarantees the allocation; ManuallyDrop keeps
+        // the buffer from ever being freed by polymul.
+        let buf = unsafe { DeviceBuffer::from_raw_parts(DevicePointer::from_raw(ptr), len) };
+        Ok(Self { vec: ManuallyDrop::new(DeviceVec { buf, layout: None }) })
+    }
+}
+
+impl<W: Coeff> std::ops::Deref for ExternalVec<W> {
+    type Target = DeviceVec<W>;
+    fn deref(&self) -> &DeviceVec<W> {
+        &self.vec
+    }
+}
+
+impl<W: Coeff> std::ops::DerefMut for ExternalVec<W> {
+    fn deref_mut(&mut self) -> &mut DeviceVec<W> {
+        &mut self.vec
+    }
+}
+
+/// A CUDA event destroyed on drop (the driver releases it once it has
+/// fired, so dropping a pending one is fine).
+struct Event(cu::CUevent);
+
+impl Event {
+    fn record(stream: cu::CUstream, during: &'static str) -> Result<Self> {
+        let mut e: cu::CUevent = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the context is current (callers bind it).
+        let r = unsafe { cu::cuEventCreate(&mut e, cu::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
+        check(r, during)?;
+        let event = Self(e);
+        // SAFETY: a live event; `stream` is the caller's (checked by the driver).
+        check(unsafe { cu::cuEventRecord(event.0, stream) }, during)?;
+        Ok(event)
+    }
+
+    fn wait_on(&self, stream: cu::CUstream, during: &'static str) -> Result<()> {
+        // SAFETY: a live, recorded event.
+        check(unsafe { cu::cuStreamWaitEvent(stream, self.0, 0) }, during)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by cuEventCreate, destroyed once.
+        unsafe {
+            cu::cuEventDestroy_v2(self.0);
+        }
+    }
+}
+
+fn check(r: cu::CUresult, during: &'static str) -> Result<()> {
+    if r == cu::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::CudaCode { during, code: r as i32 })
+    }
+}
+
+impl Gpu {
+    /// Runs `f`, which queues work on this GPU's own stream (the stream
+    /// of every plan not bound to another), ordered with the foreign
+    /// stream `stream` (a raw `CUstream` of the same context: CuPy's
+    /// `Stream.ptr`, PyTorch's `cuda_stream`; 0 is the legacy default
+    /// stream): the work starts after everything queued on `stream`
+    /// before the call, and whatever is queued on `stream` after the call
+    /// starts after that work ends. Nothing waits on the host.
+    ///
+    /// # Errors
+    /// Those of `f`, and [`Error::CudaCode`] where an event cannot be
+    /// created, recorded or waited for (an invalid stream).
+    ///
+    /// # Safety
+    /// `stream` is 0, 1 (`cudaStreamLegacy`), 2 (`cudaStreamPerThread`)
+    /// or a live stream of this device's primary context.
+    pub unsafe fn ordered_with<T>(&self, stream: u64, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.bind()?;
+        let foreign = stream as usize as cu::CUstream;
+        let own = self.inner.stream.as_inner();
+        Event::record(foreign, "recording an event on the caller's stream")?
+            .wait_on(own, "ordering polymul's stream after the caller's")?;
+        let out = f()?;
+        self.bind()?;
+        Event::record(own, "recording an event on polymul's stream")?
+            .wait_on(foreign, "ordering the caller's stream after polymul's")?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Packs what crates/python/gpu_check.sh needs on a GPU machine without Rust
+# or network into one folder (default bundle/py): the release wheel with
+# the sm_90 kernels (SASS + PTX), the tests, the demo, the script, and the
+# pytest wheels for a Python without pytest.
+#
+#   bash crates/python/make_bundle.sh [DIR]       # then: bash DIR/gpu_check.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-$root/bundle/py}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+cd "$root"
+ptxas=${POLYMUL_CUBIN_PTXAS:-$root/target/tools/nvcc13/nvidia/cu13/bin/ptxas}
+rm -f "$dir"/polymul-*.whl
+POLYMUL_PTX_ARCHS=${POLYMUL_PTX_ARCHS:-sm_90} POLYMUL_CUBIN=1 POLYMUL_CUBIN_PTXAS="$ptxas" \
+  cargo xtask python --release --out "$dir/.wheel" --no-test
+mv "$dir"/.wheel/polymul-*.whl "$dir"/ && rm -rf "$dir/.wheel"
+rm -rf "$dir/tests" "$dir/examples"
+cp -r crates/python/tests "$dir/tests"
+rm -rf "$dir/tests/__pycache__"
+mkdir -p "$dir/examples" && cp crates/python/examples/polymul_demo.py "$dir/examples/"
+cp crates/python/gpu_check.sh "$dir/"
+if ! ls "$dir"/wheels/pytest-*.whl >/dev/null 2>&1; then
+  target/pyenv/bin/python -m pip download --quiet --only-binary :all: --python-version 3.12 \
+    --platform manylinux2014_x86_64 pytest -d "$dir/wheels"
+fi
+ls -la "$dir"

@@ -1,0 +1,591 @@
+"""polymul: negacyclic polynomial multiplication in Z_q[X]/(X^N + 1).
+
+NumPy arrays (and CUDA arrays: CuPy, PyTorch, anything with
+``__cuda_array_interface__`` or DLPack) in, products out — on the GPU when
+there is one, else on polymul's CPU backend.
+
+>>> import numpy as np, polymul
+>>> plan = polymul.NttPlan(1024, bits=62)            # GPU if present, else the CPU
+>>> a = np.random.randint(0, plan.q, (8, 1024), dtype=np.uint64)
+>>> c = plan.polymul(a, a)                           # a·a mod (X^N + 1, q), per row
+>>> c.shape
+(8, 1024)
+
+Plans: :class:`NttPlan` (one prime), :class:`RnsPlan` (RNS towers, and
+big-integer products modulo Q through the RNS conversions), :class:`DgtPlan`
+(the discrete Galois transform) and :class:`Multiplier` (the planner's
+choice). Errors: :class:`ValueError` for bad input, :class:`GpuError` for
+device failures, each with the library's message.
+"""
+
+from __future__ import annotations
+
+import contextlib as _contextlib
+
+import numpy as _np
+
+try:
+    from ._polymul import Core as _Core
+    from ._polymul import GpuError, __version__
+    from ._polymul import backend as _backend
+    from ._polymul import gpu_available as _gpu_available
+    from ._polymul import params as _params
+except ImportError as _e:  # pragma: no cover - depends on the machine
+    if "libcuda" in str(_e):
+        raise ImportError(
+            f"{_e}. polymul needs the NVIDIA driver's libcuda.so.1 even to run on the CPU: on a GPU "
+            "machine install the driver; on a machine without a GPU install Debian's libcuda1 "
+            "(non-free) or Ubuntu's libnvidia-compute-<version>, and polymul then runs on the CPU"
+        ) from _e
+    raise
+
+__all__ = [
+    "NttPlan",
+    "RnsPlan",
+    "DgtPlan",
+    "Multiplier",
+    "auto",
+    "params",
+    "backend",
+    "gpu_available",
+    "GpuError",
+    "negacyclic_reference",
+    "__version__",
+]
+
+_DTYPES = {32: _np.dtype(_np.uint32), 64: _np.dtype(_np.uint64)}
+# DLPack device types: kDLCUDA, kDLCUDAManaged.
+_DLPACK_CUDA = (2, 13)
+
+
+def params(n, bits=62, count=1, dgt=False):
+    """Primes for N = ``n``: ``count`` NTT-friendly primes ``q ≡ 1 (mod 2N)``
+    of ``bits`` bits, largest first, each as ``{"q": q, "bits": b, "psi": ψ}``
+    (ψ the primitive 2N-th root of unity the NTT uses); with ``dgt=True`` the
+    DGT's primes ``p ≡ −1 (mod N)`` (no ψ).
+
+    Raises ``ValueError`` for a bad N, width or count (not enough primes)."""
+    return _params(_u(n, "n"), _u(bits, "bits"), _u(count, "count"), bool(dgt))
+
+
+def backend():
+    """``"GPU <name>"`` when a CUDA GPU can be used, else
+    ``"CPU backend (<k> threads)"``. Raises :class:`GpuError` for a GPU that
+    is present but fails to start."""
+    return _backend()
+
+
+def gpu_available():
+    """Whether a CUDA GPU can be used (plans with ``device="auto"`` use it)."""
+    return _gpu_available()
+
+
+def negacyclic_reference(a, b, q):
+    """The schoolbook negacyclic product of two coefficient lists modulo
+    ``q`` in pure Python (quadratic; for checking small cases)."""
+    n = len(a)
+    if len(b) != n:
+        raise ValueError(f"b has {len(b)} coefficients, expected {n}")
+    c = [0] * n
+    for i, x in enumerate(a):
+        x = int(x)
+        if x == 0:
+            continue
+        for j, y in enumerate(b):
+            k = i + j
+            if k < n:
+                c[k] += x * int(y)
+            else:
+                c[k - n] -= x * int(y)
+    return [v % q for v in c]
+
+
+# --- device arrays -----------------------------------------------------------
+
+
+def _is_device(x):
+    if hasattr(x, "__cuda_array_interface__"):
+        return True
+    dev = getattr(x, "__dlpack_device__", None)
+    if dev is not None and not isinstance(x, _np.ndarray):
+        try:
+            return int(dev()[0]) in _DLPACK_CUDA
+        except Exception:  # noqa: BLE001 - a foreign object's failure means "not a CUDA array"
+            return False
+    return False
+
+
+def _as_cai(x):
+    """(array, its __cuda_array_interface__): DLPack-only CUDA arrays are
+    viewed through CuPy (zero-copy)."""
+    if hasattr(x, "__cuda_array_interface__"):
+        return x, x.__cuda_array_interface__
+    try:
+        import cupy
+    except ImportError as e:
+        raise ValueError(
+            "a DLPack CUDA array without __cuda_array_interface__ needs CuPy to be viewed; "
+            "install cupy or pass a CuPy array or PyTorch tensor"
+        ) from e
+    y = cupy.from_dlpack(x)
+    return y, y.__cuda_array_interface__
+
+
+def _stream_of(x, cai, stream):
+    """The raw CUstream to order the work with: the caller's ``stream``
+    (an int, CuPy ``Stream`` or PyTorch ``Stream``), else the array's
+    interface's, else the current stream of its library, else 0."""
+    if stream is not None:
+        for attr in ("ptr", "cuda_stream"):
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        return int(stream)
+    s = cai.get("stream")
+    if s is not None:
+        return int(s)
+    mod = type(x).__module__.split(".")[0]
+    try:
+        if mod == "cupy":
+            import cupy
+
+            return int(cupy.cuda.get_current_stream().ptr)
+        if mod == "torch":
+            import torch
+
+            return int(torch.cuda.current_stream(x.device).cuda_stream)
+    except Exception:  # noqa: BLE001 - fall back to the legacy default stream
+        pass
+    return 0
+
+
+def _c_contiguous(cai, itemsize):
+    strides = cai.get("strides")
+    if strides is None:
+        return True
+    expect = itemsize
+    for dim, st in zip(reversed(cai["shape"]), reversed(strides)):
+        if dim > 1 and st != expect:
+            return False
+        expect *= dim
+    return True
+
+
+def _clone(x, stream):
+    """A copy of the device array ``x`` made on the raw stream ``stream``
+    (so polymul's work, ordered after that stream, sees it complete)."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy":
+        import cupy
+
+        with cupy.cuda.ExternalStream(stream) if stream not in (0, 1, 2) else _contextlib.nullcontext():
+            return x.copy()
+    if mod == "torch":
+        import torch
+
+        if stream in (0, 1, 2):
+            return x.clone()
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.device)):
+            return x.clone()
+    return x.copy()
+
+
+# --- plans -------------------------------------------------------------------
+
+
+class _Plan:
+    """What every plan has: see :class:`NttPlan`."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core):
+        self._core = core
+
+    # properties
+    @property
+    def n(self):
+        """Coefficients per polynomial (N)."""
+        return self._core.n
+
+    @property
+    def word(self):
+        """Bits per word: 32 (``uint32``) or 64 (``uint64``)."""
+        return self._core.word
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of the plan's words."""
+        return _DTYPES[self._core.word]
+
+    @property
+    def primes(self):
+        """The primes, one per tower (one for a single-prime plan)."""
+        return list(self._core.primes)
+
+    @property
+    def towers(self):
+        """The number of RNS towers (1 for a single prime)."""
+        return len(self._core.primes)
+
+    @property
+    def q(self):
+        """The prime of a single-prime plan (the first tower's otherwise)."""
+        return self._core.primes[0]
+
+    @property
+    def modulus(self):
+        """Q, the product of the primes (a Python int)."""
+        return self._core.modulus
+
+    @property
+    def backend(self):
+        """Where it runs: ``"GPU <name>"`` or ``"CPU backend (<k> threads)"``."""
+        return self._core.backend
+
+    @property
+    def on_gpu(self):
+        """True when it runs on a CUDA GPU, False on the CPU backend."""
+        return self._core.on_gpu
+
+    @property
+    def device(self):
+        """``"gpu"`` or ``"cpu"``."""
+        return "gpu" if self._core.on_gpu else "cpu"
+
+    @property
+    def decision(self):
+        """The transform and configuration the plan uses (one line)."""
+        return self._core.decision
+
+    def __repr__(self):
+        primes = self.primes
+        shown = f"primes={primes}" if len(primes) <= 4 else f"towers={len(primes)}, primes=[{primes[0]}, ...]"
+        return f"{type(self).__name__}(n={self.n}, word={self.word}, {shown}, backend={self.backend!r})"
+
+    # host arrays
+    def _host(self, x, name, copy):
+        """A C-contiguous array of the plan's dtype with ``x``'s values
+        (a copy when ``copy``), after the shape and dtype checks."""
+        if not isinstance(x, _np.ndarray):
+            if isinstance(x, (list, tuple)):
+                try:
+                    x = _np.array(x, dtype=self.dtype)
+                except (OverflowError, ValueError, TypeError) as e:
+                    raise ValueError(f"{name}: {e}; coefficients are integers from 0 to q - 1") from None
+            else:
+                raise ValueError(
+                    f"{name} is a {type(x).__name__}: pass a NumPy array of uint32/uint64, "
+                    "a CUDA array (CuPy, PyTorch) or a list of ints"
+                )
+        dt = x.dtype
+        if dt != self.dtype and not (dt == _np.uint32 and self.word == 64):
+            raise ValueError(
+                f"{name} has dtype {dt}: a plan of {self.word}-bit words takes "
+                f"{self.dtype}" + (" (or uint32)" if self.word == 64 else "")
+            )
+        self._check_shape(x.shape, name)
+        return _np.array(x, dtype=self.dtype, order="C", copy=True) if copy else _np.ascontiguousarray(
+            x, dtype=self.dtype
+        )
+
+    def _check_shape(self, shape, name):
+        n, k = self.n, self.towers
+        if len(shape) == 0:
+            raise ValueError(f"{name} is a scalar: pass an array of shape (N,) or (batch, N) with N = {n}")
+        if shape[-1] != n:
+            raise ValueError(f"{name} has {shape[-1]} coefficients per polynomial (last axis), expected N = {n}")
+        size = 1
+        for d in shape:
+            size *= d
+        if size == 0:
+            raise ValueError(f"{name} is empty: pass at least one polynomial")
+        if k > 1 and (size // n) % k != 0:
+            raise ValueError(
+                f"{name} has {size // n} polynomials, not a multiple of the {k} towers "
+                f"(RNS data is tower-major: shape ({k}, N) or ({k}, batch, N))"
+            )
+
+    def forward(self, x, *, stream=None, inplace=False):
+        """The forward negacyclic NTT of each polynomial of ``x`` (shape
+        ``(N,)``, ``(batch, N)``; RNS: tower-major), as a new array (CUDA
+        arrays: ``inplace=True`` transforms ``x`` itself and returns it).
+
+        Raises ``ValueError`` for a wrong dtype, N or shape, or a
+        coefficient ≥ q; :class:`GpuError` for a device failure."""
+        return self._transform(x, False, stream, inplace)
+
+    def inverse(self, x, *, stream=None, inplace=False):
+        """The inverse of :meth:`forward` (scaled by 1/N): back to
+        coefficients. Arguments and errors as :meth:`forward`."""
+        return self._transform(x, True, stream, inplace)
+
+    def _transform(self, x, inverse, stream, inplace):
+        if _is_device(x):
+            return self._device_transform(x, inverse, stream, inplace)
+        if inplace:
+            raise ValueError("inplace=True is for CUDA arrays; host arrays are returned as new arrays")
+        y = self._host(x, "data", copy=True)
+        self._core.transform_host(y.ctypes.data, y.size, inverse)
+        return y
+
+    def polymul(self, a, b, *, stream=None, out=None):
+        """The negacyclic products ``a·b mod (X^N + 1, q)``, row by row
+        (RNS: tower by tower), as a new array of ``a``'s shape. Host arrays
+        (NumPy) give a NumPy array; CUDA arrays (CuPy, PyTorch, DLPack) give
+        an array of the same library on the same device (or fill ``out``),
+        computed in place on the device without host copies, ordered with
+        ``stream`` (default: the array's current stream).
+
+        Raises ``ValueError`` for a wrong dtype, N or shape, shapes that
+        differ, or a coefficient ≥ q; :class:`GpuError` for a device
+        failure."""
+        if _is_device(a) or _is_device(b):
+            return self._device_polymul(a, b, stream, out)
+        if out is not None:
+            raise ValueError("out= is for CUDA arrays; host products are returned as new arrays")
+        ha = self._host(a, "a", copy=False)
+        hb = self._host(b, "b", copy=False)
+        if ha.size != hb.size:
+            raise ValueError(f"b has {hb.size} coefficients, expected {ha.size} (the length of a)")
+        c = _np.empty_like(ha)
+        self._core.polymul_host(ha.ctypes.data, hb.ctypes.data, c.ctypes.data, ha.size)
+        return c.reshape(ha.shape)
+
+    # device arrays
+    def _device_array(self, x, name):
+        if not self.on_gpu:
+            raise GpuError(
+                f"{name} is a CUDA array but this plan runs on the {self.backend}; "
+                "make the plan with device='gpu' (or 'auto' on a machine with a GPU)"
+            )
+        x, cai = _as_cai(x)
+        want = "<u4" if self.word == 32 else "<u8"
+        if cai["typestr"] != want:
+            raise ValueError(
+                f"{name} has type {cai['typestr']}: a plan of {self.word}-bit words takes "
+                f"{self.dtype} ({want}) on the device"
+            )
+        self._check_shape(tuple(cai["shape"]), name)
+        if not _c_contiguous(cai, self.word // 8):
+            raise ValueError(f"{name} is not C-contiguous: pass a contiguous CUDA array (.copy() it)")
+        self._check_reduced(x, name)
+        size = 1
+        for d in cai["shape"]:
+            size *= d
+        return x, cai, size
+
+    def _check_reduced(self, x, name):
+        """Every coefficient below its tower's prime, checked on the device
+        (a reduction: only one flag comes to the host)."""
+        mod = type(x).__module__.split(".")[0]
+        k = self.towers
+        try:
+            if mod == "cupy":
+                import cupy
+
+                p = cupy.asarray(self.primes, dtype=x.dtype).reshape(k, 1)
+                bad = bool((x.reshape(k, -1) >= p).any())
+            elif mod == "torch":
+                import torch
+
+                p = torch.tensor([int(v) for v in self.primes], dtype=x.dtype, device=x.device).reshape(k, 1)
+                bad = bool((x.reshape(k, -1) >= p).any())
+            else:
+                return
+        except (TypeError, RuntimeError, NotImplementedError):
+            return  # a library without comparisons of this dtype: unchecked
+        if bad:
+            what = f"q = {self.q}" if k == 1 else f"its tower's prime (primes {self.primes})"
+            raise ValueError(f"{name} has a coefficient that is not reduced modulo {what}; reduce inputs first")
+
+    def _device_transform(self, x, inverse, stream, inplace):
+        x, cai, size = self._device_array(x, "data")
+        s = _stream_of(x, cai, stream)
+        y = x if inplace else _clone(x, s)
+        ycai = y.__cuda_array_interface__
+        self._core.device_op("inverse" if inverse else "forward", size, s, ycai["data"][0])
+        return y
+
+    def _device_polymul(self, a, b, stream, out):
+        for name, v in (("a", a), ("b", b)):
+            if not _is_device(v):
+                raise ValueError(f"{name} is a host array but the other operand is a CUDA array: pass both on the GPU")
+        a, acai, size = self._device_array(a, "a")
+        b, bcai, bsize = self._device_array(b, "b")
+        if bsize != size:
+            raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
+        s = _stream_of(a, acai, stream)
+        if out is None:
+            out = _clone(a, s)
+            ocai = out.__cuda_array_interface__
+        else:
+            if not _is_device(out):
+                raise ValueError("out must be a CUDA array of a's shape and dtype")
+            out, ocai = _as_cai(out)
+            osize = 1
+            for d in ocai["shape"]:
+                osize *= d
+            if ocai["typestr"] != acai["typestr"] or osize != size or not _c_contiguous(ocai, self.word // 8):
+                raise ValueError("out must be a C-contiguous CUDA array of a's size and dtype")
+            if ocai["data"][0] in (acai["data"][0], bcai["data"][0]):
+                raise ValueError("out must not share memory with a or b")
+        self._core.device_op("polymul", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
+        return out
+
+    # big integers
+    def polymul_big(self, a, b):
+        """Negacyclic products modulo Q (the product of the plan's primes)
+        of polynomials with big-integer coefficients: ``a`` and ``b`` are
+        object arrays (or nested lists) of Python ints in ``[0, Q)``, shape
+        ``(N,)`` or ``(batch, N)``; the result is an object array of Python
+        ints of ``a``'s shape. Runs through the RNS conversions (64-bit
+        words).
+
+        Raises ``ValueError`` for a wrong shape, a non-integer, a negative
+        coefficient or one ≥ Q."""
+        xa = self._big(a, "a")
+        xb = self._big(b, "b")
+        if xa.size != xb.size:
+            raise ValueError(f"b has {xb.size} coefficients, expected {xa.size} (the length of a)")
+        c = self._core.polymul_big(self._ints(xa, "a"), self._ints(xb, "b"))
+        out = _np.empty(len(c), dtype=object)
+        out[:] = c
+        return out.reshape(xa.shape)
+
+    def _big(self, x, name):
+        arr = _np.asarray(x, dtype=object) if not isinstance(x, _np.ndarray) else x
+        if len(arr.shape) == 0 or arr.shape[-1] != self.n:
+            got = "a scalar" if len(arr.shape) == 0 else f"{arr.shape[-1]} coefficients per polynomial"
+            raise ValueError(f"{name} has {got}, expected N = {self.n} (shape (N,) or (batch, N))")
+        if arr.size == 0:
+            raise ValueError(f"{name} is empty: pass at least one polynomial")
+        return arr
+
+    @staticmethod
+    def _ints(arr, name):
+        out = []
+        for i, v in enumerate(arr.ravel().tolist()):
+            if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+                raise ValueError(f"{name}[{i}] is a {type(v).__name__}: coefficients are Python ints")
+            v = int(v)
+            if v < 0:
+                raise ValueError(f"{name}[{i}] = {v} is negative; reduce it modulo Q first")
+            out.append(v)
+        return out
+
+
+def _u(v, name):
+    """A non-negative int below 2^64, else ValueError."""
+    if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+        raise ValueError(f"{name} = {v!r} is not an integer")
+    v = int(v)
+    if not 0 <= v < 1 << 64:
+        raise ValueError(f"{name} = {v} is out of range: it must be from 0 to 2^64 - 1")
+    return v
+
+
+def _primes(primes):
+    if primes is None:
+        return None
+    primes = [_u(p, "prime") for p in primes]
+    if not primes:
+        raise ValueError("an RNS basis needs at least one prime")
+    return primes
+
+
+def _dev(device):
+    if device not in ("auto", "cpu", "gpu", "cuda"):
+        raise ValueError(f'device = {device!r} is not one of "auto", "cpu", "gpu"')
+    return device
+
+
+class NttPlan(_Plan):
+    """Negacyclic NTT and products modulo one prime ``q``.
+
+    ``NttPlan(n, q=None, bits=62, word=64, device="auto")``: N a power of
+    two from 2 to 2^24; ``q`` an NTT-friendly prime (``q ≡ 1 mod 2N``, at most
+    62 bits for ``word=64``, 30 for ``word=32``) or, without it, the largest
+    such prime of ``bits`` bits. ``device``: ``"auto"`` (the GPU when there is
+    one, else the CPU backend), ``"cpu"`` or ``"gpu"`` (:class:`GpuError`
+    without one). Raises ``ValueError`` for bad parameters."""
+
+    __slots__ = ()
+
+    def __init__(self, n, q=None, bits=62, word=64, device="auto"):
+        q = None if q is None else _u(q, "q")
+        super().__init__(_Core("ntt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), 1, None, q, _dev(device), 1))
+
+
+class RnsPlan(_Plan):
+    """RNS: products modulo Q = q_0·…·q_{K−1}, one NTT tower per prime.
+
+    ``RnsPlan(n, bits=62, towers=K, primes=None, word=64, device="auto")``:
+    K primes of ``bits`` bits, or the given ``primes``. Word arrays are
+    tower-major (shape ``(K, N)`` or ``(K, batch, N)``: the residues modulo
+    each prime); :meth:`polymul_big` takes big integers modulo Q."""
+
+    __slots__ = ()
+
+    def __init__(self, n, bits=62, towers=1, primes=None, word=64, device="auto"):
+        primes = _primes(primes)
+        super().__init__(
+            _Core("ntt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), _u(towers, "towers"), primes, None, _dev(device), 1)
+        )
+
+
+class DgtPlan(_Plan):
+    """Products through the discrete Galois transform over GF(p²) (primes
+    ``p ≡ −1 mod N``; see ``polymul.params(n, bits, dgt=True)``).
+
+    ``DgtPlan(n, q=None, bits=62, towers=1, primes=None, word=64,
+    device="auto")``. The DGT plan multiplies only: :meth:`forward` and
+    :meth:`inverse` raise ``ValueError``. On the CPU it runs the DGT's CPU
+    model (exact, not fast)."""
+
+    __slots__ = ()
+
+    def __init__(self, n, q=None, bits=62, towers=1, primes=None, word=64, device="auto"):
+        primes = [_u(q, "q")] if q is not None else _primes(primes)
+        super().__init__(
+            _Core("dgt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), _u(towers, "towers"), primes, None, _dev(device), 1)
+        )
+
+    def forward(self, x, *, stream=None, inplace=False):
+        """Not offered: a DGT plan only multiplies (its transform works on
+        GF(p²) pairs, not on coefficients in NTT order). Raises
+        ``ValueError``; use :class:`NttPlan` for transforms."""
+        raise ValueError("a DGT plan only multiplies (polymul); use polymul.NttPlan for forward/inverse transforms")
+
+    def inverse(self, x, *, stream=None, inplace=False):
+        """Not offered, as :meth:`forward`: raises ``ValueError``."""
+        raise ValueError("a DGT plan only multiplies (polymul); use polymul.NttPlan for forward/inverse transforms")
+
+
+class Multiplier(_Plan):
+    """The planner's one-call entry point: the transform (an NTT kernel or
+    the DGT) chosen for N, the modulus and the batch size on this machine's
+    GPU, else the CPU backend.
+
+    ``Multiplier(n, bits=62, towers=1, primes=None, q=None, batch=1,
+    word=64, device="auto")``; see :attr:`decision` for what was chosen."""
+
+    __slots__ = ()
+
+    def __init__(self, n, bits=62, towers=1, primes=None, q=None, batch=1, word=64, device="auto"):
+        super().__init__(
+            _Core(
+                "auto",
+                _u(n, "n"),
+                _u(word, "word"),
+                _u(bits, "bits"),
+                _u(towers, "towers"),
+                _primes(primes),
+                None if q is None else _u(q, "q"),
+                _dev(device),
+                _u(batch, "batch"),
+            )
+        )
+
+
+def auto(n, bits=62, towers=1, primes=None, q=None, batch=1, word=64, device="auto"):
+    """``Multiplier(...)``: the planner's choice for these parameters."""
+    return Multiplier(n, bits=bits, towers=towers, primes=primes, q=q, batch=batch, word=word, device=device)

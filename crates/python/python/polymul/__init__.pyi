@@ -1,0 +1,101 @@
+"""Type stubs of the polymul Python package."""
+
+from typing import Any, Optional, Sequence, TypeVar, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+_Words = Union[npt.NDArray[np.uint32], npt.NDArray[np.uint64], Sequence[int]]
+_A = TypeVar("_A")
+
+class GpuError(RuntimeError):
+    """A CUDA device failed: no GPU where one was required, out of device memory, a driver error."""
+
+def params(n: int, bits: int = 62, count: int = 1, dgt: bool = False) -> list[dict[str, int]]: ...
+def backend() -> str: ...
+def gpu_available() -> bool: ...
+def negacyclic_reference(a: Sequence[int], b: Sequence[int], q: int) -> list[int]: ...
+
+class _Plan:
+    @property
+    def n(self) -> int: ...
+    @property
+    def word(self) -> int: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def primes(self) -> list[int]: ...
+    @property
+    def towers(self) -> int: ...
+    @property
+    def q(self) -> int: ...
+    @property
+    def modulus(self) -> int: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def on_gpu(self) -> bool: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def decision(self) -> str: ...
+    def forward(self, x: Any, *, stream: Any = None, inplace: bool = False) -> Any:
+        """Forward negacyclic NTT of each polynomial (NumPy in → NumPy out; CUDA array in → same library out)."""
+    def inverse(self, x: Any, *, stream: Any = None, inplace: bool = False) -> Any:
+        """Inverse of forward (scaled by 1/N)."""
+    def polymul(self, a: Any, b: Any, *, stream: Any = None, out: Any = None) -> Any:
+        """Negacyclic products a·b mod (X^N + 1, q), row by row (RNS: tower by tower)."""
+    def polymul_big(self, a: Any, b: Any) -> npt.NDArray[np.object_]:
+        """Products modulo Q of big-integer polynomials (object arrays of Python ints)."""
+
+class NttPlan(_Plan):
+    def __init__(self, n: int, q: Optional[int] = None, bits: int = 62, word: int = 64, device: str = "auto") -> None: ...
+
+class RnsPlan(_Plan):
+    def __init__(
+        self,
+        n: int,
+        bits: int = 62,
+        towers: int = 1,
+        primes: Optional[Sequence[int]] = None,
+        word: int = 64,
+        device: str = "auto",
+    ) -> None: ...
+
+class DgtPlan(_Plan):
+    def __init__(
+        self,
+        n: int,
+        q: Optional[int] = None,
+        bits: int = 62,
+        towers: int = 1,
+        primes: Optional[Sequence[int]] = None,
+        word: int = 64,
+        device: str = "auto",
+    ) -> None: ...
+
+class Multiplier(_Plan):
+    def __init__(
+        self,
+        n: int,
+        bits: int = 62,
+        towers: int = 1,
+        primes: Optional[Sequence[int]] = None,
+        q: Optional[int] = None,
+        batch: int = 1,
+        word: int = 64,
+        device: str = "auto",
+    ) -> None: ...
+
+def auto(
+    n: int,
+    bits: int = 62,
+    towers: int = 1,
+    primes: Optional[Sequence[int]] = None,
+    q: Optional[int] = None,
+    batch: int = 1,
+    word: int = 64,
+    device: str = "auto",
+) -> Multiplier: ...

@@ -1,0 +1,574 @@
+//! `polymul._polymul`: the compiled core of the `polymul` Python package
+//! (`crates/python/python/polymul/`). The Python layer checks and converts the
+//! arrays (NumPy, CuPy, PyTorch, object arrays of ints) and calls the one
+//! class here, `Core`, with raw addresses of memory it keeps alive for the
+//! call; this layer maps every [`polymul::Error`] to a Python exception
+//! (`ValueError` for bad input, `polymul.GpuError` for the device) and never
+//! panics.
+//!
+//! A `Core` is a [`Multiplier`] (an NTT, RNS or DGT plan on the GPU, or the
+//! CPU backend) for `u32` or `u64` words, or the CPU DGT (the CPU backend
+//! has no DGT plan: the DGT's CPU model, `polymul::dgt::cpu`, runs it).
+
+use num_bigint::BigUint;
+use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::planner::{Choice, Decision, Modulus, Multiplier};
+use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::{Coeff, Error, ExternalVec, Gpu, NttKernel};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::{Mutex, OnceLock};
+
+create_exception!(
+    _polymul,
+    GpuError,
+    PyRuntimeError,
+    "A CUDA device failed: no GPU where one was required, out of device memory, a driver error."
+);
+
+/// The Python exception for a library error: device failures are
+/// `GpuError`, everything else (bad input, bad parameters) `ValueError`.
+fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::NoGpu { .. }
+        | Error::NeedsGpu { .. }
+        | Error::NoSuchDevice { .. }
+        | Error::NoPtxForDevice { .. }
+        | Error::KernelImage { .. }
+        | Error::OutOfDeviceMemory { .. }
+        | Error::Cuda { .. }
+        | Error::CudaCode { .. } => GpuError::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
+}
+
+/// The process's GPU handle, made once (a `Gpu` loads the kernels; every
+/// plan shares it). Failures are not cached: each call retries.
+fn gpu() -> Result<Gpu, Error> {
+    static GPU: OnceLock<Mutex<Option<Gpu>>> = OnceLock::new();
+    let cell = GPU.get_or_init(|| Mutex::new(None));
+    let mut slot = cell.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(g) = slot.as_ref() {
+        return Ok(g.clone());
+    }
+    let g = Gpu::new()?;
+    *slot = Some(g.clone());
+    Ok(g)
+}
+
+/// Where a plan runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Device {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+fn parse_device(s: &str) -> PyResult<Device> {
+    match s {
+        "auto" => Ok(Device::Auto),
+        "cpu" => Ok(Device::Cpu),
+        "gpu" | "cuda" => Ok(Device::Gpu),
+        _ => Err(PyValueError::new_err(format!("device = {s:?} is not one of \"auto\", \"cpu\", \"gpu\""))),
+    }
+}
+
+/// The GPU for `device`: `None` for the CPU (asked for, or `auto` without
+/// a GPU); a `GpuError` for `gpu` without one, or a GPU that fails to start.
+fn pick(device: Device) -> Result<Option<Gpu>, Error> {
+    match device {
+        Device::Cpu => Ok(None),
+        Device::Gpu => gpu().map(Some),
+        Device::Auto => match gpu() {
+            Ok(g) => Ok(Some(g)),
+            Err(Error::NoGpu { .. }) => Ok(None),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// The transform a plan uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transform {
+    /// The NTT (one prime or RNS towers), default kernel choice.
+    Ntt,
+    /// The DGT.
+    Dgt,
+    /// The planner's choice (`Multiplier::auto`, no wisdom).
+    Auto,
+}
+
+/// One word size's engine.
+enum Eng<W: Coeff> {
+    Mul(Multiplier<W>),
+    /// The DGT on the CPU: its CPU model, tower by tower.
+    DgtCpu {
+        towers: Vec<DgtParams<W>>,
+        config: DgtConfig,
+    },
+}
+
+fn no_decision(winner: Choice) -> Decision {
+    Decision { winner, from_wisdom: false, measured_us: None }
+}
+
+impl<W: Coeff> Eng<W> {
+    fn new(t: Transform, gpu: Option<Gpu>, n: usize, modulus: Modulus, batch: usize) -> Result<Self, Error> {
+        polymul::params::check_n(n)?;
+        let dgt_config = || DgtConfig::default_for(n.trailing_zeros().saturating_sub(1));
+        match (t, gpu) {
+            (Transform::Auto, Some(g)) => Ok(Eng::Mul(Multiplier::new(&g, n, modulus, batch)?)),
+            (Transform::Ntt, Some(g)) => Ok(Eng::Mul(Multiplier::with_decision(
+                &g,
+                n,
+                modulus,
+                no_decision(Choice::Ntt { kernel: NttKernel::Auto, radix: None }),
+            )?)),
+            (Transform::Dgt, Some(g)) => Ok(Eng::Mul(Multiplier::with_decision(
+                &g,
+                n,
+                modulus,
+                no_decision(Choice::Dgt { config: dgt_config() }),
+            )?)),
+            (Transform::Ntt | Transform::Auto, None) => Ok(Eng::Mul(Multiplier::cpu(n, modulus)?)),
+            (Transform::Dgt, None) => {
+                let primes = match modulus {
+                    Modulus::Prime(p) => vec![p],
+                    Modulus::Primes(p) => p,
+                    Modulus::Bits(b) => polymul::dgt::dgt_primes(b, n, 1)?,
+                    Modulus::Rns { bits, towers } => polymul::dgt::dgt_primes(bits, n, towers)?,
+                };
+                if primes.is_empty() {
+                    return Err(Error::EmptyBasis);
+                }
+                let towers = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>, _>>()?;
+                Ok(Eng::DgtCpu { towers, config: dgt_config() })
+            }
+        }
+    }
+
+    fn primes(&self) -> Vec<u64> {
+        match self {
+            Eng::Mul(m) => m.primes().to_vec(),
+            Eng::DgtCpu { towers, .. } => {
+                towers.iter().map(|t| polymul::kernels::Word::as_u64(t.p())).collect()
+            }
+        }
+    }
+
+    fn backend(&self) -> String {
+        match self {
+            Eng::Mul(m) => m.backend().to_string(),
+            Eng::DgtCpu { .. } => "CPU (DGT model)".to_string(),
+        }
+    }
+
+    fn gpu(&self) -> Option<&Gpu> {
+        match self {
+            Eng::Mul(m) => m.gpu(),
+            Eng::DgtCpu { .. } => None,
+        }
+    }
+
+    fn decision(&self) -> String {
+        match self {
+            Eng::Mul(m) => m.decision().summary(),
+            Eng::DgtCpu { config, .. } => format!("DGT {config} (CPU model)"),
+        }
+    }
+
+    /// Checks a tower-major host array: a whole number of polynomials per
+    /// tower.
+    fn check_len(&self, n: usize, len: usize) -> Result<(), Error> {
+        let towers = self.primes().len();
+        let per = n * towers;
+        if len == 0 || !len.is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what: "data", got: len, n: per });
+        }
+        Ok(())
+    }
+
+    fn transform_host(&self, data: &mut [W], inverse: bool) -> Result<(), Error> {
+        match self {
+            Eng::Mul(m) if inverse => m.inverse_host(data),
+            Eng::Mul(m) => m.forward_host(data),
+            Eng::DgtCpu { .. } => Err(Error::FusedPlanTransform),
+        }
+    }
+
+    fn polymul_host(&self, n: usize, a: &[W], b: &[W], out: &mut [W]) -> Result<(), Error> {
+        let c = match self {
+            Eng::Mul(m) => m.polymul(a, b)?,
+            Eng::DgtCpu { towers, config } => {
+                if b.len() != a.len() {
+                    return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+                }
+                self.check_len(n, a.len())?;
+                let per = a.len() / towers.len();
+                let mut c = Vec::with_capacity(a.len());
+                for (t, p) in towers.iter().enumerate() {
+                    let r = t * per..(t + 1) * per;
+                    c.extend(polymul::dgt::cpu::polymul(p, config, &a[r.clone()], &b[r])?);
+                }
+                c
+            }
+        };
+        if c.len() != out.len() {
+            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: c.len() });
+        }
+        out.copy_from_slice(&c);
+        Ok(())
+    }
+
+    /// Device data: in place (`forward`, `inverse`) or `out ← a ⊗ b`.
+    ///
+    /// # Safety
+    /// The pointers are device memory of the GPU's primary context, `len`
+    /// words each, alive for the call; `stream` as for
+    /// [`Gpu::ordered_with`].
+    unsafe fn device(&self, op: DevOp, ptrs: [u64; 3], len: usize, stream: u64) -> Result<(), Error> {
+        let (m, g) = match self {
+            Eng::Mul(m) => match m.gpu() {
+                Some(g) => (m, g.clone()),
+                None => return Err(Error::NeedsGpu { what: "device arrays" }),
+            },
+            Eng::DgtCpu { .. } => return Err(Error::NeedsGpu { what: "device arrays" }),
+        };
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            g.ordered_with(stream, || match op {
+                DevOp::Forward | DevOp::Inverse => {
+                    let mut x = ExternalVec::<W>::new(&g, ptrs[0], len)?;
+                    if op == DevOp::Inverse { m.inverse(&mut x) } else { m.forward(&mut x) }
+                }
+                DevOp::Polymul => {
+                    let a = ExternalVec::<W>::new(&g, ptrs[0], len)?;
+                    let b = ExternalVec::<W>::new(&g, ptrs[1], len)?;
+                    let mut out = ExternalVec::<W>::new(&g, ptrs[2], len)?;
+                    m.polymul_into(&a, &b, &mut out)
+                }
+            })
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DevOp {
+    Forward,
+    Inverse,
+    Polymul,
+}
+
+enum AnyEng {
+    U32(Eng<u32>),
+    U64(Eng<u64>),
+}
+
+macro_rules! each {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            AnyEng::U32($e) => $body,
+            AnyEng::U64($e) => $body,
+        }
+    };
+}
+
+/// A host buffer given by address: `len` words of `W` at `ptr`.
+///
+/// # Safety
+/// The Python layer passes the data address of a C-contiguous NumPy array
+/// of `len` elements of `W`'s dtype that it keeps alive for the call and
+/// does not otherwise touch meanwhile.
+unsafe fn host<'a, W>(ptr: usize, len: usize) -> PyResult<&'a mut [W]> {
+    if ptr == 0 || !ptr.is_multiple_of(std::mem::align_of::<W>()) {
+        return Err(PyValueError::new_err("internal: a host buffer is null or misaligned"));
+    }
+    // SAFETY: forwarded to the caller.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr as *mut W, len) })
+}
+
+/// The compiled plan behind `polymul.NttPlan`, `RnsPlan`, `DgtPlan` and
+/// `Multiplier` (use those; this class takes raw addresses).
+#[pyclass(module = "polymul._polymul", frozen)]
+struct Core {
+    eng: AnyEng,
+    n: usize,
+    word: u32,
+    /// The RNS basis for big-integer products (made on first use).
+    basis: OnceLock<Result<BigPlan, String>>,
+}
+
+/// What big-integer products run on.
+enum BigPlan {
+    Cpu(RnsBasis<u64>),
+    Gpu(Box<RnsPlan<u64>>),
+}
+
+fn modulus_of(bits: u32, towers: usize, primes: Option<Vec<u64>>, q: Option<u64>) -> Modulus {
+    match (q, primes) {
+        (Some(q), _) => Modulus::Prime(q),
+        (None, Some(p)) => Modulus::Primes(p),
+        (None, None) if towers == 1 => Modulus::Bits(bits),
+        (None, None) => Modulus::Rns { bits, towers },
+    }
+}
+
+#[pymethods]
+impl Core {
+    /// `Core(transform, n, word, bits, towers, primes, q, device, batch)`.
+    #[new]
+    #[pyo3(signature = (transform, n, word=64, bits=62, towers=1, primes=None, q=None, device="auto", batch=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        transform: &str,
+        n: usize,
+        word: u32,
+        bits: u32,
+        towers: usize,
+        primes: Option<Vec<u64>>,
+        q: Option<u64>,
+        device: &str,
+        batch: usize,
+    ) -> PyResult<Self> {
+        let t = match transform {
+            "ntt" => Transform::Ntt,
+            "dgt" => Transform::Dgt,
+            "auto" => Transform::Auto,
+            _ => return Err(PyValueError::new_err(format!("unknown transform {transform:?}"))),
+        };
+        let device = parse_device(device)?;
+        if word != 32 && word != 64 {
+            return Err(PyValueError::new_err(format!("word = {word} is not supported: choose 32 or 64")));
+        }
+        if towers == 0 {
+            return Err(to_py(Error::EmptyBasis));
+        }
+        let modulus = modulus_of(bits, towers, primes, q);
+        let eng = py
+            .detach(|| -> Result<AnyEng, Error> {
+                let g = pick(device)?;
+                match word {
+                    32 => Ok(AnyEng::U32(Eng::new(t, g, n, modulus, batch.max(1))?)),
+                    _ => Ok(AnyEng::U64(Eng::new(t, g, n, modulus, batch.max(1))?)),
+                }
+            })
+            .map_err(to_py)?;
+        Ok(Core { eng, n, word, basis: OnceLock::new() })
+    }
+
+    /// Words per polynomial.
+    #[getter]
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Bits per word (32 or 64).
+    #[getter]
+    fn word(&self) -> u32 {
+        self.word
+    }
+
+    /// The primes, one per tower.
+    #[getter]
+    fn primes(&self) -> Vec<u64> {
+        each!(&self.eng, e => e.primes())
+    }
+
+    /// `GPU <name>` or `CPU backend (<k> threads)`.
+    #[getter]
+    fn backend(&self) -> String {
+        each!(&self.eng, e => e.backend())
+    }
+
+    /// Whether it runs on a GPU.
+    #[getter]
+    fn on_gpu(&self) -> bool {
+        each!(&self.eng, e => e.gpu().is_some())
+    }
+
+    /// The transform and configuration chosen.
+    #[getter]
+    fn decision(&self) -> String {
+        each!(&self.eng, e => e.decision())
+    }
+
+    /// The GPU's ordinal, or `None` on the CPU.
+    #[getter]
+    fn device_id(&self) -> Option<u32> {
+        each!(&self.eng, e => e.gpu().map(|g| g.info().ordinal))
+    }
+
+    /// In-place forward (`inverse=False`) or inverse transform of `len`
+    /// host words at `ptr` (tower-major).
+    fn transform_host(&self, py: Python<'_>, ptr: usize, len: usize, inverse: bool) -> PyResult<()> {
+        match &self.eng {
+            AnyEng::U32(e) => {
+                // SAFETY: the Python layer's contract (see `host`).
+                let d = unsafe { host::<u32>(ptr, len)? };
+                py.detach(|| e.transform_host(d, inverse)).map_err(to_py)
+            }
+            AnyEng::U64(e) => {
+                // SAFETY: as above.
+                let d = unsafe { host::<u64>(ptr, len)? };
+                py.detach(|| e.transform_host(d, inverse)).map_err(to_py)
+            }
+        }
+    }
+
+    /// `out ← a ⊗ b` for `len` host words each (tower-major).
+    fn polymul_host(&self, py: Python<'_>, a: usize, b: usize, out: usize, len: usize) -> PyResult<()> {
+        let n = self.n;
+        match &self.eng {
+            AnyEng::U32(e) => {
+                // SAFETY: the Python layer's contract (see `host`); `out`
+                // is a fresh array, distinct from `a` and `b`.
+                let (a, b, o) =
+                    unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
+                py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
+            }
+            AnyEng::U64(e) => {
+                // SAFETY: as above.
+                let (a, b, o) =
+                    unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
+                py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
+            }
+        }
+    }
+
+    /// Device arrays: `op` is `forward`, `inverse` (in place at `a`) or
+    /// `polymul` (`out ← a ⊗ b`); `len` words each; ordered with the raw
+    /// CUDA stream `stream`.
+    #[pyo3(signature = (op, len, stream, a, b=0, out=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn device_op(
+        &self,
+        py: Python<'_>,
+        op: &str,
+        len: usize,
+        stream: u64,
+        a: u64,
+        b: u64,
+        out: u64,
+    ) -> PyResult<()> {
+        let op = match op {
+            "forward" => DevOp::Forward,
+            "inverse" => DevOp::Inverse,
+            "polymul" => DevOp::Polymul,
+            _ => return Err(PyValueError::new_err(format!("unknown device operation {op:?}"))),
+        };
+        let ptrs = [a, b, out];
+        // SAFETY: the Python layer passes the data pointers of device arrays
+        // it keeps alive (checked by ExternalVec::new against the context)
+        // and their stream.
+        py.detach(|| each!(&self.eng, e => unsafe { e.device(op, ptrs, len, stream) })).map_err(to_py)
+    }
+
+    /// Negacyclic products modulo Q (the product of the primes) of
+    /// big-integer polynomials, through the RNS conversions.
+    fn polymul_big(&self, py: Python<'_>, a: Vec<BigUint>, b: Vec<BigUint>) -> PyResult<Vec<BigUint>> {
+        let AnyEng::U64(e) = &self.eng else {
+            return Err(PyValueError::new_err(
+                "big-integer products need a plan of 64-bit words (word=64): the RNS conversions run on u64 towers",
+            ));
+        };
+        let n = self.n;
+        py.detach(|| -> Result<Vec<BigUint>, PyErr> {
+            let plan = self.basis.get_or_init(|| -> Result<BigPlan, String> {
+                let basis = RnsBasis::<u64>::from_primes(n, &e.primes()).map_err(|x| x.to_string())?;
+                match e.gpu() {
+                    Some(g) => {
+                        RnsPlan::new(g, &basis).map(|p| BigPlan::Gpu(Box::new(p))).map_err(|x| x.to_string())
+                    }
+                    None => Ok(BigPlan::Cpu(basis)),
+                }
+            });
+            match plan {
+                Ok(BigPlan::Cpu(basis)) => polymul::cpu::rns_polymul_big(basis, &a, &b).map_err(to_py),
+                Ok(BigPlan::Gpu(p)) => p.polymul_big(&a, &b).map_err(to_py),
+                Err(msg) => Err(PyValueError::new_err(msg.clone())),
+            }
+        })
+    }
+
+    /// Q, the product of the primes.
+    #[getter]
+    fn modulus(&self) -> BigUint {
+        self.primes().iter().fold(BigUint::from(1u32), |acc, &p| acc * p)
+    }
+}
+
+/// NTT-friendly primes (`q ≡ 1 mod 2N`) of `bits` bits for N, largest
+/// first, with ψ (the primitive 2N-th root of unity); with `dgt=True`, the
+/// DGT's primes `p ≡ −1 mod N` (no ψ).
+#[pyfunction]
+#[pyo3(signature = (n, bits=62, count=1, dgt=false))]
+fn params<'py>(
+    py: Python<'py>,
+    n: usize,
+    bits: u32,
+    count: usize,
+    dgt: bool,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let found: Vec<(u64, Option<u64>)> = py
+        .detach(|| -> Result<_, Error> {
+            polymul::params::check_n(n)?;
+            if dgt {
+                Ok(polymul::dgt::dgt_primes(bits, n, count)?.into_iter().map(|p| (p, None)).collect())
+            } else {
+                polymul::params::ntt_primes(bits, n, count)?
+                    .into_iter()
+                    .map(|q| Ok((q, Some(polymul::params::primitive_root_2n(q, n)?))))
+                    .collect()
+            }
+        })
+        .map_err(to_py)?;
+    found
+        .into_iter()
+        .map(|(q, psi)| {
+            let d = PyDict::new(py);
+            d.set_item("q", q)?;
+            d.set_item("bits", 64 - q.leading_zeros())?;
+            if let Some(psi) = psi {
+                d.set_item("psi", psi)?;
+            }
+            Ok(d)
+        })
+        .collect()
+}
+
+/// `GPU <name>` if a CUDA GPU can be used, else `CPU backend (<k> threads)`.
+/// Raises `GpuError` for a GPU that is present but fails to start.
+#[pyfunction]
+fn backend(py: Python<'_>) -> PyResult<String> {
+    py.detach(|| match gpu() {
+        Ok(g) => Ok(format!("GPU {}", g.info().name)),
+        Err(Error::NoGpu { .. }) => Ok(format!("CPU backend ({} threads)", rayon_threads())),
+        Err(e) => Err(to_py(e)),
+    })
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Whether a CUDA GPU can be used.
+#[pyfunction]
+fn gpu_available(py: Python<'_>) -> bool {
+    py.detach(|| gpu().is_ok())
+}
+
+/// The compiled core of the `polymul` package.
+#[pymodule]
+fn _polymul(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Core>()?;
+    m.add_function(wrap_pyfunction!(params, m)?)?;
+    m.add_function(wrap_pyfunction!(backend, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add("GpuError", m.py().get_type::<GpuError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
