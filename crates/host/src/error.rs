@@ -181,25 +181,6 @@ pub enum Error {
         expected: usize,
     },
 
-    /// A device buffer made for another plan shape: another N or tower
-    /// count, though perhaps the same number of words.
-    #[error(
-        "{what} holds {towers} tower(s) of N = {n}, but this plan takes {plan_towers} tower(s) of N = \
-         {plan_n}; upload the data with this plan (or one of its shape)"
-    )]
-    LayoutMismatch {
-        /// Which buffer.
-        what: &'static str,
-        /// The buffer's N.
-        n: usize,
-        /// The buffer's towers.
-        towers: usize,
-        /// The plan's N.
-        plan_n: usize,
-        /// The plan's towers.
-        plan_towers: usize,
-    },
-
     /// A batch buffer's length is not a positive multiple of N.
     #[error("{what} has {got} coefficients, which is not a positive multiple of N = {n}")]
     NotAMultipleOfN {
@@ -269,6 +250,16 @@ pub enum Error {
          `fused_polymul` for forward/inverse transforms"
     )]
     FusedPlanTransform,
+
+    /// An NTT-domain method (forward, inverse, pointwise product) was
+    /// asked of a plan whose transform is the DGT: its words would be in
+    /// another domain.
+    #[error(
+        "the planner chose the DGT for this plan, whose domain is not the NTT's; force the NTT \
+         (`Multiplier::with_decision` with `Choice::Ntt`) for forward/inverse transforms, or use \
+         the DGT plan's own `DgtPlan::forward`"
+    )]
+    NotNttDomain,
 
     /// The same prime twice in an RNS basis.
     #[error("the prime {q} appears twice in the RNS basis; every tower needs its own prime")]

@@ -16,9 +16,9 @@ pub const MAX_TOWERS: usize = 65_535;
 /// The shape of a buffer of polynomials: `towers` towers (tower-major) of
 /// `batch` polynomials of `n` words each, `towers · batch · n` words in all.
 ///
-/// A [`crate::DeviceVec`] made by a plan (`upload`, `zeros`) carries its
-/// layout, and plans refuse a buffer laid out for another `N` or tower
-/// count ([`Error::LayoutMismatch`]) even where the word counts agree.
+/// A [`crate::DeviceVec`] made by a plan (`upload`, `zeros`) remembers its
+/// layout; plans take device words as [`crate::DeviceView`]s and check
+/// them by their count (a positive multiple of `towers · N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// Words per polynomial (N).
@@ -92,15 +92,9 @@ impl<W: Coeff> Towers<W> {
     }
 
     /// The layout of a buffer of `len` words (`what` names it in errors):
-    /// a positive multiple of `towers · N` within the batch limit, and, if
-    /// the buffer carries a layout (`has`), one for this `N` and tower
-    /// count ([`Error::LayoutMismatch`]).
-    pub(crate) fn layout_of(&self, what: &'static str, len: usize, has: Option<Layout>) -> Result<Layout> {
+    /// a positive multiple of `towers · N` within the batch limit.
+    pub(crate) fn layout_of(&self, what: &'static str, len: usize) -> Result<Layout> {
         let per = self.len() * self.n;
-        if let Some(l) = has.filter(|l| (l.n, l.towers) != (self.n, self.len())) {
-            let (plan_n, plan_towers) = (self.n, self.len());
-            return Err(Error::LayoutMismatch { what, n: l.n, towers: l.towers, plan_n, plan_towers });
-        }
         if len == 0 || !len.is_multiple_of(per) {
             return Err(Error::NotAMultipleOfN { what, got: len, n: per });
         }
@@ -111,7 +105,7 @@ impl<W: Coeff> Towers<W> {
     /// word of tower `i` below its modulus ([`Error::CoefficientOutOfRange`],
     /// indexed into the whole buffer).
     pub(crate) fn check(&self, what: &'static str, words: &[W]) -> Result<Layout> {
-        let layout = self.layout_of(what, words.len(), None)?;
+        let layout = self.layout_of(what, words.len())?;
         let len = layout.batch * self.n;
         for (i, (part, &q)) in words.chunks_exact(len).zip(&self.moduli).enumerate() {
             if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= q) {
@@ -130,23 +124,15 @@ impl<W: Coeff> Towers<W> {
         (self.len() > 1).then(|| (0..self.len()).flat_map(|i| consts(i).row()).collect())
     }
 
-    /// The operands of a device product (`a`, then the others, each
-    /// `(name, length, carried layout)`): all of `a`'s length
-    /// ([`Error::LengthMismatch`] first), each of this plan's shape. Their
+    /// The operands of a device product (`a`'s length, then the others,
+    /// each `(name, length)`): all of `a`'s length
+    /// ([`Error::LengthMismatch`] first), of this plan's shape. Their
     /// common layout.
-    pub(crate) fn operands(
-        &self,
-        a: (usize, Option<Layout>),
-        others: &[(&'static str, usize, Option<Layout>)],
-    ) -> Result<Layout> {
-        if let Some(&(what, got, _)) = others.iter().find(|o| o.1 != a.0) {
-            return Err(Error::LengthMismatch { what, got, expected: a.0 });
+    pub(crate) fn operands(&self, a: usize, others: &[(&'static str, usize)]) -> Result<Layout> {
+        if let Some(&(what, got)) = others.iter().find(|o| o.1 != a) {
+            return Err(Error::LengthMismatch { what, got, expected: a });
         }
-        let layout = self.layout_of("a", a.0, a.1)?;
-        for &(what, len, has) in others {
-            self.layout_of(what, len, has)?;
-        }
-        Ok(layout)
+        self.layout_of("a", a)
     }
 
     /// Two operands of one product: equal lengths, then each checked.
@@ -173,17 +159,13 @@ mod tests {
     }
 
     #[test]
-    fn layouts_of_lengths_and_carried_layouts() {
+    fn layouts_of_lengths() {
         let t = Towers::new(4, vec![17u32, 97]).unwrap();
-        assert_eq!(t.layout_of("x", 24, None).unwrap(), Layout { n: 4, towers: 2, batch: 3 });
-        assert!(matches!(t.layout_of("x", 0, None), Err(Error::NotAMultipleOfN { got: 0, n: 8, .. })));
-        assert!(matches!(t.layout_of("x", 12, None), Err(Error::NotAMultipleOfN { got: 12, n: 8, .. })));
-        // Same word count, other shape: refused only when the buffer says so.
-        let other = Layout { n: 8, towers: 1, batch: 3 };
-        let e = t.layout_of("x", 24, Some(other)).unwrap_err();
-        assert!(matches!(e, Error::LayoutMismatch { n: 8, towers: 1, plan_n: 4, plan_towers: 2, .. }));
-        let same = Layout { n: 4, towers: 2, batch: 3 };
-        assert_eq!(t.layout_of("x", 24, Some(same)).unwrap(), same);
+        assert_eq!(t.layout_of("x", 24).unwrap(), Layout { n: 4, towers: 2, batch: 3 });
+        assert!(matches!(t.layout_of("x", 0), Err(Error::NotAMultipleOfN { got: 0, n: 8, .. })));
+        assert!(matches!(t.layout_of("x", 12), Err(Error::NotAMultipleOfN { got: 12, n: 8, .. })));
+        assert!(matches!(t.operands(24, &[("b", 16)]), Err(Error::LengthMismatch { got: 16, expected: 24, .. })));
+        assert_eq!(t.operands(24, &[("b", 24)]).unwrap().batch, 3);
         assert!(matches!(t.layout(0), Err(Error::NotAMultipleOfN { .. })));
         assert!(matches!(t.layout(usize::MAX), Err(Error::BatchTooLarge { .. })));
     }

@@ -5,15 +5,27 @@
 //! kernels written in pure Rust (`polymul-kernels`, compiled to PTX by
 //! rustc's nvptx64 backend and embedded in this crate at build time).
 //!
-//! * [`params`]: NTT-friendly primes, roots of unity, twiddle tables.
-//! * [`Gpu`]: a device with the kernels loaded, buffers, event timing.
-//! * [`NttPlan`]: parameters resident on a GPU; forward/inverse NTT,
-//!   pointwise product and polynomial multiplication, single or batched.
-//! * [`cpu`]: the naive reference and the kernels' code run on the CPU.
-//! * [`planner`]: one entry point that picks NTT or DGT and its
-//!   configuration, from measured wisdom or the documented rule.
+//! * [`Multiplier`] (the [`planner`]): the entry point. It picks the
+//!   transform (NTT or DGT) and its configuration for N, a modulus (or RNS
+//!   towers), a batch size and the device, from measured [`Wisdom`] or the
+//!   documented rule, on the GPU or on the CPU backend.
+//! * One shape for every plan: [`Plan`], [`Product`] and [`Transform`]
+//!   (the NTT domain) over host slices and device views, and
+//!   [`DevicePlan`] for device memory and streams (see [`prelude`]). The
+//!   plans: [`NttPlan`], [`RnsPlan`], [`DgtPlan`] (GPU), [`CpuPlan`],
+//!   [`CpuRnsPlan`] (CPU) and the planner's [`Multiplier`].
+//! * [`Gpu`]: a device with the kernels loaded (a cheap, `Send + Sync`
+//!   handle); [`DeviceVec`] owns device words, [`DeviceView`] borrows them
+//!   (also memory of other libraries: [`DeviceView::from_raw_parts_mut`]);
+//!   [`Graph`]: captured work replayed with one driver call.
+//! * [`params`], [`rns`], [`dgt`]: NTT-friendly primes and parameters, RNS
+//!   bases and big-integer conversions, Coala's DGT.
+//! * [`cpu`]: the CPU backend and the naive reference.
+//! * [`expert`]: kernel, radix, reduction and tile choices, the kernels'
+//!   code run on the CPU, timing tools: for benchmarking and tests.
 //!
 //! ```no_run
+//! use polymul::prelude::*;
 //! use polymul::{Gpu, NttParams, NttPlan};
 //!
 //! let n = 1 << 14;
@@ -31,42 +43,47 @@
 //! Errors are typed ([`Error`]); no public function panics on bad input.
 
 pub mod cpu;
-mod device_plan;
 pub mod dgt;
 mod error;
-pub mod gpu;
-pub mod layout;
-pub mod microbench;
+pub mod expert;
+mod gpu;
+mod layout;
+mod microbench;
 pub mod params;
 mod plan;
 pub mod planner;
-pub mod random;
-pub mod reduction;
+pub mod prelude;
+mod random;
+mod reduction;
 pub mod rns;
+mod traits;
 
 pub use cpu::{CpuPlan, CpuRnsPlan};
-pub use device_plan::DevicePlan;
+pub use dgt::{DgtParams, DgtPlan, DgtView};
 pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, DeviceVec, ExternalVec, Gpu, GpuStream, Graph, Timing};
-pub use layout::Layout;
+pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuStream, Graph};
+pub use layout::{Layout, MAX_TOWERS};
 pub use params::NttParams;
-pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
-pub use polymul_kernels as kernels;
-pub use reduction::Reduction;
+pub use plan::NttPlan;
+pub use planner::{Decision, Modulus, Multiplier, Wisdom};
+pub use rns::{RnsBasis, RnsPlan};
+pub use traits::{Backend, DevicePlan, Plan, Product, Transform};
 
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
-/// `u64` (up to 62 bits).
-pub trait Coeff:
-    polymul_kernels::Word
-    + polymul_kernels::gmem::Gmem
-    + cust::memory::DeviceCopy
-    + cust::memory::bytemuck::Zeroable
-    + std::fmt::Debug
-    + std::fmt::Display
-    + Send
-    + Sync
-{
-}
+/// `u64` (up to 62 bits). Sealed: implemented for these two only.
+pub trait Coeff: polymul_kernels::Word + sealed::DeviceWord + std::fmt::Debug + std::fmt::Display + Send + Sync {}
 
 impl Coeff for u32 {}
 impl Coeff for u64 {}
+
+/// What the GPU side needs of a word, kept out of the public API (the
+/// vendored `cust`'s traits are an implementation detail).
+mod sealed {
+    /// A word the kernels and the driver copies take.
+    pub trait DeviceWord:
+        polymul_kernels::gmem::Gmem + cust::memory::DeviceCopy + cust::memory::bytemuck::Zeroable
+    {
+    }
+    impl DeviceWord for u32 {}
+    impl DeviceWord for u64 {}
+}

@@ -4,7 +4,7 @@
 
 use crate::gpu::kernel::TypedKernel;
 use crate::gpu::launch::{Queue, blocks, raw, raw_mut};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::plan::twiddles::DeviceMultiplicands;
 use crate::reduction::{Multiplicands, Reduction};
 use crate::{Coeff, Error, Result};
@@ -102,7 +102,7 @@ fn modmul_bench<W: Coeff>(
     q: Queue<'_>,
     reduction: Reduction,
     select: bool,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     ops: &DeviceMultiplicands<W>,
     threads: u32,
     iters: u32,
@@ -112,8 +112,8 @@ fn modmul_bench<W: Coeff>(
     let f = TypedKernel::get::<W, _>(q.gpu, id)?;
     let (q_, k, m) = ops.parts;
     let args = ModMulBenchArgs {
-        data: raw_mut(data.buf.as_device_ptr()),
-        ops: raw(ops.main.buf.as_device_ptr()),
+        data: raw_mut(data.ptr()),
+        ops: raw(ops.main.ptr()),
         ops_aux: raw(ops.aux_ptr()),
         threads,
         iters,

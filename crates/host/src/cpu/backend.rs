@@ -5,7 +5,7 @@
 //!
 //! [`CpuPlan`]'s documentation says how it works and when to use it.
 
-use super::{forward as ref_forward, inverse as ref_inverse, polymul as ref_polymul};
+use super::ntt::{forward as ref_forward, inverse as ref_inverse, polymul as ref_polymul};
 use crate::params::NttParams;
 use crate::rns::RnsBasis;
 use crate::{Coeff, Error, Result};
@@ -222,11 +222,6 @@ impl<W: Coeff> CpuPlan<W> {
         &self.params
     }
 
-    /// Words per polynomial (N).
-    pub fn n(&self) -> usize {
-        self.params.n()
-    }
-
     /// Whether the vectorised transforms run (false: N below
     /// `concrete-ntt`'s minimum, 16 on `u64` and 32 on `u32`, where the
     /// reference runs).
@@ -290,32 +285,18 @@ impl<W: Coeff> CpuPlan<W> {
         data.par_chunks_mut(n).with_min_len(self.grain()).try_for_each(|x| op(self, x))
     }
 
-    /// Forward merged-CT NTT of every polynomial of `data` (normal order in,
-    /// bit-reversed out: output `i` is `a(ψ^(2·br(i)+1))`), as
-    /// [`super::forward`].
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`], [`Error::CoefficientOutOfRange`]; `data`
-    /// is left unchanged then.
-    pub fn forward(&self, data: &mut [W]) -> Result<()> {
-        self.check("data", data)?;
-        self.each(data, Self::forward_one)
-    }
-
-    /// Scaled inverse (`inverse(forward(x)) = x`) of every polynomial, as
-    /// [`super::inverse`]. Errors as [`CpuPlan::forward`].
-    pub fn inverse(&self, data: &mut [W]) -> Result<()> {
-        self.check("data", data)?;
-        self.each(data, Self::inverse_one)
+    /// `acc ← acc ⊙ other`, one polynomial (both reduced).
+    fn pointwise_one(&self, acc: &mut [W], other: &[W]) -> Result<()> {
+        let q = self.params.q().as_u64();
+        for (x, y) in acc.iter_mut().zip(other) {
+            *x = W::from_u64(crate::params::arith::mul(x.as_u64(), y.as_u64(), q));
+        }
+        Ok(())
     }
 
     /// `a ← a ⊗ b` (negacyclic, each pair of polynomials); `b` unchanged.
-    ///
-    /// # Errors
-    /// As [`CpuPlan::forward`] for either operand, and
-    /// [`Error::LengthMismatch`] if their lengths differ; `a` is left
-    /// unchanged then.
-    pub fn polymul_in_place(&self, a: &mut [W], b: &[W]) -> Result<()> {
+    /// Errors as the trait methods' ([`crate::Transform`]).
+    fn mul_all(&self, a: &mut [W], b: &[W], op: impl Fn(&Self, &mut [W], &[W]) -> Result<()> + Sync) -> Result<()> {
         self.check("a", a)?;
         self.check("b", b)?;
         if a.len() != b.len() {
@@ -323,20 +304,66 @@ impl<W: Coeff> CpuPlan<W> {
         }
         let n = self.params.n();
         if a.len() == n {
-            return self.mul_one(a, b);
+            return op(self, a, b);
         }
-        a.par_chunks_mut(n)
-            .zip(b.par_chunks(n))
-            .with_min_len(self.grain())
-            .try_for_each(|(x, y)| self.mul_one(x, y))
+        a.par_chunks_mut(n).zip(b.par_chunks(n)).with_min_len(self.grain()).try_for_each(|(x, y)| op(self, x, y))
+    }
+}
+
+impl<W: Coeff> crate::Plan<W> for CpuPlan<W> {
+    fn n(&self) -> usize {
+        self.params.n()
     }
 
-    /// `a ⊗ b` for each pair of polynomials, as [`super::polymul`]. Errors
-    /// as [`CpuPlan::polymul_in_place`].
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    fn moduli(&self) -> Vec<u64> {
+        vec![self.params.q().as_u64()]
+    }
+
+    fn backend(&self) -> crate::Backend {
+        crate::Backend::Cpu { threads: rayon::current_num_threads() }
+    }
+
+    /// `a ⊗ b` for each pair of polynomials, as [`super::polymul`].
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut c = a.to_vec();
-        self.polymul_in_place(&mut c, b)?;
+        self.mul_all(&mut c, b, Self::mul_one)?;
         Ok(c)
+    }
+}
+
+/// Polynomials of a batch run in parallel on rayon's pool. On an error
+/// (`NotAMultipleOfN`, `CoefficientOutOfRange`, `LengthMismatch`) the
+/// outputs are left unchanged. `polymul_in_place` leaves `b` unchanged.
+impl<W: Coeff> crate::Product<W, [W]> for CpuPlan<W> {
+    fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        if out.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
+        }
+        self.check("a", a)?;
+        out.copy_from_slice(a);
+        self.mul_all(out, b, Self::mul_one)
+    }
+
+    fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
+        self.mul_all(a, b, Self::mul_one)
+    }
+}
+
+/// The merged-CT NTT (normal order in, bit-reversed out: output `i` is
+/// `a(ψ^(2·br(i)+1))`), as [`super::forward`] and [`super::inverse`].
+impl<W: Coeff> crate::Transform<W, [W]> for CpuPlan<W> {
+    fn forward(&self, data: &mut [W]) -> Result<()> {
+        self.check("data", data)?;
+        self.each(data, Self::forward_one)
+    }
+
+    fn inverse(&self, data: &mut [W]) -> Result<()> {
+        self.check("data", data)?;
+        self.each(data, Self::inverse_one)
+    }
+
+    fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> Result<()> {
+        self.mul_all(acc, other, Self::pointwise_one)
     }
 }
 
@@ -373,19 +400,13 @@ impl<W: Coeff> CpuRnsPlan<W> {
         &self.towers
     }
 
-    /// Words per polynomial (N).
-    pub fn n(&self) -> usize {
-        self.towers.first().map_or(0, CpuPlan::n)
-    }
-
-    /// The primes, one per tower.
-    pub fn moduli(&self) -> Vec<u64> {
-        self.towers.iter().map(|t| t.params.q().as_u64()).collect()
+    fn n_words(&self) -> usize {
+        self.towers.first().map_or(0, |t| t.params.n())
     }
 
     /// Validates tower-major data and returns the words per tower.
     fn check(&self, what: &'static str, data: &[W]) -> Result<usize> {
-        let whole = self.towers.len() * self.n();
+        let whole = self.towers.len() * self.n_words();
         if data.is_empty() || whole == 0 || !data.len().is_multiple_of(whole) {
             return Err(Error::NotAMultipleOfN { what, got: data.len(), n: whole });
         }
@@ -403,7 +424,7 @@ impl<W: Coeff> CpuRnsPlan<W> {
         len: usize,
         op: impl Fn(&CpuPlan<W>, &mut [W]) -> Result<()> + Sync,
     ) -> Result<()> {
-        let n = self.n();
+        let n = self.n_words();
         let grain = self.towers.first().map_or(1, CpuPlan::grain);
         data.par_chunks_mut(n)
             .enumerate()
@@ -411,47 +432,81 @@ impl<W: Coeff> CpuRnsPlan<W> {
             .try_for_each(|(k, x)| op(&self.towers[k * n / len], x))
     }
 
-    /// Forward NTT of every polynomial of every tower (as
-    /// [`CpuPlan::forward`] per tower).
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`] unless the length is a positive multiple of
-    /// `towers · N`; [`Error::CoefficientOutOfRange`] (index into the whole
-    /// buffer) for a word not below its tower's prime.
-    pub fn forward(&self, data: &mut [W]) -> Result<()> {
-        let len = self.check("data", data)?;
-        self.each(data, len, CpuPlan::forward_one)
-    }
-
-    /// Scaled inverse NTT of every polynomial of every tower. Errors as
-    /// [`CpuRnsPlan::forward`].
-    pub fn inverse(&self, data: &mut [W]) -> Result<()> {
-        let len = self.check("data", data)?;
-        self.each(data, len, CpuPlan::inverse_one)
-    }
-
-    /// `a ← a ⊗ b` in every tower; `b` unchanged. Errors as
-    /// [`CpuRnsPlan::forward`] and [`Error::LengthMismatch`].
-    pub fn polymul_in_place(&self, a: &mut [W], b: &[W]) -> Result<()> {
+    /// `a ← op(a, b)` for each pair of polynomials of every tower (with
+    /// that tower's plan), after the checks.
+    fn mul_all(
+        &self,
+        a: &mut [W],
+        b: &[W],
+        op: impl Fn(&CpuPlan<W>, &mut [W], &[W]) -> Result<()> + Sync,
+    ) -> Result<()> {
         let len = self.check("a", a)?;
         self.check("b", b)?;
         if a.len() != b.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
-        let n = self.n();
+        let n = self.n_words();
         let grain = self.towers.first().map_or(1, CpuPlan::grain);
         a.par_chunks_mut(n)
             .zip(b.par_chunks(n))
             .enumerate()
             .with_min_len(grain)
-            .try_for_each(|(k, (x, y))| self.towers[k * n / len].mul_one(x, y))
+            .try_for_each(|(k, (x, y))| op(&self.towers[k * n / len], x, y))
+    }
+}
+
+impl<W: Coeff> crate::Plan<W> for CpuRnsPlan<W> {
+    fn n(&self) -> usize {
+        self.n_words()
+    }
+
+    fn moduli(&self) -> Vec<u64> {
+        self.towers.iter().map(|t| t.params.q().as_u64()).collect()
+    }
+
+    fn backend(&self) -> crate::Backend {
+        crate::Backend::Cpu { threads: rayon::current_num_threads() }
     }
 
     /// `a ⊗ b` in every tower (tower-major), as [`super::rns_polymul`].
-    /// Errors as [`CpuRnsPlan::polymul_in_place`].
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut c = a.to_vec();
-        self.polymul_in_place(&mut c, b)?;
+        self.mul_all(&mut c, b, CpuPlan::mul_one)?;
         Ok(c)
+    }
+}
+
+/// As [`CpuPlan`]'s, per tower. Errors: [`Error::NotAMultipleOfN`] unless
+/// the length is a positive multiple of `towers · N`;
+/// [`Error::CoefficientOutOfRange`] (index into the whole buffer) for a
+/// word not below its tower's prime; [`Error::LengthMismatch`].
+impl<W: Coeff> crate::Product<W, [W]> for CpuRnsPlan<W> {
+    fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        if out.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
+        }
+        self.check("a", a)?;
+        out.copy_from_slice(a);
+        self.mul_all(out, b, CpuPlan::mul_one)
+    }
+
+    fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
+        self.mul_all(a, b, CpuPlan::mul_one)
+    }
+}
+
+impl<W: Coeff> crate::Transform<W, [W]> for CpuRnsPlan<W> {
+    fn forward(&self, data: &mut [W]) -> Result<()> {
+        let len = self.check("data", data)?;
+        self.each(data, len, CpuPlan::forward_one)
+    }
+
+    fn inverse(&self, data: &mut [W]) -> Result<()> {
+        let len = self.check("data", data)?;
+        self.each(data, len, CpuPlan::inverse_one)
+    }
+
+    fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> Result<()> {
+        self.mul_all(acc, other, CpuPlan::pointwise_one)
     }
 }

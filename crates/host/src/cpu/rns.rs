@@ -8,7 +8,7 @@ use crate::{Coeff, Result};
 /// `q_i` with [`super::polymul`].
 pub fn rns_polymul<W: Coeff>(basis: &RnsBasis<W>, a: &[W], b: &[W]) -> Result<Vec<W>> {
     let towers = basis.towers();
-    crate::rns::per_tower(basis.len(), basis.n(), a, b, |i, a, b| super::polymul(&towers[i], a, b))
+    crate::rns::per_tower(basis.len(), basis.n(), a, b, |i, a, b| super::ntt::polymul(&towers[i], a, b))
 }
 
 /// Negacyclic products modulo `Q` of limb-encoded polynomials on the CPU

@@ -5,19 +5,23 @@
 //! * [`DgtConfig`]: the stage split over kernels and the cluster sizes.
 //! * [`DgtPipeline`]: the kernels an operation launches (fused, or
 //!   Coala's separate encoding, pointwise and decoding kernels).
-//! * [`cpu`]: the kernels' code on the CPU, launch by launch.
+//! * [`DgtView`]: words in the DGT domain.
+//! * `polymul::expert::emulation::dgt`: the kernels' code on the CPU,
+//!   launch by launch.
 //! * [`DgtPlan`]: the GPU plan (towers on the grid's z axis).
 
 mod config;
-pub mod cpu;
+pub(crate) mod cpu;
+mod domain;
 mod launch;
 mod params;
 mod plan;
-mod schedule;
+pub(crate) mod schedule;
 mod tables;
 
 pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
 pub use params::{DgtParams, G, MAX_N, MIN_N, dgt_primes, ginv, gmul, gpow};
 pub use plan::DgtPlan;
-pub use schedule::DgtPipeline;
+pub use domain::DgtView;
+
 pub use tables::{DgtTables, pass_twiddles};

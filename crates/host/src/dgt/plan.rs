@@ -9,7 +9,8 @@ use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
-use crate::gpu::{DeviceVec, Gpu, GpuStream};
+use super::domain::DgtView;
+use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
@@ -145,18 +146,8 @@ impl<W: Coeff> DgtPlan<W> {
         })
     }
 
-    /// Queues this plan's later work on `stream` (`None`: the GPU's own).
-    pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
-        self.stream = stream.cloned();
-    }
-
     fn queue(&self) -> Queue<'_> {
         Queue::on(&self.gpu, self.stream.as_ref())
-    }
-
-    /// Waits for the work this plan queued.
-    pub fn synchronize(&self) -> Result<()> {
-        self.queue().synchronize()
     }
 
     /// Captures the work `work` queues on this plan's stream, on buffers the
@@ -193,54 +184,15 @@ impl<W: Coeff> DgtPlan<W> {
         &self.towers
     }
 
-    /// The GPU.
-    pub fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-
-    /// Words per polynomial per tower (N).
-    pub fn n(&self) -> usize {
-        self.towers[0].n()
-    }
-
-    /// The primes, one per tower.
-    pub fn moduli(&self) -> Vec<u64> {
-        self.tower_set.primes()
-    }
-
-    /// Validates tower-major coefficients (a positive multiple of
-    /// `towers · N`, tower `i`'s below `p_i`) and uploads them.
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`], [`Error::CoefficientOutOfRange`] (its
-    /// index into the whole buffer), [`Error::BatchTooLarge`], then
-    /// [`Error::OutOfDeviceMemory`].
-    pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
-        let layout = self.tower_set.check("coeffs", coeffs)?;
-        Ok(self.gpu.upload(coeffs)?.with_layout(layout))
-    }
-
-    /// A device buffer of `batch` zero polynomials in every tower
-    /// (`towers · batch · N` words).
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`] for `batch = 0`, [`Error::BatchTooLarge`]
-    /// above `u32::MAX / N` per tower (before any allocation),
-    /// [`Error::OutOfDeviceMemory`].
-    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        let layout = self.tower_set.layout(batch)?;
-        Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
-    }
-
-    fn launch_args(&self, what: &'static str, v: &DeviceVec<W>) -> Result<DgtLaunch<W>> {
-        let batch = self.tower_set.layout_of(what, v.len(), v.layout())?.batch;
+    fn launch_args(&self, what: &'static str, v: &DeviceView<W>) -> Result<DgtLaunch<W>> {
+        let batch = self.tower_set.layout_of(what, v.len())?.batch;
         let b = self.towers[0].barrett();
         Ok(DgtLaunch {
             batch,
             towers: TowerLaunch {
-                moduli: self.moduli.as_ref().map_or(DevicePointer::null(), |m| m.buf.as_device_ptr()),
+                moduli: self.moduli.as_ref().map_or(DevicePointer::null(), |m| m.ptr()),
                 rows: self.towers.len() as u32,
-                data_words: (batch * self.n()) as u64,
+                data_words: (batch * self.tower_set.n()) as u64,
                 tw_words: self.tw_words as u32,
             },
             p: self.towers[0].p(),
@@ -259,7 +211,7 @@ impl<W: Coeff> DgtPlan<W> {
     }
 
     fn table(&self, offset: usize) -> DevicePointer<W> {
-        self.tables.buf.as_device_ptr().wrapping_add(offset)
+        self.tables.ptr().wrapping_add(offset)
     }
 
     /// Queues the launches `steps` of the schedule on `g`, on operands `a`
@@ -277,7 +229,7 @@ impl<W: Coeff> DgtPlan<W> {
             Buf::Scratch => s,
         };
         let ctx = ArgsContext {
-            tables: self.tables.buf.as_device_ptr().as_raw() as *const W,
+            tables: self.tables.ptr().as_raw() as *const W,
             layout: &self.layout,
             batch: l.batch as u32,
             moduli: l.towers.moduli.as_raw() as *const W,
@@ -303,22 +255,27 @@ impl<W: Coeff> DgtPlan<W> {
         Ok(())
     }
 
-    /// Queues the forward DGT of every polynomial (and tower): the
-    /// schedule's launches (weights applied as the first pass loads, or
-    /// Coala's encoding kernel first). Leaves the transform in the natural
-    /// (bit-reversed frequency) order.
-    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.transform(data, false)
+    /// Queues the forward DGT of every polynomial (and tower) in place:
+    /// the schedule's launches (weights applied as the first pass loads, or
+    /// Coala's encoding kernel first), leaving the transform in the natural
+    /// (bit-reversed frequency) order. Returns the same words typed as the
+    /// DGT domain ([`DgtView`]), which no NTT method takes.
+    pub fn forward<'a>(&self, data: &'a mut DeviceView<W>) -> Result<&'a mut DgtView<W>> {
+        self.transform(data, false)?;
+        Ok(DgtView::of_mut(data))
     }
 
-    /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included).
-    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.transform(data, true)
+    /// Queues the inverse of [`DgtPlan::forward`] (`1/M` included) in
+    /// place; returns the same words as coefficients again.
+    pub fn inverse<'a>(&self, data: &'a mut DgtView<W>) -> Result<&'a mut DeviceView<W>> {
+        let words = data.words_mut();
+        self.transform(words, true)?;
+        Ok(words)
     }
 
-    fn transform(&self, data: &mut DeviceVec<W>, inverse: bool) -> Result<()> {
+    fn transform(&self, data: &mut DeviceView<W>, inverse: bool) -> Result<()> {
         let l = self.launch_args("data", data)?;
-        let d = data.buf.as_device_ptr();
+        let d = data.ptr();
         let s = self.scratch_ptr(data.len())?;
         let key = CallKey { op: u8::from(inverse), a: (d.as_raw(), data.len()), b: (0, 0) };
         let steps = if inverse { &self.schedule.inverse } else { &self.schedule.forward };
@@ -326,58 +283,90 @@ impl<W: Coeff> DgtPlan<W> {
             .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
     }
 
-    /// Queues `a ← a · b` elementwise in the transform domain.
-    pub fn pointwise_mul(&self, a: &mut DeviceVec<W>, b: &DeviceVec<W>) -> Result<()> {
-        self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?;
+    /// Queues `a ← a · b` elementwise in the DGT domain.
+    pub fn pointwise_mul(&self, a: &mut DgtView<W>, b: &DgtView<W>) -> Result<()> {
+        let (a, b) = (a.words_mut(), b.words());
+        self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
         launch::dgt_pointwise(
             self.queue(),
             &self.kernels,
             log_m,
-            a.buf.as_device_ptr(),
-            b.buf.as_device_ptr(),
+            a.ptr(),
+            b.ptr(),
             &l,
         )
     }
 
-    /// Queues `a ← a ⊗ b` (negacyclic, every pair and tower); `b` is left
-    /// as scratch (partly transformed).
-    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?;
+    fn in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
+        self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
-        let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+        let (pa, pb) = (a.ptr(), b.ptr());
         let s = self.scratch_ptr(a.len())?;
         let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
         let steps = &self.schedule.polymul;
         self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (pa, pb, s), &l))
     }
+}
 
-    /// Negacyclic products of host polynomials (tower-major for several towers).
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.polymul_in_place(x, y))
+impl<W: Coeff> crate::Plan<W> for DgtPlan<W> {
+    fn n(&self) -> usize {
+        self.towers[0].n()
     }
 
-    /// Queues `out ← a ⊗ b`, leaving `a` and `b` intact (see
-    /// [`crate::DevicePlan::polymul_into`]).
-    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        let q = self.queue();
-        scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| {
-            self.polymul_in_place(x, y)
-        })
+    fn moduli(&self) -> Vec<u64> {
+        self.tower_set.primes()
     }
 
-    /// Copies a buffer back after the work queued on the plan's stream.
-    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        self.queue().download(v)
+    fn backend(&self) -> crate::Backend {
+        crate::Backend::Gpu(self.gpu.info().name.clone())
     }
 
-    /// Forward DGT of host data (for tests and tools).
-    pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
-        let mut d = self.upload(a)?;
-        self.forward(&mut d)?;
-        self.queue().download(&d)
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.in_place(x, y))
     }
 }
 
-crate::device_plan::device_plan_by_inherent!(DgtPlan);
+/// Queues on the plan's stream; `polymul_in_place` leaves `b` as scratch
+/// (partly transformed).
+impl<W: Coeff> crate::Product<W, DeviceView<W>> for DgtPlan<W> {
+    fn polymul_into(&self, a: &DeviceView<W>, b: &DeviceView<W>, out: &mut DeviceView<W>) -> Result<()> {
+        let q = self.queue();
+        scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| self.in_place(x, y))
+    }
+
+    fn polymul_in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
+        self.in_place(a, b)
+    }
+}
+
+impl<W: Coeff> crate::DevicePlan<W> for DgtPlan<W> {
+    fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
+        let layout = self.tower_set.check("coeffs", words)?;
+        Ok(self.gpu.upload(words)?.with_layout(layout))
+    }
+
+    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        let layout = self.tower_set.layout(batch)?;
+        Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
+    }
+
+    fn download(&self, v: &DeviceView<W>) -> Result<Vec<W>> {
+        self.queue().download(v)
+    }
+
+    fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        self.stream = stream.cloned();
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.queue().synchronize()
+    }
+}
+
+crate::traits::host_slices_via_device!(DgtPlan);

@@ -4,13 +4,14 @@
 //! This is what a zero-copy binding (the `polymul` Python package's
 //! `__cuda_array_interface__` / DLPack support) needs.
 //!
-//! - [`ExternalVec`] views `len` words at a raw device pointer as a
-//!   [`DeviceVec`] (no [`crate::Layout`], so taken by length alone) without
-//!   owning them: dropping it frees nothing. [`ExternalVec::new`] checks
-//!   what the driver can check — the pointer is device memory (or managed)
-//!   of the GPU's own context, suitably aligned — and is `unsafe` for the
-//!   rest (the allocation is at least `len` words long and outlives the
-//!   view, and nothing else writes it while polymul's work on it runs).
+//! - [`super::DeviceView::from_raw_parts_mut`] views `len` words at a raw
+//!   device pointer as a borrowed `&mut DeviceView` (never an owning
+//!   buffer: dropping the reference frees nothing). [`check_foreign`]
+//!   checks what the driver can check — the pointer is device memory (or
+//!   managed) of the GPU's own context, suitably aligned — and the
+//!   constructor is `unsafe` for the rest (the allocation is at least `len`
+//!   words long and outlives the view, and nothing else writes it while
+//!   polymul's work on it runs).
 //! - [`Gpu::ordered_with`] runs a closure that queues work on the GPU's
 //!   stream, ordered after everything already queued on a foreign stream
 //!   and before anything queued there afterwards (two CUDA events: the
@@ -19,102 +20,59 @@
 //!
 //! `Gpu` uses the device's *primary* context (`cuDevicePrimaryCtxRetain`),
 //! the one the CUDA runtime — and so CuPy and PyTorch — use: memory they
-//! allocate is usable by polymul's kernels. [`ExternalVec::new`] refuses
+//! allocate is usable by polymul's kernels. [`check_foreign`] refuses
 //! memory of any other context with [`Error::ForeignMemory`].
 
-use super::{DeviceVec, Gpu};
+use super::Gpu;
 use crate::{Coeff, Error, Result};
-use cust::memory::{DeviceBuffer, DevicePointer};
 use cust::sys as cu;
-use std::mem::ManuallyDrop;
 
-/// `len` words of device memory polymul does not own, viewed as a
-/// [`DeviceVec`] (see the module documentation). Dereferences to the
-/// `DeviceVec`, so every plan method that takes one takes it; dropping it
-/// frees nothing.
-pub struct ExternalVec<W: Coeff> {
-    vec: ManuallyDrop<DeviceVec<W>>,
-}
-
-impl<W: Coeff> std::fmt::Debug for ExternalVec<W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ExternalVec<u{}>[{}]", W::BITS, self.vec.len())
+/// Checks what the driver can check of foreign device memory at `ptr` for
+/// a view of words `W` on `gpu` (see [`super::DeviceView::from_raw_parts`]):
+/// non-null, aligned to the word, device (or managed) memory the driver
+/// knows, and of `gpu`'s context (the device's primary context).
+pub(crate) fn check_foreign<W: Coeff>(gpu: &Gpu, ptr: u64) -> Result<()> {
+    let refuse = |why: &'static str| Error::ForeignMemory { ptr, why };
+    if ptr == 0 {
+        return Err(refuse("the pointer is null"));
     }
-}
-
-impl<W: Coeff> ExternalVec<W> {
-    /// Views `len` words at the device address `ptr`, memory of `gpu`'s
-    /// context (the device's primary context).
-    ///
-    /// # Errors
-    /// [`Error::ForeignMemory`] where `ptr` is null, not aligned to the
-    /// word, not device (or managed) memory the driver knows, or memory of
-    /// another context; [`Error::Cuda`] where the context cannot be bound.
-    ///
-    /// # Safety
-    /// `ptr .. ptr + len · size_of::<W>()` lies inside one live allocation
-    /// that outlives the returned view, and nothing else reads or writes
-    /// it while work polymul queued on it runs (order other streams'
-    /// work with [`Gpu::ordered_with`]).
-    pub unsafe fn new(gpu: &Gpu, ptr: u64, len: usize) -> Result<Self> {
-        let refuse = |why: &'static str| Error::ForeignMemory { ptr, why };
-        if ptr == 0 {
-            return Err(refuse("the pointer is null"));
-        }
-        if !ptr.is_multiple_of(std::mem::size_of::<W>() as u64) {
-            return Err(refuse("the pointer is not aligned to the word size"));
-        }
-        gpu.bind()?;
-        let mut mem_type: u32 = 0;
-        // SAFETY: the out-pointer is valid for the attribute's u32; the
-        // driver only inspects `ptr`.
-        let r = unsafe {
-            cu::cuPointerGetAttribute(
-                (&mut mem_type as *mut u32).cast(),
-                cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                ptr,
-            )
-        };
-        if r != cu::cudaError_enum::CUDA_SUCCESS {
-            return Err(refuse("the driver does not know it as device memory"));
-        }
-        if mem_type != cu::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32
-            && mem_type != cu::CUmemorytype::CU_MEMORYTYPE_UNIFIED as u32
-        {
-            return Err(refuse("it is host memory, not device memory"));
-        }
-        let mut ctx: cu::CUcontext = std::ptr::null_mut();
-        // SAFETY: as above, for a CUcontext.
-        let r = unsafe {
-            cu::cuPointerGetAttribute(
-                (&mut ctx as *mut cu::CUcontext).cast(),
-                cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT,
-                ptr,
-            )
-        };
-        // Managed and stream-ordered (pool) allocations may report no
-        // context; they are usable from any context of the device.
-        if r == cu::cudaError_enum::CUDA_SUCCESS && !ctx.is_null() && ctx != gpu.inner.ctx.as_raw() {
-            return Err(refuse("it belongs to another CUDA context than the device's primary one"));
-        }
-        // SAFETY: the caller guarantees the allocation; ManuallyDrop keeps
-        // the buffer from ever being freed by polymul.
-        let buf = unsafe { DeviceBuffer::from_raw_parts(DevicePointer::from_raw(ptr), len) };
-        Ok(Self { vec: ManuallyDrop::new(DeviceVec { buf, layout: None }) })
+    if !ptr.is_multiple_of(std::mem::size_of::<W>() as u64) {
+        return Err(refuse("the pointer is not aligned to the word size"));
     }
-}
-
-impl<W: Coeff> std::ops::Deref for ExternalVec<W> {
-    type Target = DeviceVec<W>;
-    fn deref(&self) -> &DeviceVec<W> {
-        &self.vec
+    gpu.bind()?;
+    let mut mem_type: u32 = 0;
+    // SAFETY: the out-pointer is valid for the attribute's u32; the
+    // driver only inspects `ptr`.
+    let r = unsafe {
+        cu::cuPointerGetAttribute(
+            (&mut mem_type as *mut u32).cast(),
+            cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            ptr,
+        )
+    };
+    if r != cu::cudaError_enum::CUDA_SUCCESS {
+        return Err(refuse("the driver does not know it as device memory"));
     }
-}
-
-impl<W: Coeff> std::ops::DerefMut for ExternalVec<W> {
-    fn deref_mut(&mut self) -> &mut DeviceVec<W> {
-        &mut self.vec
+    if mem_type != cu::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32
+        && mem_type != cu::CUmemorytype::CU_MEMORYTYPE_UNIFIED as u32
+    {
+        return Err(refuse("it is host memory, not device memory"));
     }
+    let mut ctx: cu::CUcontext = std::ptr::null_mut();
+    // SAFETY: as above, for a CUcontext.
+    let r = unsafe {
+        cu::cuPointerGetAttribute(
+            (&mut ctx as *mut cu::CUcontext).cast(),
+            cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT,
+            ptr,
+        )
+    };
+    // Managed and stream-ordered (pool) allocations may report no
+    // context; they are usable from any context of the device.
+    if r == cu::cudaError_enum::CUDA_SUCCESS && !ctx.is_null() && ctx != gpu.inner.ctx.as_raw() {
+        return Err(refuse("it belongs to another CUDA context than the device's primary one"));
+    }
+    Ok(())
 }
 
 /// A CUDA event destroyed on drop (the driver releases it once it has

@@ -150,7 +150,7 @@ impl<W: Coeff> GrowBuffer<W> {
             // the current context.
             check(
                 unsafe {
-                    sys::cuMemsetD32Async(v.buf.as_device_ptr().as_raw(), 0, bytes / 4, q.stream.as_inner())
+                    sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, q.stream.as_inner())
                 },
                 "zeroing a grown buffer",
             )?;
@@ -158,7 +158,7 @@ impl<W: Coeff> GrowBuffer<W> {
                 g.1.push(old);
             }
         }
-        Ok(g.0.as_ref().map_or(cust::memory::DevicePointer::null(), |v| v.buf.as_device_ptr()))
+        Ok(g.0.as_ref().map_or(cust::memory::DevicePointer::null(), |v| v.ptr()))
     }
 
     /// Retires the current buffer (kept alive, not reused): the next

@@ -5,7 +5,7 @@
 //! `microbench.rs` (the reduction microbenchmark).
 
 use crate::gpu::kernel::Kernel;
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceView, Gpu};
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
@@ -40,7 +40,7 @@ impl<'a> Queue<'a> {
     }
 
     /// Copies `v` back after the work queued here.
-    pub(crate) fn download<W: Coeff>(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+    pub(crate) fn download<W: Coeff>(&self, v: &DeviceView<W>) -> Result<Vec<W>> {
         self.synchronize()?;
         self.gpu.download(v)
     }

@@ -2,6 +2,7 @@
 //! buffers and CUDA-event timing. Kernel launches live in `gpu/launch.rs`
 //! (crate-private), and nowhere else.
 
+mod buffer;
 pub(crate) mod cluster;
 mod external;
 pub(crate) mod graph;
@@ -11,11 +12,10 @@ pub(crate) mod scratch;
 pub(crate) mod staging;
 mod timing;
 
-pub use external::ExternalVec;
+pub use buffer::{DeviceVec, DeviceView};
 pub use graph::Graph;
 pub use timing::{LaunchChain, Timing, median};
 
-use crate::layout::Layout;
 use crate::{Coeff, Error, Result};
 use cust::CudaFlags;
 use cust::context::{Context, CurrentContext};
@@ -358,7 +358,7 @@ impl Gpu {
         self.bind()?;
         let bytes = std::mem::size_of_val(data);
         let buf = DeviceBuffer::from_slice(data).map_err(Error::cuda("uploading", bytes))?;
-        Ok(DeviceVec { buf, layout: None })
+        Ok(DeviceVec::from_buffer(buf))
     }
 
     /// A new device buffer of `len` zeros (`len = 0`: an empty buffer, no
@@ -375,27 +375,32 @@ impl Gpu {
         if len == 0 {
             // SAFETY: a zero-length buffer allocates nothing and is never read.
             let buf = unsafe { DeviceBuffer::uninitialized(0) }.map_err(Error::cuda("allocating", 0))?;
-            return Ok(DeviceVec { buf, layout: None });
+            return Ok(DeviceVec::from_buffer(buf));
         }
         let buf = DeviceBuffer::zeroed(len).map_err(Error::cuda("allocating", bytes))?;
-        Ok(DeviceVec { buf, layout: None })
+        Ok(DeviceVec::from_buffer(buf))
     }
 
-    /// Copies a device buffer back (after all queued work on the stream).
-    pub fn download<W: Coeff>(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
+    /// Copies device words back (after all queued work on the stream).
+    pub fn download<W: Coeff>(&self, v: &DeviceView<W>) -> Result<Vec<W>> {
         self.synchronize()?;
         let mut out = vec![W::default(); v.len()];
-        v.buf.copy_to(&mut out[..]).map_err(Error::cuda("downloading", 0))?;
+        if !v.is_empty() {
+            v.slice().copy_to(&mut out[..]).map_err(Error::cuda("downloading", 0))?;
+        }
         Ok(out)
     }
 
-    /// Overwrites a device buffer with `data` (same length).
-    pub fn copy_into<W: Coeff>(&self, v: &mut DeviceVec<W>, data: &[W]) -> Result<()> {
+    /// Overwrites device words with `data` (same length).
+    pub fn copy_into<W: Coeff>(&self, v: &mut DeviceView<W>, data: &[W]) -> Result<()> {
         if data.len() != v.len() {
             return Err(Error::LengthMismatch { what: "data", got: data.len(), expected: v.len() });
         }
         self.synchronize()?;
-        v.buf.copy_from(data).map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
+        if data.is_empty() {
+            return Ok(());
+        }
+        v.slice_mut().copy_from(data).map_err(Error::cuda("uploading", std::mem::size_of_val(data)))
     }
 }
 
@@ -420,52 +425,6 @@ impl GpuStream {
     pub fn synchronize(&self, gpu: &Gpu) -> Result<()> {
         gpu.bind()?;
         self.inner.synchronize().map_err(Error::cuda("waiting for a stream", 0))
-    }
-}
-
-/// Coefficients in device memory, and how they are laid out.
-///
-/// A buffer a plan made (`upload`, `zeros`) knows its [`Layout`] (N,
-/// towers, polynomials per tower), and every plan checks it: a buffer of
-/// another plan's shape is refused ([`Error::LayoutMismatch`]) even where
-/// the word counts agree. A buffer of raw words ([`Gpu::upload`],
-/// [`Gpu::zeros`]) has none and is taken by its length alone.
-pub struct DeviceVec<W: Coeff> {
-    pub(crate) buf: DeviceBuffer<W>,
-    pub(crate) layout: Option<Layout>,
-}
-
-impl<W: Coeff> std::fmt::Debug for DeviceVec<W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.layout {
-            Some(l) => write!(f, "DeviceVec<u{}>[{l}]", W::BITS),
-            None => write!(f, "DeviceVec<u{}>[{}]", W::BITS, self.len()),
-        }
-    }
-}
-
-impl<W: Coeff> DeviceVec<W> {
-    /// Number of words.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// True if it holds no words.
-    pub fn is_empty(&self) -> bool {
-        self.buf.len() == 0
-    }
-
-    /// The layout of the polynomials it holds, if a plan made it.
-    pub fn layout(&self) -> Option<Layout> {
-        self.layout
-    }
-
-    /// The buffer, marked as holding `layout` (a plan's `upload` and
-    /// `zeros`; `layout.words()` is its length).
-    pub(crate) fn with_layout(mut self, layout: Layout) -> Self {
-        debug_assert_eq!(layout.words(), self.len());
-        self.layout = Some(layout);
-        self
     }
 }
 

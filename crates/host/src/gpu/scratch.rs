@@ -1,7 +1,7 @@
 //! Device-to-device copies and a plan's scratch operand: what an
 //! out-of-place product needs to leave its operands intact.
 
-use super::DeviceVec;
+use super::{DeviceVec, DeviceView};
 use super::launch::Queue;
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 /// Queues `dst ← src` (equal lengths, checked by the caller) on `q`'s
 /// stream, after the work queued there before.
-fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut DeviceVec<W>) -> Result<()> {
+fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -> Result<()> {
     debug_assert_eq!(src.len(), dst.len());
     if src.is_empty() {
         return Ok(());
@@ -21,8 +21,8 @@ fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceVec<W>, dst: &mut DeviceVec<W>) -> 
     // context.
     let rc = unsafe {
         cust::sys::cuMemcpyDtoDAsync_v2(
-            dst.buf.as_device_ptr().as_raw(),
-            src.buf.as_device_ptr().as_raw(),
+            dst.ptr().as_raw(),
+            src.ptr().as_raw(),
             bytes,
             q.stream.as_inner(),
         )
@@ -41,13 +41,11 @@ pub(crate) fn product_into<W: Coeff>(
     towers: &Towers<W>,
     q: &Queue<'_>,
     scratch: &Scratch<W>,
-    (a, b, out): (&DeviceVec<W>, &DeviceVec<W>, &mut DeviceVec<W>),
-    in_place: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
+    (a, b, out): (&DeviceView<W>, &DeviceView<W>, &mut DeviceView<W>),
+    in_place: impl FnOnce(&mut DeviceView<W>, &mut DeviceView<W>) -> Result<()>,
 ) -> Result<()> {
-    let others = [("b", b.len(), b.layout()), ("out", out.len(), out.layout())];
-    towers.operands((a.len(), a.layout()), &others)?;
+    towers.operands(a.len(), &[("b", b.len()), ("out", out.len())])?;
     copy(q, a, out)?;
-    out.layout = a.layout().or(out.layout());
     scratch.with_copy(q, b, |s| in_place(out, s))
 }
 
@@ -58,7 +56,7 @@ pub(crate) fn host_product<W: Coeff>(
     towers: &Towers<W>,
     q: &Queue<'_>,
     (a, b): (&[W], &[W]),
-    in_place: impl FnOnce(&mut DeviceVec<W>, &mut DeviceVec<W>) -> Result<()>,
+    in_place: impl FnOnce(&mut DeviceView<W>, &mut DeviceView<W>) -> Result<()>,
 ) -> Result<Vec<W>> {
     towers.check_pair(a, b)?;
     let (mut da, mut db) = (q.gpu.upload(a)?, q.gpu.upload(b)?);
@@ -79,15 +77,15 @@ impl<W: Coeff> Scratch<W> {
     }
 
     /// Runs `f` on a copy of `src` queued on `q` (the buffer holds `src`'s
-    /// words and layout when `f`'s launches run). A buffer of another
+    /// words when `f`'s launches run). A buffer of another
     /// length is replaced, after the work queued on `q` that may still use
     /// it; calls are serialised, and every use is queued on the plan's one
     /// stream, so no two products share the words at once.
     pub(crate) fn with_copy<R>(
         &self,
         q: &Queue<'_>,
-        src: &DeviceVec<W>,
-        f: impl FnOnce(&mut DeviceVec<W>) -> Result<R>,
+        src: &DeviceView<W>,
+        f: impl FnOnce(&mut DeviceView<W>) -> Result<R>,
     ) -> Result<R> {
         let mut g = self.buf.lock().unwrap_or_else(|e| e.into_inner());
         if g.as_ref().is_none_or(|b| b.len() != src.len()) {
@@ -100,7 +98,6 @@ impl<W: Coeff> Scratch<W> {
         let Some(s) = g.as_mut() else {
             return Err(Error::CudaCode { during: "allocating scratch", code: 0 });
         };
-        s.layout = src.layout;
         copy(q, src, s)?;
         f(s)
     }

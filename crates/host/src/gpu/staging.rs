@@ -16,7 +16,7 @@
 //! serialises the copies of threads sharing the GPU. Both functions wait for
 //! their copies before they return, as `Gpu::upload`/`download` do.
 
-use super::DeviceVec;
+use super::DeviceView;
 use super::launch::Queue;
 use crate::{Error, Result};
 use cust::event::{Event, EventFlags};
@@ -64,7 +64,7 @@ impl Staging {
 
     /// Copies `src` into the new device buffer `dst` (of `src.len()`
     /// words) on `q`'s stream and waits for it.
-    pub(crate) fn upload(&self, q: &Queue<'_>, src: &[u64], dst: &mut DeviceVec<u64>) -> Result<()> {
+    pub(crate) fn upload(&self, q: &Queue<'_>, src: &[u64], dst: &mut DeviceView<u64>) -> Result<()> {
         if src.len() != dst.len() {
             return Err(Error::LengthMismatch { what: "data", got: src.len(), expected: dst.len() });
         }
@@ -72,7 +72,7 @@ impl Staging {
         self.with(src.len(), |st| {
             for (i, (s, d)) in src.chunks(PIECE).zip(st.chunks_mut(PIECE)).enumerate() {
                 par_copy(d, s);
-                let mut piece = dst.buf.index(i * PIECE..i * PIECE + s.len());
+                let mut piece = dst.slice().index(i * PIECE..i * PIECE + s.len());
                 // SAFETY: `d` is pinned and is neither written nor freed
                 // before the stream is synchronised below.
                 unsafe { piece.async_copy_from(&*d, q.stream) }
@@ -84,14 +84,14 @@ impl Staging {
 
     /// The words of `src`, copied back after the work queued on `q`'s
     /// stream.
-    pub(crate) fn download(&self, q: &Queue<'_>, src: &DeviceVec<u64>) -> Result<Vec<u64>> {
+    pub(crate) fn download(&self, q: &Queue<'_>, src: &DeviceView<u64>) -> Result<Vec<u64>> {
         q.gpu.bind()?;
         let len = src.len();
         let mut out = vec![0u64; len];
         self.with(len, |st| {
             let mut events = Vec::with_capacity(len.div_ceil(PIECE));
             for (i, d) in st.chunks_mut(PIECE).enumerate() {
-                let piece = src.buf.index(i * PIECE..i * PIECE + d.len());
+                let piece = src.slice().index(i * PIECE..i * PIECE + d.len());
                 // SAFETY: `d` is pinned and is read only after this piece's
                 // event below.
                 unsafe { piece.async_copy_to(d, q.stream) }

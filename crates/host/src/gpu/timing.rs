@@ -80,7 +80,7 @@ impl Gpu {
         let out: DeviceVec<W> = self.zeros((blocks * threads) as usize)?;
         let f = super::kernel::TypedKernel::get::<W, _>(self, polymul_kernels::names::ButterflyFloorKernel)?;
         let args = polymul_kernels::microbench::ButterflyFloorArgs {
-            out: out.buf.as_device_ptr().as_raw() as *mut W,
+            out: out.ptr().as_raw() as *mut W,
             rounds,
             w: w.w,
             wp: w.wp,

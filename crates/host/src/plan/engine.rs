@@ -15,7 +15,7 @@ use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batc
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
-use crate::gpu::{DeviceVec, Gpu, GpuStream};
+use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::params::NttParams;
 use crate::reduction::Multiplicands;
@@ -141,8 +141,8 @@ impl<W: Coeff> LazyTableSet<W> {
 
     fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
         LazyTables {
-            fwd: self.fwd.buf.as_device_ptr(),
-            inv: self.inv.buf.as_device_ptr(),
+            fwd: self.fwd.ptr(),
+            inv: self.inv.ptr(),
             tw_pairs: self.tw_pairs,
             barrett,
         }
@@ -152,8 +152,8 @@ impl<W: Coeff> LazyTableSet<W> {
     fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
         match &self.product {
             Some((f, i, pairs)) => LazyTables {
-                fwd: f.buf.as_device_ptr(),
-                inv: i.buf.as_device_ptr(),
+                fwd: f.ptr(),
+                inv: i.ptr(),
                 tw_pairs: *pairs,
                 barrett,
             },
@@ -440,8 +440,8 @@ impl<W: Coeff> NttEngine<W> {
 
     /// Polynomials per tower in `v` ([`Towers::layout_of`]: a positive
     /// multiple of `towers · N` words, of this plan's shape if it says).
-    pub(crate) fn batch_of(&self, what: &'static str, v: &DeviceVec<W>) -> Result<usize> {
-        Ok(self.tower_set.layout_of(what, v.len(), v.layout())?.batch)
+    pub(crate) fn batch_of(&self, what: &'static str, v: &DeviceView<W>) -> Result<usize> {
+        Ok(self.tower_set.layout_of(what, v.len())?.batch)
     }
 
     /// The moduli and the input checks.
@@ -460,9 +460,9 @@ impl<W: Coeff> NttEngine<W> {
     /// plan's scratch, the in-place product on those.
     pub(crate) fn polymul_into(
         &self,
-        a: &DeviceVec<W>,
-        b: &DeviceVec<W>,
-        out: &mut DeviceVec<W>,
+        a: &DeviceView<W>,
+        b: &DeviceView<W>,
+        out: &mut DeviceView<W>,
     ) -> Result<()> {
         let q = self.queue();
         scratch::product_into(&self.tower_set, &q, &self.scratch, (a, b, out), |x, y| {
@@ -488,7 +488,7 @@ impl<W: Coeff> NttEngine<W> {
             moduli: self
                 .moduli
                 .as_ref()
-                .map_or(cust::memory::DevicePointer::null(), |m| m.buf.as_device_ptr()),
+                .map_or(cust::memory::DevicePointer::null(), |m| m.ptr()),
             rows: self.towers as u32,
             data_words: (batch * self.n()) as u64,
             tw_words: self.tw_words as u32,
@@ -570,7 +570,7 @@ impl<W: Coeff> NttEngine<W> {
     }
 
     /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).
-    pub(crate) fn transform(&self, dir: Direction, data: &mut DeviceVec<W>, stop: u32) -> Result<()> {
+    pub(crate) fn transform(&self, dir: Direction, data: &mut DeviceView<W>, stop: u32) -> Result<()> {
         let batch = self.batch_of("data", data)?;
         let twiddles = self.table(dir);
         let inverse = dir == Direction::Inverse;
@@ -596,7 +596,7 @@ impl<W: Coeff> NttEngine<W> {
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
             let path = lz.path_for(batch.saturating_mul(self.towers));
-            let a = data.buf.as_device_ptr();
+            let a = data.ptr();
             let record = |q: Queue<'_>| {
                 launch::lazy_ntt(q, path.kernels, dir, a, &path.tables, batch, self.log_n, &towers)
             };
@@ -648,24 +648,23 @@ impl<W: Coeff> NttEngine<W> {
     }
 
     /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
-    pub(crate) fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+    pub(crate) fn pointwise_mul(&self, acc: &mut DeviceView<W>, other: &DeviceView<W>) -> Result<()> {
         // `acc` first, then `other` (the order of the errors before issue 17).
         self.batch_of("acc", acc)?;
-        let others = [("other", other.len(), other.layout())];
-        let batch = self.tower_set.operands((acc.len(), acc.layout()), &others)?.batch;
+        let batch = self.tower_set.operands(acc.len(), &[("other", other.len())])?.batch;
         let towers = self.tower_launch(batch);
         launch::pointwise_mul(self.queue(), &self.kernels, acc, other, &self.barrett, &towers)
     }
 
-    fn pair(&self, a: &DeviceVec<W>, b: &DeviceVec<W>) -> Result<usize> {
-        Ok(self.tower_set.operands((a.len(), a.layout()), &[("b", b.len(), b.layout())])?.batch)
+    fn pair(&self, a: &DeviceView<W>, b: &DeviceView<W>) -> Result<usize> {
+        Ok(self.tower_set.operands(a.len(), &[("b", b.len())])?.batch)
     }
 
     /// The middle of a polymul alone, on operands after stages
     /// `0..log N − 1` of the forward transform: the fused step (fused plan)
     /// or the last forward stage of both, the pointwise product and the
     /// first inverse stage (radix-2 kernels). Both give the same words.
-    pub(crate) fn hadamard_step(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+    pub(crate) fn hadamard_step(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
         let batch = self.pair(a, b)?;
         let towers = self.tower_launch(batch);
         let log_n = self.log_n;
@@ -693,7 +692,7 @@ impl<W: Coeff> NttEngine<W> {
 
     /// `a ← a ⊗ b` for every pair (and tower); `b` is clobbered (transformed, or
     /// with the lazy kernels only column-transformed).
-    pub(crate) fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+    pub(crate) fn polymul_in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
         self.pair(a, b)?;
         let log_n = self.log_n;
         if self.fused.is_some() {
@@ -719,7 +718,7 @@ impl<W: Coeff> NttEngine<W> {
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
             let path = lz.path_for(batch.saturating_mul(self.towers));
             let towers = self.tower_launch(batch);
-            let (pa, pb) = (a.buf.as_device_ptr(), b.buf.as_device_ptr());
+            let (pa, pb) = (a.ptr(), b.ptr());
             let record = |q: Queue<'_>| {
                 launch::lazy_polymul(q, path.kernels, (pa, pb), &path.product, batch, log_n, &towers)
             };
@@ -737,7 +736,7 @@ impl<W: Coeff> NttEngine<W> {
     }
 
     /// A whole transform; refused by a fused-polymul plan.
-    pub(crate) fn whole(&self, dir: Direction, data: &mut DeviceVec<W>) -> Result<()> {
+    pub(crate) fn whole(&self, dir: Direction, data: &mut DeviceView<W>) -> Result<()> {
         if self.options.fused_polymul {
             return Err(Error::FusedPlanTransform);
         }

@@ -12,7 +12,7 @@ use super::twiddles::DeviceMultiplicands;
 use crate::gpu::cluster::ClusterLaunch;
 use crate::gpu::kernel::TypedKernel;
 use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, raw, raw_mut, set_max_dynamic_smem};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceView, Gpu};
 use crate::reduction::Reduction;
 use crate::{Coeff, Error, Result};
 use cust::function::{BlockSize, GridSize};
@@ -216,14 +216,14 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &TiledKernels<W>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     tw: &DeviceMultiplicands<W>,
     batch: usize,
     cfg: &TiledLaunch,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    tiled_passes(k, dir, data.buf.as_device_ptr(), tw, batch, cfg, &q, towers)
+    tiled_passes(k, dir, data.ptr(), tw, batch, cfg, &q, towers)
 }
 
 /// Queues a transform polynomial by polynomial, alternating between the
@@ -234,7 +234,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     q: Queue<'_>,
     k: &TiledKernels<W>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     tw: &DeviceMultiplicands<W>,
     batch: usize,
     cfg: &TiledLaunch,
@@ -247,7 +247,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
         wait(s, &pipe.fork)?;
     }
     let n = 1usize << cfg.geo.log_n;
-    let base = data.buf.as_device_ptr();
+    let base = data.ptr();
     for i in 0..batch {
         // Polynomial i of the batch in every tower (i·N < one tower's
         // words, checked by the plan).
@@ -265,7 +265,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
 /// A prepared table as the kernels' [`Twiddles`] (a null auxiliary table
 /// where the reduction needs none).
 fn twiddles<W: Coeff>(tw: &DeviceMultiplicands<W>) -> Twiddles<W> {
-    Twiddles { main: raw(tw.main.buf.as_device_ptr()), aux: raw(tw.aux_ptr()) }
+    Twiddles { main: raw(tw.main.ptr()), aux: raw(tw.aux_ptr()) }
 }
 
 /// Direction of a transform.
@@ -282,7 +282,7 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &Radix2Kernels<W>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     tw: &DeviceMultiplicands<W>,
     batch: usize,
     log_n: u32,
@@ -298,7 +298,7 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     let grid = (blocks(total), towers.rows);
     let (q_, k_, m) = tw.parts;
     let mut args = Radix2Args {
-        a: raw_mut(data.buf.as_device_ptr()),
+        a: raw_mut(data.ptr()),
         tw: twiddles(tw),
         towers: towers.towers(),
         total,
@@ -566,7 +566,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &FusedKernels<W>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
@@ -577,7 +577,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
     let ctrl = k.ctrl.at_least(&q, words)?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
     let mut args =
-        t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
+        t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
     args.ctrl = ctrl.as_raw() as *mut u32;
     args.lag = k.lag();
     let f = match dir {
@@ -640,7 +640,7 @@ pub(crate) fn cluster_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &ClusterKernels<W>,
     dir: Direction,
-    data: &mut DeviceVec<W>,
+    data: &mut DeviceView<W>,
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
@@ -652,7 +652,7 @@ pub(crate) fn cluster_ntt<W: Coeff>(
         Direction::Inverse => &k.inv,
     };
     // The cluster kernels take the batch and derive both passes' counts.
-    let args = t.launch_args(data.buf.as_device_ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
+    let args = t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
     let cs = k.shape.cluster_blocks();
     let (threads, smem) = (k.shape.threads(), ClusterKernels::<W>::smem_bytes(&k.shape));
     // SAFETY: the grid is a whole number of clusters; the plan sized `data`
@@ -696,8 +696,8 @@ pub(crate) fn lazy_polymul<W: Coeff>(
 pub(crate) fn fused_hadamard<W: Coeff>(
     q: Queue<'_>,
     f: &TypedKernel<FusedHadamardArgs<W>>,
-    a: &mut DeviceVec<W>,
-    b: &DeviceVec<W>,
+    a: &mut DeviceView<W>,
+    b: &DeviceView<W>,
     tw: &DeviceMultiplicands<W>,
     batch: usize,
     log_n: u32,
@@ -709,8 +709,8 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     let grid = (blocks(total), towers.rows);
     let (q_, k_, m) = tw.parts;
     let args = FusedHadamardArgs {
-        a: raw_mut(a.buf.as_device_ptr()),
-        b: raw(b.buf.as_device_ptr()),
+        a: raw_mut(a.ptr()),
+        b: raw(b.ptr()),
         tw: twiddles(tw),
         towers: towers.towers(),
         total,
@@ -739,18 +739,18 @@ pub(crate) fn fused_kernel<W: Coeff>(
 pub(crate) fn pointwise_mul<W: Coeff>(
     q: Queue<'_>,
     k: &Radix2Kernels<W>,
-    acc: &mut DeviceVec<W>,
-    other: &DeviceVec<W>,
+    acc: &mut DeviceView<W>,
+    other: &DeviceView<W>,
     red: &Barrett4<W>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let out = acc.buf.as_device_ptr();
+    let out = acc.ptr();
     let len = towers.data_words as u32;
     let args = PointwiseArgs {
         out: raw_mut(out),
         a: raw(out),
-        b: raw(other.buf.as_device_ptr()),
+        b: raw(other.ptr()),
         // The kernel reads no twiddles: only the data stride and the table.
         towers: Towers { tw_words: 0, ..towers.towers() },
         len,

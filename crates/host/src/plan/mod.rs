@@ -8,11 +8,11 @@ pub(crate) mod twiddles;
 
 pub(crate) use engine::NttEngine;
 
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceView, Gpu};
 use crate::params::NttParams;
 use crate::reduction::Reduction;
 use crate::{Coeff, Result};
-use launch::Direction;
+
 use polymul_kernels::ntt::tiled::TileGeometry;
 
 /// Tile sizes the automatic rule chooses from, smallest first.
@@ -181,23 +181,6 @@ impl<W: Coeff> NttPlan<W> {
         self.engine.options
     }
 
-    /// The GPU this plan runs on.
-    pub fn gpu(&self) -> &Gpu {
-        &self.engine.gpu
-    }
-
-    /// Queues this plan's later work on `stream` (`None`: the GPU's own
-    /// stream, the default). Plans on different streams (of one GPU, from
-    /// one or several host threads) may run concurrently.
-    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
-        self.engine.set_stream(stream);
-    }
-
-    /// Waits for the work this plan queued (on its stream).
-    pub fn synchronize(&self) -> Result<()> {
-        self.engine.queue().synchronize()
-    }
-
     /// Captures the work `work` queues on this plan's stream, on buffers the
     /// returned [`crate::Graph`] owns (`state`), for replays with one driver
     /// call each ([`crate::Graph::launch`]). `work` runs once, while
@@ -219,24 +202,6 @@ impl<W: Coeff> NttPlan<W> {
     /// ```
     pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
         crate::gpu::graph::capture(self.engine.queue(), self, state, work)
-    }
-
-    /// Validates host coefficients (a positive multiple of N, all `< q`) and
-    /// uploads them.
-    pub fn upload(&self, coeffs: &[W]) -> Result<DeviceVec<W>> {
-        self.engine.upload("coeffs", coeffs)
-    }
-
-    /// Queues the forward NTT (normal order in, bit-reversed out) of every
-    /// polynomial in `data`. Coefficients must be reduced (as [`NttPlan::upload`]
-    /// guarantees).
-    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.whole(Direction::Forward, data)
-    }
-
-    /// Queues the inverse NTT (bit-reversed in, normal out, scaled by `1/N`).
-    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.whole(Direction::Inverse, data)
     }
 
     /// Device bytes of the plan's twiddle tables (forward and inverse, main
@@ -279,11 +244,6 @@ impl<W: Coeff> NttPlan<W> {
         self.engine.geometry_for(batch)
     }
 
-    /// Queues `acc ← acc ⊙ other` (element-wise product mod q).
-    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        self.engine.pointwise_mul(acc, other)
-    }
-
     /// Queues the middle of a polymul alone, on operands `a` and `b` that
     /// went through stages `0..log N − 1` of the forward transform
     /// (any reduced words will do): on a fused-polymul plan the Karatsuba
@@ -292,77 +252,98 @@ impl<W: Coeff> NttPlan<W> {
     /// operands, the pointwise product and the first (`½`-scaled) inverse
     /// stage (5 products per pair, `b` left transformed). Both leave the same
     /// words in `a` — what the benchmark times the fused step against.
-    pub fn hadamard_step(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+    pub fn hadamard_step(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
         self.engine.hadamard_step(a, b)
     }
 
-    /// Queues `a ← a ⊗ b` (negacyclic product of each pair); `b` is
-    /// clobbered: its words are scratch afterwards (the NTT domain for most
-    /// kernels; the lazy kernels leave it column-transformed, since their
-    /// product pass finishes `b`'s transform in registers). Upload `b` again
-    /// to reuse it.
-    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.polymul_in_place(a, b)
-    }
+}
 
-    /// Negacyclic product of each pair of polynomials in `a` and `b` (host in,
-    /// host out; one or many polynomials back to back). Both operands are
-    /// validated (a positive multiple of N, equal lengths, reduced) before
-    /// anything is uploaded.
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.engine.host_product(a, b)
-    }
+/// The plans that run on an [`NttEngine`] ([`NttPlan`], [`crate::RnsPlan`]):
+/// the plan traits are implemented once, for both, through it.
+/// (Implemented by a macro for both types: a blanket implementation over
+/// a trait of theirs would overlap the other plans' in coherence's eyes.)
+macro_rules! engine_plan {
+    ($plan:ident, $words:literal) => {
 
-    /// Queues `out ← a ⊗ b`, leaving `a` and `b` intact (see
-    /// [`crate::DevicePlan::polymul_into`]: two device copies more than
-    /// [`NttPlan::polymul_in_place`]).
-    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.polymul_into(a, b, out)
-    }
-
-    /// Copies a buffer back after the work queued on the plan's stream.
-    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        self.engine.queue().download(v)
-    }
-
-    /// Words per polynomial (N).
-    pub fn n(&self) -> usize {
+impl<W: $crate::Coeff> $crate::Plan<W> for $plan<W> {
+    fn n(&self) -> usize {
         self.engine.tower_set().n()
     }
 
-    /// The modulus, as a one-element list (the [`crate::DevicePlan`] shape).
-    pub fn moduli(&self) -> Vec<u64> {
+    fn moduli(&self) -> Vec<u64> {
         self.engine.tower_set().primes()
     }
 
-    /// A device buffer of `batch` zero polynomials (`batch · N` words, all
-    /// reduced): an operand or result of the device-side methods.
-    ///
-    /// # Errors
-    /// [`crate::Error::NotAMultipleOfN`] for `batch = 0`,
-    /// [`crate::Error::BatchTooLarge`] above [`NttParams::max_batch`] (both
-    /// before any allocation), [`crate::Error::OutOfDeviceMemory`] if the
-    /// device has no room for it.
-    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        self.engine.zeros(batch)
+    fn backend(&self) -> $crate::Backend {
+        $crate::Backend::Gpu(self.engine.gpu.info().name.clone())
     }
 
-    /// Forward NTT of host data (convenience for tests and tools).
-    pub fn forward_host(&self, a: &[W]) -> Result<Vec<W>> {
-        let mut d = self.upload(a)?;
-        self.forward(&mut d)?;
-        self.engine.queue().download(&d)
-    }
-
-    /// Inverse NTT of host data.
-    pub fn inverse_host(&self, a: &[W]) -> Result<Vec<W>> {
-        let mut d = self.upload(a)?;
-        self.inverse(&mut d)?;
-        self.engine.queue().download(&d)
+    fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
+        self.engine.host_product(a, b)
     }
 }
 
-crate::device_plan::device_plan_by_inherent!(NttPlan);
+/// Queues on the plan's stream. `polymul_in_place` clobbers `b`: its words
+/// are scratch afterwards (the NTT domain for most kernels; the lazy
+/// kernels leave it column-transformed, since their product pass finishes
+/// `b`'s transform in registers).
+impl<W: $crate::Coeff> $crate::Product<W, $crate::DeviceView<W>> for $plan<W> {
+    fn polymul_into(&self, a: &$crate::DeviceView<W>, b: &$crate::DeviceView<W>, out: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+        self.engine.polymul_into(a, b, out)
+    }
+
+    fn polymul_in_place(&self, a: &mut $crate::DeviceView<W>, b: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+        self.engine.polymul_in_place(a, b)
+    }
+}
+
+/// Queues on the plan's stream; coefficients must be reduced (as
+/// [`crate::DevicePlan::upload`] guarantees).
+impl<W: $crate::Coeff> $crate::Transform<W, $crate::DeviceView<W>> for $plan<W> {
+    fn forward(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+        self.engine.whole($crate::plan::launch::Direction::Forward, data)
+    }
+
+    fn inverse(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+        self.engine.whole($crate::plan::launch::Direction::Inverse, data)
+    }
+
+    fn pointwise_mul(&self, acc: &mut $crate::DeviceView<W>, other: &$crate::DeviceView<W>) -> $crate::Result<()> {
+        self.engine.pointwise_mul(acc, other)
+    }
+}
+
+impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
+    fn gpu(&self) -> &$crate::Gpu {
+        &self.engine.gpu
+    }
+
+    fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
+        self.engine.upload($words, words)
+    }
+
+    fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
+        self.engine.zeros(batch)
+    }
+
+    fn download(&self, v: &$crate::DeviceView<W>) -> $crate::Result<Vec<W>> {
+        self.engine.queue().download(v)
+    }
+
+    fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
+        self.engine.set_stream(stream);
+    }
+
+    fn synchronize(&self) -> $crate::Result<()> {
+        self.engine.queue().synchronize()
+    }
+}
+        $crate::traits::host_slices_via_device!($plan, transform);
+    };
+}
+pub(crate) use engine_plan;
+
+engine_plan!(NttPlan, "coeffs");
 
 /// Whether a call on `batch` polynomials of `n` words counts as batched for
 /// the automatic rules: at least 2^20 words, enough to give every SM of a

@@ -16,7 +16,7 @@ pub(crate) struct DeviceMultiplicands<W: Coeff> {
 impl<W: Coeff> DeviceMultiplicands<W> {
     /// The auxiliary words, or null for a reduction without them.
     pub(crate) fn aux_ptr(&self) -> cust::memory::DevicePointer<W> {
-        self.aux.as_ref().map_or(cust::memory::DevicePointer::null(), |a| a.buf.as_device_ptr())
+        self.aux.as_ref().map_or(cust::memory::DevicePointer::null(), |a| a.ptr())
     }
 
     /// Device bytes of the table (main and auxiliary words).

@@ -24,10 +24,11 @@ pub use wisdom::{Choice, WISDOM_VERSION, Wisdom, WisdomEntry, WisdomKey, batch_b
 
 use crate::cpu::CpuRnsPlan;
 use crate::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
-use crate::gpu::{DeviceVec, Gpu, GpuStream};
+use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::params::ntt_primes;
 use crate::rns::{RnsBasis, RnsPlan};
-use crate::{Coeff, DevicePlan, Error, Layout, NttKernel, NttParams, NttPlan, PlanOptions, Result};
+use crate::plan::{NttKernel, PlanOptions};
+use crate::{Backend, Coeff, DevicePlan, Error, NttParams, NttPlan, Plan, Product, Result, Transform};
 
 /// The modulus of a multiplication.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,40 +175,46 @@ pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct Multiplier<W: Coeff> {
-    plan: Engine<W>,
+    plan: Chosen<W>,
     decision: Decision,
     primes: Vec<u64>,
 }
 
-/// What a [`Multiplier`] computes with.
-enum Engine<W: Coeff> {
-    /// A GPU plan.
-    Device(Box<dyn DevicePlan<W>>),
-    /// The CPU backend.
+/// What a [`Multiplier`] computes with: the plan it chose.
+enum Chosen<W: Coeff> {
+    /// The NTT on a GPU, one modulus.
+    Ntt(NttPlan<W>),
+    /// The NTT on a GPU, RNS towers.
+    Rns(RnsPlan<W>),
+    /// The DGT on a GPU.
+    Dgt(DgtPlan<W>),
+    /// The CPU backend (the NTT).
     Cpu(CpuRnsPlan<W>),
 }
 
-/// Where a [`Multiplier`] runs; its `Display` is one line for a log
-/// (`GPU NVIDIA H100 80GB HBM3`, `CPU backend (2 threads)`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// A CUDA GPU, by name.
-    Gpu(String),
-    /// The CPU backend ([`crate::cpu::CpuPlan`]) on this many threads
-    /// (rayon's global pool).
-    Cpu {
-        /// Worker threads.
-        threads: usize,
-    },
+/// Runs `$body` with `$p` bound to the chosen plan, whatever its kind.
+macro_rules! any_plan {
+    ($chosen:expr, $p:ident => $body:expr) => {
+        match $chosen {
+            Chosen::Ntt($p) => $body,
+            Chosen::Rns($p) => $body,
+            Chosen::Dgt($p) => $body,
+            Chosen::Cpu($p) => $body,
+        }
+    };
 }
 
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Backend::Gpu(name) => write!(f, "GPU {name}"),
-            Backend::Cpu { threads } => write!(f, "CPU backend ({threads} threads)"),
+/// Runs `$body` with `$p` bound to the chosen GPU plan, or returns
+/// [`Error::NeedsGpu`] naming `$what` on the CPU backend.
+macro_rules! gpu_plan {
+    ($chosen:expr, $what:literal, $p:ident => $body:expr) => {
+        match $chosen {
+            Chosen::Ntt($p) => $body,
+            Chosen::Rns($p) => $body,
+            Chosen::Dgt($p) => $body,
+            Chosen::Cpu(_) => return Err(Error::NeedsGpu { what: $what }),
         }
-    }
+    };
 }
 
 impl<W: Coeff> std::fmt::Debug for Multiplier<W> {
@@ -241,14 +248,14 @@ impl<W: Coeff> Multiplier<W> {
     /// Plans a given decision (what `polymul tune` times, and what a caller
     /// that wants one transform forces).
     pub fn with_decision(gpu: &Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
-        let (plan, primes): (Box<dyn DevicePlan<W>>, Vec<u64>) = match decision.winner {
+        let (plan, primes): (Chosen<W>, Vec<u64>) = match decision.winner {
             Choice::Ntt { kernel, radix } => {
                 let options = PlanOptions { kernel, radix, ..PlanOptions::default() };
-                let one = |q: u64| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
-                    Ok((Box::new(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
+                let one = |q: u64| -> Result<(Chosen<W>, Vec<u64>)> {
+                    Ok((Chosen::Ntt(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
                 };
-                let rns = |basis: RnsBasis<W>| -> Result<(Box<dyn DevicePlan<W>>, Vec<u64>)> {
-                    Ok((Box::new(RnsPlan::with_options(gpu, &basis, options)?), basis.primes()))
+                let rns = |basis: RnsBasis<W>| -> Result<(Chosen<W>, Vec<u64>)> {
+                    Ok((Chosen::Rns(RnsPlan::with_options(gpu, &basis, options)?), basis.primes()))
                 };
                 match modulus {
                     Modulus::Rns { bits, towers } => rns(RnsBasis::new(n, bits, towers)?)?,
@@ -269,10 +276,10 @@ impl<W: Coeff> Multiplier<W> {
                     Modulus::Rns { bits, towers } => dgt_primes(bits, n, towers)?,
                 };
                 let params = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>>>()?;
-                (Box::new(DgtPlan::with_towers(gpu, &params, config)?), primes)
+                (Chosen::Dgt(DgtPlan::with_towers(gpu, &params, config)?), primes)
             }
         };
-        Ok(Self { plan: Engine::Device(plan), decision, primes })
+        Ok(Self { plan, decision, primes })
     }
 
     /// Plans on the CPU backend (no GPU needed): the NTT ([`rule`]'s
@@ -292,7 +299,7 @@ impl<W: Coeff> Multiplier<W> {
             Modulus::Primes(primes) => RnsBasis::from_primes(n, &primes)?,
         };
         let decision = Decision { winner: rule(), from_wisdom: false, measured_us: None };
-        Ok(Self { plan: Engine::Cpu(CpuRnsPlan::new(&basis)?), decision, primes: basis.primes() })
+        Ok(Self { plan: Chosen::Cpu(CpuRnsPlan::new(&basis)?), decision, primes: basis.primes() })
     }
 
     /// The GPU if there is one ([`Gpu::new`], then
@@ -312,14 +319,6 @@ impl<W: Coeff> Multiplier<W> {
         }
     }
 
-    /// Where it runs: the GPU's name, or the CPU backend.
-    pub fn backend(&self) -> Backend {
-        match &self.plan {
-            Engine::Device(p) => Backend::Gpu(p.gpu().info().name.clone()),
-            Engine::Cpu(_) => Backend::Cpu { threads: rayon::current_num_threads() },
-        }
-    }
-
     /// What was chosen.
     pub fn decision(&self) -> &Decision {
         &self.decision
@@ -333,24 +332,178 @@ impl<W: Coeff> Multiplier<W> {
     /// The GPU plan it chose; `None` on the CPU backend.
     pub fn plan(&self) -> Option<&dyn DevicePlan<W>> {
         match &self.plan {
-            Engine::Device(p) => Some(&**p),
-            Engine::Cpu(_) => None,
+            Chosen::Ntt(p) => Some(p),
+            Chosen::Rns(p) => Some(p),
+            Chosen::Dgt(p) => Some(p),
+            Chosen::Cpu(_) => None,
         }
     }
 
     /// The GPU plan it chose, owned; `None` on the CPU backend.
     pub fn into_plan(self) -> Option<Box<dyn DevicePlan<W>>> {
         match self.plan {
-            Engine::Device(p) => Some(p),
-            Engine::Cpu(_) => None,
+            Chosen::Ntt(p) => Some(Box::new(p)),
+            Chosen::Rns(p) => Some(Box::new(p)),
+            Chosen::Dgt(p) => Some(Box::new(p)),
+            Chosen::Cpu(_) => None,
         }
     }
 
     /// The CPU plan; `None` on a GPU.
     pub fn cpu_plan(&self) -> Option<&CpuRnsPlan<W>> {
         match &self.plan {
-            Engine::Cpu(p) => Some(p),
-            Engine::Device(_) => None,
+            Chosen::Cpu(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The GPU it runs on; `None` on the CPU backend.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.plan().map(|p| p.gpu())
+    }
+
+    /// [`DevicePlan::upload`]; GPU only ([`Error::NeedsGpu`] on the CPU backend).
+    pub fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
+        gpu_plan!(&self.plan, "upload", p => p.upload(words))
+    }
+
+    /// [`DevicePlan::zeros`]; GPU only.
+    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
+        gpu_plan!(&self.plan, "zeros", p => p.zeros(batch))
+    }
+
+    /// [`DevicePlan::download`]; GPU only.
+    pub fn download(&self, v: &DeviceView<W>) -> Result<Vec<W>> {
+        gpu_plan!(&self.plan, "download", p => p.download(v))
+    }
+
+    /// [`DevicePlan::set_stream`]; nothing on the CPU backend.
+    pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
+        match &mut self.plan {
+            Chosen::Ntt(p) => p.set_stream(stream),
+            Chosen::Rns(p) => p.set_stream(stream),
+            Chosen::Dgt(p) => p.set_stream(stream),
+            Chosen::Cpu(_) => {}
+        }
+    }
+
+    /// [`DevicePlan::synchronize`]; `Ok` at once on the CPU backend (its
+    /// methods return when done).
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.plan {
+            Chosen::Cpu(_) => Ok(()),
+            _ => gpu_plan!(&self.plan, "synchronize", p => p.synchronize()),
+        }
+    }
+
+    /// The chosen plan as an NTT-domain one, or [`Error::NotNttDomain`]
+    /// for the DGT.
+    fn ntt(&self) -> Result<NttRef<'_, W>> {
+        match &self.plan {
+            Chosen::Ntt(p) => Ok(NttRef::Gpu(p)),
+            Chosen::Rns(p) => Ok(NttRef::Gpu(p)),
+            Chosen::Dgt(_) => Err(Error::NotNttDomain),
+            Chosen::Cpu(p) => Ok(NttRef::Cpu(p)),
+        }
+    }
+}
+
+/// A [`Multiplier`]'s plan whose transform is the NTT.
+enum NttRef<'a, W: Coeff> {
+    Gpu(&'a dyn NttDevice<W>),
+    Cpu(&'a CpuRnsPlan<W>),
+}
+
+/// The GPU plans whose transform is the NTT (for [`Multiplier`]'s dispatch).
+trait NttDevice<W: Coeff>: DevicePlan<W> + Transform<W, DeviceView<W>> + Transform<W, [W]> {}
+impl<W: Coeff, P: DevicePlan<W> + Transform<W, DeviceView<W>> + Transform<W, [W]>> NttDevice<W> for P {}
+
+impl<W: Coeff> Plan<W> for Multiplier<W> {
+    fn n(&self) -> usize {
+        any_plan!(&self.plan, p => p.n())
+    }
+
+    fn moduli(&self) -> Vec<u64> {
+        self.primes.clone()
+    }
+
+    fn backend(&self) -> Backend {
+        any_plan!(&self.plan, p => p.backend())
+    }
+
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        any_plan!(&self.plan, p => p.polymul(a, b))
+    }
+}
+
+/// Host slices on either backend (the same words).
+impl<W: Coeff> Product<W, [W]> for Multiplier<W> {
+    fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        any_plan!(&self.plan, p => Product::<W, [W]>::polymul_into(p, a, b, out))
+    }
+
+    fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
+        any_plan!(&self.plan, p => Product::<W, [W]>::polymul_in_place(p, a, b))
+    }
+}
+
+/// Device words: GPU only ([`Error::NeedsGpu`] on the CPU backend).
+impl<W: Coeff> Product<W, DeviceView<W>> for Multiplier<W> {
+    fn polymul_into(&self, a: &DeviceView<W>, b: &DeviceView<W>, out: &mut DeviceView<W>) -> Result<()> {
+        gpu_plan!(&self.plan, "polymul_into", p => Product::<W, DeviceView<W>>::polymul_into(p, a, b, out))
+    }
+
+    fn polymul_in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
+        gpu_plan!(&self.plan, "polymul_in_place", p => Product::<W, DeviceView<W>>::polymul_in_place(p, a, b))
+    }
+}
+
+/// The NTT on host slices, on either backend; [`Error::NotNttDomain`] where
+/// the planner chose the DGT.
+impl<W: Coeff> Transform<W, [W]> for Multiplier<W> {
+    fn forward(&self, data: &mut [W]) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => Transform::<W, [W]>::forward(p, data),
+            NttRef::Cpu(p) => p.forward(data),
+        }
+    }
+
+    fn inverse(&self, data: &mut [W]) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => Transform::<W, [W]>::inverse(p, data),
+            NttRef::Cpu(p) => p.inverse(data),
+        }
+    }
+
+    fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => Transform::<W, [W]>::pointwise_mul(p, acc, other),
+            NttRef::Cpu(p) => p.pointwise_mul(acc, other),
+        }
+    }
+}
+
+/// The NTT on device words: GPU only ([`Error::NeedsGpu`] on the CPU
+/// backend); [`Error::NotNttDomain`] where the planner chose the DGT.
+impl<W: Coeff> Transform<W, DeviceView<W>> for Multiplier<W> {
+    fn forward(&self, data: &mut DeviceView<W>) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => p.forward(data),
+            NttRef::Cpu(_) => Err(Error::NeedsGpu { what: "forward" }),
+        }
+    }
+
+    fn inverse(&self, data: &mut DeviceView<W>) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => p.inverse(data),
+            NttRef::Cpu(_) => Err(Error::NeedsGpu { what: "inverse" }),
+        }
+    }
+
+    fn pointwise_mul(&self, acc: &mut DeviceView<W>, other: &DeviceView<W>) -> Result<()> {
+        match self.ntt()? {
+            NttRef::Gpu(p) => p.pointwise_mul(acc, other),
+            NttRef::Cpu(_) => Err(Error::NeedsGpu { what: "pointwise_mul" }),
         }
     }
 }
@@ -367,143 +520,6 @@ fn check_given_primes(primes: &[u64]) -> Result<()> {
     match primes.iter().find(|&&q| !seen.insert(q)) {
         Some(&q) => Err(crate::Error::DuplicatePrime { q }),
         None => Ok(()),
-    }
-}
-
-/// The GPU plan, or [`Error::NeedsGpu`] naming the method.
-macro_rules! device {
-    ($self:ident, $what:literal) => {
-        match &$self.plan {
-            Engine::Device(p) => p,
-            Engine::Cpu(_) => return Err(Error::NeedsGpu { what: $what }),
-        }
-    };
-}
-
-/// The methods of [`DevicePlan`], on either backend: the host-slice ones
-/// run on both; the device-buffer ones need a GPU ([`Error::NeedsGpu`] on
-/// the CPU backend).
-impl<W: Coeff> Multiplier<W> {
-    /// The GPU it runs on; `None` on the CPU backend.
-    pub fn gpu(&self) -> Option<&Gpu> {
-        self.plan().map(|p| p.gpu())
-    }
-
-    /// Words per polynomial (N).
-    pub fn n(&self) -> usize {
-        match &self.plan {
-            Engine::Device(p) => p.n(),
-            Engine::Cpu(p) => p.n(),
-        }
-    }
-
-    /// The moduli, one per tower (as [`Multiplier::primes`]).
-    pub fn moduli(&self) -> Vec<u64> {
-        self.primes.clone()
-    }
-
-    /// The layout of `batch` polynomials per tower.
-    pub fn layout(&self, batch: usize) -> Layout {
-        Layout { n: self.n(), towers: self.primes.len(), batch }
-    }
-
-    /// [`DevicePlan::upload`]; GPU only.
-    pub fn upload(&self, words: &[W]) -> Result<DeviceVec<W>> {
-        device!(self, "upload").upload(words)
-    }
-
-    /// [`DevicePlan::zeros`]; GPU only.
-    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        device!(self, "zeros").zeros(batch)
-    }
-
-    /// [`DevicePlan::download`]; GPU only.
-    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        device!(self, "download").download(v)
-    }
-
-    /// [`DevicePlan::forward`]; GPU only (host data: [`Multiplier::forward_host`]).
-    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        device!(self, "forward").forward(data)
-    }
-
-    /// [`DevicePlan::inverse`]; GPU only (host data: [`Multiplier::inverse_host`]).
-    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        device!(self, "inverse").inverse(data)
-    }
-
-    /// [`DevicePlan::pointwise_mul`]; GPU only.
-    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        device!(self, "pointwise_mul").pointwise_mul(acc, other)
-    }
-
-    /// [`DevicePlan::polymul_in_place`]; GPU only.
-    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        device!(self, "polymul_in_place").polymul_in_place(a, b)
-    }
-
-    /// [`DevicePlan::polymul_into`]; GPU only.
-    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        device!(self, "polymul_into").polymul_into(a, b, out)
-    }
-
-    /// `a ⊗ b` of host words (tower-major), on either backend
-    /// ([`DevicePlan::polymul`], [`CpuRnsPlan::polymul`]).
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        match &self.plan {
-            Engine::Device(p) => p.polymul(a, b),
-            Engine::Cpu(p) => p.polymul(a, b),
-        }
-    }
-
-    /// The forward NTT of host words (tower-major), in place, on either
-    /// backend (on a GPU: upload, forward, download).
-    ///
-    /// # Errors
-    /// Those of the plan's `forward` and the input checks;
-    /// [`Error::FusedPlanTransform`] where the chosen GPU plan only
-    /// multiplies (the DGT).
-    pub fn forward_host(&self, data: &mut [W]) -> Result<()> {
-        self.host(data, false)
-    }
-
-    /// The scaled inverse NTT of host words, in place, on either backend.
-    /// Errors as [`Multiplier::forward_host`].
-    pub fn inverse_host(&self, data: &mut [W]) -> Result<()> {
-        self.host(data, true)
-    }
-
-    fn host(&self, data: &mut [W], inverse: bool) -> Result<()> {
-        match &self.plan {
-            Engine::Device(p) => {
-                let mut d = p.upload(data)?;
-                if inverse {
-                    p.inverse(&mut d)?
-                } else {
-                    p.forward(&mut d)?
-                }
-                data.copy_from_slice(&p.download(&d)?);
-                Ok(())
-            }
-            Engine::Cpu(p) if inverse => p.inverse(data),
-            Engine::Cpu(p) => p.forward(data),
-        }
-    }
-
-    /// [`DevicePlan::set_stream`]; nothing on the CPU backend.
-    pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
-        if let Engine::Device(p) = &mut self.plan {
-            p.set_stream(stream)
-        }
-    }
-
-    /// [`DevicePlan::synchronize`]; `Ok` at once on the CPU backend (its
-    /// methods return when done).
-    pub fn synchronize(&self) -> Result<()> {
-        match &self.plan {
-            Engine::Device(p) => p.synchronize(),
-            Engine::Cpu(_) => Ok(()),
-        }
     }
 }
 

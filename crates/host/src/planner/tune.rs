@@ -4,7 +4,8 @@
 use super::{Choice, Decision, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
 use crate::random::SplitMix64;
-use crate::{Coeff, Error, Gpu, NttKernel, Result};
+use crate::plan::NttKernel;
+use crate::{Coeff, Error, Gpu, Product, Result};
 
 /// What to tune.
 #[derive(Debug, Clone, PartialEq, Eq)]

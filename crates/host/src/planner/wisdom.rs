@@ -35,11 +35,11 @@ pub struct WisdomKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "transform", rename_all = "lowercase")]
 pub enum Choice {
-    /// An NTT plan: kernel by [`crate::NttKernel::name`], largest radix
+    /// An NTT plan: kernel by [`crate::plan::NttKernel::name`], largest radix
     /// (`None` = the automatic rule's).
     Ntt {
         /// The kernel.
-        kernel: crate::NttKernel,
+        kernel: crate::plan::NttKernel,
         /// Largest radix, or the rule's.
         radix: Option<usize>,
     },
@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn round_trip_lookup_and_bad_files() {
         let mut w = Wisdom::new();
-        let ntt = Choice::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
+        let ntt = Choice::Ntt { kernel: crate::plan::NttKernel::TwoD, radix: Some(8) };
         let dgt = Choice::Dgt { config: DgtConfig { stages1: 5, log_cluster1: 2, log_cluster2: 1 } };
         w.insert(WisdomEntry { key: key(0), winner: ntt, us_per_poly: 10.0, candidates: 3 });
         w.insert(WisdomEntry { key: key(10), winner: dgt, us_per_poly: 0.1, candidates: 9 });
@@ -230,7 +230,7 @@ mod tests {
         let path = dir.join("sub").join("wisdom.json");
         assert_eq!(Wisdom::load(&path).unwrap(), None);
         let mut w = Wisdom::new();
-        let winner = Choice::Ntt { kernel: crate::NttKernel::Auto, radix: None };
+        let winner = Choice::Ntt { kernel: crate::plan::NttKernel::Auto, radix: None };
         w.insert(WisdomEntry { key: key(1), winner, us_per_poly: 1.0, candidates: 1 });
         w.save(&path).unwrap();
         assert_eq!(Wisdom::load(&path).unwrap(), Some(w));

@@ -20,7 +20,7 @@
 use super::RnsBasis;
 use crate::gpu::kernel::TypedKernel;
 use crate::gpu::launch::{Queue, raw, raw_mut};
-use crate::gpu::{DeviceVec, Gpu};
+use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
 use polymul_kernels::rns::crt::{self, CrtArgs};
@@ -375,7 +375,7 @@ impl DeviceLimbs {
 
     /// The words, as a device buffer (e.g. to copy into another
     /// application's memory).
-    pub fn words(&self) -> &DeviceVec<u64> {
+    pub fn words(&self) -> &DeviceView<u64> {
         &self.data
     }
 }
@@ -413,14 +413,14 @@ impl<W: Coeff> DeviceConvert<W> {
         q: &Queue<'_>,
         t: &Tables,
         limbs: &DeviceLimbs,
-        out: &mut DeviceVec<W>,
+        out: &mut DeviceView<W>,
     ) -> Result<()> {
         let (dec, _) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
         let args = DecomposeArgs {
-            limbs: raw(limbs.data.buf.as_device_ptr()),
-            out: raw_mut(out.buf.as_device_ptr()),
-            table: raw(dec.buf.as_device_ptr()),
+            limbs: raw(limbs.data.ptr()),
+            out: raw_mut(out.ptr()),
+            table: raw(dec.ptr()),
             count: count as u32,
             l: t.l as u32,
             k: t.k as u32,
@@ -444,15 +444,15 @@ impl<W: Coeff> DeviceConvert<W> {
         &self,
         q: &Queue<'_>,
         t: &Tables,
-        residues: &DeviceVec<W>,
+        residues: &DeviceView<W>,
         limbs: &mut DeviceLimbs,
     ) -> Result<()> {
         let (_, crt_t) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
         let args = CrtArgs {
-            residues: raw(residues.buf.as_device_ptr()),
-            limbs: raw_mut(limbs.data.buf.as_device_ptr()),
-            table: raw(crt_t.buf.as_device_ptr()),
+            residues: raw(residues.ptr()),
+            limbs: raw_mut(limbs.data.ptr()),
+            table: raw(crt_t.ptr()),
             count: count as u32,
             l: t.l as u32,
             k: t.k as u32,

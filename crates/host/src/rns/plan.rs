@@ -2,10 +2,9 @@
 
 use super::RnsBasis;
 use super::convert::{DeviceConvert, DeviceLimbs};
-use crate::gpu::{DeviceVec, Gpu};
-use crate::plan::launch::Direction;
+use crate::gpu::{DeviceView, Gpu};
 use crate::plan::{NttEngine, NttKernel, PlanOptions};
-use crate::{Coeff, Error, Result};
+use crate::{Coeff, DevicePlan, Error, Product, Result};
 use num_bigint::BigUint;
 
 /// Negacyclic polymul modulo `Q` on a GPU for the towers of an
@@ -59,16 +58,6 @@ impl<W: Coeff> RnsPlan<W> {
         Ok(Self { engine, basis: basis.clone(), gpu: gpu.clone(), conv })
     }
 
-    /// Queues this plan's later work on `stream` (`None`: the GPU's own).
-    pub fn set_stream(&mut self, stream: Option<&crate::GpuStream>) {
-        self.engine.set_stream(stream);
-    }
-
-    /// Waits for the work this plan queued.
-    pub fn synchronize(&self) -> Result<()> {
-        self.engine.queue().synchronize()
-    }
-
     /// Captures the work `work` queues on this plan's stream, on buffers the
     /// returned [`crate::Graph`] owns (`state`), for replays with one driver
     /// call each ([`crate::Graph::launch`]). `work` runs once, while
@@ -107,61 +96,6 @@ impl<W: Coeff> RnsPlan<W> {
     /// tower (as [`crate::NttPlan::global_passes`]).
     pub fn global_passes(&self, batch: usize) -> u32 {
         self.engine.global_passes(batch)
-    }
-
-    /// Validates tower-major residues (a positive multiple of
-    /// `towers · N` words; tower `i`'s all below `q_i`) and uploads them.
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN) (its `n` is
-    /// `towers · N`: a buffer laid out for another tower count),
-    /// [`Error::CoefficientOutOfRange`](crate::Error::CoefficientOutOfRange)
-    /// (its index into the whole buffer),
-    /// [`Error::BatchTooLarge`](crate::Error::BatchTooLarge), then
-    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
-    pub fn upload(&self, residues: &[W]) -> Result<DeviceVec<W>> {
-        self.engine.upload("residues", residues)
-    }
-
-    /// A device buffer of `batch` zero polynomials in every tower
-    /// (`towers · batch · N` words).
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`](crate::Error::NotAMultipleOfN) for
-    /// `batch = 0`, [`Error::BatchTooLarge`](crate::Error::BatchTooLarge)
-    /// above `u32::MAX / N` per tower (before any allocation),
-    /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
-    pub fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        self.engine.zeros(batch)
-    }
-
-    /// Queues the forward NTT of every polynomial of every tower.
-    pub fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.whole(Direction::Forward, data)
-    }
-
-    /// Queues the inverse NTT of every polynomial of every tower.
-    pub fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.whole(Direction::Inverse, data)
-    }
-
-    /// Queues `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
-    pub fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
-        self.engine.pointwise_mul(acc, other)
-    }
-
-    /// Queues `a ← a ⊗ b` for every pair and tower; `b` is clobbered: its words are
-    /// scratch afterwards (the NTT domain for most kernels, only the column
-    /// pass for the lazy ones).
-    pub fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.polymul_in_place(a, b)
-    }
-
-    /// Negacyclic products of residue polynomials (tower-major, the same
-    /// batch in every tower): tower `i` of the result is the product of
-    /// tower `i` of `a` and `b` modulo `q_i`.
-    pub fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        self.engine.host_product(a, b)
     }
 
     /// Validates coefficient-major limbs ([`RnsBasis::check_limbs`]: a
@@ -215,7 +149,7 @@ impl<W: Coeff> RnsPlan<W> {
     }
 
     /// Residues and limbs of the same batch, each of this plan's shape.
-    fn check_pair(&self, limbs: &DeviceLimbs, residues: &DeviceVec<W>) -> Result<()> {
+    fn check_pair(&self, limbs: &DeviceLimbs, residues: &DeviceView<W>) -> Result<()> {
         self.check_device_limbs("limbs", limbs)?;
         let batch = self.engine.batch_of("residues", residues)?;
         if batch != limbs.batch {
@@ -240,7 +174,7 @@ impl<W: Coeff> RnsPlan<W> {
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (another
     /// batch), [`Error::ConversionTooLarge`](crate::Error::ConversionTooLarge),
     /// a launch error.
-    pub fn decompose(&self, limbs: &DeviceLimbs, residues: &mut DeviceVec<W>) -> Result<()> {
+    pub fn decompose(&self, limbs: &DeviceLimbs, residues: &mut DeviceView<W>) -> Result<()> {
         self.check_pair(limbs, residues)?;
         self.conv.decompose(&self.engine.queue(), &self.basis.conv, limbs, residues)
     }
@@ -252,7 +186,7 @@ impl<W: Coeff> RnsPlan<W> {
     ///
     /// # Errors
     /// As [`RnsPlan::decompose`].
-    pub fn reconstruct(&self, residues: &DeviceVec<W>, limbs: &mut DeviceLimbs) -> Result<()> {
+    pub fn reconstruct(&self, residues: &DeviceView<W>, limbs: &mut DeviceLimbs) -> Result<()> {
         self.check_pair(limbs, residues)?;
         self.conv.reconstruct(&self.engine.queue(), &self.basis.conv, residues, limbs)
     }
@@ -272,8 +206,8 @@ impl<W: Coeff> RnsPlan<W> {
         a: &DeviceLimbs,
         b: &DeviceLimbs,
         out: &mut DeviceLimbs,
-        ra: &mut DeviceVec<W>,
-        rb: &mut DeviceVec<W>,
+        ra: &mut DeviceView<W>,
+        rb: &mut DeviceView<W>,
     ) -> Result<()> {
         for (what, x) in [("b", b), ("out", &*out)] {
             self.check_device_limbs(what, x)?;
@@ -334,31 +268,6 @@ impl<W: Coeff> RnsPlan<W> {
         self.basis.from_limbs(&self.polymul_limbs(&la, &lb)?)
     }
 
-    /// Queues `out ← a ⊗ b` for every pair and tower, leaving `a` and `b`
-    /// intact (see [`crate::DevicePlan::polymul_into`]).
-    pub fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
-        self.engine.polymul_into(a, b, out)
-    }
-
-    /// Copies a buffer back after the work queued on the plan's stream.
-    pub fn download(&self, v: &DeviceVec<W>) -> Result<Vec<W>> {
-        self.engine.queue().download(v)
-    }
-
-    /// The GPU this plan runs on.
-    pub fn gpu(&self) -> &Gpu {
-        &self.engine.gpu
-    }
-
-    /// Words per polynomial per tower (N).
-    pub fn n(&self) -> usize {
-        self.basis.n()
-    }
-
-    /// The primes, one per tower.
-    pub fn moduli(&self) -> Vec<u64> {
-        self.basis.primes()
-    }
 }
 
-crate::device_plan::device_plan_by_inherent!(RnsPlan);
+crate::plan::engine_plan!(RnsPlan, "residues");

@@ -1,0 +1,349 @@
+//! Device words: the owning [`DeviceVec`] and the borrowed, unsized
+//! [`DeviceView`] every plan computes on.
+//!
+//! A `DeviceVec<W>` owns its allocation and frees it on drop; it
+//! dereferences to a `DeviceView<W>`, as `Vec<W>` does to `[W]`. Memory
+//! polymul does not own (CuPy's, PyTorch's, a caller's `cuMemAlloc`) is
+//! only ever a `&DeviceView<W>` or `&mut DeviceView<W>`
+//! ([`DeviceView::from_raw_parts`], [`DeviceView::from_raw_parts_mut`]).
+//! A view is unsized (its address and length are the reference's), so no
+//! safe code can move one out from behind a reference, and no owning value
+//! can ever hold a foreign pointer:
+//!
+//! ```compile_fail,E0277
+//! # fn f(gpu: &polymul::Gpu, ptr: u64) -> polymul::Result<()> {
+//! let mut owned = gpu.zeros::<u64>(16)?;
+//! let foreign = unsafe { polymul::DeviceView::<u64>::from_raw_parts_mut(gpu, ptr, 16)? };
+//! std::mem::swap(foreign, &mut *owned); // a view has no size: E0277
+//! # Ok(()) }
+//! ```
+//!
+//! Its twin, swapping two owning buffers whole, compiles (and is harmless:
+//! each still frees its own allocation):
+//!
+//! ```
+//! # fn f(gpu: &polymul::Gpu) -> polymul::Result<()> {
+//! let (mut a, mut b) = (gpu.zeros::<u64>(16)?, gpu.zeros::<u64>(8)?);
+//! std::mem::swap(&mut a, &mut b);
+//! # Ok(()) }
+//! ```
+//!
+//! `mem::replace` and `mem::take` need a sized value too:
+//!
+//! ```compile_fail,E0277
+//! # fn f(gpu: &polymul::Gpu, ptr: u64) -> polymul::Result<()> {
+//! let foreign = unsafe { polymul::DeviceView::<u64>::from_raw_parts_mut(gpu, ptr, 16)? };
+//! let owned = gpu.zeros::<u64>(16)?;
+//! let _ = std::mem::replace(foreign, *owned); // E0277
+//! # Ok(()) }
+//! ```
+//!
+//! ```compile_fail,E0277
+//! # fn f(gpu: &polymul::Gpu, ptr: u64) -> polymul::Result<()> {
+//! let foreign = unsafe { polymul::DeviceView::<u64>::from_raw_parts_mut(gpu, ptr, 16)? };
+//! let _ = std::mem::take(foreign); // E0277
+//! # Ok(()) }
+//! ```
+//!
+//! ```
+//! # fn f(gpu: &polymul::Gpu) -> polymul::Result<()> {
+//! let mut a = gpu.zeros::<u64>(16)?;
+//! let _old = std::mem::replace(&mut a, gpu.zeros::<u64>(4)?); // sized: fine
+//! # Ok(()) }
+//! ```
+//!
+//! A view borrowed from a plan call cannot outlive the buffer it views:
+//!
+//! ```compile_fail,E0597
+//! # fn f(gpu: &polymul::Gpu) -> polymul::Result<()> {
+//! let view: &polymul::DeviceView<u64>;
+//! {
+//!     let owned = gpu.zeros::<u64>(16)?;
+//!     view = &owned; // `owned` does not live long enough: E0597
+//! }
+//! let _ = view.len();
+//! # Ok(()) }
+//! ```
+//!
+//! ```
+//! # fn f(gpu: &polymul::Gpu) -> polymul::Result<()> {
+//! let owned = gpu.zeros::<u64>(16)?;
+//! let view: &polymul::DeviceView<u64> = &owned;
+//! assert_eq!(view.len(), 16);
+//! # Ok(()) }
+//! ```
+
+use super::{Gpu, external};
+use crate::layout::Layout;
+use crate::{Coeff, Result};
+use cust::memory::{DeviceBuffer, DevicePointer, DeviceSlice};
+use std::marker::PhantomData;
+
+/// `len` words `W` of device memory, borrowed: what every plan computes on.
+///
+/// Unsized, like `[W]`: only ever behind a reference, whose address is the
+/// device address of the first word and whose metadata is the word count.
+/// It has no drop glue and can never be moved out, so safe code cannot turn
+/// memory polymul does not own into an owning buffer (the module
+/// documentation shows the `compile_fail` tests). An owning [`DeviceVec`]
+/// dereferences to one; foreign memory enters only through the `unsafe`
+/// [`DeviceView::from_raw_parts`] / [`DeviceView::from_raw_parts_mut`].
+#[repr(transparent)]
+pub struct DeviceView<W: Coeff> {
+    _word: PhantomData<W>,
+    /// Never read: zero-sized elements, one per word, so that the slice's
+    /// length metadata is the word count and the reference's address the
+    /// device address (a zero-sized place is valid at any non-null address).
+    words: [()],
+}
+
+/// The address of an empty view's reference: non-null, as every reference
+/// must be; [`DeviceView::ptr`] reports the null device pointer for it.
+const EMPTY: u64 = 1;
+
+impl<W: Coeff> DeviceView<W> {
+    /// The view of `len` words at device address `addr`, with no checks.
+    ///
+    /// # Safety
+    /// `addr .. addr + len · size_of::<W>()` is device memory that stays
+    /// allocated for `'a`, and for a `&'a mut` nothing else accesses it
+    /// during `'a` except through the returned reference. `addr` may be 0
+    /// only when `len` is 0.
+    unsafe fn from_addr<'a>(addr: u64, len: usize) -> &'a Self {
+        let addr = if addr == 0 { EMPTY } else { addr };
+        let fat: *const [()] = std::ptr::slice_from_raw_parts(addr as usize as *const (), len);
+        // SAFETY: `Self` is `repr(transparent)` over `[()]` (the marker is
+        // a 1-aligned ZST), so the fat pointer's metadata (the length)
+        // carries over; the pointee has size 0 and alignment 1, so any
+        // non-null address (`addr` is never 0 here) is a valid reference.
+        unsafe { &*(fat as *const Self) }
+    }
+
+    /// As [`DeviceView::from_addr`], mutable. Same safety contract.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn from_addr_mut<'a>(addr: u64, len: usize) -> &'a mut Self {
+        let addr = if addr == 0 { EMPTY } else { addr };
+        let fat: *mut [()] = std::ptr::slice_from_raw_parts_mut(addr as usize as *mut (), len);
+        // SAFETY: as in `from_addr`; uniqueness is the caller's contract.
+        unsafe { &mut *(fat as *mut Self) }
+    }
+
+    /// Views `len` words at the device address `ptr` of `gpu`'s context
+    /// (memory of CuPy, PyTorch, Numba or a caller's `cuMemAlloc`),
+    /// read-only. Dropping the reference frees nothing.
+    ///
+    /// # Errors
+    /// [`crate::Error::ForeignMemory`] where `ptr` is null, not aligned to
+    /// the word, not device (or managed) memory the driver knows, or memory
+    /// of another context than the device's primary one;
+    /// [`crate::Error::Cuda`] where the context cannot be bound.
+    ///
+    /// # Safety
+    /// `ptr .. ptr + len · size_of::<W>()` lies inside one live allocation
+    /// that outlives `'a`, and nothing writes it while work polymul queued
+    /// on it runs (order other streams' work with [`Gpu::ordered_with`]).
+    pub unsafe fn from_raw_parts<'a>(gpu: &Gpu, ptr: u64, len: usize) -> Result<&'a Self> {
+        external::check_foreign::<W>(gpu, ptr)?;
+        // SAFETY: `ptr` is non-null (checked above); the allocation and its
+        // lifetime are the caller's contract.
+        Ok(unsafe { Self::from_addr(ptr, len) })
+    }
+
+    /// As [`DeviceView::from_raw_parts`], writable: plans may write the
+    /// words (transforms in place, product outputs).
+    ///
+    /// # Errors
+    /// As [`DeviceView::from_raw_parts`].
+    ///
+    /// # Safety
+    /// As [`DeviceView::from_raw_parts`], and nothing else reads or writes
+    /// the words while work polymul queued on them runs.
+    pub unsafe fn from_raw_parts_mut<'a>(gpu: &Gpu, ptr: u64, len: usize) -> Result<&'a mut Self> {
+        external::check_foreign::<W>(gpu, ptr)?;
+        // SAFETY: as in `from_raw_parts`, plus the caller's exclusivity.
+        Ok(unsafe { Self::from_addr_mut(ptr, len) })
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True if it holds no words.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Device address of the first word (0 for an empty view), for
+    /// handing the words to another library.
+    pub fn device_address(&self) -> u64 {
+        if self.is_empty() { 0 } else { self.words.as_ptr() as usize as u64 }
+    }
+
+    /// Words `range` of this view, or `None` where the range is out of
+    /// bounds.
+    pub fn get(&self, range: std::ops::Range<usize>) -> Option<&Self> {
+        let (addr, len) = self.sub(&range)?;
+        // SAFETY: a sub-range of this view's words, borrowed as `&self`.
+        Some(unsafe { Self::from_addr(addr, len) })
+    }
+
+    /// Words `range` of this view, writable; `None` out of bounds.
+    pub fn get_mut(&mut self, range: std::ops::Range<usize>) -> Option<&mut Self> {
+        let (addr, len) = self.sub(&range)?;
+        // SAFETY: a sub-range of this view's words, borrowed as `&mut self`.
+        Some(unsafe { Self::from_addr_mut(addr, len) })
+    }
+
+    /// Splits into words `..mid` and `mid..`, both writable; `None` where
+    /// `mid > len`.
+    pub fn split_at_mut(&mut self, mid: usize) -> Option<(&mut Self, &mut Self)> {
+        if mid > self.len() {
+            return None;
+        }
+        let ((a, la), (b, lb)) = (self.sub(&(0..mid))?, self.sub(&(mid..self.len()))?);
+        // SAFETY: two disjoint sub-ranges of this view's words, both
+        // borrowed from `&mut self`.
+        unsafe { Some((Self::from_addr_mut(a, la), Self::from_addr_mut(b, lb))) }
+    }
+
+    /// The device address and length of words `range`, if it is inside
+    /// (address 0 for an empty range).
+    fn sub(&self, range: &std::ops::Range<usize>) -> Option<(u64, usize)> {
+        if range.start > range.end || range.end > self.len() {
+            return None;
+        }
+        let len = range.end - range.start;
+        let addr = if len == 0 { 0 } else { self.device_address() + (range.start * std::mem::size_of::<W>()) as u64 };
+        Some((addr, len))
+    }
+
+    /// The device pointer of the first word (null for an empty view): what
+    /// the kernels' argument blocks take.
+    pub(crate) fn ptr(&self) -> DevicePointer<W> {
+        DevicePointer::from_raw(self.device_address())
+    }
+
+    /// The words as `cust`'s slice, for its copies.
+    pub(crate) fn slice(&self) -> DeviceSlice<W> {
+        // SAFETY: the view's words are live for the borrow of `self`
+        // (`from_addr`'s contract).
+        unsafe { DeviceSlice::from_raw_parts(self.ptr(), self.len()) }
+    }
+
+    /// The words as `cust`'s slice, to copy into.
+    pub(crate) fn slice_mut(&mut self) -> DeviceSlice<W> {
+        // SAFETY: as in `slice`, borrowed mutably.
+        unsafe { DeviceSlice::from_raw_parts_mut(self.ptr(), self.len()) }
+    }
+}
+
+impl<W: Coeff> std::fmt::Debug for DeviceView<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceView<u{}>[{}]", W::BITS, self.len())
+    }
+}
+
+/// Coefficients in device memory that polymul allocated and frees on drop;
+/// dereferences to a [`DeviceView`] (as `Vec<W>` to `[W]`), which is what
+/// plans take.
+///
+/// A buffer a plan made (`upload`, `zeros`) remembers the [`Layout`] it
+/// was made for ([`DeviceVec::layout`]); plans check the words they are
+/// given by their count (a positive multiple of `towers · N`).
+pub struct DeviceVec<W: Coeff> {
+    pub(crate) buf: DeviceBuffer<W>,
+    pub(crate) layout: Option<Layout>,
+}
+
+impl<W: Coeff> DeviceVec<W> {
+    /// An owning buffer of raw words (no layout).
+    pub(crate) fn from_buffer(buf: DeviceBuffer<W>) -> Self {
+        Self { buf, layout: None }
+    }
+
+    /// The layout of the polynomials it was made for, if a plan made it.
+    pub fn layout(&self) -> Option<Layout> {
+        self.layout
+    }
+
+    /// The whole buffer as a view (what `&*self` gives).
+    pub fn view(&self) -> &DeviceView<W> {
+        self
+    }
+
+    /// The whole buffer as a writable view (what `&mut *self` gives).
+    pub fn view_mut(&mut self) -> &mut DeviceView<W> {
+        self
+    }
+
+    /// The buffer, marked as holding `layout` (a plan's `upload` and
+    /// `zeros`; `layout.words()` is its length).
+    pub(crate) fn with_layout(mut self, layout: Layout) -> Self {
+        debug_assert_eq!(layout.words(), self.buf.len());
+        self.layout = Some(layout);
+        self
+    }
+}
+
+impl<W: Coeff> std::ops::Deref for DeviceVec<W> {
+    type Target = DeviceView<W>;
+    fn deref(&self) -> &DeviceView<W> {
+        // SAFETY: the buffer's own allocation of `len` words, live while
+        // `self` is borrowed (it is freed only by `DeviceBuffer`'s drop).
+        unsafe { DeviceView::from_addr(self.buf.as_device_ptr().as_raw(), self.buf.len()) }
+    }
+}
+
+impl<W: Coeff> std::ops::DerefMut for DeviceVec<W> {
+    fn deref_mut(&mut self) -> &mut DeviceView<W> {
+        // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
+        unsafe { DeviceView::from_addr_mut(self.buf.as_device_ptr().as_raw(), self.buf.len()) }
+    }
+}
+
+impl<W: Coeff> AsRef<DeviceView<W>> for DeviceVec<W> {
+    fn as_ref(&self) -> &DeviceView<W> {
+        self
+    }
+}
+
+impl<W: Coeff> AsMut<DeviceView<W>> for DeviceVec<W> {
+    fn as_mut(&mut self) -> &mut DeviceView<W> {
+        self
+    }
+}
+
+impl<W: Coeff> std::fmt::Debug for DeviceVec<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.layout {
+            Some(l) => write!(f, "DeviceVec<u{}>[{l}]", W::BITS),
+            None => write!(f, "DeviceVec<u{}>[{}]", W::BITS, self.len()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Views over made-up addresses: nothing here touches the device (a
+    /// view's methods only do address arithmetic), so Miri can run it.
+    #[test]
+    fn views_do_address_arithmetic_only() {
+        // SAFETY: never dereferenced on the host; no device call is made.
+        let v = unsafe { DeviceView::<u64>::from_addr_mut(0x1000, 10) };
+        assert_eq!((v.len(), v.device_address()), (10, 0x1000));
+        let s = v.get(2..5).unwrap();
+        assert_eq!((s.len(), s.device_address()), (3, 0x1010));
+        assert!(v.get(5..11).is_none());
+        assert_eq!(v.get(4..4).unwrap().len(), 0);
+        let (a, b) = v.split_at_mut(4).unwrap();
+        assert_eq!((a.len(), a.device_address(), b.len(), b.device_address()), (4, 0x1000, 6, 0x1020));
+        assert!(v.split_at_mut(11).is_none());
+        // SAFETY: as above; an empty view reports address 0.
+        let e = unsafe { DeviceView::<u32>::from_addr(0, 0) };
+        assert!(e.is_empty() && e.device_address() == 0 && e.ptr().is_null());
+        assert_eq!(std::mem::size_of_val(v), 0);
+    }
+}

@@ -1,0 +1,272 @@
+//! The traits every plan implements, one shape for all six plan kinds:
+//! [`crate::NttPlan`], [`crate::RnsPlan`], [`crate::DgtPlan`] (GPU),
+//! [`crate::CpuPlan`], [`crate::CpuRnsPlan`] (CPU) and the planner's
+//! [`crate::Multiplier`] (either).
+//!
+//! - [`Plan`]: what a plan is (N, moduli, where it runs) and the host
+//!   product every plan offers.
+//! - [`Product<W, B>`]: negacyclic products on buffers `B`, host slices
+//!   (`[W]`, and `Vec<W>`) or device words ([`DeviceView`], and
+//!   [`DeviceVec`]), with the same signatures for both.
+//! - [`Transform<W, B>`]: the forward and inverse NTT and the pointwise
+//!   product in the NTT domain. Only plans whose transform *is* the NTT
+//!   implement it: the DGT's domain is another one, so [`crate::DgtPlan`]
+//!   does not, and a DGT-domain buffer can never pass for NTT-domain data.
+//!   A [`crate::Multiplier`] that chose the DGT returns
+//!   [`crate::Error::NotNttDomain`] from these methods.
+//! - [`DevicePlan`]: device memory and streams of a GPU plan.
+//!
+//! Every GPU plan's host-slice methods come from its device methods
+//! (validate, upload, compute, download); `DeviceVec<W>` and `Vec<W>`
+//! arguments work wherever views and slices do (blanket implementations
+//! here).
+//!
+//! ```no_run
+//! use polymul::{Gpu, NttParams, NttPlan, Product, Transform};
+//!
+//! /// Squares every polynomial of `x` with any plan, on any buffer kind.
+//! fn square<W: polymul::Coeff, B: ?Sized>(plan: &impl Product<W, B>, x: &mut B, scratch: &mut B) -> polymul::Result<()> {
+//!     plan.polymul_in_place(x, scratch)
+//! }
+//!
+//! let gpu = Gpu::new()?;
+//! let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 12, 62)?)?;
+//! let mut a = vec![3u64; 1 << 12];
+//! square(&plan, &mut a[..], &mut a.clone()[..])?;          // host slices
+//! let (mut d, mut s) = (plan.upload(&a)?, plan.upload(&a)?);
+//! square(&plan, &mut *d, &mut *s)?;                       // device views
+//! plan.forward(&mut d)?;                                  // NTT domain
+//! # Ok::<(), polymul::Error>(())
+//! ```
+
+use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
+use crate::layout::Layout;
+use crate::{Coeff, Result};
+
+/// Where a plan runs; its `Display` is one line for a log
+/// (`GPU NVIDIA H100 80GB HBM3`, `CPU backend (2 threads)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// A CUDA GPU, by name.
+    Gpu(String),
+    /// The CPU backend ([`crate::CpuPlan`]) on this many threads
+    /// (rayon's global pool).
+    Cpu {
+        /// Worker threads.
+        threads: usize,
+    },
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::Gpu(name) => write!(f, "GPU {name}"),
+            Backend::Cpu { threads } => write!(f, "CPU backend ({threads} threads)"),
+        }
+    }
+}
+
+/// What every plan is: a negacyclic product of `N`-word polynomials modulo
+/// one or more moduli (towers), created once and executed many times.
+///
+/// Data is tower-major (one tower for a plain modulus; see [`Layout`]):
+/// a buffer holds `batch` polynomials of tower 0, then `batch` of tower 1,
+/// and so on. Every method validates before it computes and returns a
+/// typed [`crate::Error`]; no method panics on bad input.
+pub trait Plan<W: Coeff>: Send + Sync + std::fmt::Debug {
+    /// Words per polynomial (N).
+    fn n(&self) -> usize;
+
+    /// The moduli, one per tower.
+    fn moduli(&self) -> Vec<u64>;
+
+    /// Where it runs.
+    fn backend(&self) -> Backend;
+
+    /// The layout of `batch` polynomials per tower of this plan.
+    fn layout(&self, batch: usize) -> Layout {
+        Layout { n: self.n(), towers: self.moduli().len(), batch }
+    }
+
+    /// `a ⊗ b` of host words (each pair of polynomials, every tower), in a
+    /// new vector. Both operands are validated (a positive multiple of
+    /// `towers · N` words, equal lengths, every word below its tower's
+    /// modulus) before anything is computed.
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>>;
+}
+
+/// Negacyclic products on buffers `B`: host slices (`[W]`) or device words
+/// ([`DeviceView<W>`]), with the same signatures for both. On a GPU plan the
+/// device methods queue work on the plan's stream and return without
+/// waiting (errors inside a kernel surface at the next synchronisation);
+/// the host methods return when the result is in place.
+pub trait Product<W: Coeff, B: ?Sized>: Plan<W> {
+    /// `out ← a ⊗ b`, leaving `a` and `b` intact (all three of one
+    /// length). On a GPU this costs two device copies more than
+    /// [`Product::polymul_in_place`].
+    fn polymul_into(&self, a: &B, b: &B, out: &mut B) -> Result<()>;
+
+    /// `a ← a ⊗ b`; `b`'s words are scratch afterwards (the fastest product:
+    /// no copies). Upload or copy `b` again to reuse it.
+    fn polymul_in_place(&self, a: &mut B, b: &mut B) -> Result<()>;
+}
+
+/// The negacyclic NTT on buffers `B`: forward (normal order in,
+/// bit-reversed out), inverse (scaled by `1/N`: `inverse(forward(x)) = x`)
+/// and the pointwise product in the NTT domain. Every plan kind whose
+/// transform is the NTT implements it; the DGT plan does not (its domain is
+/// another one).
+pub trait Transform<W: Coeff, B: ?Sized>: Product<W, B> {
+    /// The forward transform of every polynomial (and tower).
+    ///
+    /// # Errors
+    /// [`crate::Error::FusedPlanTransform`] on a plan that only multiplies
+    /// (a fused-polymul NTT plan), [`crate::Error::NotNttDomain`] on a
+    /// [`crate::Multiplier`] that chose the DGT; the input checks'.
+    fn forward(&self, data: &mut B) -> Result<()>;
+
+    /// The inverse transform (scaled). Errors as [`Transform::forward`].
+    fn inverse(&self, data: &mut B) -> Result<()>;
+
+    /// `acc ← acc ⊙ other`, element-wise modulo each tower's modulus: the
+    /// product in the NTT domain.
+    fn pointwise_mul(&self, acc: &mut B, other: &B) -> Result<()>;
+}
+
+/// A plan resident on a GPU: its device memory and its stream (cuFFT's
+/// plan/exec split: create once, execute many times).
+///
+/// Its [`Product`] (and, for NTT plans, [`Transform`]) methods on
+/// [`DeviceView`]s queue work; those on host slices come from them.
+pub trait DevicePlan<W: Coeff>: Product<W, DeviceView<W>> {
+    /// The GPU the plan runs on.
+    fn gpu(&self) -> &Gpu;
+
+    /// Validates host words (tower-major, a positive multiple of
+    /// `towers · N`, each below its tower's modulus) and uploads them; the
+    /// buffer remembers its [`Layout`].
+    fn upload(&self, words: &[W]) -> Result<DeviceVec<W>>;
+
+    /// `batch` zero polynomials per tower on the device.
+    ///
+    /// # Errors
+    /// [`crate::Error::NotAMultipleOfN`] for `batch = 0`,
+    /// [`crate::Error::BatchTooLarge`] above the launch limit (both before
+    /// any allocation), [`crate::Error::OutOfDeviceMemory`].
+    fn zeros(&self, batch: usize) -> Result<DeviceVec<W>>;
+
+    /// Copies device words back after the work queued on the plan's stream.
+    fn download(&self, v: &DeviceView<W>) -> Result<Vec<W>>;
+
+    /// Queues the plan's later work on `stream` (`None`: the GPU's own).
+    fn set_stream(&mut self, stream: Option<&GpuStream>);
+
+    /// Waits for the work the plan queued.
+    fn synchronize(&self) -> Result<()>;
+}
+
+/// [`Product`] on host slices for a GPU plan type, from its device
+/// methods: validated and uploaded, computed on the device, downloaded.
+/// With `transform`, [`Transform`] on host slices too. (A macro, not a
+/// blanket implementation over [`DevicePlan`]: coherence could not tell
+/// the GPU plans' implementations from the CPU plans' then.)
+macro_rules! host_slices_via_device {
+    ($plan:ident) => {
+        impl<W: $crate::Coeff> $crate::Product<W, [W]> for $plan<W> {
+            fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> $crate::Result<()> {
+                if out.len() != a.len() {
+                    return Err($crate::Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
+                }
+                out.copy_from_slice(&$crate::Plan::polymul(self, a, b)?);
+                Ok(())
+            }
+
+            fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> $crate::Result<()> {
+                let c = $crate::Plan::polymul(self, a, b)?;
+                a.copy_from_slice(&c);
+                Ok(())
+            }
+        }
+    };
+    ($plan:ident, transform) => {
+        $crate::traits::host_slices_via_device!($plan);
+
+        impl<W: $crate::Coeff> $crate::Transform<W, [W]> for $plan<W> {
+            fn forward(&self, data: &mut [W]) -> $crate::Result<()> {
+                use $crate::DevicePlan as _;
+                let mut d = self.upload(data)?;
+                $crate::Transform::<W, $crate::DeviceView<W>>::forward(self, &mut *d)?;
+                data.copy_from_slice(&self.download(&d)?);
+                Ok(())
+            }
+
+            fn inverse(&self, data: &mut [W]) -> $crate::Result<()> {
+                use $crate::DevicePlan as _;
+                let mut d = self.upload(data)?;
+                $crate::Transform::<W, $crate::DeviceView<W>>::inverse(self, &mut *d)?;
+                data.copy_from_slice(&self.download(&d)?);
+                Ok(())
+            }
+
+            fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> $crate::Result<()> {
+                use $crate::DevicePlan as _;
+                let (mut a, b) = (self.upload(acc)?, self.upload(other)?);
+                $crate::Transform::<W, $crate::DeviceView<W>>::pointwise_mul(self, &mut *a, &b)?;
+                acc.copy_from_slice(&self.download(&a)?);
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use host_slices_via_device;
+
+/// Owning device buffers where views are taken (`plan.forward(&mut v)`
+/// for a `DeviceVec` `v`).
+impl<W: Coeff, P: Product<W, DeviceView<W>> + ?Sized> Product<W, DeviceVec<W>> for P {
+    fn polymul_into(&self, a: &DeviceVec<W>, b: &DeviceVec<W>, out: &mut DeviceVec<W>) -> Result<()> {
+        Product::<W, DeviceView<W>>::polymul_into(self, a, b, out)
+    }
+
+    fn polymul_in_place(&self, a: &mut DeviceVec<W>, b: &mut DeviceVec<W>) -> Result<()> {
+        Product::<W, DeviceView<W>>::polymul_in_place(self, a, b)
+    }
+}
+
+impl<W: Coeff, P: Transform<W, DeviceView<W>> + ?Sized> Transform<W, DeviceVec<W>> for P {
+    fn forward(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        Transform::<W, DeviceView<W>>::forward(self, data)
+    }
+
+    fn inverse(&self, data: &mut DeviceVec<W>) -> Result<()> {
+        Transform::<W, DeviceView<W>>::inverse(self, data)
+    }
+
+    fn pointwise_mul(&self, acc: &mut DeviceVec<W>, other: &DeviceVec<W>) -> Result<()> {
+        Transform::<W, DeviceView<W>>::pointwise_mul(self, acc, other)
+    }
+}
+
+/// `Vec<W>` where slices are taken (`plan.forward(&mut v)` for a `Vec` `v`).
+impl<W: Coeff, P: Product<W, [W]> + ?Sized> Product<W, Vec<W>> for P {
+    fn polymul_into(&self, a: &Vec<W>, b: &Vec<W>, out: &mut Vec<W>) -> Result<()> {
+        Product::<W, [W]>::polymul_into(self, a, b, out)
+    }
+
+    fn polymul_in_place(&self, a: &mut Vec<W>, b: &mut Vec<W>) -> Result<()> {
+        Product::<W, [W]>::polymul_in_place(self, a, b)
+    }
+}
+
+impl<W: Coeff, P: Transform<W, [W]> + ?Sized> Transform<W, Vec<W>> for P {
+    fn forward(&self, data: &mut Vec<W>) -> Result<()> {
+        Transform::<W, [W]>::forward(self, data)
+    }
+
+    fn inverse(&self, data: &mut Vec<W>) -> Result<()> {
+        Transform::<W, [W]>::inverse(self, data)
+    }
+
+    fn pointwise_mul(&self, acc: &mut Vec<W>, other: &Vec<W>) -> Result<()> {
+        Transform::<W, [W]>::pointwise_mul(self, acc, other)
+    }
+}
