@@ -12,12 +12,14 @@
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
 //! cargo xtask tune       [--quick] [--out F]  `polymul tune`: time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary and the CLI for a GPU machine
+//! cargo xtask results    [--check]           docs/results index, docs/RESULTS.md, README block (docs/testing.md)
 //! ```
 
 mod downstream;
 mod fuzz;
 mod ptxas;
 mod python;
+mod results;
 mod sass;
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
@@ -143,6 +145,8 @@ fn check_ptx(args: &[String]) -> Res {
 fn test(args: &[String]) -> Res {
     let root = root();
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    eprintln!("\n==> results index and size (cargo xtask results --check)");
+    results::check(&root)?;
     run(
         "cargo clippy (host, all targets)",
         cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
@@ -321,7 +325,9 @@ const HELP: &str = "usage: cargo xtask <command>
   gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binary and the polymul CLI
                               (PTX embedded; `polymul tune` runs there) for a machine with a GPU
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
-                              instructions per modular multiplication of each reduction";
+                              instructions per modular multiplication of each reduction
+  results    [--check]        write docs/results/README.md, docs/RESULTS.md and README.md's results
+                              block from the run folders; --check: compare only, and docs/results <= 3 MiB";
 
 fn main() -> ExitCode {
     polymul_ptx_builder::run_as_linker_if_requested();
@@ -343,6 +349,7 @@ fn main() -> ExitCode {
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
         Some("python") => python::python(rest),
+        Some("results") => results::results(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())
