@@ -2,12 +2,12 @@
 //! so that a DGT spectrum cannot pass for coefficients or NTT-domain words
 //! (no NTT method takes a [`DgtView`]).
 //!
-//! ```compile_fail,E0308
+//! ```compile_fail,E0277
 //! # use polymul::{DevicePlan, Gpu, NttPlan, NttParams, Transform, dgt::{DgtConfig, DgtParams, DgtPlan}};
 //! # fn f(gpu: &Gpu, dgt: &DgtPlan<u32>, ntt: &NttPlan<u32>) -> polymul::Result<()> {
 //! let mut a = dgt.zeros(1)?;
 //! let spectrum = dgt.forward(&mut a)?;
-//! ntt.forward(spectrum)?; // a DGT-domain view is not a DeviceView: E0308
+//! ntt.forward(spectrum)?; // no NTT plan transforms a DGT-domain view: E0277
 //! # Ok(()) }
 //! ```
 //!
