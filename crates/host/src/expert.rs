@@ -8,6 +8,10 @@
 //! fastest plan asks the planner ([`crate::Multiplier`]) or takes the
 //! defaults ([`crate::NttPlan::new`]).
 
+/// One conformance check for every plan kind, through the plan traits.
+pub mod conformance {
+    pub use crate::conformance::{Mismatch, check_product, check_transform};
+}
 pub use crate::dgt::schedule::DgtPipeline;
 pub use crate::gpu::{
     LaunchChain, Timing, embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs, median,

@@ -42,6 +42,7 @@
 //!
 //! Errors are typed ([`Error`]); no public function panics on bad input.
 
+mod conformance;
 pub mod cpu;
 pub mod dgt;
 mod error;

@@ -340,6 +340,10 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuPlan<W> {
             return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
         }
         self.check("a", a)?;
+        self.check("b", b)?;
+        if b.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
         out.copy_from_slice(a);
         self.mul_all(out, b, Self::mul_one)
     }
@@ -486,6 +490,10 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuRnsPlan<W> {
             return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
         }
         self.check("a", a)?;
+        self.check("b", b)?;
+        if b.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
         out.copy_from_slice(a);
         self.mul_all(out, b, CpuPlan::mul_one)
     }
