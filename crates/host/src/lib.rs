@@ -46,13 +46,16 @@ pub mod rns;
 
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use device_plan::DevicePlan;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use gpu::{DeviceInfo, DeviceVec, ExternalVec, Gpu, GpuStream, Graph, Timing};
 pub use layout::Layout;
 pub use params::NttParams;
 pub use plan::{NttKernel, NttPlan, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
 pub use polymul_kernels as kernels;
 pub use reduction::Reduction;
+// Options a `Gpu` and a plan are created with (issue 31).
+pub use gpu::GpuOptions;
+pub use plan::LazyFused;
 
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
 /// `u64` (up to 62 bits).

@@ -140,7 +140,7 @@ impl<W: Coeff> DgtPlan<W> {
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
-            graphs: GraphCache::new(gpu),
+            graphs: GraphCache::new(gpu, true),
             copy_of_b: Scratch::new(),
         })
     }
@@ -148,6 +148,14 @@ impl<W: Coeff> DgtPlan<W> {
     /// Queues this plan's later work on `stream` (`None`: the GPU's own).
     pub fn set_stream(&mut self, stream: Option<&GpuStream>) {
         self.stream = stream.cloned();
+    }
+
+    /// Whether repeated calls replay graphs the plan captures on its own
+    /// (default `true`; see [`crate::Gpu`] on graphs and threads): `false`
+    /// launches every call's kernels, as [`crate::PlanOptions::graph_cache`]
+    /// does for the NTT plans.
+    pub fn set_graph_cache(&mut self, enabled: bool) {
+        self.graphs.set_enabled(enabled);
     }
 
     fn queue(&self) -> Queue<'_> {
