@@ -18,7 +18,7 @@ for v in base capA capB; do
   env ${img:+POLYMUL_KERNEL_IMAGE=$img} timeout 200 ./polymul-bench bench --quick --only goals --out $out/goals-$v 2>$out/goals-$v.err | grep -E "^\| (u|R)" | cut -d'|' -f2,8 | sed "s/^/$v: /" | tee -a $out/regcap.txt
   for wb in "64 16 20" "32 16 42" "64 16 512" "32 16 512"; do
     for cfg in auto lazy-r16; do
-      env ${img:+POLYMUL_KERNEL_IMAGE=$img} timeout 60 ./polymul-bench profile $wb $cfg 2>&1 | tail -1 | sed -e 's/PlanOptions {[^}]*radix: \([A-Za-z(0-9)]*\)[^}]*}/radix \1/' -e "s/^/$v $cfg: /" | tee -a $out/regcap.txt
+      env ${img:+POLYMUL_KERNEL_IMAGE=$img} timeout 60 ./polymul-bench profile $wb $cfg 2>&1 | tail -1 | sed -e 's/PlanOptions {[^}]*, radix: \([A-Za-z(0-9)]*\)[^}]*}/radix \1/' -e "s/^/$v $cfg: /" | tee -a $out/regcap.txt
     done
   done
 done

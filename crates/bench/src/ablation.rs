@@ -15,7 +15,7 @@ pub struct Step {
 
 /// The cumulative configurations, in order.
 pub fn steps() -> Vec<Step> {
-    let base = PlanOptions::default();
+    let base = crate::env_options::plan_options();
     let tiled = |radix: usize, shared_only: bool, reduction: Reduction| PlanOptions {
         kernel: NttKernel::Tiled,
         radix: Some(radix),
@@ -50,7 +50,10 @@ pub fn steps() -> Vec<Step> {
                 ..base
             },
         },
-        Step { label: "+ Shoup twiddles, best radix (the default plan)", opts: PlanOptions::default() },
+        Step {
+            label: "+ Shoup twiddles, best radix (the default plan)",
+            opts: crate::env_options::plan_options(),
+        },
     ]
 }
 

@@ -18,13 +18,13 @@ use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
 pub fn configs() -> Vec<(String, PlanOptions)> {
     let mut v = vec![(
         "radix-2 global".to_string(),
-        PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() },
+        PlanOptions { kernel: NttKernel::Radix2Global, ..crate::env_options::plan_options() },
     )];
     let tiled = |radix: usize, shared_only: bool| PlanOptions {
         kernel: NttKernel::Tiled,
         radix: Some(radix),
         shared_only,
-        ..PlanOptions::default()
+        ..crate::env_options::plan_options()
     };
     v.push(("tiled r2 smem".into(), tiled(2, true)));
     v.push(("tiled r4 smem".into(), tiled(4, true)));
@@ -32,19 +32,22 @@ pub fn configs() -> Vec<(String, PlanOptions)> {
         v.push((format!("tiled r{r}"), tiled(r, false)));
     }
     for r in [8usize, 16] {
-        let o = PlanOptions { kernel: NttKernel::TwoD, radix: Some(r), ..PlanOptions::default() };
+        let o = PlanOptions { kernel: NttKernel::TwoD, radix: Some(r), ..crate::env_options::plan_options() };
         v.push((format!("2d r{r}"), o));
     }
     v.push((
         "2d pipelined".into(),
-        PlanOptions { kernel: NttKernel::TwoDPipelined, ..PlanOptions::default() },
+        PlanOptions { kernel: NttKernel::TwoDPipelined, ..crate::env_options::plan_options() },
     ));
     for r in [8usize, 16] {
-        let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(r), ..PlanOptions::default() };
+        let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(r), ..crate::env_options::plan_options() };
         v.push((format!("lazy r{r}"), o));
     }
-    v.push(("cluster".into(), PlanOptions { kernel: NttKernel::Cluster, ..PlanOptions::default() }));
-    v.push(("auto".into(), PlanOptions::default()));
+    v.push((
+        "cluster".into(),
+        PlanOptions { kernel: NttKernel::Cluster, ..crate::env_options::plan_options() },
+    ));
+    v.push(("auto".into(), crate::env_options::plan_options()));
     v
 }
 
@@ -267,7 +270,7 @@ pub fn run(opts: &Options) -> i32 {
     if opts.force_cpu {
         return run_cpu(opts);
     }
-    let gpu = match Gpu::new() {
+    let gpu = match crate::env_options::gpu() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("polymul-bench: {e}\npolymul-bench: no GPU, so benchmarking the CPU path instead.");
@@ -637,7 +640,7 @@ pub fn profile(
         reduction: polymul::Reduction,
         reps: usize,
     ) -> polymul::Result<usize> {
-        let gpu = Gpu::new()?;
+        let gpu = crate::env_options::gpu()?;
         let bits = (if W::BITS == 32 { 30 } else { 62 }).min(reduction.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
         let plan = NttPlan::with_options(&gpu, p.clone(), PlanOptions { reduction, ..opts })?;

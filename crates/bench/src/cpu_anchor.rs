@@ -94,7 +94,7 @@ fn gpu_forward_us<W: polymul::Coeff>(
     quick: bool,
 ) -> polymul::Result<f64> {
     let p = NttParams::<W>::with_prime_bits(n, bits)?;
-    let plan = NttPlan::new(gpu, p.clone())?;
+    let plan = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options())?;
     let mut d = plan.upload(&SplitMix64::new(3).coeffs(n * batch, p.q()))?;
     let (warm, reps) = crate::repetitions(batch, quick);
     Ok(gpu.time(warm, reps, || plan.forward(&mut d))?.median_us / batch as f64)

@@ -38,7 +38,7 @@ fn dgt_forward_us(
     batch: usize,
     quick: bool,
 ) -> Result<f64> {
-    let plan = DgtPlan::with_towers(gpu, params, cfg)?;
+    let plan = crate::env_options::dgt_plan(DgtPlan::with_towers(gpu, params, cfg)?);
     let n = params[0].n();
     let mut rng = SplitMix64::new(n as u64 ^ batch as u64);
     let data: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
@@ -50,7 +50,7 @@ fn dgt_forward_us(
 /// The NTT's forward latency for the same towers (30-bit primes, default plan).
 fn ntt_forward_us(gpu: &Gpu, n: usize, towers: usize, batch: usize, quick: bool) -> Result<f64> {
     let basis = RnsBasis::<u32>::new(n, 30, towers)?;
-    let plan = RnsPlan::new(gpu, &basis)?;
+    let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
     let mut rng = SplitMix64::new(n as u64 ^ 77);
     let data: Vec<u32> = basis.towers().iter().flat_map(|p| rng.coeffs(batch * n, p.q())).collect();
     let mut d = plan.upload(&data)?;

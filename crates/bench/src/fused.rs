@@ -18,9 +18,12 @@ fn rows<W: Coeff>(
 ) -> polymul::Result<()> {
     let n = 1usize << log_n;
     let p = NttParams::<W>::with_prime_bits(n, bits)?;
-    let unfused = NttPlan::new(gpu, p.clone())?;
-    let fused =
-        NttPlan::with_options(gpu, p.clone(), PlanOptions { fused_polymul: true, ..PlanOptions::default() })?;
+    let unfused = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options())?;
+    let fused = NttPlan::with_options(
+        gpu,
+        p.clone(),
+        PlanOptions { fused_polymul: true, ..crate::env_options::plan_options() },
+    )?;
     let mut rng = SplitMix64::new(log_n as u64);
     for batch in [1usize, (1usize << 25) / n] {
         let (warm, reps) = crate::repetitions(batch, quick);

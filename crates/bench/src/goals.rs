@@ -96,7 +96,7 @@ pub fn previous_default(word: u32, log_n: u32, batched: bool, inverse: bool) -> 
         (_, false, _, _) if log_n <= 10 => 2,
         (_, false, _, _) => 3,
     };
-    PlanOptions { kernel, radix: Some(1 << log_r), ..PlanOptions::default() }
+    PlanOptions { kernel, radix: Some(1 << log_r), ..crate::env_options::plan_options() }
 }
 
 /// Floors of one row, µs: compute (lazy butterflies at the measured rate)
@@ -165,7 +165,7 @@ fn time_polymul<W: Coeff>(
 ) -> polymul::Result<Measured> {
     let log_n = p.log_n();
     let mut rng = SplitMix64::new(0x9a1 ^ p.n() as u64);
-    let now = NttPlan::new(gpu, p.clone())?;
+    let now = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options())?;
     let fwd = NttPlan::with_options(gpu, p.clone(), previous_default(W::BITS, log_n, true, false))?;
     let inv = NttPlan::with_options(gpu, p.clone(), previous_default(W::BITS, log_n, true, true))?;
     let len = p.n() * batch;
@@ -207,7 +207,7 @@ fn polymul_units(kernel: NttKernel, passes: u32) -> f64 {
 fn time_rns<W: Coeff>(gpu: &Gpu, towers: usize, reps: (usize, usize)) -> polymul::Result<Measured> {
     let n = 1usize << 16;
     let basis = RnsBasis::<W>::new(n, bits_of(W::BITS), towers)?;
-    let now = RnsPlan::new(gpu, &basis)?;
+    let now = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
     // One tower-batch of `towers` polynomials of 2^16 words: batched.
     let fwd = RnsPlan::with_options(gpu, &basis, previous_default(W::BITS, 16, true, false))?;
     let inv = RnsPlan::with_options(gpu, &basis, previous_default(W::BITS, 16, true, true))?;
@@ -243,7 +243,8 @@ fn measure<W: Coeff>(gpu: &Gpu, g: &Goal, quick: bool) -> polymul::Result<Measur
     match g.op {
         Op::Forward | Op::Inverse => {
             let inv = g.op == Op::Inverse;
-            let (now, now_kernel, bytes) = time_transform(gpu, &p, PlanOptions::default(), big, inv, reps)?;
+            let (now, now_kernel, bytes) =
+                time_transform(gpu, &p, crate::env_options::plan_options(), big, inv, reps)?;
             let (before, before_kernel, _) =
                 time_transform(gpu, &p, previous_default(W::BITS, g.log_n, true, inv), big, inv, reps)?;
             Ok(Measured { now, before, now_kernel, before_kernel, bytes })
@@ -253,8 +254,9 @@ fn measure<W: Coeff>(gpu: &Gpu, g: &Goal, quick: bool) -> polymul::Result<Measur
         Op::Moderate => {
             let reps_small = (reps.0, reps.1 * 3);
             let (small, now_kernel, bytes) =
-                time_transform(gpu, &p, PlanOptions::default(), 32, false, reps_small)?;
-            let (large, _, _) = time_transform(gpu, &p, PlanOptions::default(), big, false, reps)?;
+                time_transform(gpu, &p, crate::env_options::plan_options(), 32, false, reps_small)?;
+            let (large, _, _) =
+                time_transform(gpu, &p, crate::env_options::plan_options(), big, false, reps)?;
             let prev = previous_default(W::BITS, g.log_n, true, false);
             let (small_b, before_kernel, _) = time_transform(gpu, &p, prev, 32, false, reps_small)?;
             let (large_b, _, _) = time_transform(gpu, &p, prev, big, false, reps)?;

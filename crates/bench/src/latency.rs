@@ -169,7 +169,11 @@ fn ntt_rows<W: Coeff>(
     failures: &mut Vec<String>,
 ) -> Result<()> {
     let n = 1usize << log_n;
-    let plan = NttPlan::new(gpu, NttParams::<W>::with_prime_bits(n, bits)?)?;
+    let plan = NttPlan::with_options(
+        gpu,
+        NttParams::<W>::with_prime_bits(n, bits)?,
+        crate::env_options::plan_options(),
+    )?;
     let q = plan.params().q();
     let mut rng = SplitMix64::new(u64::from(log_n) << 8 | u64::from(W::BITS));
     let x = rng.coeffs(n, q);
@@ -211,7 +215,7 @@ fn ntt_rows<W: Coeff>(
 fn rns_rows(gpu: &Gpu, log_n: u32, quick: bool, t: &mut Table, failures: &mut Vec<String>) -> Result<()> {
     let n = 1usize << log_n;
     let basis = polymul::rns::RnsBasis::<u64>::new(n, 62, 4)?;
-    let plan = polymul::rns::RnsPlan::new(gpu, &basis)?;
+    let plan = polymul::rns::RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
     let mut rng = SplitMix64::new(u64::from(log_n) * 131);
     let x: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
     let y: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
@@ -246,7 +250,7 @@ fn dgt_rows(
         .map(|p| DgtParams::<u32>::new(n, p))
         .collect::<Result<Vec<_>>>()?;
     let config = DgtConfig::default_for(params[0].log_m());
-    let plan = DgtPlan::with_pipeline(gpu, &params, config, pipeline)?;
+    let plan = crate::env_options::dgt_plan(DgtPlan::with_pipeline(gpu, &params, config, pipeline)?);
     let mut rng = SplitMix64::new(u64::from(log_n) * 31 + towers as u64);
     let x: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
     let y: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();

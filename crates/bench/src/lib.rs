@@ -7,6 +7,7 @@ pub mod check;
 pub mod cpu_anchor;
 pub mod cpu_backend;
 pub mod dgt;
+pub mod env_options;
 pub mod fused;
 pub mod goals;
 pub mod latency;

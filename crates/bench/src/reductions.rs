@@ -129,8 +129,11 @@ fn ntt_rows<W: Coeff>(
     for r in Reduction::ALL {
         let b = bits.min(r.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(n, b)?;
-        let plan =
-            NttPlan::with_options(gpu, p, PlanOptions { reduction: r, kernel, ..PlanOptions::default() })?;
+        let plan = NttPlan::with_options(
+            gpu,
+            p,
+            PlanOptions { reduction: r, kernel, ..crate::env_options::plan_options() },
+        )?;
         let q = plan.params().q();
         let mut rng = SplitMix64::new(r as u64);
         for batch in [1usize, batch] {

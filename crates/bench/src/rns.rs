@@ -39,11 +39,17 @@ fn rows_inner<W: Coeff>(
     let n = 1usize << LOG_N;
     let basis = RnsBasis::<W>::with_modulus_bits(n, bits, LOG_Q)?;
     let k = basis.len();
-    let plan = RnsPlan::new(gpu, &basis)?;
-    let fused =
-        RnsPlan::with_options(gpu, &basis, PlanOptions { fused_polymul: true, ..PlanOptions::default() })?;
-    let per_tower: Vec<NttPlan<W>> =
-        basis.towers().iter().map(|p| NttPlan::new(gpu, p.clone())).collect::<polymul::Result<_>>()?;
+    let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
+    let fused = RnsPlan::with_options(
+        gpu,
+        &basis,
+        PlanOptions { fused_polymul: true, ..crate::env_options::plan_options() },
+    )?;
+    let per_tower: Vec<NttPlan<W>> = basis
+        .towers()
+        .iter()
+        .map(|p| NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()))
+        .collect::<polymul::Result<_>>()?;
     let mut out = Vec::new();
     for batch in [1usize, BATCH] {
         let (warm, reps) = crate::repetitions(batch, quick);
@@ -191,7 +197,7 @@ fn convert_row<W: Coeff>(
     let n = 1usize << LOG_N;
     let basis = RnsBasis::<W>::with_modulus_bits(n, bits, log_q)?;
     let (k, l) = (basis.len(), basis.limbs());
-    let plan = RnsPlan::new(gpu, &basis)?;
+    let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
     let (warm, reps) = crate::repetitions(1, quick);
     let mut rng = SplitMix64::new(log_q ^ bits as u64);
     let mut residues = || -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect() };

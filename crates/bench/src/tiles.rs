@@ -18,8 +18,11 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
             continue;
         }
         let p = NttParams::<W>::with_prime_bits(n, bits)?;
-        let opts =
-            PlanOptions { kernel: NttKernel::Tiled, tile_bytes: Some(tile_bytes), ..PlanOptions::default() };
+        let opts = PlanOptions {
+            kernel: NttKernel::Tiled,
+            tile_bytes: Some(tile_bytes),
+            ..crate::env_options::plan_options()
+        };
         let plan = match NttPlan::with_options(gpu, p, opts) {
             Ok(plan) => plan,
             // A tile too small for two passes over this N: not a candidate.

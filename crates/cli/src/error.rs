@@ -4,7 +4,10 @@
 //! prints as `polymul: <message>` on one line of stderr, and the exit code —
 //! [`USAGE`] (2) for bad arguments or bad input files, [`RUNTIME`] (1) for
 //! failures of the machine (no GPU, CUDA errors, out of GPU memory, a file
-//! that cannot be written).
+//! that cannot be written). A library error's code comes from its
+//! [`polymul::ErrorKind`], in one function ([`exit_code`]); its message is
+//! printed as the library wrote it (the library's messages name no Rust
+//! API, so they read the same on the command line).
 
 use std::fmt;
 
@@ -52,34 +55,39 @@ impl fmt::Display for CliError {
     }
 }
 
+/// The exit code for a library error of `kind`: [`USAGE`] where the
+/// arguments or the input files must change, [`RUNTIME`] where the machine
+/// failed. `None` for a kind this version of the tool does not know (the
+/// kinds are `#[non_exhaustive]`); [`exit_code`] makes those [`RUNTIME`].
+pub fn known_exit_code(kind: polymul::ErrorKind) -> Option<u8> {
+    use polymul::ErrorKind as K;
+    Some(match kind {
+        // Bad N, q, shapes, coefficients; a request no plan does; a wisdom
+        // file that exists but is not wisdom: fix the command or the file.
+        K::InvalidInput | K::Unsupported | K::Wisdom => USAGE,
+        // No GPU where one is needed, CUDA errors, out of GPU memory, a
+        // file that cannot be written (full disk, permissions).
+        K::NoGpu | K::Device | K::OutOfMemory | K::Io => RUNTIME,
+        _ => return None,
+    })
+}
+
+/// The exit code for a library error of `kind` ([`known_exit_code`]; a
+/// kind newer than the tool is a failure at run time).
+pub fn exit_code(kind: polymul::ErrorKind) -> u8 {
+    known_exit_code(kind).unwrap_or(RUNTIME)
+}
+
 impl From<polymul::Error> for CliError {
-    /// The library's message (it already says what to do), classified: the
-    /// machine's failures exit with 1, everything about the arguments or the
-    /// input files with 2.
+    /// The library's message (it already says what to do), with the exit
+    /// code of its kind ([`exit_code`]); without a GPU, where to go instead.
     fn from(e: polymul::Error) -> Self {
-        use polymul::Error as E;
-        match &e {
-            E::NoGpu { detail } => Self::runtime(format!(
-                "no CUDA GPU available ({detail}); pass --cpu to run on the CPU instead"
-            )),
-            E::NoSuchDevice { .. }
-            | E::NoPtxForDevice { .. }
-            | E::OutOfDeviceMemory { .. }
-            | E::Cuda { .. }
-            | E::CudaCode { .. }
-            | E::FusedPlanTransform => Self::runtime(e.to_string()),
-            // A file that cannot be read is a bad argument; one that cannot
-            // be written is a failure of the machine (full disk, permissions).
-            E::Io { during, .. } if *during == "reading" => Self::usage(e.to_string()),
-            E::Io { .. } => Self::runtime(e.to_string()),
-            // The library names its own API where a command line user wants
-            // the command.
-            _ => Self::usage(
-                e.to_string()
-                    .replace("polymul::params::ntt_primes", "`polymul params --n N --bits B`")
-                    .replace("polymul::dgt::dgt_primes", "`polymul params --dgt --n N --bits B`"),
-            ),
+        let kind = e.kind();
+        let mut message = e.to_string();
+        if kind == polymul::ErrorKind::NoGpu {
+            message.push_str("; pass --cpu to run on the CPU instead");
         }
+        Self { code: exit_code(kind), message }
     }
 }
 
@@ -117,6 +125,29 @@ mod tests {
         let bad_n: CliError = polymul::Error::InvalidN { n: 3, min: 2, max: 1 << 24 }.into();
         assert_eq!(bad_n.code, USAGE);
         let not_prime: CliError = polymul::Error::NotPrime { q: 15 }.into();
-        assert!(not_prime.message.contains("polymul params"), "{}", not_prime.message);
+        assert_eq!(
+            (not_prime.code, not_prime.message.as_str()),
+            (USAGE, "q = 15 is not prime; the modulus must be a prime")
+        );
+        let fused: CliError = polymul::Error::FusedPlanTransform.into();
+        assert_eq!(fused.code, USAGE);
+        let oom: CliError = polymul::Error::OutOfDeviceMemory { during: "allocating", bytes: 8 }.into();
+        assert_eq!(oom.code, RUNTIME);
+    }
+
+    /// Every kind the library has maps to a code of its own choosing (no
+    /// kind falls to the fallback), and the codes are the documented ones.
+    #[test]
+    fn exit_codes_cover_every_kind() {
+        use polymul::ErrorKind as K;
+        for &k in K::ALL {
+            let code = known_exit_code(k).unwrap_or_else(|| panic!("no exit code chosen for {k:?}"));
+            assert!(code == USAGE || code == RUNTIME, "{k:?}");
+            assert_eq!(exit_code(k), code);
+        }
+        let usage = [K::InvalidInput, K::Unsupported, K::Wisdom];
+        for &k in K::ALL {
+            assert_eq!(exit_code(k) == USAGE, usage.contains(&k), "{k:?}");
+        }
     }
 }

@@ -13,7 +13,7 @@
 //! code runs on every core ([`polymul::cpu::rns_polymul_limbs`]).
 
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Gpu, cpu};
+use polymul::{Coeff, cpu};
 use polymul_npy::NpyArray;
 use std::path::Path;
 
@@ -103,8 +103,9 @@ fn run_word<W: Coeff>(job: &Job, inputs: &[Limbs]) -> Result<()> {
     let result = if job.cpu {
         cpu::rns_polymul_limbs(&basis, a, b)?
     } else {
-        let gpu = Gpu::new()?;
-        RnsPlan::new(&gpu, &basis)?.polymul_limbs(a, b)?
+        let gpu = polymul_bench::env_options::gpu()?;
+        RnsPlan::with_options(&gpu, &basis, polymul_bench::env_options::plan_options())?
+            .polymul_limbs(a, b)?
     };
     NpyArray { shape: first.shape.clone(), data: result }.write_file_nd(&job.out, 3)?;
     Ok(())

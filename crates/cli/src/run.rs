@@ -191,7 +191,7 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
         // every machine), and only then the GPU; without one, the CPU
         // backend, said once on stderr.
         let wisdom = if job.wisdom { load_wisdom()? } else { None };
-        match Gpu::new() {
+        match polymul_bench::env_options::gpu() {
             Ok(gpu) => compute_gpu(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref(), &words)?,
             Err(polymul::Error::NoGpu { detail }) => {
                 eprintln!("polymul: note: no CUDA GPU ({detail}); running on the CPU backend");
@@ -215,16 +215,27 @@ fn load_wisdom() -> Result<Option<Wisdom>> {
 /// The parameters for `n` and words `W` from the command line.
 fn resolve<W: Coeff>(job: &Job, n: usize) -> Result<Moduli<W>> {
     let max_bits = Barrett4::<W>::MAX_BITS;
+    // What to do about a `--q` the library refused, in the tool's terms:
+    // the word to pass, or the command that lists primes that fit.
+    let dgt = matches!(job.op, Op::MulDgt);
     let word_hint = |e: polymul::Error| {
-        let wide = matches!(e, polymul::Error::ModulusTooWide { .. });
-        let err = CliError::from(e);
-        if wide && W::BITS == 32 {
-            CliError {
-                message: format!("{} (this run computes on 32-bit words: pass --word 64)", err.message),
-                ..err
+        let hint = match e {
+            polymul::Error::ModulusTooWide { .. } if W::BITS == 32 => {
+                Some("this run computes on 32-bit words: pass --word 64".to_string())
             }
-        } else {
-            err
+            polymul::Error::NotPrime { q }
+            | polymul::Error::NotNttFriendly { q, .. }
+            | polymul::Error::NotDgtFriendly { p: q, .. } => Some(format!(
+                "`polymul params{} --n {n} --bits {}` lists primes that fit",
+                if dgt { " --dgt" } else { "" },
+                (64 - q.leading_zeros()).clamp(polymul::params::MIN_PRIME_BITS, max_bits)
+            )),
+            _ => None,
+        };
+        let err = CliError::from(e);
+        match hint {
+            Some(h) => CliError { message: format!("{} ({h})", err.message), ..err },
+            None => err,
         }
     };
     if let ModulusSpec::Bits { bits, .. } = job.modulus

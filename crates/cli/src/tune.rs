@@ -13,11 +13,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use polymul::Gpu;
 use polymul::planner::default_wisdom_path;
 use polymul::planner::tune::{TuneSpec, tune};
 
-use crate::error::{CliError, Result};
+use crate::error::{CliError, Result, exit_code};
 
 /// Runs the tuner; `out`: the wisdom file (default: the user's cache).
 ///
@@ -30,7 +29,10 @@ pub fn run(quick: bool, out: Option<PathBuf>) -> Result<u8> {
     })?;
     // Before minutes of measuring: the wisdom file must be writable.
     crate::io::check_writable_file(&path)?;
-    let gpu = Gpu::new().map_err(|e| CliError::runtime(format!("{e}; tuning measures a GPU")))?;
+    let gpu = polymul_bench::env_options::gpu().map_err(|e| CliError {
+        code: exit_code(e.kind()),
+        message: format!("{e}; tuning measures a GPU"),
+    })?;
     let spec = TuneSpec::new(quick);
     let wisdom = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(0);

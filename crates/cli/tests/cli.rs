@@ -540,10 +540,12 @@ fn bad_values_and_shapes() {
 #[test]
 fn bad_moduli_and_words() {
     let (dir, q) = error_dir("bad-moduli");
-    let cases: [(&[&str], &str); 8] = [
-        // Not prime, not NTT-friendly, duplicated, not a DGT prime.
+    let cases: [(&[&str], &str); 9] = [
+        // Not prime, not NTT-friendly (with the command that lists primes
+        // that fit), duplicated, not a DGT prime.
         (&["ntt", "a.npy", "--q", "1000001", "--cpu", "--out", "o.npy"], "not prime"),
         (&["ntt", "a.npy", "--q", "2305843009213693951", "--cpu", "--out", "o.npy"], "not NTT-friendly"),
+        (&["ntt", "a.npy", "--q", "2305843009213693951", "--cpu", "--out", "o.npy"], "`polymul params --n "),
         (&["ntt", "a2.npy", "--q", &format!("{q},{q}"), "--cpu", "--out", "o.npy"], "appears twice"),
         (
             &["mul", "a.npy", "b.npy", "--dgt", "--q", &q.to_string(), "--cpu", "--out", "o.npy"],

@@ -1,7 +1,11 @@
 //! The one error type of the public API.
 //!
 //! Every public function returns [`Result`]; none panics on bad input. Each
-//! message says what was wrong and what to do about it.
+//! message says what was wrong and what to do about it, in words that hold
+//! for every front end (the Rust API, the `polymul` command line tool, the
+//! Python package): no Rust paths. [`Error::kind`] sorts the variants into a
+//! few classes ([`ErrorKind`]) that the front ends map to exit codes and
+//! exception types.
 
 use polymul_kernels::arith::ModulusError;
 
@@ -15,7 +19,7 @@ pub enum Error {
     /// No usable CUDA device (no GPU, no driver, or the driver refused).
     #[error(
         "no CUDA GPU available ({detail}); run on a machine with an NVIDIA GPU and driver, \
-         or use the CPU path (polymul::cpu)"
+         or on the CPU backend"
     )]
     NoGpu {
         /// What the driver reported.
@@ -54,11 +58,11 @@ pub enum Error {
         minor: i32,
     },
 
-    /// The kernel image named by `$POLYMUL_KERNEL_IMAGE` could not be read
-    /// or loaded.
+    /// The kernel image named by [`crate::GpuOptions::kernel_image`] could
+    /// not be read or loaded.
     #[error(
-        "cannot load the kernel image {path} named by POLYMUL_KERNEL_IMAGE: {detail}; unset the \
-         variable to use the embedded kernels"
+        "cannot load the kernel image {path}: {detail}; give a cubin or PTX file with every polymul \
+         kernel, or none to use the embedded kernels"
     )]
     KernelImage {
         /// The file.
@@ -97,18 +101,16 @@ pub enum Error {
         max: usize,
     },
 
-    /// The modulus is not prime.
-    #[error("q = {q} is not prime; pick one with polymul::params::ntt_primes")]
+    /// The modulus is not prime (an NTT or a DGT modulus).
+    #[error("q = {q} is not prime; the modulus must be a prime")]
     NotPrime {
         /// The modulus.
         q: u64,
     },
 
-    /// The modulus is prime but `q ≢ 1 (mod 2N)`, so no 2N-th root of unity exists.
-    #[error(
-        "q = {q} is not NTT-friendly for N = {n}: need q ≡ 1 (mod {two_n}); pick one with \
-         polymul::params::ntt_primes"
-    )]
+    /// The modulus is prime but `q ≢ 1 (mod 2N)`, so no 2N-th root of unity
+    /// exists ([`crate::params::ntt_primes`] lists primes that fit).
+    #[error("q = {q} is not NTT-friendly for N = {n}: need a prime q ≡ 1 (mod {two_n})")]
     NotNttFriendly {
         /// The modulus.
         q: u64,
@@ -319,11 +321,9 @@ pub enum Error {
         plan_n: usize,
     },
 
-    /// A DGT modulus without the roots the transform needs.
-    #[error(
-        "p = {p} does not suit a DGT of length N = {n}: p must be a prime with p + 1 divisible by N; \
-         pick one with polymul::dgt::dgt_primes"
-    )]
+    /// A DGT modulus without the roots the transform needs
+    /// ([`crate::dgt::dgt_primes`] lists primes that fit).
+    #[error("p = {p} does not suit a DGT of length N = {n}: p must be a prime with p + 1 divisible by N")]
     NotDgtFriendly {
         /// The prime.
         p: u64,
@@ -371,6 +371,14 @@ pub enum Error {
     #[error("radix {radix} is not available: choose 2, 4, 8 or 16")]
     BadRadix {
         /// Radix requested (0 if it overflowed).
+        radix: usize,
+    },
+
+    /// A latency-schedule radix ([`crate::expert::PlanOptions::latency_radix`])
+    /// the latency kernels do not have.
+    #[error("latency radix {radix} is not available: choose 4, 8 or 16, or leave it unset for the default")]
+    BadLatencyRadix {
+        /// Radix requested.
         radix: usize,
     },
 
@@ -443,7 +451,121 @@ pub enum Error {
     },
 }
 
+/// What sort of failure an [`Error`] is: the few classes a caller acts on
+/// differently ([`Error::kind`]). The command line tool maps them to exit
+/// codes and the Python package to exception types, each in one place.
+///
+/// New classes may come (`#[non_exhaustive]`): match with a fallback arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// An argument or input the call does not accept: N, a modulus, a
+    /// prime width or count, a word size, a buffer of the wrong length,
+    /// shape or layout, an unreduced coefficient, a tile, radix or DGT
+    /// configuration that does not fit, a batch, basis or big modulus
+    /// beyond one launch's limits, a device pointer polymul cannot use.
+    /// Change the input; retrying as is fails again.
+    InvalidInput,
+    /// The input is valid but this plan or backend does not do the
+    /// operation: a forward or inverse transform of a fused-polymul plan,
+    /// a device-buffer method of a planner `Multiplier` on the CPU
+    /// backend, a combination of plan options no kernel implements. Use
+    /// another plan, backend or option.
+    Unsupported,
+    /// No usable GPU: no driver or device, a device ordinal that does not
+    /// exist, no embedded PTX for the device's architecture. The CPU
+    /// backend still works.
+    NoGpu,
+    /// The GPU ran out of memory; a smaller batch may fit.
+    OutOfMemory,
+    /// The GPU or its driver failed: a CUDA error, or a kernel image that
+    /// cannot be loaded.
+    Device,
+    /// A wisdom file exists but cannot be read or used (not wisdom,
+    /// another version): delete it or tune again.
+    Wisdom,
+    /// A file could not be written (or created, or renamed).
+    Io,
+}
+
+impl ErrorKind {
+    /// Every kind, for front ends that check that their mapping covers
+    /// each one.
+    pub const ALL: &'static [ErrorKind] = &[
+        ErrorKind::InvalidInput,
+        ErrorKind::Unsupported,
+        ErrorKind::NoGpu,
+        ErrorKind::OutOfMemory,
+        ErrorKind::Device,
+        ErrorKind::Wisdom,
+        ErrorKind::Io,
+    ];
+
+    /// A short name, e.g. `"invalid input"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidInput => "invalid input",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::NoGpu => "no GPU",
+            ErrorKind::OutOfMemory => "out of GPU memory",
+            ErrorKind::Device => "device error",
+            ErrorKind::Wisdom => "unusable wisdom",
+            ErrorKind::Io => "I/O error",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Error {
+    /// The class of this error: what the caller can do about it
+    /// ([`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind as K;
+        // No fallback arm: a new variant must pick its kind here.
+        match self {
+            Error::NoGpu { .. } | Error::NoSuchDevice { .. } | Error::NoPtxForDevice { .. } => K::NoGpu,
+            Error::NeedsGpu { .. } | Error::FusedPlanTransform | Error::NotNttDomain | Error::NoTransformFor { .. } => {
+                K::Unsupported
+            }
+            Error::KernelImage { .. } | Error::Cuda { .. } | Error::CudaCode { .. } => K::Device,
+            Error::OutOfDeviceMemory { .. } => K::OutOfMemory,
+            Error::Wisdom { .. } => K::Wisdom,
+            Error::Io { .. } => K::Io,
+            Error::InvalidN { .. }
+            | Error::NotPrime { .. }
+            | Error::NotNttFriendly { .. }
+            | Error::ModulusTooWide { .. }
+            | Error::BadModulus { .. }
+            | Error::NotEnoughPrimes { .. }
+            | Error::UnsupportedPrimeWidth { .. }
+            | Error::LengthMismatch { .. }
+            | Error::NotAMultipleOfN { .. }
+            | Error::BatchTooLarge { .. }
+            | Error::BadTile { .. }
+            | Error::ForeignMemory { .. }
+            | Error::DuplicatePrime { .. }
+            | Error::EmptyBasis
+            | Error::BigCoefficientOutOfRange { .. }
+            | Error::ConversionTooLarge { .. }
+            | Error::LimbsMismatch { .. }
+            | Error::NotDgtFriendly { .. }
+            | Error::BadDgtConfig { .. }
+            | Error::TooManyTowers { .. }
+            | Error::BadRadix { .. }
+            | Error::BadLatencyRadix { .. }
+            | Error::NotInvertible { .. }
+            | Error::TooManyPrimes { .. }
+            | Error::ArgumentOutOfRange { .. }
+            | Error::UnsupportedWord { .. }
+            | Error::CoefficientOutOfRange { .. } => K::InvalidInput,
+        }
+    }
+
     /// Wraps a CUDA error, mapping out-of-memory to [`Error::OutOfDeviceMemory`].
     pub(crate) fn cuda(during: &'static str, bytes: usize) -> impl FnOnce(cust::error::CudaError) -> Error {
         move |source| match source {
@@ -458,6 +580,93 @@ impl Error {
             ModulusError::Even => Error::BadModulus { q, why: "it is even (NTT moduli are odd primes)" },
             ModulusError::TooSmall { .. } => Error::BadModulus { q, why: "it is smaller than 5" },
             ModulusError::TooWide { bits, max_bits } => Error::ModulusTooWide { q, bits, max_bits, word },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ErrorKind as K;
+
+    /// One of every variant, with the kind it is meant to have.
+    fn table() -> Vec<(Error, ErrorKind)> {
+        let io = || std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        vec![
+            (Error::NoGpu { detail: "no driver".into() }, K::NoGpu),
+            (Error::NeedsGpu { what: "upload" }, K::Unsupported),
+            (Error::NoSuchDevice { ordinal: 3, count: 1 }, K::NoGpu),
+            (Error::NoPtxForDevice { major: 6, minor: 0 }, K::NoGpu),
+            (Error::KernelImage { path: "k.cubin".into(), detail: "bad".into() }, K::Device),
+            (Error::OutOfDeviceMemory { during: "allocating", bytes: 1 }, K::OutOfMemory),
+            (Error::Cuda { during: "launching", source: cust::error::CudaError::LaunchFailed }, K::Device),
+            (Error::cuda("allocating", 8)(cust::error::CudaError::OutOfMemory), K::OutOfMemory),
+            (Error::cuda("launching", 0)(cust::error::CudaError::IllegalAddress), K::Device),
+            (Error::InvalidN { n: 3, min: 2, max: 1 << 24 }, K::InvalidInput),
+            (Error::NotPrime { q: 15 }, K::InvalidInput),
+            (Error::NotNttFriendly { q: 7, n: 4, two_n: 8 }, K::InvalidInput),
+            (Error::ModulusTooWide { q: 1 << 40, bits: 41, max_bits: 30, word: 32 }, K::InvalidInput),
+            (Error::from_modulus(4, 64, ModulusError::Even), K::InvalidInput),
+            (Error::NotEnoughPrimes { bits: 20, n: 1 << 16, wanted: 9, found: 1 }, K::InvalidInput),
+            (Error::UnsupportedPrimeWidth { bits: 70, min: 20, max: 62 }, K::InvalidInput),
+            (Error::LengthMismatch { what: "b", got: 1, expected: 2 }, K::InvalidInput),
+            (Error::NotAMultipleOfN { what: "a", got: 3, n: 4 }, K::InvalidInput),
+            (Error::BatchTooLarge { batch: 1 << 40, n: 4, max: 1 << 30 }, K::InvalidInput),
+            (Error::BadTile { bytes: 3, min: 8, max: 1 << 16 }, K::InvalidInput),
+            (Error::ForeignMemory { ptr: 16, why: "not device memory" }, K::InvalidInput),
+            (Error::CudaCode { during: "capturing", code: 900 }, K::Device),
+            (Error::FusedPlanTransform, K::Unsupported),
+            (Error::NotNttDomain, K::Unsupported),
+            (Error::DuplicatePrime { q: 17 }, K::InvalidInput),
+            (Error::EmptyBasis, K::InvalidInput),
+            (Error::BigCoefficientOutOfRange { what: "a", index: 0, bits: 70, q_bits: 60 }, K::InvalidInput),
+            (Error::ConversionTooLarge { q_bits: 1 << 20, towers: 2000 }, K::InvalidInput),
+            (Error::LimbsMismatch { what: "a", limbs: 1, n: 4, plan_limbs: 2, plan_n: 4 }, K::InvalidInput),
+            (Error::NotDgtFriendly { p: 13, n: 4 }, K::InvalidInput),
+            (Error::BadDgtConfig { what: "r".into(), n: 4, why: "too small" }, K::InvalidInput),
+            (Error::Wisdom { path: "w.json".into(), why: "not JSON".into() }, K::Wisdom),
+            (Error::NoTransformFor { why: "no kernel".into() }, K::Unsupported),
+            (Error::TooManyTowers { towers: 1 << 20, max: 65535 }, K::InvalidInput),
+            (Error::BadRadix { radix: 3 }, K::InvalidInput),
+            (Error::BadLatencyRadix { radix: 2 }, K::InvalidInput),
+            (Error::NotInvertible { value: 0, q: 17 }, K::InvalidInput),
+            (Error::TooManyPrimes { wanted: 1 << 20, max: 100_000 }, K::InvalidInput),
+            (Error::ArgumentOutOfRange { what: "count", value: 9, min: 0, max: 8 }, K::InvalidInput),
+            (Error::UnsupportedWord { bits: 16 }, K::InvalidInput),
+            (Error::CoefficientOutOfRange { what: "a", index: 1, value: 20, q: 17 }, K::InvalidInput),
+            (Error::Io { during: "writing", path: "w.json".into(), source: io() }, K::Io),
+        ]
+    }
+
+    #[test]
+    fn every_variant_has_its_intended_kind() {
+        for (e, kind) in table() {
+            assert_eq!(e.kind(), kind, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn all_lists_every_kind_once_and_each_occurs() {
+        // An exhaustive match (no fallback): a new kind fails to compile
+        // here until it is counted, and then until `ALL` has it.
+        let count = |k: ErrorKind| match k {
+            K::InvalidInput | K::Unsupported | K::NoGpu | K::OutOfMemory | K::Device | K::Wisdom | K::Io => 7,
+        };
+        assert_eq!(ErrorKind::ALL.len(), count(K::Io));
+        let distinct: std::collections::HashSet<_> = ErrorKind::ALL.iter().collect();
+        assert_eq!(distinct.len(), ErrorKind::ALL.len());
+        let seen: std::collections::HashSet<_> = table().iter().map(|(e, _)| e.kind()).collect();
+        for k in ErrorKind::ALL {
+            assert!(seen.contains(k), "no variant of kind {k}");
+            assert!(!k.name().is_empty());
+        }
+    }
+
+    #[test]
+    fn messages_name_no_rust_paths() {
+        for (e, _) in table() {
+            let m = e.to_string();
+            assert!(!m.contains("polymul::") && !m.contains("POLYMUL_KERNEL_IMAGE"), "{m}");
         }
     }
 }

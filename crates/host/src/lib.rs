@@ -61,8 +61,8 @@ mod traits;
 
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use dgt::{DgtParams, DgtPlan, DgtView};
-pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuStream, Graph};
+pub use error::{Error, ErrorKind, Result};
+pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuOptions, GpuStream, Graph};
 pub use layout::{Layout, MAX_TOWERS};
 pub use params::NttParams;
 pub use plan::NttPlan;

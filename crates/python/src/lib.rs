@@ -2,8 +2,10 @@
 //! (`crates/python/python/polymul/`). The Python layer checks and converts the
 //! arrays (NumPy, CuPy, PyTorch, object arrays of ints) and calls the one
 //! class here, `Core`, with raw addresses of memory it keeps alive for the
-//! call; this layer maps every [`polymul::Error`] to a Python exception
-//! (`ValueError` for bad input, `polymul.GpuError` for the device) and never
+//! call; this layer maps every [`polymul::Error`] to a Python exception by
+//! its [`ErrorKind`] ([`exception_for`]: `ValueError` for bad input and for
+//! operations a plan does not offer, `polymul.GpuError` for the device,
+//! `polymul.GpuOutOfMemory` for its memory, `OSError` for files) and never
 //! panics.
 //!
 //! A `Core` is a [`Multiplier`] (an NTT, RNS or DGT plan on the GPU, or the
@@ -14,9 +16,9 @@ use num_bigint::BigUint;
 use polymul::dgt::{DgtConfig, DgtParams};
 use polymul::planner::{Choice, Decision, Modulus, Multiplier};
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Error, ExternalVec, Gpu, NttKernel};
+use polymul::{Coeff, Error, ErrorKind, ExternalVec, Gpu, NttKernel};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Mutex, OnceLock};
@@ -28,20 +30,56 @@ create_exception!(
     "A CUDA device failed: no GPU where one was required, out of device memory, a driver error."
 );
 
-/// The Python exception for a library error: device failures are
-/// `GpuError`, everything else (bad input, bad parameters) `ValueError`.
+create_exception!(
+    _polymul,
+    GpuOutOfMemory,
+    GpuError,
+    "The GPU ran out of memory (a GpuError): a smaller batch may fit."
+);
+
+/// The Python exception type of a library error of `kind`, or `None` for a
+/// kind this version does not know (the kinds are `#[non_exhaustive]`;
+/// [`exception_for`] makes those `RuntimeError`s).
+fn known_exception(kind: ErrorKind) -> Option<PyExc> {
+    Some(match kind {
+        ErrorKind::InvalidInput | ErrorKind::Unsupported | ErrorKind::Wisdom => PyExc::Value,
+        ErrorKind::NoGpu | ErrorKind::Device => PyExc::Gpu,
+        ErrorKind::OutOfMemory => PyExc::GpuOutOfMemory,
+        ErrorKind::Io => PyExc::OS,
+        _ => return None,
+    })
+}
+
+/// The Python exception types the library's errors become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PyExc {
+    /// `ValueError`: bad input, or an operation the plan does not offer.
+    Value,
+    /// `polymul.GpuError` (a `RuntimeError`): no GPU, a device failure.
+    Gpu,
+    /// `polymul.GpuOutOfMemory` (a `GpuError`).
+    GpuOutOfMemory,
+    /// `OSError`: a file that cannot be written.
+    OS,
+    /// `RuntimeError`: a kind newer than this package.
+    Runtime,
+}
+
+/// The exception type for `kind` ([`known_exception`], else
+/// `RuntimeError`): the one place that decides.
+fn exception_for(kind: ErrorKind) -> PyExc {
+    known_exception(kind).unwrap_or(PyExc::Runtime)
+}
+
+/// The Python exception for a library error, with the library's message.
 fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
-    match e {
-        Error::NoGpu { .. }
-        | Error::NeedsGpu { .. }
-        | Error::NoSuchDevice { .. }
-        | Error::NoPtxForDevice { .. }
-        | Error::KernelImage { .. }
-        | Error::OutOfDeviceMemory { .. }
-        | Error::Cuda { .. }
-        | Error::CudaCode { .. } => GpuError::new_err(msg),
-        _ => PyValueError::new_err(msg),
+    match exception_for(e.kind()) {
+        PyExc::Value => PyValueError::new_err(msg),
+        PyExc::Gpu => GpuError::new_err(msg),
+        PyExc::GpuOutOfMemory => GpuOutOfMemory::new_err(msg),
+        PyExc::OS => PyOSError::new_err(msg),
+        PyExc::Runtime => PyRuntimeError::new_err(msg),
     }
 }
 
@@ -561,6 +599,26 @@ fn gpu_available(py: Python<'_>) -> bool {
     py.detach(|| gpu().is_ok())
 }
 
+/// `(kind, exception type)` for every kind of library error, the type
+/// `None` where this package chose none (it would raise `RuntimeError`):
+/// the table `tests/test_errors.py` checks against the documented one.
+#[pyfunction]
+fn _error_kinds(py: Python<'_>) -> Vec<(String, Option<Bound<'_, pyo3::types::PyType>>)> {
+    ErrorKind::ALL
+        .iter()
+        .map(|&k| {
+            let t = known_exception(k).map(|e| match e {
+                PyExc::Value => py.get_type::<PyValueError>(),
+                PyExc::Gpu => py.get_type::<GpuError>(),
+                PyExc::GpuOutOfMemory => py.get_type::<GpuOutOfMemory>(),
+                PyExc::OS => py.get_type::<PyOSError>(),
+                PyExc::Runtime => py.get_type::<PyRuntimeError>(),
+            });
+            (format!("{k:?}"), t)
+        })
+        .collect()
+}
+
 /// The compiled core of the `polymul` package.
 #[pymodule]
 fn _polymul(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -568,7 +626,9 @@ fn _polymul(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
     m.add("GpuError", m.py().get_type::<GpuError>())?;
+    m.add("GpuOutOfMemory", m.py().get_type::<GpuOutOfMemory>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

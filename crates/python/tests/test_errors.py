@@ -1,5 +1,6 @@
-"""Every bad input is a ValueError with the library's message; device
-failures are polymul.GpuError; nothing panics."""
+"""Every bad input (and every operation a plan does not offer) is a
+ValueError with the library's message; device failures are
+polymul.GpuError; nothing panics."""
 
 import numpy as np
 import pytest
@@ -126,8 +127,28 @@ def test_device_array_on_a_cpu_plan():
         __cuda_array_interface__ = {"shape": (64,), "typestr": "<u4", "data": (0, False), "version": 3}
 
     plan = polymul.NttPlan(64, bits=30, word=32, device="cpu")
-    with pytest.raises(polymul.GpuError):
+    # An operation this plan does not offer (ErrorKind::Unsupported): a
+    # ValueError, as a DGT plan's forward is.
+    with pytest.raises(ValueError, match="CUDA array"):
         plan.forward(FakeCuda())
+
+
+def test_error_kinds_map_to_the_documented_exceptions():
+    """The one mapping (exception_for in src/lib.rs) covers every kind of
+    the library, as the README's table says."""
+    from polymul import _polymul
+
+    want = {
+        "InvalidInput": ValueError,
+        "Unsupported": ValueError,
+        "Wisdom": ValueError,
+        "NoGpu": polymul.GpuError,
+        "Device": polymul.GpuError,
+        "OutOfMemory": polymul.GpuOutOfMemory,
+        "Io": OSError,
+    }
+    assert dict(_polymul._error_kinds()) == want
+    assert issubclass(polymul.GpuOutOfMemory, polymul.GpuError)
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU")

@@ -54,7 +54,7 @@ fn case<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, log_n: u32, batch: usize, se
     );
     let mut rng = SplitMix64::new(seed);
     let res = (|| {
-        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
         let limbs = limbs_below_q(&basis, batch, &mut rng)?;
         // Decomposition: device == CPU bodies == num-bigint (small sizes).
         let want = basis.decompose(&limbs).map_err(s)?;
@@ -92,7 +92,7 @@ fn big_product<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, seed: u64, t: &mut Ta
         format!("convert u{} polymul_big {bits}-bit towers, log2 Q {log_q}, N = {n} == schoolbook", W::BITS);
     let res = (|| {
         let basis = RnsBasis::<W>::with_modulus_bits(n, bits, log_q).map_err(s)?;
-        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
         let q = basis.modulus();
         let mut rng = SplitMix64::new(seed);
         let mut rand = |top: bool| -> Vec<BigUint> {
@@ -122,8 +122,8 @@ fn errors(gpu: &Gpu, t: &mut Tally) {
     let res = (|| {
         let basis = RnsBasis::<u64>::with_modulus_bits(1 << 10, 62, 1240).map_err(s)?;
         let other = RnsBasis::<u64>::with_modulus_bits(1 << 10, 62, 300).map_err(s)?;
-        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
-        let plan2 = RnsPlan::new(gpu, &other).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
+        let plan2 = RnsPlan::with_options(gpu, &other, crate::env_options::plan_options()).map_err(s)?;
         let l = basis.limbs();
         let mut bad = vec![0u64; (1 << 10) * l];
         bad[7 * l + l - 1] = u64::MAX;

@@ -17,7 +17,7 @@ fn ntt_graphs<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u6
     let tag = format!("graph u{} N=2^{log_n} batch {batch}", W::BITS);
     let r = (|| {
         let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-        let plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+        let plan = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
         let mut rng = SplitMix64::new(seed);
         let mut fg = plan.capture(plan.zeros(batch).map_err(s)?, |p, a| p.forward(a)).map_err(s)?;
         let mut ig = plan.capture(plan.zeros(batch).map_err(s)?, |p, a| p.inverse(a)).map_err(s)?;
@@ -53,7 +53,7 @@ fn rns_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << 14;
         let basis = RnsBasis::<u64>::new(n, 62, 3).map_err(s)?;
-        let plan = RnsPlan::new(gpu, &basis).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
         let mut rng = SplitMix64::new(seed);
         let state = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
         let mut g = plan.capture(state, |p, (a, b)| p.polymul_in_place(a, b)).map_err(s)?;
@@ -110,9 +110,10 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
 }
 
 /// Repeated DGT calls on the same buffers (replayed from the plan's graph
-/// cache from the second on): forward, inverse and polymul, 5 rounds of new
-/// inputs, every tower against the CPU.
-fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
+/// cache from the second on, where `cache`; else launched every time):
+/// forward, inverse and polymul, 5 rounds of new inputs, every tower
+/// against the CPU.
+fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, cache: bool, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << log_n;
         let params = dgt::dgt_primes(30, n, towers)
@@ -122,7 +123,8 @@ fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) 
             .collect::<Result<Vec<_>, _>>()
             .map_err(s)?;
         let cfg = DgtConfig::default_for(params[0].log_m());
-        let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let mut plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        plan.set_graph_cache(cache);
         let mut rng = SplitMix64::new(seed);
         let (mut a, mut b) = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
         let towers_of = |v: &[u32]| -> Vec<Vec<u32>> { v.chunks(n).map(<[u32]>::to_vec).collect() };
@@ -154,7 +156,10 @@ fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) 
         Ok(())
     })();
     t.record(
-        &format!("repeated DGT calls {towers} tower(s) N=2^{log_n}: forward, inverse, polymul, 5 rounds, cached graphs == CPU"),
+        &format!(
+            "repeated DGT calls {towers} tower(s) N=2^{log_n}: forward, inverse, polymul, 5 rounds, {} == CPU",
+            if cache { "cached graphs" } else { "graph cache off" }
+        ),
         r,
     );
 }
@@ -170,7 +175,8 @@ fn back_to_back(gpu: &Gpu, seed: u64, t: &mut Tally) {
         let mut lanes = Vec::new();
         for _ in 0..3 {
             let stream = gpu.create_stream().map_err(s)?;
-            let mut plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+            let mut plan =
+                NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
             plan.set_stream(Some(&stream));
             let a: Vec<Vec<u64>> = (0..calls).map(|_| rng.coeffs(n, p.q())).collect();
             let b: Vec<Vec<u64>> = (0..calls).map(|_| rng.coeffs(n, p.q())).collect();
@@ -209,7 +215,8 @@ fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed
     let n = 1usize << log_n;
     let r = (|| {
         let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-        let mut plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+        let mut plan =
+            NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
         let mut rng = SplitMix64::new(seed);
         let sets = if log_n == 12 { 20 } else { 2 };
         let mut bufs = (0..sets)
@@ -254,6 +261,76 @@ fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed
     );
 }
 
+/// One `Gpu` used from two host threads (issue 31): while one thread has
+/// used it, plans capture graphs of repeated calls
+/// ([`Gpu::graph_capture_enabled`]); once a second thread queues work, they
+/// stop capturing for good, and every call still gives the CPU's words:
+/// the second thread's own calls, the first thread's graphs captured
+/// before (replayed), and its calls on new buffers after (plain launches).
+/// On a `Gpu` of its own (created here), since the switch is for good.
+fn two_threads<W: Coeff>(bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let r = (|| {
+        let gpu = crate::env_options::gpu().map_err(s)?;
+        if !gpu.graph_capture_enabled() {
+            return Err("a new Gpu should capture graphs".into());
+        }
+        let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+        let plan = NttPlan::with_options(&gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
+        let mut rng = SplitMix64::new(seed);
+        // `rounds` polymuls on the plan, on one pair of buffers, against the CPU.
+        let run = |plan: &NttPlan<W>,
+                   bufs: &mut (polymul::DeviceVec<W>, polymul::DeviceVec<W>),
+                   rng: &mut SplitMix64,
+                   rounds: usize|
+         -> Result<(), String> {
+            for _ in 0..rounds {
+                let (x, y) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+                gpu.copy_into(&mut bufs.0, &x).map_err(s)?;
+                gpu.copy_into(&mut bufs.1, &y).map_err(s)?;
+                plan.polymul_in_place(&mut bufs.0, &mut bufs.1).map_err(s)?;
+                plan.synchronize().map_err(s)?;
+                eq("polymul", &gpu.download(&bufs.0).map_err(s)?, &cpu::polymul(&p, &x, &y).map_err(s)?)?;
+            }
+            Ok(())
+        };
+        let mut before = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+        run(&plan, &mut before, &mut rng, 3).map_err(|e| format!("one thread: {e}"))?;
+        if !gpu.graph_capture_enabled() {
+            return Err("capture went off with one thread".into());
+        }
+        let mut other_rng = SplitMix64::new(seed ^ 0x5eed);
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let mut mine = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+                run(&plan, &mut mine, &mut other_rng, 3)
+            })
+            .join()
+            .map_err(|_| "the second thread panicked".to_string())?
+        })
+        .map_err(|e| format!("second thread: {e}"))?;
+        if gpu.graph_capture_enabled() {
+            return Err("capture still on after a second thread used the Gpu".into());
+        }
+        // The first thread again: its earlier buffers (a graph captured
+        // before, replayed) and new ones (no capture now).
+        run(&plan, &mut before, &mut rng, 2).map_err(|e| format!("after, old buffers: {e}"))?;
+        let mut after = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+        run(&plan, &mut after, &mut rng, 3).map_err(|e| format!("after, new buffers: {e}"))?;
+        if gpu.graph_capture_enabled() {
+            return Err("capture came back on".into());
+        }
+        Ok(())
+    })();
+    t.record(
+        &format!(
+            "graphs u{} N=2^{log_n}: one Gpu from two threads, polymuls == CPU, capture on before, off after for good",
+            W::BITS
+        ),
+        r,
+    );
+}
+
 /// The suite.
 pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     for (i, &log_n) in [12u32, 14, 16].iter().enumerate() {
@@ -274,7 +351,10 @@ pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     rns_graph(gpu, seed ^ 23, t);
     dgt_graph(gpu, 10, 1, seed ^ 24, t);
     dgt_graph(gpu, 16, 4, seed ^ 25, t);
-    dgt_repeated(gpu, 10, 1, seed ^ 27, t);
-    dgt_repeated(gpu, 16, 4, seed ^ 28, t);
+    dgt_repeated(gpu, 10, 1, true, seed ^ 27, t);
+    dgt_repeated(gpu, 16, 4, true, seed ^ 28, t);
+    dgt_repeated(gpu, 10, 1, false, seed ^ 29, t);
     back_to_back(gpu, seed ^ 26, t);
+    two_threads::<u32>(30, 12, seed ^ 30, t);
+    two_threads::<u64>(62, 16, seed ^ 31, t);
 }

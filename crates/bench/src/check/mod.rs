@@ -8,6 +8,7 @@ mod api;
 mod convert;
 mod errors;
 mod graphs;
+mod options;
 mod props;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
@@ -21,7 +22,7 @@ use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Red
 pub fn variants() -> Vec<(String, PlanOptions)> {
     let mut v = vec![(
         "radix2".to_string(),
-        PlanOptions { kernel: NttKernel::Radix2Global, ..PlanOptions::default() },
+        PlanOptions { kernel: NttKernel::Radix2Global, ..crate::env_options::plan_options() },
     )];
     for radix in [2usize, 4, 8, 16] {
         for shared_only in [true, false] {
@@ -33,19 +34,23 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
                 kernel: NttKernel::Tiled,
                 radix: Some(radix),
                 shared_only,
-                ..PlanOptions::default()
+                ..crate::env_options::plan_options()
             };
             v.push((tag, o));
         }
     }
     for kernel in [NttKernel::TwoD, NttKernel::TwoDPipelined, NttKernel::Auto] {
-        v.push((kernel.name().to_string(), PlanOptions { kernel, ..PlanOptions::default() }));
+        v.push((kernel.name().to_string(), PlanOptions { kernel, ..crate::env_options::plan_options() }));
     }
     for radix in [8usize, 16] {
-        let o = PlanOptions { kernel: NttKernel::Lazy, radix: Some(radix), ..PlanOptions::default() };
+        let o =
+            PlanOptions { kernel: NttKernel::Lazy, radix: Some(radix), ..crate::env_options::plan_options() };
         v.push((format!("lazy-r{radix}"), o));
     }
-    v.push(("cluster".into(), PlanOptions { kernel: NttKernel::Cluster, ..PlanOptions::default() }));
+    v.push((
+        "cluster".into(),
+        PlanOptions { kernel: NttKernel::Cluster, ..crate::env_options::plan_options() },
+    ));
     v
 }
 
@@ -195,7 +200,8 @@ fn fused_lazy_suite(gpu: &Gpu, seed: u64, opts: &Options, t: &mut Tally) {
             let tag = format!("lazy fused u32 N=2^{log_n} batch {batch} radix {radix:?}");
             let r = (|| {
                 let p = NttParams::<u32>::with_prime_bits(n, 30).map_err(s)?;
-                let opts = PlanOptions { kernel: NttKernel::Lazy, radix, ..PlanOptions::default() };
+                let opts =
+                    PlanOptions { kernel: NttKernel::Lazy, radix, ..crate::env_options::plan_options() };
                 let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
                 let q = p.q();
                 let mut a = SplitMix64::new(seed ^ u64::from(log_n)).coeffs(n * batch, q);
@@ -286,7 +292,7 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                             kernel,
                             radix: Some(radix),
                             tile_bytes: Some(kib * 1024),
-                            ..PlanOptions::default()
+                            ..crate::env_options::plan_options()
                         };
                         let plan = match NttPlan::with_options(gpu, p.clone(), opts) {
                             Ok(plan) => plan,
@@ -358,9 +364,10 @@ fn hadamard_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
             let name = format!("fused step == unfused step u{} N=2^{log_n} batch {batch}", W::BITS);
             let res = (|| {
                 let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-                let fused_opts = PlanOptions { fused_polymul: true, ..PlanOptions::default() };
+                let fused_opts = PlanOptions { fused_polymul: true, ..crate::env_options::plan_options() };
                 let fused = NttPlan::with_options(gpu, p.clone(), fused_opts).map_err(s)?;
-                let unfused = NttPlan::new(gpu, p.clone()).map_err(s)?;
+                let unfused =
+                    NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
                 let mut rng = SplitMix64::new(seed ^ n as u64 ^ batch as u64);
                 let (a, b) = (rng.coeffs(batch * n, p.q()), rng.coeffs(batch * n, p.q()));
                 let run = |plan: &NttPlan<W>| -> Result<Vec<W>, String> {
@@ -441,7 +448,9 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
         if towers > 1 {
             let name = format!("rns u{} residue >= its tower's prime is refused", W::BITS);
             let res = (|| {
-                let plan = polymul::rns::RnsPlan::new(gpu, &basis).map_err(s)?;
+                let plan =
+                    polymul::rns::RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())
+                        .map_err(s)?;
                 let mut bad = a.clone();
                 let at = len + 7; // tower 1
                 bad[at] = basis.towers()[1].q();
@@ -626,7 +635,12 @@ fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
                             }
                             1 => {
                                 let basis = polymul::rns::RnsBasis::<u32>::new(n, 30, 3).map_err(s)?;
-                                let mut plan = polymul::rns::RnsPlan::new(gpu, &basis).map_err(s)?;
+                                let mut plan = polymul::rns::RnsPlan::with_options(
+                                    gpu,
+                                    &basis,
+                                    crate::env_options::plan_options(),
+                                )
+                                .map_err(s)?;
                                 plan.set_stream(Some(&stream));
                                 let a: Vec<u32> =
                                     basis.towers().iter().flat_map(|p| rng.coeffs(2 * n, p.q())).collect();
@@ -684,7 +698,7 @@ fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
 /// Runs the suite; returns the process exit code.
 pub fn run(opts: &Options) -> i32 {
     let t0 = std::time::Instant::now();
-    let gpu = match Gpu::new() {
+    let gpu = match crate::env_options::gpu() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("polymul-bench check: {e}");
@@ -713,7 +727,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, options, props, errors; lazy-fused
     // (part of words).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -782,7 +796,7 @@ pub fn run(opts: &Options) -> i32 {
     // several host threads used (the concurrency suite) no longer captures
     // graphs on its own (`Gpu::exclusive_capture`), and these suites check
     // the graph cache, and that it stands aside when threads arrive.
-    let fresh = || Gpu::new().map_err(s);
+    let fresh = || crate::env_options::gpu().map_err(s);
     if runs("api") {
         match fresh() {
             Ok(g) => {
@@ -796,6 +810,12 @@ pub fn run(opts: &Options) -> i32 {
         match fresh() {
             Ok(g) => graphs::graph_suite(&g, seed ^ 20, &mut t),
             Err(e) => t.record("graphs: a GPU handle of its own", Err(e)),
+        }
+    }
+    if runs("options") {
+        match fresh() {
+            Ok(g) => options::options_suite(&g, seed ^ 24, &mut t),
+            Err(e) => t.record("options: a GPU handle of its own", Err(e)),
         }
     }
     if runs("props") {

@@ -141,9 +141,17 @@ impl<W: Coeff> DgtPlan<W> {
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
-            graphs: GraphCache::new(gpu),
+            graphs: GraphCache::new(gpu, true),
             copy_of_b: Scratch::new(),
         })
+    }
+
+    /// Whether repeated calls replay graphs the plan captures on its own
+    /// (default `true`; see [`crate::Gpu`] on graphs and threads): `false`
+    /// launches every call's kernels, as [`crate::expert::PlanOptions::graph_cache`]
+    /// does for the NTT plans.
+    pub fn set_graph_cache(&mut self, enabled: bool) {
+        self.graphs.set_enabled(enabled);
     }
 
     fn queue(&self) -> Queue<'_> {

@@ -239,11 +239,16 @@ impl GraphCache {
     /// Keys kept.
     pub(crate) const CAPACITY: usize = 16;
 
-    /// An empty cache; `$POLYMUL_GRAPH_CACHE=0` when it is created turns it
-    /// off (every call launches its kernels), for comparing the two.
-    pub(crate) fn new(gpu: &Gpu) -> Self {
-        let enabled = std::env::var_os("POLYMUL_GRAPH_CACHE").is_none_or(|v| v != "0");
+    /// An empty cache; `enabled == false` (`PlanOptions::graph_cache`)
+    /// turns it off: every call launches its kernels, for comparing the two.
+    pub(crate) fn new(gpu: &Gpu, enabled: bool) -> Self {
         Self { gpu: gpu.clone(), inner: std::sync::Mutex::new((None, Vec::new())), enabled }
+    }
+
+    /// Turns the cache on or off for later calls (graphs already captured
+    /// stay until the cache is dropped, unused while it is off).
+    pub(crate) fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
     }
 
     /// Queues `record`'s launches on `q`: by replaying the cached graph of

@@ -8,12 +8,14 @@ mod external;
 pub(crate) mod graph;
 pub(crate) mod kernel;
 pub(crate) mod launch;
+mod options;
 pub(crate) mod scratch;
 pub(crate) mod staging;
 mod timing;
 
 pub use buffer::{DeviceVec, DeviceView};
 pub use graph::Graph;
+pub use options::GpuOptions;
 pub use timing::{LaunchChain, Timing, median};
 
 use crate::{Coeff, Error, Result};
@@ -88,6 +90,41 @@ pub struct DeviceInfo {
 /// println!("running on {}", gpu.info().name);
 /// # Ok::<(), polymul::Error>(())
 /// ```
+///
+/// # Graphs the plans capture on their own, and threads
+///
+/// Plans replay repeated small calls as CUDA graphs: the second call of
+/// `forward`, `inverse` or `polymul_in_place`/`polymul_into` on the same
+/// device buffers captures its launches into a graph, and later calls
+/// replay it with one driver call. This happens for an [`crate::NttPlan`]
+/// or [`crate::rns::RnsPlan`] on the lazy kernels when the launch is small
+/// (fewer blocks than the GPU has SMs: a few polynomials), and for every
+/// [`crate::dgt::DgtPlan`] transform and product; [`crate::expert::PlanOptions`]'s
+/// `graph_cache` turns it off for a plan.
+///
+/// Such a capture is only safe while no other host thread uses the
+/// device: the driver does not guard other threads' allocations, frees
+/// and synchronous copies against it (on an H100 they gave "unknown error"
+/// and crashes). So a `Gpu` records the first host thread that queues work
+/// through it (an upload, a launch, a download of any plan made on it or
+/// on a clone of it); **once a second thread does, plans on that `Gpu` and
+/// all its clones stop capturing, for good.** Graphs they captured before
+/// keep being replayed; calls without a graph launch their kernels as
+/// usual. Results are the same either way; only the CPU time per small
+/// call grows (H100, one `u64` polynomial of N = 2^16: about 8 µs per
+/// replay against 11 to 12 µs for the launches; docs/latency.md). Moving
+/// a used `Gpu` (or a plan) to another thread counts as a second thread.
+/// [`Gpu::graph_capture_enabled`] tells which case holds.
+///
+/// Nothing turns capturing back on for that `Gpu`. A `Gpu` created anew
+/// ([`Gpu::with_device`]) keeps its own record and captures while one
+/// thread uses it, but it shares the device's primary CUDA context with
+/// every other `Gpu` of the device in the process, so the hazard above
+/// holds between them too: give each thread its own `Gpu` only where no
+/// other thread uses that device meanwhile. Graphs captured explicitly
+/// ([`crate::NttPlan::capture`], [`LaunchChain::capture`]) are not subject
+/// to the rule: they capture when asked, and the caller keeps other
+/// threads' work on the device off the capture's duration.
 #[derive(Clone)]
 pub struct Gpu {
     inner: std::sync::Arc<GpuInner>,
@@ -155,8 +192,14 @@ impl Gpu {
         Ok(n)
     }
 
-    /// The device with the given ordinal.
+    /// The device with the given ordinal, with the default
+    /// [`GpuOptions`].
     pub fn with_device(ordinal: u32) -> Result<Self> {
+        Self::with_options(ordinal, GpuOptions::default())
+    }
+
+    /// The device with the given ordinal, launching as `options` say.
+    pub fn with_options(ordinal: u32, options: GpuOptions) -> Result<Self> {
         let count = Self::device_count()?;
         if ordinal >= count {
             return Err(Error::NoSuchDevice { ordinal, count });
@@ -204,7 +247,7 @@ impl Gpu {
             .rev()
             .find(|(sm, _)| (*sm / 10) as i32 == major && (*sm % 10) as i32 <= minor)
             .and_then(|(sm, bin)| Module::from_cubin(bin, &[]).ok().map(|m| (*sm, m)));
-        let (module, kernel_image) = match (kernel_image_override()?, cubin) {
+        let (module, kernel_image) = match (kernel_image_override(options.kernel_image.as_deref())?, cubin) {
             (Some((path, image)), _) => {
                 let m = if image.starts_with(b"\x7fELF") {
                     Module::from_cubin(&image, &[])
@@ -216,7 +259,7 @@ impl Gpu {
                     Module::from_ptx(text, &[])
                 };
                 let m = m.map_err(|e| Error::KernelImage { path: path.clone(), detail: e.to_string() })?;
-                (m, format!("{path} (POLYMUL_KERNEL_IMAGE)"))
+                (m, format!("{path} (GpuOptions::kernel_image)"))
             }
             (None, Some((sm, m))) => (m, format!("SASS sm_{sm} (prebuilt cubin)")),
             (None, None) => (
@@ -229,9 +272,8 @@ impl Gpu {
         let cluster = if major >= 9 { cluster::ClusterLaunch::resolve() } else { None };
         // Only a module whose pass kernels wait for their predecessor (the
         // sm_90 build has `griddepcontrol`) may launch them as dependents.
-        let pdl = std::env::var_os("POLYMUL_PDL").is_none_or(|v| v != "0")
-            && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
-        let pdl_graph = std::env::var_os("POLYMUL_PDL_GRAPH").is_none_or(|v| v != "0");
+        let pdl = options.pdl && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
+        let pdl_graph = options.pdl_graph;
         let inner = GpuInner {
             module,
             stream,
@@ -305,15 +347,23 @@ impl Gpu {
         (!t.shared.load(std::sync::atomic::Ordering::Acquire)).then_some(guard)
     }
 
+    /// Whether plans on this `Gpu` (and its clones) still capture graphs
+    /// on their own: `true` until a second host thread has queued work
+    /// through it, `false` from then on (see "Graphs the plans capture on
+    /// their own, and threads" on [`Gpu`]). Asking does not count as use.
+    pub fn graph_capture_enabled(&self) -> bool {
+        !self.inner.threads.shared.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The cluster launcher, where the device and driver have clusters.
     pub(crate) fn cluster_launch(&self) -> Option<cluster::ClusterLaunch> {
         self.inner.cluster
     }
 
     /// The launcher of programmatic dependents on `stream` (sm_90 with
-    /// `cuLaunchKernelEx`), unless `$POLYMUL_PDL` was `0` when this `Gpu`
-    /// was created (a developer's switch for comparing the two), or
-    /// `$POLYMUL_PDL_GRAPH` was `0` and the stream captures a graph (H100,
+    /// `cuLaunchKernelEx`), unless this `Gpu` was created with
+    /// [`GpuOptions::pdl`] off (a developer's switch for comparing the two),
+    /// or with [`GpuOptions::pdl_graph`] off and the stream captures a graph (H100,
     /// graph replays ×100: `u64` N = 2^16 forward 6.88 → 6.60 µs with
     /// programmatic edges, `u32` 6.00 → 5.67; docs/latency.md).
     pub(crate) fn dependent_launch(&self, stream: &Stream) -> Option<cluster::ClusterLaunch> {
@@ -428,14 +478,14 @@ impl GpuStream {
     }
 }
 
-/// The kernel image named by `$POLYMUL_KERNEL_IMAGE` (a cubin or PTX file
-/// with every kernel of the embedded module, e.g. the embedded PTX after
-/// `ptxas` with other options): a developer's knob for trying code
-/// generation options on a GPU machine without Rust. Unset: `None`.
-fn kernel_image_override() -> Result<Option<(String, Vec<u8>)>> {
-    let Some(path) = std::env::var_os("POLYMUL_KERNEL_IMAGE") else { return Ok(None) };
+/// The kernel image [`GpuOptions::kernel_image`] names (a cubin or PTX
+/// file with every kernel of the embedded module, e.g. the embedded PTX
+/// after `ptxas` with other options): a developer's knob for trying code
+/// generation options on a GPU machine without Rust. None: `None`.
+fn kernel_image_override(path: Option<&std::path::Path>) -> Result<Option<(String, Vec<u8>)>> {
+    let Some(path) = path else { return Ok(None) };
     let shown = path.to_string_lossy().into_owned();
-    let image = std::fs::read(&path)
-        .map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
+    let image =
+        std::fs::read(path).map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
     Ok(Some((shown, image)))
 }

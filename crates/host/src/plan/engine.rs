@@ -163,18 +163,22 @@ impl<W: Coeff> LazyTableSet<W> {
 }
 
 impl<W: Coeff> LazyState<W> {
-    fn new(gpu: &Gpu, towers: &[NttParams<W>], sched: &LazySchedule, log_r: Option<u32>) -> Result<Self> {
+    fn new(
+        gpu: &Gpu,
+        towers: &[NttParams<W>],
+        sched: &LazySchedule,
+        log_r: Option<u32>,
+        options: &PlanOptions,
+    ) -> Result<Self> {
         let tables = LazyTableSet::new(gpu, towers, sched)?;
-        // `POLYMUL_LATENCY_KERNELS=0` (read here, at plan creation): none,
-        // for comparing the two in one process.
-        let wanted = std::env::var_os("POLYMUL_LATENCY_KERNELS").is_none_or(|v| v != "0");
+        // `latency_kernels: false`: none, for comparing the two in one process.
+        let wanted = options.latency_kernels;
         // A plan that asks for a radix runs it everywhere: no latency path.
         let wanted =
             wanted && log_r.is_none() && sched.log_n >= polymul_kernels::ntt::lazy::LATENCY_MIN_LOG_N;
-        // `POLYMUL_LATENCY_RADIX` = 4, 8 or 16 (read here): another radix
-        // for the latency passes, for comparing them in one process.
-        let radix = std::env::var("POLYMUL_LATENCY_RADIX").ok().and_then(|v| v.parse::<u32>().ok());
-        let latency_log_r = radix.filter(|r| r.is_power_of_two()).map(u32::trailing_zeros);
+        // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
+        // another radix for the latency passes, for comparing them.
+        let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
         let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =
@@ -186,7 +190,7 @@ impl<W: Coeff> LazyState<W> {
         Ok(Self {
             kernels: LazyKernels::new(gpu, sched)?,
             cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fused: FusedKernels::new(gpu, sched)?,
+            fused: FusedKernels::new(gpu, sched, options.lazy_fused)?,
             tables,
             barrett: *towers[0].barrett(),
             latency,
@@ -282,6 +286,9 @@ impl<W: Coeff> NttEngine<W> {
             Some(r @ (2 | 4 | 8 | 16)) => Some(r.trailing_zeros()),
             Some(radix) => return Err(Error::BadRadix { radix }),
         };
+        if let Some(radix) = options.latency_radix.filter(|r| ![4, 8, 16].contains(r)) {
+            return Err(Error::BadLatencyRadix { radix });
+        }
         let two_d = matches!(options.kernel, NttKernel::TwoD | NttKernel::TwoDPipelined);
         // The lazy kernels: asked for (then they must cover the plan), or
         // available to the automatic choice where they do.
@@ -389,7 +396,7 @@ impl<W: Coeff> NttEngine<W> {
         let tiled = polymul_kernels::names::TILED_LOG_RADIX
             .map(|lr| TiledKernels::new(gpu, r, lr, largest))
             .collect::<Result<Vec<_>>>()?;
-        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix)).transpose()?;
+        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix, &options)).transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(std::sync::Mutex::new(Pipeline::new(gpu)?)),
             _ => None,
@@ -414,7 +421,7 @@ impl<W: Coeff> NttEngine<W> {
             options,
             stream: None,
             lazy,
-            graphs: GraphCache::new(gpu),
+            graphs: GraphCache::new(gpu, options.graph_cache),
             scratch: Scratch::new(),
         })
     }

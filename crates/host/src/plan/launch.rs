@@ -7,6 +7,7 @@
 //! (`polymul_kernels::names`), which takes only that block. Launch errors
 //! are returned; errors inside a kernel surface at the next synchronisation.
 
+use super::LazyFused;
 use super::lazy::{LazyPass, LazySchedule};
 use super::twiddles::DeviceMultiplicands;
 use crate::gpu::cluster::ClusterLaunch;
@@ -484,21 +485,18 @@ pub(crate) struct FusedKernels<W> {
     ctrl: crate::gpu::graph::GrowBuffer<u32>,
 }
 
-/// `POLYMUL_LAZY_FUSED`, read when a plan is created (for comparing
-/// variants in one process): `0` = no fused kernels, `one` = one polynomial
-/// per row block, anything else or unset = the default.
-fn fused_setting() -> String {
-    std::env::var("POLYMUL_LAZY_FUSED").unwrap_or_default()
-}
-
 impl<W: Coeff> FusedKernels<W> {
     /// The fused kernels for `sched` (their passes must be the schedule's:
-    /// one radix for both, the row pass's, so the tables fit), or `None`.
-    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Option<Self>> {
+    /// one radix for both, the row pass's, so the tables fit), or `None`
+    /// (also where `setting` is [`LazyFused::Off`], the plan's
+    /// `PlanOptions::lazy_fused`).
+    pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule, setting: LazyFused) -> Result<Option<Self>> {
         let w = std::mem::size_of::<W>();
         let log_r = sched.row_shape().log_r;
-        let setting = fused_setting();
-        if setting == "0" || sched.forward.len() != 2 || !lazy::fused_sizes(w).contains(&sched.log_n) {
+        if setting == LazyFused::Off
+            || sched.forward.len() != 2
+            || !lazy::fused_sizes(w).contains(&sched.log_n)
+        {
             return Ok(None);
         }
         let kernel = |inverse| {
@@ -527,7 +525,7 @@ impl<W: Coeff> FusedKernels<W> {
             smem,
             per_poly: lazy::fused_per_poly(sched.log_n, w),
             row,
-            several_polys: setting != "one",
+            several_polys: setting != LazyFused::OnePolyPerBlock,
             resident,
             ctrl: crate::gpu::graph::GrowBuffer::new(),
         }))

@@ -92,9 +92,31 @@ impl NttKernel {
     }
 }
 
-/// How a plan computes: which NTT kernel, which modular reduction, which
-/// shared-memory tile and radix.
+/// Whether the lazy kernels run a two-pass transform as one fused launch
+/// (both passes in one kernel, the intermediate words in L2;
+/// [`PlanOptions::lazy_fused`]). Only N and batches the fused kernels
+/// cover use them in any case (docs/ntt.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum LazyFused {
+    /// The fused kernels where they cover the call, a row block taking
+    /// rows of several polynomials where that fits (the default; what an
+    /// unset `POLYMUL_LAZY_FUSED` did).
+    #[default]
+    Auto,
+    /// The fused kernels, one polynomial per row block
+    /// (`POLYMUL_LAZY_FUSED=one`).
+    OnePolyPerBlock,
+    /// No fused kernels: two launches per transform
+    /// (`POLYMUL_LAZY_FUSED=0`).
+    Off,
+}
+
+/// How a plan computes: which NTT kernel, which modular reduction, which
+/// shared-memory tile and radix, and the switches for comparing variants
+/// of the lazy kernels' launches (`latency_kernels`, `latency_radix`,
+/// `lazy_fused`, `graph_cache`: their defaults are the measured best).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PlanOptions {
     /// The NTT implementation.
     pub kernel: NttKernel,
@@ -127,6 +149,41 @@ pub struct PlanOptions {
     /// plan multiplies only: [`NttPlan::forward`] and [`NttPlan::inverse`]
     /// return [`crate::Error::FusedPlanTransform`]. Needs N ≥ 4.
     pub fused_polymul: bool,
+    /// Launches of the lazy kernels over a few polynomials (fewer blocks
+    /// than SMs) run the latency schedule: smaller blocks, more of them
+    /// (docs/latency.md). Default `true`; `false` runs the throughput
+    /// schedule for every batch (what `POLYMUL_LATENCY_KERNELS=0` did).
+    /// A plan with an explicit [`PlanOptions::radix`] never uses it.
+    pub latency_kernels: bool,
+    /// The radix of the latency schedule's passes: 4, 8 or 16 ([`crate::Error::BadLatencyRadix`]
+    /// otherwise). `None` (the default): the measured one, 4 (what an
+    /// unset `POLYMUL_LATENCY_RADIX` did).
+    pub latency_radix: Option<usize>,
+    /// The lazy kernels' fused two-pass launches ([`LazyFused`]). Default
+    /// [`LazyFused::Auto`].
+    pub lazy_fused: LazyFused,
+    /// Repeated small calls on the same buffers replay a CUDA graph the
+    /// plan captured on its second call (see [`crate::Gpu`] on graphs and
+    /// threads). Default `true`; `false` launches every call's kernels
+    /// (what `POLYMUL_GRAPH_CACHE=0` did).
+    pub graph_cache: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        Self {
+            kernel: NttKernel::default(),
+            reduction: Reduction::default(),
+            tile_bytes: None,
+            radix: None,
+            shared_only: false,
+            fused_polymul: false,
+            latency_kernels: true,
+            latency_radix: None,
+            lazy_fused: LazyFused::Auto,
+            graph_cache: true,
+        }
+    }
 }
 
 /// A negacyclic NTT of size N modulo q on one GPU.

@@ -14,8 +14,12 @@ there is one, else on polymul's CPU backend.
 Plans: :class:`NttPlan` (one prime), :class:`RnsPlan` (RNS towers, and
 big-integer products modulo Q through the RNS conversions), :class:`DgtPlan`
 (the discrete Galois transform) and :class:`Multiplier` (the planner's
-choice). Errors: :class:`ValueError` for bad input, :class:`GpuError` for
-device failures, each with the library's message.
+choice). Errors, each with the library's message: :class:`ValueError` for
+bad input and for an operation the plan does not offer (a DGT plan's
+``forward``, a CUDA array given to a plan on the CPU), :class:`GpuError` for
+no GPU where one is required and device failures (:class:`GpuOutOfMemory`,
+a subclass, when the GPU's memory runs out), :class:`OSError` for a file
+that cannot be written.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import numpy as _np
 
 try:
     from ._polymul import Core as _Core
-    from ._polymul import GpuError, __version__
+    from ._polymul import GpuError, GpuOutOfMemory, __version__
     from ._polymul import backend as _backend
     from ._polymul import gpu_available as _gpu_available
     from ._polymul import params as _params
@@ -49,6 +53,7 @@ __all__ = [
     "backend",
     "gpu_available",
     "GpuError",
+    "GpuOutOfMemory",
     "negacyclic_reference",
     "__version__",
 ]
@@ -353,7 +358,7 @@ class _Plan:
     # device arrays
     def _device_array(self, x, name):
         if not self.on_gpu:
-            raise GpuError(
+            raise ValueError(
                 f"{name} is a CUDA array but this plan runs on the {self.backend}; "
                 "make the plan with device='gpu' (or 'auto' on a machine with a GPU)"
             )

@@ -11,7 +11,14 @@ _Words = Union[npt.NDArray[np.uint32], npt.NDArray[np.uint64], Sequence[int]]
 _A = TypeVar("_A")
 
 class GpuError(RuntimeError):
-    """A CUDA device failed: no GPU where one was required, out of device memory, a driver error."""
+    """A CUDA device failed: no GPU where one was required, out of device memory, a driver error.
+
+    Bad input, and operations a plan does not offer (a DGT plan's forward, a
+    CUDA array given to a plan on the CPU), raise ValueError; a file that
+    cannot be written, OSError."""
+
+class GpuOutOfMemory(GpuError):
+    """The GPU ran out of memory: a smaller batch may fit."""
 
 def params(n: int, bits: int = 62, count: int = 1, dgt: bool = False) -> list[dict[str, int]]: ...
 def backend() -> str: ...

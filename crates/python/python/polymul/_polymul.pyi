@@ -5,6 +5,9 @@ from typing import Optional, Sequence
 __version__: str
 
 class GpuError(RuntimeError): ...
+class GpuOutOfMemory(GpuError): ...
+
+def _error_kinds() -> list[tuple[str, Optional[type]]]: ...
 
 class Core:
     def __init__(
