@@ -87,7 +87,7 @@ pub enum Error {
         during: &'static str,
         /// The driver's error.
         #[source]
-        source: cust::error::CudaError,
+        source: DriverError,
     },
 
     /// N is not a power of two in the supported range.
@@ -570,7 +570,7 @@ impl Error {
     pub(crate) fn cuda(during: &'static str, bytes: usize) -> impl FnOnce(cust::error::CudaError) -> Error {
         move |source| match source {
             cust::error::CudaError::OutOfMemory => Error::OutOfDeviceMemory { during, bytes },
-            source => Error::Cuda { during, source },
+            source => Error::Cuda { during, source: DriverError(source) },
         }
     }
 
@@ -599,7 +599,7 @@ mod tests {
             (Error::NoPtxForDevice { major: 6, minor: 0 }, K::NoGpu),
             (Error::KernelImage { path: "k.cubin".into(), detail: "bad".into() }, K::Device),
             (Error::OutOfDeviceMemory { during: "allocating", bytes: 1 }, K::OutOfMemory),
-            (Error::Cuda { during: "launching", source: cust::error::CudaError::LaunchFailed }, K::Device),
+            (Error::Cuda { during: "launching", source: DriverError(cust::error::CudaError::LaunchFailed) }, K::Device),
             (Error::cuda("allocating", 8)(cust::error::CudaError::OutOfMemory), K::OutOfMemory),
             (Error::cuda("launching", 0)(cust::error::CudaError::IllegalAddress), K::Device),
             (Error::InvalidN { n: 3, min: 2, max: 1 << 24 }, K::InvalidInput),
@@ -670,3 +670,23 @@ mod tests {
         }
     }
 }
+
+/// An error the CUDA driver reported (a `CUresult` other than success),
+/// as [`Error::Cuda`] carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriverError(pub(crate) cust::error::CudaError);
+
+impl DriverError {
+    /// The driver's `CUresult` code (e.g. 700 for an illegal address).
+    pub fn code(&self) -> u32 {
+        self.0 as u32
+    }
+}
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for DriverError {}

@@ -61,7 +61,7 @@ mod traits;
 
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use dgt::{DgtParams, DgtPlan, DgtView};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{DriverError, Error, ErrorKind, Result};
 pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuOptions, GpuStream, Graph};
 pub use layout::{Layout, MAX_TOWERS};
 pub use params::NttParams;

@@ -204,7 +204,7 @@ impl Gpu {
         if ordinal >= count {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
-        let cuda = |during| move |source| Error::Cuda { during, source };
+        let cuda = |during| move |source: cust::error::CudaError| Error::Cuda { during, source: crate::DriverError(source) };
         let device = Device::get_device(ordinal).map_err(cuda("opening the device"))?;
         let attr = |a| device.get_attribute(a).map_err(cuda("reading device attributes"));
         let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
@@ -303,7 +303,7 @@ impl Gpu {
     pub(crate) fn bind(&self) -> Result<()> {
         self.note_thread();
         CurrentContext::set_current(&self.inner.ctx)
-            .map_err(|source| Error::Cuda { during: "binding the context", source })
+            .map_err(|source| Error::Cuda { during: "binding the context", source: crate::DriverError(source) })
     }
 
     /// Records the calling thread: the first one, or (once) that the GPU
