@@ -91,7 +91,11 @@ pub fn check_product<W: Coeff, P: Product<W, [W]> + ?Sized>(
     let mut rng = SplitMix64::new(seed);
     let mut passed = 0;
     let cases: [(&str, Vec<W>, Vec<W>); 3] = [
-        ("random operands", words(&moduli, n, batch, |q| rng.below(q)), words(&moduli, n, batch, |q| rng.below(q))),
+        (
+            "random operands",
+            words(&moduli, n, batch, |q| rng.below(q)),
+            words(&moduli, n, batch, |q| rng.below(q)),
+        ),
         ("q − 1 times q − 1", words(&moduli, n, batch, |q| q - 1), words(&moduli, n, batch, |q| q - 1)),
         ("0 times q − 1", words(&moduli, n, batch, |_| 0), words(&moduli, n, batch, |q| q - 1)),
     ];
@@ -122,7 +126,9 @@ pub fn check_product<W: Coeff, P: Product<W, [W]> + ?Sized>(
     unreduced[last] = W::from_u64(moduli[moduli.len() - 1]);
     match plan.polymul(&unreduced, &a) {
         Err(Error::CoefficientOutOfRange { index, .. }) if index == last => passed += 1,
-        other => return Err(fail("a word equal to q", format!("{other:?} instead of CoefficientOutOfRange"))),
+        other => {
+            return Err(fail("a word equal to q", format!("{other:?} instead of CoefficientOutOfRange")));
+        }
     }
     match plan.polymul(&a, &a[..a.len() - n]) {
         Err(Error::LengthMismatch { .. } | Error::NotAMultipleOfN { .. }) => passed += 1,

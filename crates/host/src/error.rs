@@ -529,9 +529,10 @@ impl Error {
         // No fallback arm: a new variant must pick its kind here.
         match self {
             Error::NoGpu { .. } | Error::NoSuchDevice { .. } | Error::NoPtxForDevice { .. } => K::NoGpu,
-            Error::NeedsGpu { .. } | Error::FusedPlanTransform | Error::NotNttDomain | Error::NoTransformFor { .. } => {
-                K::Unsupported
-            }
+            Error::NeedsGpu { .. }
+            | Error::FusedPlanTransform
+            | Error::NotNttDomain
+            | Error::NoTransformFor { .. } => K::Unsupported,
             Error::KernelImage { .. } | Error::Cuda { .. } | Error::CudaCode { .. } => K::Device,
             Error::OutOfDeviceMemory { .. } => K::OutOfMemory,
             Error::Wisdom { .. } => K::Wisdom,
@@ -599,7 +600,13 @@ mod tests {
             (Error::NoPtxForDevice { major: 6, minor: 0 }, K::NoGpu),
             (Error::KernelImage { path: "k.cubin".into(), detail: "bad".into() }, K::Device),
             (Error::OutOfDeviceMemory { during: "allocating", bytes: 1 }, K::OutOfMemory),
-            (Error::Cuda { during: "launching", source: DriverError(cust::error::CudaError::LaunchFailed) }, K::Device),
+            (
+                Error::Cuda {
+                    during: "launching",
+                    source: DriverError(cust::error::CudaError::LaunchFailed),
+                },
+                K::Device,
+            ),
             (Error::cuda("allocating", 8)(cust::error::CudaError::OutOfMemory), K::OutOfMemory),
             (Error::cuda("launching", 0)(cust::error::CudaError::IllegalAddress), K::Device),
             (Error::InvalidN { n: 3, min: 2, max: 1 << 24 }, K::InvalidInput),

@@ -17,7 +17,9 @@ pub use crate::gpu::{
     LaunchChain, Timing, embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs, median,
 };
 pub use crate::microbench::ModMulBench;
-pub use crate::plan::{LazyFused, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
+pub use crate::plan::{
+    LazyFused, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel,
+};
 pub use crate::random::SplitMix64;
 pub use crate::reduction::{Multiplicands, Reduction};
 /// The GPU kernels' crate (`no_std`, compiled to PTX), whose code also

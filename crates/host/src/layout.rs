@@ -164,7 +164,10 @@ mod tests {
         assert_eq!(t.layout_of("x", 24).unwrap(), Layout { n: 4, towers: 2, batch: 3 });
         assert!(matches!(t.layout_of("x", 0), Err(Error::NotAMultipleOfN { got: 0, n: 8, .. })));
         assert!(matches!(t.layout_of("x", 12), Err(Error::NotAMultipleOfN { got: 12, n: 8, .. })));
-        assert!(matches!(t.operands(24, &[("b", 16)]), Err(Error::LengthMismatch { got: 16, expected: 24, .. })));
+        assert!(matches!(
+            t.operands(24, &[("b", 16)]),
+            Err(Error::LengthMismatch { got: 16, expected: 24, .. })
+        ));
         assert_eq!(t.operands(24, &[("b", 24)]).unwrap().batch, 3);
         assert!(matches!(t.layout(0), Err(Error::NotAMultipleOfN { .. })));
         assert!(matches!(t.layout(usize::MAX), Err(Error::BatchTooLarge { .. })));

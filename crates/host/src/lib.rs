@@ -72,7 +72,10 @@ pub use traits::{Backend, DevicePlan, Plan, Product, Transform};
 
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
 /// `u64` (up to 62 bits). Sealed: implemented for these two only.
-pub trait Coeff: polymul_kernels::Word + sealed::DeviceWord + std::fmt::Debug + std::fmt::Display + Send + Sync {}
+pub trait Coeff:
+    polymul_kernels::Word + sealed::DeviceWord + std::fmt::Debug + std::fmt::Display + Send + Sync
+{
+}
 
 impl Coeff for u32 {}
 impl Coeff for u64 {}

@@ -175,7 +175,11 @@ macro_rules! host_slices_via_device {
         impl<W: $crate::Coeff> $crate::Product<W, [W]> for $plan<W> {
             fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> $crate::Result<()> {
                 if out.len() != a.len() {
-                    return Err($crate::Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
+                    return Err($crate::Error::LengthMismatch {
+                        what: "out",
+                        got: out.len(),
+                        expected: a.len(),
+                    });
                 }
                 out.copy_from_slice(&$crate::Plan::polymul(self, a, b)?);
                 Ok(())

@@ -6,7 +6,9 @@
 
 use polymul::expert::conformance::{check_product, check_transform};
 use polymul::prelude::*;
-use polymul::{CpuPlan, CpuRnsPlan, DgtParams, DgtPlan, Gpu, Modulus, Multiplier, NttParams, NttPlan, RnsBasis, RnsPlan};
+use polymul::{
+    CpuPlan, CpuRnsPlan, DgtParams, DgtPlan, Gpu, Modulus, Multiplier, NttParams, NttPlan, RnsBasis, RnsPlan,
+};
 
 const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 

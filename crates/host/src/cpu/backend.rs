@@ -296,7 +296,12 @@ impl<W: Coeff> CpuPlan<W> {
 
     /// `a ← a ⊗ b` (negacyclic, each pair of polynomials); `b` unchanged.
     /// Errors as the trait methods' ([`crate::Transform`]).
-    fn mul_all(&self, a: &mut [W], b: &[W], op: impl Fn(&Self, &mut [W], &[W]) -> Result<()> + Sync) -> Result<()> {
+    fn mul_all(
+        &self,
+        a: &mut [W],
+        b: &[W],
+        op: impl Fn(&Self, &mut [W], &[W]) -> Result<()> + Sync,
+    ) -> Result<()> {
         self.check("a", a)?;
         self.check("b", b)?;
         if a.len() != b.len() {
@@ -306,7 +311,10 @@ impl<W: Coeff> CpuPlan<W> {
         if a.len() == n {
             return op(self, a, b);
         }
-        a.par_chunks_mut(n).zip(b.par_chunks(n)).with_min_len(self.grain()).try_for_each(|(x, y)| op(self, x, y))
+        a.par_chunks_mut(n)
+            .zip(b.par_chunks(n))
+            .with_min_len(self.grain())
+            .try_for_each(|(x, y)| op(self, x, y))
     }
 }
 

@@ -27,12 +27,12 @@ pub(crate) use ntt::modmul_chains;
 pub(crate) mod emulation {
     pub use super::backend::GRAIN;
     pub use super::lazy::{
-        forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster, transform_lazy_fused,
-        transform_lazy_latency,
+        forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster,
+        transform_lazy_fused, transform_lazy_latency,
     };
     pub use super::ntt::{
-        TiledConfig, forward, forward_tiled, forward_with, inverse, inverse_tiled, inverse_with, pointwise_mul,
-        polymul, polymul_fused, polymul_fused_tiled, polymul_with,
+        TiledConfig, forward, forward_tiled, forward_with, inverse, inverse_tiled, inverse_with,
+        pointwise_mul, polymul, polymul_fused, polymul_fused_tiled, polymul_with,
     };
     pub use super::rns::{rns_polymul, rns_polymul_big, rns_polymul_limbs};
 }

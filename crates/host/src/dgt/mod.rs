@@ -20,8 +20,8 @@ pub(crate) mod schedule;
 mod tables;
 
 pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
+pub use domain::DgtView;
 pub use params::{DgtParams, G, MAX_N, MIN_N, dgt_primes, ginv, gmul, gpow};
 pub use plan::DgtPlan;
-pub use domain::DgtView;
 
 pub use tables::{DgtTables, pass_twiddles};

@@ -2,6 +2,7 @@
 //! every polynomial and tower (towers on the grid's z axis).
 
 use super::config::DgtConfig;
+use super::domain::DgtView;
 use super::launch::{self, DgtKernels, DgtLaunch};
 use super::params::DgtParams;
 use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
@@ -9,7 +10,6 @@ use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
-use super::domain::DgtView;
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
@@ -297,14 +297,7 @@ impl<W: Coeff> DgtPlan<W> {
         self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
-        launch::dgt_pointwise(
-            self.queue(),
-            &self.kernels,
-            log_m,
-            a.ptr(),
-            b.ptr(),
-            &l,
-        )
+        launch::dgt_pointwise(self.queue(), &self.kernels, log_m, a.ptr(), b.ptr(), &l)
     }
 
     fn in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {

@@ -214,7 +214,11 @@ impl<W: Coeff> DeviceView<W> {
             return None;
         }
         let len = range.end - range.start;
-        let addr = if len == 0 { 0 } else { self.device_address() + (range.start * std::mem::size_of::<W>()) as u64 };
+        let addr = if len == 0 {
+            0
+        } else {
+            self.device_address() + (range.start * std::mem::size_of::<W>()) as u64
+        };
         Some((addr, len))
     }
 

@@ -149,9 +149,7 @@ impl<W: Coeff> GrowBuffer<W> {
             // SAFETY: `bytes / 4` words of a live allocation, on a stream of
             // the current context.
             check(
-                unsafe {
-                    sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, q.stream.as_inner())
-                },
+                unsafe { sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, q.stream.as_inner()) },
                 "zeroing a grown buffer",
             )?;
             if let Some(old) = g.0.replace(v) {

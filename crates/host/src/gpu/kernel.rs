@@ -24,10 +24,10 @@ pub(crate) struct Kernel {
 impl Kernel {
     /// Looks `name` up in `gpu`'s module.
     pub(crate) fn get(gpu: &Gpu, name: &str) -> Result<Self> {
-        let f = gpu
-            .module()
-            .get_function(name)
-            .map_err(|source| Error::Cuda { during: "looking up a kernel", source: crate::DriverError(source) })?;
+        let f = gpu.module().get_function(name).map_err(|source| Error::Cuda {
+            during: "looking up a kernel",
+            source: crate::DriverError(source),
+        })?;
         // SAFETY: a `Function` is a plain driver handle (no destructor) valid
         // while its module is loaded; the module belongs to `gpu`'s shared
         // state, which the clone stored beside it keeps alive for as long as

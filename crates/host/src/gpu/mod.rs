@@ -6,15 +6,18 @@ mod buffer;
 pub(crate) mod cluster;
 mod external;
 pub(crate) mod graph;
+mod image;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 mod options;
 pub(crate) mod scratch;
 pub(crate) mod staging;
+mod threads;
 mod timing;
 
 pub use buffer::{DeviceVec, DeviceView};
 pub use graph::Graph;
+pub use image::{embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs};
 pub use options::GpuOptions;
 pub use timing::{LaunchChain, Timing, median};
 
@@ -25,31 +28,6 @@ use cust::device::{Device, DeviceAttribute};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/ptx_modules.rs"));
-}
-
-/// The SM versions whose PTX is embedded in this build, ascending.
-pub fn embedded_ptx_archs() -> Vec<u32> {
-    embedded::PTX_MODULES.iter().map(|(sm, _)| *sm).collect()
-}
-
-/// The SM versions whose prebuilt SASS (cubin) is embedded, ascending
-/// (empty when `ptxas` was not found at build time).
-pub fn embedded_cubin_archs() -> Vec<u32> {
-    embedded::CUBIN_MODULES.iter().map(|(sm, _)| *sm).collect()
-}
-
-/// The embedded cubin (an ELF image of SASS) for one SM version, if built.
-pub fn embedded_cubin(sm: u32) -> Option<&'static [u8]> {
-    embedded::CUBIN_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, b)| *b)
-}
-
-/// The embedded PTX text for one SM version, if it was built.
-pub fn embedded_ptx(sm: u32) -> Option<&'static str> {
-    embedded::PTX_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, p)| *p)
-}
 
 /// What polymul knows about the device it runs on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,27 +125,7 @@ struct GpuInner {
     /// Whether they do while a stream captures a graph.
     pdl_graph: bool,
     /// Which host threads have used this GPU (see [`Gpu::exclusive_capture`]).
-    threads: ThreadUse,
-}
-
-/// The host threads a GPU has seen: the first, and whether any other has
-/// used it since (then plans stop capturing graphs on their own).
-#[derive(Default)]
-struct ThreadUse {
-    /// [`thread_token`] of the first thread, 0 before any.
-    first: std::sync::atomic::AtomicU64,
-    /// Whether a second thread has used the GPU.
-    shared: std::sync::atomic::AtomicBool,
-    /// Held while a plan captures a graph on its own, and by a thread that
-    /// makes the GPU shared (so it waits for such a capture to end).
-    capture: std::sync::Mutex<()>,
-}
-
-/// A number for the calling thread, unique in the process and never 0.
-fn thread_token() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    thread_local!(static TOKEN: u64 = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    TOKEN.with(|t| *t)
+    threads: threads::ThreadUse,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -204,18 +162,16 @@ impl Gpu {
         if ordinal >= count {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
-        let cuda = |during| move |source: cust::error::CudaError| Error::Cuda { during, source: crate::DriverError(source) };
+        let cuda = |during| {
+            move |source: cust::error::CudaError| Error::Cuda { during, source: crate::DriverError(source) }
+        };
         let device = Device::get_device(ordinal).map_err(cuda("opening the device"))?;
         let attr = |a| device.get_attribute(a).map_err(cuda("reading device attributes"));
         let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = attr(DeviceAttribute::ComputeCapabilityMinor)?;
         let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
         let cc = (major * 10 + minor) as u32;
-        let (ptx_arch, ptx) = embedded::PTX_MODULES
-            .iter()
-            .rev()
-            .find(|(sm, _)| *sm <= cc)
-            .ok_or(Error::NoPtxForDevice { major, minor })?;
+        let (ptx_arch, ptx) = image::ptx_for(cc).ok_or(Error::NoPtxForDevice { major, minor })?;
         let mut driver_version = 0i32;
         let mut smem_optin = 0i32;
         // SAFETY: plain out-parameter calls into the driver.
@@ -239,40 +195,14 @@ impl Gpu {
             kernel_image: String::new(),
         };
         let ctx = Context::new(device).map_err(cuda("creating a context"))?;
-        // Prebuilt SASS runs on devices of the same major version and an
-        // equal or newer minor one; anything else (or a driver that refuses
-        // the cubin) JIT-compiles the PTX.
-        let cubin = embedded::CUBIN_MODULES
-            .iter()
-            .rev()
-            .find(|(sm, _)| (*sm / 10) as i32 == major && (*sm % 10) as i32 <= minor)
-            .and_then(|(sm, bin)| Module::from_cubin(bin, &[]).ok().map(|m| (*sm, m)));
-        let (module, kernel_image) = match (kernel_image_override(options.kernel_image.as_deref())?, cubin) {
-            (Some((path, image)), _) => {
-                let m = if image.starts_with(b"\x7fELF") {
-                    Module::from_cubin(&image, &[])
-                } else {
-                    let text = String::from_utf8(image).map_err(|_| Error::KernelImage {
-                        path: path.clone(),
-                        detail: "neither a cubin (ELF) nor PTX text".into(),
-                    })?;
-                    Module::from_ptx(text, &[])
-                };
-                let m = m.map_err(|e| Error::KernelImage { path: path.clone(), detail: e.to_string() })?;
-                (m, format!("{path} (GpuOptions::kernel_image)"))
-            }
-            (None, Some((sm, m))) => (m, format!("SASS sm_{sm} (prebuilt cubin)")),
-            (None, None) => (
-                Module::from_ptx(ptx, &[]).map_err(cuda("loading the kernels' PTX"))?,
-                format!("PTX sm_{ptx_arch} (JIT-compiled at load)"),
-            ),
-        };
+        let (module, kernel_image) =
+            image::load(major, minor, *ptx_arch, ptx, options.kernel_image.as_deref())?;
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
         let info = DeviceInfo { kernel_image, ..info };
         let cluster = if major >= 9 { cluster::ClusterLaunch::resolve() } else { None };
         // Only a module whose pass kernels wait for their predecessor (the
         // sm_90 build has `griddepcontrol`) may launch them as dependents.
-        let pdl = options.pdl && embedded::DEPENDENT_LAUNCH_ARCHS.contains(ptx_arch);
+        let pdl = options.pdl && image::dependent_launch(*ptx_arch);
         let pdl_graph = options.pdl_graph;
         let inner = GpuInner {
             module,
@@ -282,7 +212,7 @@ impl Gpu {
             cluster,
             pdl,
             pdl_graph,
-            threads: ThreadUse::default(),
+            threads: threads::ThreadUse::default(),
             staging: Default::default(),
         };
         Ok(Self { inner: std::sync::Arc::new(inner) })
@@ -302,57 +232,10 @@ impl Gpu {
     /// Makes this GPU's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
         self.note_thread();
-        CurrentContext::set_current(&self.inner.ctx)
-            .map_err(|source| Error::Cuda { during: "binding the context", source: crate::DriverError(source) })
-    }
-
-    /// Records the calling thread: the first one, or (once) that the GPU
-    /// is now shared between threads, after any capture in progress.
-    /// The common cases (the GPU already shared, or the calling thread the
-    /// first) cost two loads, no read-modify-write: this runs on every
-    /// launch.
-    fn note_thread(&self) {
-        use std::sync::atomic::Ordering;
-        let t = &self.inner.threads;
-        if t.shared.load(Ordering::Acquire) {
-            return;
-        }
-        let me = thread_token();
-        let first = match t.first.load(Ordering::Acquire) {
-            0 => match t.first.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return,
-                Err(first) => first,
-            },
-            first => first,
-        };
-        if first != me {
-            let _wait = t.capture.lock().unwrap_or_else(|e| e.into_inner());
-            t.shared.store(true, Ordering::Release);
-        }
-    }
-
-    /// Leave to capture a graph on a plan's own initiative (its graph
-    /// cache): `Some` while only one host thread has used this GPU, held for
-    /// the capture; `None` once several have. A capture is relaxed (launches
-    /// may allocate), and the driver does not guard other threads' calls
-    /// that synchronise implicitly (allocating, freeing, synchronous
-    /// copies) against it: on an H100 such calls from other threads during
-    /// captures gave "unknown error" and crashes (docs/results/
-    /// 2026-11-25-nvidia-h100-host-architecture). A GPU used from several
-    /// threads therefore launches plainly.
-    pub(crate) fn exclusive_capture(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
-        self.note_thread();
-        let t = &self.inner.threads;
-        let guard = t.capture.lock().unwrap_or_else(|e| e.into_inner());
-        (!t.shared.load(std::sync::atomic::Ordering::Acquire)).then_some(guard)
-    }
-
-    /// Whether plans on this `Gpu` (and its clones) still capture graphs
-    /// on their own: `true` until a second host thread has queued work
-    /// through it, `false` from then on (see "Graphs the plans capture on
-    /// their own, and threads" on [`Gpu`]). Asking does not count as use.
-    pub fn graph_capture_enabled(&self) -> bool {
-        !self.inner.threads.shared.load(std::sync::atomic::Ordering::Acquire)
+        CurrentContext::set_current(&self.inner.ctx).map_err(|source| Error::Cuda {
+            during: "binding the context",
+            source: crate::DriverError(source),
+        })
     }
 
     /// The cluster launcher, where the device and driver have clusters.
@@ -476,16 +359,4 @@ impl GpuStream {
         gpu.bind()?;
         self.inner.synchronize().map_err(Error::cuda("waiting for a stream", 0))
     }
-}
-
-/// The kernel image [`GpuOptions::kernel_image`] names (a cubin or PTX
-/// file with every kernel of the embedded module, e.g. the embedded PTX
-/// after `ptxas` with other options): a developer's knob for trying code
-/// generation options on a GPU machine without Rust. None: `None`.
-fn kernel_image_override(path: Option<&std::path::Path>) -> Result<Option<(String, Vec<u8>)>> {
-    let Some(path) = path else { return Ok(None) };
-    let shown = path.to_string_lossy().into_owned();
-    let image =
-        std::fs::read(path).map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
-    Ok(Some((shown, image)))
 }

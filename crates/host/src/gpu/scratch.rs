@@ -1,8 +1,8 @@
 //! Device-to-device copies and a plan's scratch operand: what an
 //! out-of-place product needs to leave its operands intact.
 
-use super::{DeviceVec, DeviceView};
 use super::launch::Queue;
+use super::{DeviceVec, DeviceView};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
 use std::sync::Mutex;
@@ -20,12 +20,7 @@ fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -
     // distinct (`dst` is borrowed mutably), on a stream of the current
     // context.
     let rc = unsafe {
-        cust::sys::cuMemcpyDtoDAsync_v2(
-            dst.ptr().as_raw(),
-            src.ptr().as_raw(),
-            bytes,
-            q.stream.as_inner(),
-        )
+        cust::sys::cuMemcpyDtoDAsync_v2(dst.ptr().as_raw(), src.ptr().as_raw(), bytes, q.stream.as_inner())
     };
     if rc == cust::sys::cudaError_enum::CUDA_SUCCESS {
         Ok(())

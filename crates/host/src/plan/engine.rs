@@ -140,23 +140,13 @@ impl<W: Coeff> LazyTableSet<W> {
     }
 
     fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
-        LazyTables {
-            fwd: self.fwd.ptr(),
-            inv: self.inv.ptr(),
-            tw_pairs: self.tw_pairs,
-            barrett,
-        }
+        LazyTables { fwd: self.fwd.ptr(), inv: self.inv.ptr(), tw_pairs: self.tw_pairs, barrett }
     }
 
     /// The tables every pass of a polymul reads.
     fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
         match &self.product {
-            Some((f, i, pairs)) => LazyTables {
-                fwd: f.ptr(),
-                inv: i.ptr(),
-                tw_pairs: *pairs,
-                barrett,
-            },
+            Some((f, i, pairs)) => LazyTables { fwd: f.ptr(), inv: i.ptr(), tw_pairs: *pairs, barrett },
             None => self.tables(barrett),
         }
     }
@@ -492,10 +482,7 @@ impl<W: Coeff> NttEngine<W> {
     /// The tower arguments of a launch over `batch` polynomials per tower.
     fn tower_launch(&self, batch: usize) -> TowerLaunch<W> {
         TowerLaunch {
-            moduli: self
-                .moduli
-                .as_ref()
-                .map_or(cust::memory::DevicePointer::null(), |m| m.ptr()),
+            moduli: self.moduli.as_ref().map_or(cust::memory::DevicePointer::null(), |m| m.ptr()),
             rows: self.towers as u32,
             data_words: (batch * self.n()) as u64,
             tw_words: self.tw_words as u32,

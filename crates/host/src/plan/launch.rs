@@ -574,8 +574,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
     let ctrl = k.ctrl.at_least(&q, words)?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
-    let mut args =
-        t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
+    let mut args = t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
     args.ctrl = ctrl.as_raw() as *mut u32;
     args.lag = k.lag();
     let f = match dir {

@@ -312,7 +312,6 @@ impl<W: Coeff> NttPlan<W> {
     pub fn hadamard_step(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
         self.engine.hadamard_step(a, b)
     }
-
 }
 
 /// The plans that run on an [`NttEngine`] ([`NttPlan`], [`crate::RnsPlan`]):
@@ -321,80 +320,92 @@ impl<W: Coeff> NttPlan<W> {
 /// a trait of theirs would overlap the other plans' in coherence's eyes.)
 macro_rules! engine_plan {
     ($plan:ident, $words:literal) => {
+        impl<W: $crate::Coeff> $crate::Plan<W> for $plan<W> {
+            fn n(&self) -> usize {
+                self.engine.tower_set().n()
+            }
 
-impl<W: $crate::Coeff> $crate::Plan<W> for $plan<W> {
-    fn n(&self) -> usize {
-        self.engine.tower_set().n()
-    }
+            fn moduli(&self) -> Vec<u64> {
+                self.engine.tower_set().primes()
+            }
 
-    fn moduli(&self) -> Vec<u64> {
-        self.engine.tower_set().primes()
-    }
+            fn backend(&self) -> $crate::Backend {
+                $crate::Backend::Gpu(self.engine.gpu.info().name.clone())
+            }
 
-    fn backend(&self) -> $crate::Backend {
-        $crate::Backend::Gpu(self.engine.gpu.info().name.clone())
-    }
+            fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
+                self.engine.host_product(a, b)
+            }
+        }
 
-    fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
-        self.engine.host_product(a, b)
-    }
-}
+        /// Queues on the plan's stream. `polymul_in_place` clobbers `b`: its words
+        /// are scratch afterwards (the NTT domain for most kernels; the lazy
+        /// kernels leave it column-transformed, since their product pass finishes
+        /// `b`'s transform in registers).
+        impl<W: $crate::Coeff> $crate::Product<W, $crate::DeviceView<W>> for $plan<W> {
+            fn polymul_into(
+                &self,
+                a: &$crate::DeviceView<W>,
+                b: &$crate::DeviceView<W>,
+                out: &mut $crate::DeviceView<W>,
+            ) -> $crate::Result<()> {
+                self.engine.polymul_into(a, b, out)
+            }
 
-/// Queues on the plan's stream. `polymul_in_place` clobbers `b`: its words
-/// are scratch afterwards (the NTT domain for most kernels; the lazy
-/// kernels leave it column-transformed, since their product pass finishes
-/// `b`'s transform in registers).
-impl<W: $crate::Coeff> $crate::Product<W, $crate::DeviceView<W>> for $plan<W> {
-    fn polymul_into(&self, a: &$crate::DeviceView<W>, b: &$crate::DeviceView<W>, out: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-        self.engine.polymul_into(a, b, out)
-    }
+            fn polymul_in_place(
+                &self,
+                a: &mut $crate::DeviceView<W>,
+                b: &mut $crate::DeviceView<W>,
+            ) -> $crate::Result<()> {
+                self.engine.polymul_in_place(a, b)
+            }
+        }
 
-    fn polymul_in_place(&self, a: &mut $crate::DeviceView<W>, b: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-        self.engine.polymul_in_place(a, b)
-    }
-}
+        /// Queues on the plan's stream; coefficients must be reduced (as
+        /// [`crate::DevicePlan::upload`] guarantees).
+        impl<W: $crate::Coeff> $crate::Transform<W, $crate::DeviceView<W>> for $plan<W> {
+            fn forward(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+                self.engine.whole($crate::plan::launch::Direction::Forward, data)
+            }
 
-/// Queues on the plan's stream; coefficients must be reduced (as
-/// [`crate::DevicePlan::upload`] guarantees).
-impl<W: $crate::Coeff> $crate::Transform<W, $crate::DeviceView<W>> for $plan<W> {
-    fn forward(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-        self.engine.whole($crate::plan::launch::Direction::Forward, data)
-    }
+            fn inverse(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+                self.engine.whole($crate::plan::launch::Direction::Inverse, data)
+            }
 
-    fn inverse(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-        self.engine.whole($crate::plan::launch::Direction::Inverse, data)
-    }
+            fn pointwise_mul(
+                &self,
+                acc: &mut $crate::DeviceView<W>,
+                other: &$crate::DeviceView<W>,
+            ) -> $crate::Result<()> {
+                self.engine.pointwise_mul(acc, other)
+            }
+        }
 
-    fn pointwise_mul(&self, acc: &mut $crate::DeviceView<W>, other: &$crate::DeviceView<W>) -> $crate::Result<()> {
-        self.engine.pointwise_mul(acc, other)
-    }
-}
+        impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
+            fn gpu(&self) -> &$crate::Gpu {
+                &self.engine.gpu
+            }
 
-impl<W: $crate::Coeff> $crate::DevicePlan<W> for $plan<W> {
-    fn gpu(&self) -> &$crate::Gpu {
-        &self.engine.gpu
-    }
+            fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
+                self.engine.upload($words, words)
+            }
 
-    fn upload(&self, words: &[W]) -> $crate::Result<$crate::DeviceVec<W>> {
-        self.engine.upload($words, words)
-    }
+            fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
+                self.engine.zeros(batch)
+            }
 
-    fn zeros(&self, batch: usize) -> $crate::Result<$crate::DeviceVec<W>> {
-        self.engine.zeros(batch)
-    }
+            fn download(&self, v: &$crate::DeviceView<W>) -> $crate::Result<Vec<W>> {
+                self.engine.queue().download(v)
+            }
 
-    fn download(&self, v: &$crate::DeviceView<W>) -> $crate::Result<Vec<W>> {
-        self.engine.queue().download(v)
-    }
+            fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
+                self.engine.set_stream(stream);
+            }
 
-    fn set_stream(&mut self, stream: Option<&$crate::GpuStream>) {
-        self.engine.set_stream(stream);
-    }
-
-    fn synchronize(&self) -> $crate::Result<()> {
-        self.engine.queue().synchronize()
-    }
-}
+            fn synchronize(&self) -> $crate::Result<()> {
+                self.engine.queue().synchronize()
+            }
+        }
         $crate::traits::host_slices_via_device!($plan, transform);
     };
 }

@@ -26,8 +26,8 @@ use crate::cpu::CpuRnsPlan;
 use crate::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::params::ntt_primes;
-use crate::rns::{RnsBasis, RnsPlan};
 use crate::plan::{NttKernel, PlanOptions};
+use crate::rns::{RnsBasis, RnsPlan};
 use crate::{Backend, Coeff, DevicePlan, Error, NttParams, NttPlan, Plan, Product, Result, Transform};
 
 /// The modulus of a multiplication.

@@ -3,8 +3,8 @@
 
 use super::{Choice, Decision, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
-use crate::random::SplitMix64;
 use crate::plan::NttKernel;
+use crate::random::SplitMix64;
 use crate::{Coeff, Error, Gpu, Product, Result};
 
 /// What to tune.

@@ -267,7 +267,6 @@ impl<W: Coeff> RnsPlan<W> {
         let lb = self.basis.to_limbs(b)?;
         self.basis.from_limbs(&self.polymul_limbs(&la, &lb)?)
     }
-
 }
 
 crate::plan::engine_plan!(RnsPlan, "residues");
