@@ -17,6 +17,10 @@
 //! `core::fmt` symbol survives linking.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
+// Every `unsafe` block says which invariant it relies on and where that is
+// established (issue 31); the argument blocks' `# Invariants` sections hold
+// what the kernels share.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod arith;
 pub mod dgt;
@@ -51,6 +55,7 @@ pub const TILE_BYTES: usize = 32 * 1024;
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     // Never reached: the build checks that no panic path survives in the PTX.
-    // `trap` aborts the kernel with an error the host sees at synchronisation.
+    // SAFETY: `trap` has no preconditions: it aborts the kernel with an error
+    // the host sees at synchronisation.
     unsafe { core::arch::nvptx::trap() }
 }

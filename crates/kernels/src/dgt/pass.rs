@@ -314,6 +314,32 @@ pub enum Op {
 /// `#[repr(C)]` block: the host fills this very struct, so the two sides
 /// cannot disagree on order or types. Tables and data are tower 0's; tower
 /// `z` (the grid's z axis) is `data_words` / `tw_words` further.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `dgt_{forward,inverse,polymul}_*` rely on
+/// (`M = 2^geo.log_m`):
+///
+/// * the kernel is the one of `op`; the grid is [`DgtArgs::blocks`] by the
+///   towers (`gridDim.y`), [`DgtArgs::threads`] threads per block, at least
+///   `padded_words(`[`DgtArgs::shared_words`]`)` words of dynamic shared
+///   memory;
+/// * `moduli`, `data_words` and `tw_words` satisfy the invariants of
+///   [`Towers`] (`data_words = batch · 2M`);
+/// * `src`, `dst` and a non-null `b` each point to the towers' `batch`
+///   polynomials of `2M` words (`b` when `op` reads or transforms it,
+///   `operands = 2` only with `b`); their words are below the tower's prime;
+/// * `tw`, `tw_inv` hold `geo`'s [`PassGeometry::twiddle_len`] entries and
+///   `weights`, `inv_weights` `M` entries per tower, `tw_words` apart;
+/// * `geo` is one of the plan's passes.
+///
+/// Established by `polymul::dgt::schedule::pass_args` (host), from the
+/// `ArgsContext` that `polymul::dgt::plan::DgtPlan::run_on` builds out of
+/// `DgtPlan::launch_args` (the buffer checked by
+/// `polymul::layout::Towers::layout_of`), the tables and passes of `DgtTables::new`
+/// (`DgtConfig::passes`); launched by `polymul::dgt::launch::dgt_pass`, the shared
+/// memory checked by `DgtPlan::with_pipeline` and opted into by
+/// `DgtKernels::new`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtArgs<W> {
@@ -507,7 +533,10 @@ impl<W: Word> DgtBlock<'_, W> {
         let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
         let b_tile = shared_words(geo);
         let polymul = OP == Op::Polymul as u32;
-        // SAFETY: forwarded (caller).
+        // SAFETY: this function's contract (its `# Safety`: `OP` is the launch's op, `tid` below
+        // the threads, buffers, tables and tile sized for `geo`), established by its caller (the
+        // DGT kernels: the invariants of `DgtArgs`), is what `step`, `load`, `product`, `store`
+        // and `step_twiddle` require, with the tile offsets of this block.
         unsafe {
             if let Some((n, inverse)) = self.step_of::<OP>(ph) {
                 // The second operand's stages come after the first's (one
@@ -537,7 +566,8 @@ impl<W: Word> DgtBlock<'_, W> {
     /// As [`DgtBlock::phase`].
     #[inline(always)]
     pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
-        // SAFETY: forwarded, with the launch's op.
+        // SAFETY: `phase`'s contract is this function's, established by its caller; `OP` is
+        // the launch's own `op`, as `phase` requires.
         unsafe {
             match self.args.op {
                 Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid, next),
@@ -583,7 +613,9 @@ pub unsafe fn codec<W: Word, R: ModMul<W>, const DECODE: bool>(
     let m = 1usize << geo0.log_m;
     let pos = packed_of(geo0, j) as usize;
     let (from, to) = if DECODE { (pos, j as usize) } else { (j as usize, pos) };
-    // SAFETY: indices below M (caller).
+    // SAFETY: `j < M` and `pos = packed_of(geo0, j) < M`, so `from`, `to` and `m + from`,
+    // `m + to` are below `2M`, inside `src` and `dst`; `table` has `M` entries: this function's
+    // contract, established by its caller.
     unsafe {
         let x = Gauss { re: *src.add(from), im: *src.add(m + from) };
         let y = x.mul_op(table.get::<R>(j), red);
@@ -605,7 +637,8 @@ pub unsafe fn encode<W: Word, R: ModMul<W>>(
     weights: &GaussTable<W>,
     red: &R,
 ) {
-    // SAFETY: as the caller's.
+    // SAFETY: `codec`'s contract (`j < M`, `src` and `dst` of `2M` words, disjoint, `weights` of
+    // `M` entries) is this function's, established by its caller.
     unsafe { codec::<W, R, false>(src, dst, geo0, j, weights, red) }
 }
 
@@ -622,7 +655,8 @@ pub unsafe fn decode<W: Word, R: ModMul<W>>(
     inv_weights: &GaussTable<W>,
     red: &R,
 ) {
-    // SAFETY: as the caller's.
+    // SAFETY: `codec`'s contract (`j < M`, `src` and `dst` of `2M` words, disjoint,
+    // `inv_weights` of `M` entries) is this function's, established by its caller.
     unsafe { codec::<W, R, true>(src, dst, geo0, j, inv_weights, red) }
 }
 
@@ -632,7 +666,8 @@ pub unsafe fn decode<W: Word, R: ModMul<W>>(
 /// `j < M`; both buffers hold `2M` words.
 #[inline(always)]
 pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red: &Barrett4<W>) {
-    // SAFETY: indices below 2M (caller).
+    // SAFETY: `j < M`, so `j` and `m + j` are below `2M`, inside both buffers: this function's
+    // contract, established by its caller.
     unsafe {
         let x = Gauss { re: *a.add(j), im: *a.add(m + j) };
         let y = Gauss { re: *b.add(j), im: *b.add(m + j) };
@@ -647,6 +682,17 @@ pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red
 /// `#[repr(C)]` value, the kernel's only parameter, which the host fills
 /// field by field. Thread `t < total` of grid layer `z = blockIdx.z` runs
 /// [`codec`] on element `t mod M` of polynomial `t / M` of tower `z`.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `dgt_{encode,decode}_*` rely on
+/// (`M = 2^log_m`): `towers` satisfies the invariants of [`Towers`] with
+/// `data_words = batch · 2M`; `src` and `dst` each point to
+/// `rows · batch · 2M` words; `table` holds `M` entries per tower,
+/// `towers.tw_words` apart; `total = batch · M`; `s1` is the plan's first
+/// pass's. Established by `polymul::dgt::launch::dgt_code` (host), from the
+/// `DgtLaunch` of `polymul::dgt::plan::DgtPlan::launch_args` (the buffer checked by
+/// `polymul::layout::Towers::layout_of`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtCodecArgs<W> {
@@ -675,6 +721,16 @@ pub struct DgtCodecArgs<W> {
 /// `#[repr(C)]` value, the kernel's only parameter, which the host fills
 /// field by field. Thread `t < total` of grid layer `z` runs [`pointwise`]
 /// on element `t mod M` of polynomial `t / M` of tower `z`.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `dgt_pointwise_*` rely on (`M = 2^log_m`):
+/// `towers` satisfies the invariants of [`Towers`] with
+/// `data_words = batch · 2M` (`tw_words` unused); `a` and `b` each point to
+/// `rows · batch · 2M` words below the tower's prime; `total = batch · M`.
+/// Established by `polymul::dgt::launch::dgt_pointwise` (host), from the `DgtLaunch`
+/// of `polymul::dgt::plan::DgtPlan::launch_args`; `DgtPlan::pointwise_mul` checks
+/// both buffers with `polymul::layout::Towers::operands`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtPointwiseArgs<W> {

@@ -34,13 +34,54 @@ pub struct PassArgs<W> {
     /// multiplication.
     pub barrett: Barrett4<W>,
     /// `log2` of the polynomials whose rows share a row-pass block
-    /// ([`row_polys_log`](super::row_polys_log); clamped by [`row_of`](super::row_of)); column passes ignore it.
+    /// ([`row_polys_log`](super::row_polys_log); clamped by
+    /// [`row_of`](super::row_of)); column passes ignore it.
     pub log_polys: u32,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
 /// `#[repr(C)]` block: the host fills this very struct, so the two sides
 /// cannot disagree on order or types.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of the lazy (`ntt_lazy_*`), fused and cluster
+/// kernels rely on (`N = 2^log_n`; `rows` towers, the grid's y extent):
+///
+/// * `data` points to `rows` towers of `data_words = batch · N` words of
+///   global memory; a non-null `b` likewise;
+/// * `moduli` is null (one tower: `q`, `mu`, `qbits` are used) or holds
+///   `rows` rows of `TOWER_WORDS` words (the invariants of
+///   [`Towers`](crate::towers::Towers));
+/// * every tower's modulus `q` has `4q < 2^β` (Harvey's lazy range) and
+///   Algorithm 4's `(µ, m)` for it;
+/// * `tw` and `tw_inv` hold `tw_pairs` pairs per tower, each tower's laid
+///   out as [`table_pairs`](super::table_pairs) describes for the launch's
+///   row-pass shape (the plain `N + 1` pairs, then the thread-ordered
+///   region);
+/// * a pass kernel's shape is one of the plan's schedule for `log_n`,
+///   `subs` is its sub-transforms per tower (`batch · 2^(log_n − l)`), the
+///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
+///   twice that for a forward pass with `b`), the block
+///   [`Shape::threads`](super::Shape::threads) threads and
+///   [`pass_smem_words`](super::pass_smem_words) words of dynamic shared
+///   memory;
+/// * a fused kernel's launch has `subs = batch`, `2 · batch ·`
+///   [`fused_per_poly`](super::fused_per_poly) blocks per tower, the larger
+///   pass tile plus 16 bytes of shared memory, `ctrl` pointing to
+///   [`fused_ctrl_words`](super::fused_ctrl_words)`(batch)` zero words per
+///   tower and `lag` at least a row block's polynomials; a cluster kernel's
+///   has `subs = batch` and `batch · 2^lcs` blocks per tower in clusters of
+///   `2^lcs`.
+///
+/// Established by `polymul::plan::launch::LazyTables::launch_args` (the
+/// block) and its launchers `polymul::plan::launch::lazy_pass`, `fused_ntt` and
+/// `cluster_ntt` (grids, threads, shared memory, `ctrl`, `lag`); the tables
+/// by `polymul::plan::engine::LazyTableSet::new` (`polymul::plan::lazy::tables`, `tw_pairs`
+/// from `LazySchedule::table_pairs`); the batch by
+/// `polymul::plan::engine::NttEngine::batch_of` / `NttEngine::pair`
+/// (`polymul::layout::Towers::layout_of`); the moduli by `polymul::NttParams::new` (at most
+/// `Barrett4::MAX_BITS`: 30 bits on `u32`, 62 on `u64`, so `4q < 2^β`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct LaunchArgs<W> {

@@ -83,7 +83,8 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
     t: u32,
     e: u32,
 ) {
-    // SAFETY: forwarded.
+    // SAFETY: `exec`'s contract is `step`'s (its `# Safety`), established by the caller (the lazy
+    // kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
     unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, false), held, blk, t, e) }
 }
 
@@ -107,7 +108,8 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     e: u32,
 ) {
     let mut held = [W::zero(); MAX_HELD];
-    // SAFETY: forwarded.
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and a tile the first
+    // step reads holds the pass's words), established by its caller.
     unsafe { exec::<W, S, K, MODE>(shape, args, s, sink, (from_global, false), &mut held, blk, t, e) }
 }
 
@@ -129,7 +131,8 @@ pub unsafe fn step_l2<W: Gmem, S: Shared<W>, const MODE: u8>(
     e: u32,
 ) {
     let mut held = [W::zero(); MAX_HELD];
-    // SAFETY: forwarded.
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and the first pass's
+    // writes are visible), established by its caller.
     unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, true), &mut held, blk, t, e) }
 }
 
@@ -191,7 +194,8 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
         use_held: MODE == PRODUCT && fwd && inv,
     };
     let s = &mut (s, sink, held);
-    // SAFETY: forwarded.
+    // SAFETY: `units` needs `step`'s contract, which this function's caller established;
+    // `(k, fwd, inv)` comes from `shape.step`, so `R = 2^k <= 2^log_r`.
     unsafe {
         match (k, fwd, inv) {
             (4, true, false) => units::<W, S, K, true, false, 16>(shape, args, s, blk, t, g, io),
@@ -231,7 +235,8 @@ unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: b
     for v in 0..per_thread {
         // The unit's slice of the held registers (2^log_r words per thread).
         let h = &mut held[(v as usize) * R..(v as usize + 1) * R];
-        // SAFETY: forwarded.
+        // SAFETY: `unit` needs `step`'s contract (this function's, established by `exec`'s caller);
+        // `t + v · threads` is one of this thread's units.
         unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
     }
 }
