@@ -13,8 +13,8 @@
 //! [`crate::microbench::ModMulBenchArgs`],
 //! [`crate::microbench::ButterflyFloorArgs`],
 //! [`crate::ntt::lazy::LaunchArgs`], [`crate::dgt::pass::DgtArgs`],
-//! [`crate::dgt::pass::DgtCodecArgs`],
-//! [`crate::dgt::pass::DgtPointwiseArgs`]). The host fills that very struct
+//! [`crate::dgt::codec::DgtCodecArgs`],
+//! [`crate::dgt::codec::DgtPointwiseArgs`]). The host fills that very struct
 //! and launches the kernel looked up from the same identifier, so the two
 //! sides cannot disagree on the order, types or meaning of the arguments.
 //! The symbols spelled out here (`export_name`/`no_mangle`) follow the
@@ -795,7 +795,7 @@ floor_entry!(u64, butterfly_floor_u64);
 /// # Safety
 /// The invariants of `DgtCodecArgs` (see its doc), established by `polymul::dgt::launch::dgt_code`.
 #[inline(always)]
-unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtCodecArgs<W>) {
+unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::codec::DgtCodecArgs<W>) {
     let t = global_thread_x();
     if t < a.total {
         let (towers, z) = (a.towers, block_z());
@@ -815,7 +815,7 @@ unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtC
         // weights (the invariants of `DgtCodecArgs`, established by
         // `polymul::dgt::launch::dgt_code`).
         unsafe {
-            dgt::pass::codec::<W, Shoup<W>, DECODE>(src, dst, &geo0, t & ((1 << a.log_m) - 1), &w, &red)
+            dgt::codec::codec::<W, Shoup<W>, DECODE>(src, dst, &geo0, t & ((1 << a.log_m) - 1), &w, &red)
         }
     }
 }
@@ -899,7 +899,7 @@ macro_rules! dgt_entries {
 
         /// DGT encoding of `total = batch · M` elements into `dst` (weights,
         /// packing for the first pass `(log_m, 0, s1)`;
-        /// [`dgt::pass::DgtCodecArgs`], `table` = the weights).
+        /// [`dgt::codec::DgtCodecArgs`], `table` = the weights).
         ///
         /// # Safety
         /// The invariants of `DgtCodecArgs` (see its doc), established by
@@ -912,7 +912,7 @@ macro_rules! dgt_entries {
         }
 
         /// DGT decoding of `total = batch · M` elements into `dst`
-        /// ([`dgt::pass::DgtCodecArgs`], `table` = the inverse weights).
+        /// ([`dgt::codec::DgtCodecArgs`], `table` = the inverse weights).
         ///
         /// # Safety
         /// The invariants of `DgtCodecArgs` (see its doc), established by
@@ -925,7 +925,7 @@ macro_rules! dgt_entries {
         }
 
         /// `a ← a · b` (Gaussian, per element) over `total = batch · M`
-        /// ([`dgt::pass::DgtPointwiseArgs`]).
+        /// ([`dgt::codec::DgtPointwiseArgs`]).
         ///
         /// # Safety
         /// The invariants of `DgtPointwiseArgs` (see its doc), established by
@@ -950,7 +950,7 @@ macro_rules! dgt_entries {
                 // SAFETY: `t < total = batch · M`: element `t mod M` of polynomial `t / M` lies
                 // inside tower `z`'s `a` and `b` (`batch · 2M` words each) (the invariants of
                 // `DgtPointwiseArgs`, established by `polymul::dgt::launch::dgt_pointwise`).
-                unsafe { dgt::pass::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
+                unsafe { dgt::codec::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
             }
         }
     };

@@ -16,7 +16,8 @@
 //! for the others (e.g. `pointwise_mul_u64`).
 
 use crate::Word;
-use crate::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs, Op};
+use crate::dgt::codec::{DgtCodecArgs, DgtPointwiseArgs};
+use crate::dgt::pass::{DgtArgs, Op};
 use crate::microbench::{ButterflyFloorArgs, ModMulBenchArgs};
 use crate::ntt::lazy::LaunchArgs;
 use crate::ntt::radix2::Radix2Args;
