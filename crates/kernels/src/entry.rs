@@ -13,8 +13,8 @@
 //! [`crate::microbench::ModMulBenchArgs`],
 //! [`crate::microbench::ButterflyFloorArgs`],
 //! [`crate::ntt::lazy::LaunchArgs`], [`crate::dgt::pass::DgtArgs`],
-//! [`crate::dgt::pass::DgtCodecArgs`],
-//! [`crate::dgt::pass::DgtPointwiseArgs`]). The host fills that very struct
+//! [`crate::dgt::codec::DgtCodecArgs`],
+//! [`crate::dgt::codec::DgtPointwiseArgs`]). The host fills that very struct
 //! and launches the kernel looked up from the same identifier, so the two
 //! sides cannot disagree on the order, types or meaning of the arguments.
 //! The symbols spelled out here (`export_name`/`no_mangle`) follow the
@@ -54,7 +54,8 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 polymul_dyn[];");
 #[inline(always)]
 fn shared_tile() -> DeviceShared {
     let base: u32;
-    // SAFETY: reads the address of the module's dynamic shared array.
+    // SAFETY: a `mov` of the address of `polymul_dyn`, the module's `.extern .shared` array (the
+    // `global_asm!` above): it touches no memory and writes only `base`.
     unsafe {
         asm!(
             "mov.u32 {p}, polymul_dyn;",
@@ -70,8 +71,9 @@ fn shared_tile() -> DeviceShared {
 /// last writes to global memory where that stays coalesced.
 ///
 /// # Safety
-/// Launched by the host with validated geometry: one block per tile, at
-/// least a tile of dynamic shared memory, buffers sized for the batch.
+/// The invariants of `TiledArgs` hold for `a`, `tw` and `geo` (one block per tile, at least a
+/// padded tile of dynamic shared memory, buffers sized for the batch), established by
+/// `polymul::plan::launch::tiled_passes`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tiled_pass<W: crate::gmem::Gmem, R: ModMul<W>, const MAX_LOG_RADIX: u32>(
@@ -90,7 +92,9 @@ unsafe fn tiled_pass<W: crate::gmem::Gmem, R: ModMul<W>, const MAX_LOG_RADIX: u3
     let s = shared_tile();
     let (blk, t, nt) = block_thread();
     for ph in tiled::phases(&geo, strided, inverse, log_radix, direct, core::mem::size_of::<W>(), stop) {
-        // SAFETY: geometry and buffers validated by the host.
+        // SAFETY: this function's contract (the invariants of `TiledArgs` for `a`, `tw`, `geo`,
+        // established by `polymul::plan::launch::tiled_passes`); `s` is the launch's tile and the
+        // phases come from `tiled::phases` in order, with the barriers they ask for.
         unsafe {
             tiled::run_phase::<W, R, _, MAX_LOG_RADIX>(a, &s, tw, &geo, blk, ph, strided, inverse, t, nt, red)
         };
@@ -107,19 +111,25 @@ macro_rules! radix2_entry {
         #[doc = $doc]
         ///
         /// # Safety
-        /// Launched by the host with validated buffers and parameters.
+        /// The invariants of `Radix2Args` (see its doc), established by
+        /// `polymul::plan::launch::radix2_ntt`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(args: <names::Radix2Kernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
             if t < args.total {
                 let (towers, y) = (args.towers, block_y());
                 let scalars = TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.q, 0) };
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+                // tower (the invariants of `Towers`, established by
+                // `polymul::gpu::launch::TowerLaunch::towers` for
+                // `polymul::plan::launch::radix2_ntt`).
                 let c = unsafe { towers.consts(y, scalars) };
                 let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
                 let tw = towers.twiddles(args.tw, y);
-                // SAFETY: t < total, buffers sized by the host.
+                // SAFETY: `t < total = batch · N/2`; tower `y`'s `a` holds `batch · N` words below
+                // `q` and `tw` its `N` prepared twiddles (the invariants of `Radix2Args`,
+                // established by `polymul::plan::launch::radix2_ntt`).
                 unsafe { $body(towers.data(args.a, y), tw, t, args.log_n, args.log_m, &red) }
             }
         }
@@ -136,12 +146,16 @@ macro_rules! tiled_entry {
     ($w:ty, $red:ty, $name:expr, $inverse:literal, $max_log_radix:literal) => {
         const _: () = {
             /// # Safety
-            /// Launched by the host with validated buffers and parameters.
+            /// The invariants of `TiledArgs` (see its doc), established by
+            /// `polymul::plan::launch::tiled_passes`.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::TiledKernel as KernelAbi>::Args<$w>) {
                 let (towers, y) = (args.towers, block_y());
                 let scalars = TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.q, 0) };
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+                // tower (the invariants of `Towers`, established by
+                // `polymul::gpu::launch::TowerLaunch::towers` for
+                // `polymul::plan::launch::tiled_passes`).
                 let c = unsafe { towers.consts(y, scalars) };
                 let (q, k, m) = c.parts;
                 let red = <$red>::from_parts(q, k, m);
@@ -149,7 +163,9 @@ macro_rules! tiled_entry {
                 let tw = towers.twiddles(args.tw, y);
                 let a = towers.data(args.a, y);
                 let lr = if args.log_radix < $max_log_radix { args.log_radix } else { $max_log_radix };
-                // SAFETY: validated by the host.
+                // SAFETY: the invariants of `TiledArgs` (see its doc) for tower `y`'s `a` and `tw`,
+                // established by `polymul::plan::launch::tiled_passes`; `lr` is clamped to this
+                // kernel's radix.
                 unsafe {
                     tiled_pass::<_, _, $max_log_radix>(
                         a,
@@ -191,7 +207,8 @@ macro_rules! fused_entry {
     ($w:ty, $red:ty, $name:expr) => {
         const _: () = {
             /// # Safety
-            /// Launched by the host with validated buffers and parameters.
+            /// The invariants of `FusedHadamardArgs` (see its doc), established by
+            /// `polymul::plan::launch::fused_hadamard`.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::FusedHadamardKernel as KernelAbi>::Args<$w>) {
                 let t = global_thread_x();
@@ -199,7 +216,10 @@ macro_rules! fused_entry {
                     let (towers, y) = (args.towers, block_y());
                     let scalars =
                         TowerConsts { parts: (args.q, args.k, args.m), barrett4: (args.mu, args.qbits) };
-                    // SAFETY: the host sizes the table to the launch's block rows.
+                    // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+                    // tower (the invariants of `Towers`, established by
+                    // `polymul::gpu::launch::TowerLaunch::towers` for
+                    // `polymul::plan::launch::fused_hadamard`).
                     let c = unsafe { towers.consts(y, scalars) };
                     let (q, k, m) = c.parts;
                     let (mu, qbits) = c.barrett4;
@@ -207,7 +227,9 @@ macro_rules! fused_entry {
                     let b4 = Barrett4::from_parts(q, mu, qbits);
                     let tw = towers.twiddles(args.tw, y);
                     let (a, b) = (towers.data(args.a, y), towers.data(args.b as *mut $w, y) as *const $w);
-                    // SAFETY: t < total, buffers sized by the host.
+                    // SAFETY: `t < total = batch · N/2`; tower `y`'s `a` and `b` hold `batch · N`
+                    // reduced words and `tw` its first `N/2` prepared twiddles (the invariants of
+                    // `FusedHadamardArgs`, established by `polymul::plan::launch::fused_hadamard`).
                     unsafe { pointwise::fused_pair_at(a, b, tw, t, args.log_n, &red, &b4) }
                 }
             }
@@ -222,13 +244,16 @@ macro_rules! bench_entry {
         #[doc = $doc]
         ///
         /// # Safety
-        /// Launched by the host with validated buffers and parameters.
+        /// The invariants of `ModMulBenchArgs` (see its doc), established by
+        /// `polymul::microbench::modmul_bench`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(args: <names::ModMulBenchKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
             if t < args.threads {
                 let red = <$red>::from_parts(args.q, args.k, args.m);
-                // SAFETY: t < threads, buffers sized by the host.
+                // SAFETY: `t < threads`; `data` holds `CHAINS · threads` words below `q` and `ops`
+                // (`ops_aux`) `threads` prepared words (the invariants of `ModMulBenchArgs`,
+                // established by `polymul::microbench::ModMulBench::new` and `modmul_bench`).
                 unsafe {
                     microbench::modmul_chains::<_, _, $select>(
                         args.data,
@@ -271,19 +296,26 @@ macro_rules! word_entries {
         /// ([`pointwise::PointwiseArgs`]).
         ///
         /// # Safety
-        /// Launched by the host with validated buffers and parameters.
+        /// The invariants of `PointwiseArgs` (see its doc), established by
+        /// `polymul::plan::launch::pointwise_mul`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $mul(args: <names::PointwiseKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
             if t < args.len {
                 let (towers, y) = (args.towers, block_y());
                 let scalars = TowerConsts { parts: (args.q, args.q, 0), barrett4: (args.mu, args.qbits) };
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+                // tower (the invariants of `Towers`, established by
+                // `polymul::gpu::launch::TowerLaunch::towers` for
+                // `polymul::plan::launch::pointwise_mul`).
                 let c = unsafe { towers.consts(y, scalars) };
                 let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
                 let (out, a) = (towers.data(args.out, y), towers.data(args.a as *mut $w, y) as *const $w);
                 let b = towers.data(args.b as *mut $w, y) as *const $w;
-                // SAFETY: t < len, buffers sized by the host.
+                // SAFETY: `t < len <= data_words`: element `t` of tower `y` lies inside `out`, `a`
+                // and `b` (`out` may be `a` exactly), its words below `q` (the invariants of
+                // `PointwiseArgs`, established by `polymul::plan::launch::pointwise_mul` after
+                // `polymul::layout::Towers::operands`).
                 unsafe { pointwise::mul_at(out, a, b, t as usize, &red) }
             }
         }
@@ -345,10 +377,10 @@ macro_rules! lazy_entry {
     };
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr) => {
         const _: () = {
-            /// # Safety
-            /// Launched by the host with a grid of `⌈subs / S⌉ × towers`
-            /// blocks of `Shape::threads` threads and `lazy::pass_smem_words`
-            /// words of dynamic shared memory.
+            /// # Safety The invariants of `LaunchArgs` (see its doc) for this pass: a grid of
+            /// `⌈subs / S⌉ × towers` blocks (twice that for a forward pass with `b`) of
+            /// `Shape::threads` threads and `lazy::pass_smem_words` words of dynamic shared memory;
+            /// established by `polymul::plan::launch::lazy_pass`.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::LazyKernel as KernelAbi>::Args<$w>) {
                 const SHAPE: lazy::Shape = $shape;
@@ -358,14 +390,21 @@ macro_rules! lazy_entry {
                 let (blk, t, _) = block_thread();
                 // The host may launch the passes as programmatic dependents.
                 grid_dependency_sync();
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: a non-null `args.moduli` holds a row for every tower
+                // `block_y() < gridDim.y` (the invariants of `LaunchArgs`, established by
+                // `polymul::plan::launch::LazyTables::launch_args` and `lazy_pass`).
                 let a = unsafe { args.tower(block_y()) };
                 // A forward pass with a second operand transforms both.
                 let (a, blk) =
                     if $mode == lazy::FORWARD { a.pair_operand(SHAPE, blk as u32) } else { (a, blk as u32) };
                 let mut held = [0 as $w; lazy::MAX_HELD];
                 unrolled_steps!(STEPS, |e| {
-                    // SAFETY: validated by the host (see above).
+                    // SAFETY: the invariants of `LaunchArgs` (see its doc) for this kernel's
+                    // `SHAPE` and mode: the tower's data, `b` and tables sized for `log_n`, `blk`
+                    // below the blocks of its operand (`pair_operand`), `t < SHAPE.threads()`,
+                    // `pass_smem_words` words of shared memory, the steps in order with a barrier
+                    // between them; established by `polymul::plan::launch::LazyTables::launch_args`
+                    // and `lazy_pass`.
                     unsafe { lazy::step::<$w, _, { $mode }>(SHAPE, &a, &s, &mut held, blk, t as u32, e) };
                     if e + 1 < STEPS {
                         sync();
@@ -443,13 +482,12 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 macro_rules! fused_entry {
     ($w:ty, $name:expr, $inv:literal, $log_n:literal, $lr:literal) => {
         const _: () = {
-            /// # Safety
-            /// Launched by the host with `2 · batch · fused_per_poly` × towers
-            /// blocks of `Shape::threads` threads, the passes' larger tile
-            /// plus 16 bytes of dynamic shared memory, `args.subs` = batch,
-            /// `args.lag` at least the row pass's polynomials per block and
-            /// `args.ctrl` holding
-            /// `fused_ctrl_words(batch)` zero words per tower.
+            /// # Safety The invariants of `LaunchArgs` (see its doc) for a fused launch:
+            /// `2 · batch · fused_per_poly` × towers blocks of `Shape::threads` threads, the
+            /// passes' larger tile plus 16 bytes of dynamic shared memory, `args.subs` = batch,
+            /// `args.lag` at least the row pass's polynomials per block and `args.ctrl` holding
+            /// `fused_ctrl_words(batch)` zero words per tower; established by
+            /// `polymul::plan::launch::fused_ntt`.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::FusedKernel as KernelAbi>::Args<$w>) {
                 use lazy::Shape;
@@ -474,18 +512,22 @@ macro_rules! fused_entry {
                 let (_, t, _) = block_thread();
                 let t = t as u32;
                 let y = block_y();
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: as in the pass kernels (the invariants of `LaunchArgs`), established by
+                // `polymul::plan::launch::fused_ntt`.
                 let mut a = unsafe { args.tower(y) };
                 let batch = args.subs;
                 let ctrl = args.ctrl.wrapping_add(y as usize * lazy::fused_ctrl_words(batch as usize));
                 if t == 0 {
-                    // SAFETY: the tower's control words (host).
+                    // SAFETY: `ctrl` is this tower's `fused_ctrl_words(batch)` control words, word
+                    // 0 the ticket counter (the invariants of `LaunchArgs`, established by
+                    // `polymul::plan::launch::fused_ntt`).
                     let tk = unsafe { atomic_inc(ctrl) };
-                    // SAFETY: the slot is inside the dynamic shared memory.
+                    // SAFETY: `slot` starts at byte `SLOT` of the dynamic shared memory, of which
+                    // the launch provides `SLOT + 16` bytes (`polymul::plan::launch::fused_ntt`).
                     unsafe { crate::smem::Shared::<u32>::st_at(&slot, 0, tk) };
                 }
                 sync();
-                // SAFETY: as above.
+                // SAFETY: the same shared word, written by thread 0 before the barrier.
                 let tk: u32 = unsafe { crate::smem::Shared::<u32>::ld_at(&slot, 0) };
                 let (second, blk) = lazy::fused_item(tk, batch, PER_POLY, args.lag);
                 // The row pass may hold rows of several polynomials per block.
@@ -498,7 +540,11 @@ macro_rules! fused_entry {
                     a.subs = batch << ($log_n - FIRST.l);
                     let mut held = [0 as $w; lazy::MAX_HELD];
                     unrolled_steps!(STEPS1, |e| {
-                        // SAFETY: validated by the host (see above).
+                        // SAFETY: the invariants of `LaunchArgs` for the first pass (established by
+                        // `polymul::plan::launch::fused_ntt`): `blk < batch · PER_POLY`
+                        // (`fused_item`), `a.subs` the pass's sub-transforms, `t` below
+                        // `FIRST.threads()` (= `ROW.threads()`, asserted), shared memory for the
+                        // larger tile.
                         unsafe { lazy::step::<$w, _, { MODE }>(FIRST, &a, &s, &mut held, blk, t, e) };
                         if e + 1 < STEPS1 {
                             sync();
@@ -507,20 +553,26 @@ macro_rules! fused_entry {
                     // Every thread's stores, then one release for the block.
                     sync();
                     if t < np {
-                        // SAFETY: the block's polynomials' counters (< batch).
+                        // SAFETY: `p0 + t < p0 + np <= batch` (`fused_polys`), so word `2 + p0 + t`
+                        // is inside the tower's `fused_ctrl_words(batch) = batch + 2` control words
+                        // (established by `polymul::plan::launch::fused_ntt`).
                         unsafe { release_inc(ctrl.add(2 + (p0 + t) as usize)) };
                     }
                 } else {
                     if t < np {
-                        // SAFETY: as above; the blocks that raise them took
-                        // earlier tickets, so they run or are done.
+                        // SAFETY: a counter inside the tower's control words, as above. The blocks
+                        // that raise it took earlier tickets (`fused_item`; `args.lag` at least a
+                        // row block's polynomials, `polymul::plan::launch::FusedKernels::lag`), so
+                        // they are running or done and the wait ends.
                         unsafe { wait_at_least(ctrl.add(2 + (p0 + t) as usize), target) };
                     }
                     sync();
                     a.subs = batch << ($log_n - SECOND.l);
                     unrolled_steps!(STEPS2, |e| {
-                        // SAFETY: validated by the host; the first pass of
-                        // the polynomial is done and visible (above).
+                        // SAFETY: the invariants of `LaunchArgs` for the second pass, as for the
+                        // first; every first-pass block of the block's polynomials released its
+                        // counter, which `wait_at_least` acquired before the barrier, so their
+                        // stores are visible to the L2 loads.
                         unsafe { lazy::step_l2::<$w, _, { MODE }>(SECOND, &a, &s, blk, t, e) };
                         if e + 1 < STEPS2 {
                             sync();
@@ -528,14 +580,17 @@ macro_rules! fused_entry {
                     });
                 }
                 if t == 0 {
-                    // SAFETY: the tower's control words.
+                    // SAFETY: word 1, the finished-block counter, of the tower's control words
+                    // (established by `polymul::plan::launch::fused_ntt`).
                     let done = unsafe { atomic_inc(ctrl.add(1)) };
                     if done + 1 == 2 * batch * PER_POLY {
                         // Every block has passed its wait: zero the words
                         // for the next launch (stream order makes the
                         // stores visible to it).
                         for k in 0..lazy::fused_ctrl_words(batch as usize) {
-                            // SAFETY: inside the tower's control words.
+                            // SAFETY: `k < fused_ctrl_words(batch)`: inside the tower's control
+                            // words; every block has passed its wait, so none reads them again in
+                            // this launch.
                             unsafe { core::ptr::write_volatile(ctrl.add(k), 0) };
                         }
                     }
@@ -566,10 +621,11 @@ macro_rules! cluster_entry {
     ($w:ty, $name:expr, $inv:literal, $log_n:literal, $l1:literal, $lcs:literal, $lr:literal) => {
         const _: () = {
             /// # Safety
-            /// Launched by the host in clusters of `2^$lcs` blocks along x,
-            /// `batch · 2^$lcs` blocks by `towers` rows, `ClusterShape::threads`
-            /// threads and `ClusterShape::smem_words` words of dynamic shared
-            /// memory; `args.subs` is the batch.
+            /// The invariants of `LaunchArgs` (see its doc) for a cluster launch: clusters of
+            /// `2^$lcs` blocks along x, `batch · 2^$lcs` blocks by `towers` rows,
+            /// `ClusterShape::threads` threads and `ClusterShape::smem_words` words of dynamic
+            /// shared memory, `args.subs` = batch; established by
+            /// `polymul::plan::launch::cluster_ntt`.
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::ClusterKernel as KernelAbi>::Args<$w>) {
                 use crate::ntt::cluster::{ClusterShape, ToCols, ToRows};
@@ -582,7 +638,8 @@ macro_rules! cluster_entry {
                 let rows = DeviceShared { base: cols.base + C.col_words(WB) * WB as u32 };
                 let (blk, t, _) = block_thread();
                 let (blk, t) = (blk as u32, t as u32);
-                // SAFETY: the host sizes the table to the launch's block rows.
+                // SAFETY: as in the pass kernels (the invariants of `LaunchArgs`), established by
+                // `polymul::plan::launch::cluster_ntt`.
                 let mut a = unsafe { args.tower(block_y()) };
                 let batch = args.subs;
                 // Distributed shared memory may be written only once every
@@ -600,7 +657,11 @@ macro_rules! cluster_entry {
                         if e + 1 == COL_STEPS {
                             cluster_wait();
                         }
-                        // SAFETY: validated by the host (see above).
+                        // SAFETY: the invariants of `LaunchArgs` for the cluster shape `C`
+                        // (established by `polymul::plan::launch::cluster_ntt`: clusters of `2^lcs`
+                        // blocks, `ClusterShape::threads` threads, `ClusterShape::smem_words` words
+                        // of shared memory), `a.subs` the column pass's; the sink writes the peers'
+                        // row tiles only after `cluster_wait`.
                         unsafe {
                             lazy::step_io::<$w, _, _, { lazy::FORWARD }>(
                                 C.col, &a, &cols, &sink, true, blk, t, e,
@@ -613,7 +674,8 @@ macro_rules! cluster_entry {
                     cluster_sync();
                     a.subs = batch << $l1;
                     unrolled_steps!(ROW_STEPS, |e| {
-                        // SAFETY: the row tile holds the block's rows (cluster barrier above).
+                        // SAFETY: as above, for the row pass on its tile `rows`, which the cluster
+                        // barrier (`cluster_sync`) above made complete and visible.
                         unsafe {
                             lazy::step_io::<$w, _, _, { lazy::FORWARD }>(
                                 C.row,
@@ -637,7 +699,10 @@ macro_rules! cluster_entry {
                         if e + 1 == ROW_STEPS {
                             cluster_wait();
                         }
-                        // SAFETY: validated by the host (see above).
+                        // SAFETY: the invariants of `LaunchArgs` for the cluster shape `C`
+                        // (established by `polymul::plan::launch::cluster_ntt`, as in the forward
+                        // branch), `a.subs` the row pass's; the sink writes the peers' column tiles
+                        // only after `cluster_wait`.
                         unsafe {
                             lazy::step_io::<$w, _, _, { lazy::INVERSE }>(
                                 C.row, &a, &rows, &sink, true, blk, t, e,
@@ -650,7 +715,8 @@ macro_rules! cluster_entry {
                     cluster_sync();
                     a.subs = batch << ($log_n - $l1);
                     unrolled_steps!(COL_STEPS, |e| {
-                        // SAFETY: the column tile holds the block's columns (cluster barrier above).
+                        // SAFETY: as above, for the column pass on its tile `cols`, which the
+                        // cluster barrier (`cluster_sync`) above made complete and visible.
                         unsafe {
                             lazy::step_io::<$w, _, _, { lazy::INVERSE }>(
                                 C.col,
@@ -696,13 +762,16 @@ cluster_entry!(u64, "ntt_lazy_inv_clu_n16_r4_u64", true, 16, 8, 3, 4);
 macro_rules! floor_entry {
     ($w:ty, $name:ident) => {
         /// # Safety
-        /// `args.out` holds one word per launched thread.
+        /// The invariants of `ButterflyFloorArgs` (`args.out` holds one word per launched thread),
+        /// established by `polymul::Gpu::lazy_butterfly_rate`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(args: <names::ButterflyFloorKernel as KernelAbi>::Args<$w>) {
             let t = global_thread_x();
             let w = crate::arith::harvey::ShoupPair { w: args.w, wp: args.wp };
             let r = microbench::lazy_butterflies(t, w, args.q, args.rounds);
-            // SAFETY: one word per thread (caller).
+            // SAFETY: `t` is this thread's global index and `args.out` holds one word per launched
+            // thread (the invariants of `ButterflyFloorArgs`, established by
+            // `polymul::Gpu::lazy_butterfly_rate`).
             unsafe { crate::gmem::Gmem::st(args.out.add(t as usize), r) };
         }
     };
@@ -724,13 +793,15 @@ floor_entry!(u64, butterfly_floor_u64);
 /// tower `blockIdx.z`.
 ///
 /// # Safety
-/// Buffers sized by the host for `total` elements per tower.
+/// The invariants of `DgtCodecArgs` (see its doc), established by `polymul::dgt::launch::dgt_code`.
 #[inline(always)]
-unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtCodecArgs<W>) {
+unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::codec::DgtCodecArgs<W>) {
     let t = global_thread_x();
     if t < a.total {
         let (towers, z) = (a.towers, block_z());
-        // SAFETY: the host sizes the table to the launch's towers.
+        // SAFETY: `z < gridDim.z`, and `towers.moduli` is null or holds a row for every tower (the
+        // invariants of `Towers`, established by `polymul::gpu::launch::TowerLaunch::towers` for
+        // `polymul::dgt::launch::dgt_code`).
         let c = unsafe { towers.consts(z, TowerConsts { parts: (a.p, a.p, 0), barrett4: (a.p, 0) }) };
         let red = Shoup::<W>::from_parts(c.parts.0, c.parts.1, c.parts.2);
         let geo0 = dgt::layout::PassGeometry { log_m: a.log_m, s0: 0, s1: a.s1, log_cluster: 0 };
@@ -739,9 +810,12 @@ unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtC
         let dst = towers.data(a.dst, z).wrapping_add(off);
         let base = a.table.wrapping_add(z as usize * towers.tw_words as usize);
         let w = dgt::pass::GaussTable { base, len: 1 << a.log_m };
-        // SAFETY: t < total, buffers sized by the host.
+        // SAFETY: `t < total = batch · M`: element `t mod M` of polynomial `t / M` lies inside
+        // tower `z`'s `src` and `dst` (`batch · 2M` words each), and `w` holds the tower's `M`
+        // weights (the invariants of `DgtCodecArgs`, established by
+        // `polymul::dgt::launch::dgt_code`).
         unsafe {
-            dgt::pass::codec::<W, Shoup<W>, DECODE>(src, dst, &geo0, t & ((1 << a.log_m) - 1), &w, &red)
+            dgt::codec::codec::<W, Shoup<W>, DECODE>(src, dst, &geo0, t & ((1 << a.log_m) - 1), &w, &red)
         }
     }
 }
@@ -751,7 +825,8 @@ unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::pass::DgtC
 /// barrier after each.
 ///
 /// # Safety
-/// As the kernels'.
+/// The invariants of `DgtArgs` (see its doc) with `OP = args.op`, established by
+/// `polymul::dgt::schedule::pass_args` and `polymul::dgt::launch::dgt_pass`.
 #[inline(always)]
 unsafe fn dgt_pass<W: crate::gmem::Gmem, const OP: u32>(args: dgt::pass::DgtArgs<W>)
 where
@@ -759,12 +834,17 @@ where
 {
     grid_dependency_sync();
     let (blk, t, _) = block_thread();
-    // SAFETY: the host sizes the constants table to the launch's towers.
+    // SAFETY: a non-null `args.moduli` holds a row for every tower `block_y() < gridDim.y` (the
+    // invariants of `DgtArgs`, established by `polymul::dgt::schedule::pass_args` and
+    // `polymul::dgt::launch::dgt_pass`).
     let block = unsafe { args.block(blk as u32, block_y()) };
     let s = shared_tile();
     let mut next = dgt::pass::no_twiddle();
     for ph in 0..args.phases() {
-        // SAFETY: geometry, buffers and shared size validated by the host.
+        // SAFETY: the invariants of `DgtArgs` (see its doc): `OP` is `args.op`,
+        // `t < args.threads()`, buffers, tables and shared memory sized for `args.geo`, the phases
+        // in order with a barrier after each; established by `polymul::dgt::schedule::pass_args`
+        // and `polymul::dgt::launch::dgt_pass`.
         unsafe { block.phase::<OP, _>(&s, ph, t as u32, &mut next) };
         sync();
     }
@@ -783,11 +863,13 @@ macro_rules! dgt_entries {
         /// as a programmatic dependent.
         ///
         /// # Safety
-        /// Launched by the host with validated geometry and buffers, and
-        /// `args.op` = `Op::Forward`.
+        /// The invariants of `DgtArgs` (see its doc) with `args.op` = `Op::Forward`, established by
+        /// `polymul::dgt::schedule::pass_args` and `polymul::dgt::launch::dgt_pass`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $fwd(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
-            // SAFETY: as this kernel's.
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Forward` (established by `polymul::dgt::launch::dgt_pass`, which
+            // picks the kernel by `op`).
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }>(args) }
         }
 
@@ -797,7 +879,9 @@ macro_rules! dgt_entries {
         /// As the forward kernel's.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $inv(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
-            // SAFETY: as this kernel's.
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Inverse` (established by `polymul::dgt::launch::dgt_pass`, which
+            // picks the kernel by `op`).
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }>(args) }
         }
 
@@ -807,38 +891,45 @@ macro_rules! dgt_entries {
         /// As the forward kernel's.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $mul(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
-            // SAFETY: as this kernel's.
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Polymul` (established by `polymul::dgt::launch::dgt_pass`, which
+            // picks the kernel by `op`).
             unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }>(args) }
         }
 
         /// DGT encoding of `total = batch · M` elements into `dst` (weights,
         /// packing for the first pass `(log_m, 0, s1)`;
-        /// [`dgt::pass::DgtCodecArgs`], `table` = the weights).
+        /// [`dgt::codec::DgtCodecArgs`], `table` = the weights).
         ///
         /// # Safety
-        /// Launched by the host with validated buffers.
+        /// The invariants of `DgtCodecArgs` (see its doc), established by
+        /// `polymul::dgt::launch::dgt_code`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $encode(args: <names::DgtCodecKernel as KernelAbi>::Args<$w>) {
-            // SAFETY: as this kernel's.
+            // SAFETY: `dgt_codec`'s contract is this kernel's: the invariants of `DgtCodecArgs`
+            // (established by `polymul::dgt::launch::dgt_code`).
             unsafe { dgt_codec::<$w, false>(args) }
         }
 
         /// DGT decoding of `total = batch · M` elements into `dst`
-        /// ([`dgt::pass::DgtCodecArgs`], `table` = the inverse weights).
+        /// ([`dgt::codec::DgtCodecArgs`], `table` = the inverse weights).
         ///
         /// # Safety
-        /// Launched by the host with validated buffers.
+        /// The invariants of `DgtCodecArgs` (see its doc), established by
+        /// `polymul::dgt::launch::dgt_code`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $decode(args: <names::DgtCodecKernel as KernelAbi>::Args<$w>) {
-            // SAFETY: as this kernel's.
+            // SAFETY: `dgt_codec`'s contract is this kernel's: the invariants of `DgtCodecArgs`
+            // (established by `polymul::dgt::launch::dgt_code`).
             unsafe { dgt_codec::<$w, true>(args) }
         }
 
         /// `a ← a · b` (Gaussian, per element) over `total = batch · M`
-        /// ([`dgt::pass::DgtPointwiseArgs`]).
+        /// ([`dgt::codec::DgtPointwiseArgs`]).
         ///
         /// # Safety
-        /// Launched by the host with validated buffers.
+        /// The invariants of `DgtPointwiseArgs` (see its doc), established by
+        /// `polymul::dgt::launch::dgt_pointwise`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $pointwise(
             args: <names::DgtPointwiseKernel as KernelAbi>::Args<$w>,
@@ -847,14 +938,19 @@ macro_rules! dgt_entries {
             if t < args.total {
                 let (towers, z, log_m) = (args.towers, block_z(), args.log_m);
                 let scalars = TowerConsts { parts: (args.p, args.p, 0), barrett4: (args.mu, args.qbits) };
-                // SAFETY: the host sizes the table to the launch's towers.
+                // SAFETY: `z < gridDim.z`, and `towers.moduli` is null or holds a row for every
+                // tower (the invariants of `Towers`, established by
+                // `polymul::gpu::launch::TowerLaunch::towers` for
+                // `polymul::dgt::launch::dgt_pointwise`).
                 let c = unsafe { towers.consts(z, scalars) };
                 let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
                 let off = ((t >> log_m) as usize) << (log_m + 1);
                 let a = towers.data(args.a, z).wrapping_add(off);
                 let b = towers.data(args.b as *mut $w, z).wrapping_add(off) as *const $w;
-                // SAFETY: t < total, buffers sized by the host.
-                unsafe { dgt::pass::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
+                // SAFETY: `t < total = batch · M`: element `t mod M` of polynomial `t / M` lies
+                // inside tower `z`'s `a` and `b` (`batch · 2M` words each) (the invariants of
+                // `DgtPointwiseArgs`, established by `polymul::dgt::launch::dgt_pointwise`).
+                unsafe { dgt::codec::pointwise(a, b, 1 << log_m, (t & ((1 << log_m) - 1)) as usize, &red) }
             }
         }
     };
@@ -889,17 +985,18 @@ macro_rules! rns_entries {
         /// residues of every tower.
         ///
         /// # Safety
-        /// Launched by the host with validated buffers, table and geometry
-        /// (`⌈count / B⌉` blocks of `B` threads, `B · padded_stride(l)` words
-        /// of shared memory).
+        /// The invariants of `DecomposeArgs` (see its doc: buffers, table, `⌈count / B⌉` blocks of
+        /// `B · 2^log_groups` threads, `B · padded_stride(l)` words of shared memory), established
+        /// by `polymul::rns::convert::DeviceConvert::decompose`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $dec(args: <names::RnsDecomposeKernel as KernelAbi>::Args<$w>) {
             let (blk, t, nt) = block_thread();
             let s = shared_tile();
-            // SAFETY: as this kernel's.
+            // SAFETY: the invariants of `DecomposeArgs` (see its doc): buffers, table, grid and
+            // shared memory, established by `polymul::rns::convert::DeviceConvert::decompose`.
             unsafe { crate::rns::decompose::load(&args, &s, blk as u32, t as u32, nt as u32) };
             sync();
-            // SAFETY: as this kernel's, after the barrier.
+            // SAFETY: as for `load`; the barrier above completed the block's shared rows.
             unsafe { crate::rns::decompose::residues(&args, &s, blk as u32, t as u32, nt as u32) };
         }
 
@@ -908,21 +1005,23 @@ macro_rules! rns_entries {
         /// shared row, a barrier, then the block's limbs to global memory.
         ///
         /// # Safety
-        /// Launched by the host with validated buffers, table and geometry
-        /// (`⌈count / B⌉` blocks of `B` threads,
-        /// [`crate::rns::crt::shared_bytes`] of shared memory).
+        /// The invariants of `CrtArgs` (see its doc: buffers, table, `⌈count / B⌉` blocks of `B`
+        /// threads, `crate::rns::crt::shared_bytes` of shared memory), established by
+        /// `polymul::rns::convert::DeviceConvert::reconstruct`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $crt(args: <names::RnsCrtKernel as KernelAbi>::Args<$w>) {
             let (blk, t, nt) = block_thread();
             let s = shared_tile();
             let limb_bytes = nt as u32 * crate::rns::padded_stride(args.l) * 8;
             let w = DeviceShared { base: s.base + limb_bytes };
-            // SAFETY: as this kernel's.
+            // SAFETY: the invariants of `CrtArgs` (see its doc): buffers, table, grid and
+            // `shared_bytes` of shared memory, `s` its limb rows and `w` the residue words after
+            // them; established by `polymul::rns::convert::DeviceConvert::reconstruct`.
             unsafe {
                 crate::rns::crt::reconstruct::<$w, _, _>(&args, &s, &w, blk as u32, t as u32, nt as u32)
             };
             sync();
-            // SAFETY: as this kernel's, after the barrier.
+            // SAFETY: as for `reconstruct`; the barrier above completed the block's shared rows.
             unsafe { crate::rns::crt::store(&args, &s, blk as u32, t as u32, nt as u32) };
         }
     };

@@ -66,45 +66,58 @@ macro_rules! host_gmem {
         impl Gmem for $t {
             #[inline(always)]
             unsafe fn ld(p: *const Self) -> Self {
-                // SAFETY: forwarded.
+                // SAFETY: `p` points at a readable word of global memory: the contract of
+                // `Gmem::ld` (its `# Safety`), established by its caller.
                 unsafe { *p }
             }
             #[inline(always)]
             unsafe fn st(p: *mut Self, v: Self) {
-                // SAFETY: forwarded.
+                // SAFETY: `p` points at a writable word of global memory: the contract of
+                // `Gmem::st` (its `# Safety`), established by its caller.
                 unsafe { *p = v }
             }
             #[inline(always)]
             unsafe fn ld_nc(p: *const Self) -> Self {
-                // SAFETY: forwarded.
+                // SAFETY: `p` points at a readable word of global memory that nothing writes during
+                // the launch: the contract of `Gmem::ld_nc` (its `# Safety`), established by its
+                // caller.
                 unsafe { *p }
             }
             #[inline(always)]
             unsafe fn ld_pair(p: *const ShoupPair<Self>) -> ShoupPair<Self> {
-                // SAFETY: forwarded.
+                // SAFETY: `p` points at a pair of a table that nothing writes during the launch,
+                // aligned to the pair's size: the contract of `Gmem::ld_pair` (its `# Safety`),
+                // established by its caller.
                 unsafe { *p }
             }
             #[inline(always)]
             unsafe fn ld_run<const R: usize>(p: *const Self, out: &mut [Self; R]) {
                 for (x, o) in out.iter_mut().enumerate() {
-                    // SAFETY: forwarded.
+                    // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                    // readable: the contract of `Gmem::ld_run` (its `# Safety`), established by its
+                    // caller.
                     *o = unsafe { *p.add(x) };
                 }
             }
             #[inline(always)]
             unsafe fn ld_cg(p: *const Self) -> Self {
-                // SAFETY: forwarded.
+                // SAFETY: `p` points at a readable word of global memory: the contract of
+                // `Gmem::ld_cg` (its `# Safety`), established by its caller.
                 unsafe { *p }
             }
             #[inline(always)]
             unsafe fn ld_run_cg<const R: usize>(p: *const Self, out: &mut [Self; R]) {
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // readable: the contract of `Gmem::ld_run_cg` (its `# Safety`), established by its
+                // caller.
                 unsafe { Self::ld_run(p, out) }
             }
             #[inline(always)]
             unsafe fn st_run<const R: usize>(p: *mut Self, v: &[Self; R]) {
                 for (x, o) in v.iter().enumerate() {
-                    // SAFETY: forwarded.
+                    // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                    // writable: the contract of `Gmem::st_run` (its `# Safety`), established by its
+                    // caller.
                     unsafe { *p.add(x) = *o };
                 }
             }
@@ -126,7 +139,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld(p: *const u32) -> u32 {
             let v: u32;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory: the contract of `Gmem::ld`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
                      options(nostack, readonly, preserves_flags))
@@ -135,7 +149,8 @@ mod device {
         }
         #[inline(always)]
         unsafe fn st(p: *mut u32, v: u32) {
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a writable word of global memory: the contract of `Gmem::st`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("st.global.u32 [{p}], {v};", v = in(reg32) v, p = in(reg64) p,
                      options(nostack, preserves_flags))
@@ -144,7 +159,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld_nc(p: *const u32) -> u32 {
             let v: u32;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory that nothing writes during the
+            // launch: the contract of `Gmem::ld_nc` (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.nc.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
                      options(pure, nostack, readonly, preserves_flags))
@@ -154,7 +170,9 @@ mod device {
         #[inline(always)]
         unsafe fn ld_pair(p: *const ShoupPair<u32>) -> ShoupPair<u32> {
             let (w, wp): (u32, u32);
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a pair of a table that nothing writes during the launch,
+            // aligned to the pair's size: the contract of `Gmem::ld_pair` (its `# Safety`),
+            // established by its caller.
             unsafe {
                 asm!("ld.global.nc.v2.u32 {{{w}, {wp}}}, [{p}];", w = out(reg32) w, wp = out(reg32) wp,
                      p = in(reg64) p, options(pure, nostack, readonly, preserves_flags))
@@ -165,7 +183,9 @@ mod device {
         unsafe fn ld_run<const R: usize>(p: *const u32, out: &mut [u32; R]) {
             for c in 0..R / 4 {
                 let (a, b, x, y): (u32, u32, u32, u32);
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // readable: the contract of `Gmem::ld_run` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("ld.global.v4.u32 {{{a}, {b}, {x}, {y}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
                          x = out(reg32) x, y = out(reg32) y, p = in(reg64) p.add(4 * c),
@@ -177,7 +197,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld_cg(p: *const u32) -> u32 {
             let v: u32;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory: the contract of `Gmem::ld_cg`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.cg.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
                      options(nostack, readonly, preserves_flags))
@@ -188,7 +209,9 @@ mod device {
         unsafe fn ld_run_cg<const R: usize>(p: *const u32, out: &mut [u32; R]) {
             for c in 0..R / 4 {
                 let (a, b, x, y): (u32, u32, u32, u32);
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // readable: the contract of `Gmem::ld_run_cg` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("ld.global.cg.v4.u32 {{{a}, {b}, {x}, {y}}}, [{p}];", a = out(reg32) a, b = out(reg32) b,
                          x = out(reg32) x, y = out(reg32) y, p = in(reg64) p.add(4 * c),
@@ -200,7 +223,9 @@ mod device {
         #[inline(always)]
         unsafe fn st_run<const R: usize>(p: *mut u32, v: &[u32; R]) {
             for c in 0..R / 4 {
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // writable: the contract of `Gmem::st_run` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {x}, {y}}};", a = in(reg32) v[4 * c],
                          b = in(reg32) v[4 * c + 1], x = in(reg32) v[4 * c + 2], y = in(reg32) v[4 * c + 3],
@@ -214,7 +239,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld(p: *const u64) -> u64 {
             let v: u64;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory: the contract of `Gmem::ld`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
                      options(nostack, readonly, preserves_flags))
@@ -223,7 +249,8 @@ mod device {
         }
         #[inline(always)]
         unsafe fn st(p: *mut u64, v: u64) {
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a writable word of global memory: the contract of `Gmem::st`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("st.global.u64 [{p}], {v};", v = in(reg64) v, p = in(reg64) p,
                      options(nostack, preserves_flags))
@@ -232,7 +259,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld_nc(p: *const u64) -> u64 {
             let v: u64;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory that nothing writes during the
+            // launch: the contract of `Gmem::ld_nc` (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.nc.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
                      options(pure, nostack, readonly, preserves_flags))
@@ -242,7 +270,9 @@ mod device {
         #[inline(always)]
         unsafe fn ld_pair(p: *const ShoupPair<u64>) -> ShoupPair<u64> {
             let (w, wp): (u64, u64);
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a pair of a table that nothing writes during the launch,
+            // aligned to the pair's size: the contract of `Gmem::ld_pair` (its `# Safety`),
+            // established by its caller.
             unsafe {
                 asm!("ld.global.nc.v2.u64 {{{w}, {wp}}}, [{p}];", w = out(reg64) w, wp = out(reg64) wp,
                      p = in(reg64) p, options(pure, nostack, readonly, preserves_flags))
@@ -253,7 +283,9 @@ mod device {
         unsafe fn ld_run<const R: usize>(p: *const u64, out: &mut [u64; R]) {
             for c in 0..R / 2 {
                 let (a, b): (u64, u64);
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // readable: the contract of `Gmem::ld_run` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("ld.global.v2.u64 {{{a}, {b}}}, [{p}];", a = out(reg64) a, b = out(reg64) b,
                          p = in(reg64) p.add(2 * c), options(nostack, readonly, preserves_flags))
@@ -265,7 +297,8 @@ mod device {
         #[inline(always)]
         unsafe fn ld_cg(p: *const u64) -> u64 {
             let v: u64;
-            // SAFETY: forwarded.
+            // SAFETY: `p` points at a readable word of global memory: the contract of `Gmem::ld_cg`
+            // (its `# Safety`), established by its caller.
             unsafe {
                 asm!("ld.global.cg.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
                      options(nostack, readonly, preserves_flags))
@@ -276,7 +309,9 @@ mod device {
         unsafe fn ld_run_cg<const R: usize>(p: *const u64, out: &mut [u64; R]) {
             for c in 0..R / 2 {
                 let (a, b): (u64, u64);
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // readable: the contract of `Gmem::ld_run_cg` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("ld.global.cg.v2.u64 {{{a}, {b}}}, [{p}];", a = out(reg64) a, b = out(reg64) b,
                          p = in(reg64) p.add(2 * c), options(nostack, readonly, preserves_flags))
@@ -288,7 +323,9 @@ mod device {
         #[inline(always)]
         unsafe fn st_run<const R: usize>(p: *mut u64, v: &[u64; R]) {
             for c in 0..R / 2 {
-                // SAFETY: forwarded.
+                // SAFETY: `p` is 16-byte aligned and its `R` words (a multiple of 16 bytes) are
+                // writable: the contract of `Gmem::st_run` (its `# Safety`), established by its
+                // caller.
                 unsafe {
                     asm!("st.global.v2.u64 [{p}], {{{a}, {b}}};", a = in(reg64) v[2 * c], b = in(reg64) v[2 * c + 1],
                          p = in(reg64) p.add(2 * c), options(nostack, preserves_flags))

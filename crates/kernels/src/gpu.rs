@@ -26,7 +26,8 @@ pub fn block_thread() -> (usize, usize, usize) {
 #[inline(always)]
 pub unsafe fn atomic_inc(p: *mut u32) -> u32 {
     let old: u32;
-    // SAFETY: forwarded.
+    // SAFETY: `p` points at a `u32` of global memory: this function's contract, established by its
+    // caller.
     unsafe {
         core::arch::asm!("atom.global.add.u32 {o}, [{p}], 1;", o = out(reg32) old, p = in(reg64) p,
                          options(nostack, preserves_flags))
@@ -43,7 +44,8 @@ pub unsafe fn atomic_inc(p: *mut u32) -> u32 {
 /// `p` points at a `u32` of global memory.
 #[inline(always)]
 pub unsafe fn release_inc(p: *mut u32) {
-    // SAFETY: forwarded.
+    // SAFETY: `p` points at a `u32` of global memory: this function's contract, established by its
+    // caller.
     unsafe {
         core::arch::asm!("fence.acq_rel.gpu;", "red.release.gpu.global.add.u32 [{p}], 1;", p = in(reg64) p,
                          options(nostack, preserves_flags))
@@ -62,7 +64,8 @@ pub unsafe fn release_inc(p: *mut u32) {
 pub unsafe fn wait_at_least(p: *const u32, target: u32) {
     loop {
         let v: u32;
-        // SAFETY: forwarded.
+        // SAFETY: `p` points at a `u32` of global memory: this function's contract, established by
+        // its caller (who also ensures the wait ends).
         unsafe {
             core::arch::asm!("ld.acquire.gpu.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
                              options(nostack, preserves_flags))

@@ -15,6 +15,15 @@ pub const CHAINS: usize = 4;
 /// [`crate::names::ModMulBenchKernel`]): one `#[repr(C)]` value, the
 /// kernel's only parameter, which the host fills field by field. Thread
 /// `t < threads` runs [`modmul_chains`].
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `modmul_bench_*` rely on: `data` points to
+/// [`CHAINS`]` · threads` words below `q`, `ops` (and `ops_aux` where the
+/// reduction has auxiliary words) to `threads` prepared words, and
+/// `(q, k, m)` are [`ModMul::parts`] of the reduction for `q`.
+/// Established by `polymul::microbench::ModMulBench::new` (the buffers
+/// and the prepared operands) and `polymul::microbench::modmul_bench` (the block).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct ModMulBenchArgs<W> {
@@ -39,6 +48,14 @@ pub struct ModMulBenchArgs<W> {
 /// The argument block of the compute-floor kernels
 /// (`butterfly_floor_<word>`, [`crate::names::ButterflyFloorKernel`]):
 /// thread `t` stores [`lazy_butterflies`] at `out[t]`.
+///
+/// # Invariants
+///
+/// What the `unsafe` store of `butterfly_floor_*` relies on: `out` points to
+/// one word per launched thread (`gridDim.x · blockDim.x` words).
+/// Established by `polymul::Gpu::lazy_butterfly_rate` (`gpu/timing.rs`),
+/// which also checks `3 <= q` below the lazy butterflies' limit
+/// ([`harvey::max_bits`](crate::arith::harvey::max_bits)).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct ButterflyFloorArgs<W> {

@@ -10,6 +10,23 @@ use crate::towers::Towers;
 /// `#[repr(C)]` value, the kernel's only parameter, which the host fills
 /// field by field. Thread `t < len` of block row `y` computes
 /// [`mul_at`] on element `t` of tower `y`.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `pointwise_mul_*` rely on:
+///
+/// * `towers` satisfies the invariants of [`Towers`] (`tw_words` unused),
+///   `len <= towers.data_words`;
+/// * `out`, `a` and `b` each point to `rows · towers.data_words` words of
+///   global memory (`out` may be `a` exactly), tower `y`'s words of `a` and
+///   `b` below its modulus;
+/// * a one-tower launch's `(q, mu, qbits)` are Algorithm 4's constants of
+///   its modulus.
+///
+/// Established by `polymul::plan::launch::pointwise_mul` (host: `len = data_words`,
+/// grid `⌈len / 256⌉ × rows`), whose callers
+/// (`polymul::plan::engine::NttEngine::pointwise_mul`, `NttEngine::polymul_in_place`)
+/// checked both buffers with `polymul::layout::Towers::operands`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct PointwiseArgs<W> {
@@ -37,6 +54,22 @@ pub struct PointwiseArgs<W> {
 /// kernel's only parameter, which the host fills field by field. Thread
 /// `t < total` of block row `y` runs [`fused_pair_at`] on pair `t` of
 /// tower `y`.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `fused_hadamard_*` rely on (`N = 2^log_n`):
+///
+/// * `towers` satisfies the invariants of [`Towers`] with
+///   `data_words = batch · N`; `a` and `b` each point to `rows · batch · N`
+///   reduced words of global memory;
+/// * `tw` holds at least the first `N/2` prepared forward twiddles per
+///   tower, `towers.tw_words` apart;
+/// * `total = batch · N/2`; the one-tower constants are those of the
+///   plan's reduction and Algorithm 4 for its modulus.
+///
+/// Established by `polymul::plan::launch::fused_hadamard` (host), called by
+/// `polymul::plan::engine::NttEngine::hadamard_step` after `NttEngine::pair`
+/// (`polymul::layout::Towers::operands`) checked both buffers.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct FusedHadamardArgs<W> {

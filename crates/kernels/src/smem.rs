@@ -51,22 +51,26 @@ pub struct HostShared<W>(pub *mut W);
 impl<W: Word> Shared<W> for HostShared<W> {
     #[inline(always)]
     unsafe fn ld(&self, i: usize) -> W {
-        // SAFETY: forwarded.
+        // SAFETY: `i` is inside the tile `self.0` points at: the contract of `Shared::ld`,
+        // established by its caller (the host emulation allocates the tile).
         unsafe { *self.0.add(i) }
     }
     #[inline(always)]
     unsafe fn st(&self, i: usize, v: W) {
-        // SAFETY: forwarded.
+        // SAFETY: `i` is inside the tile `self.0` points at: the contract of `Shared::st`,
+        // established by its caller (the host emulation allocates the tile).
         unsafe { *self.0.add(i) = v }
     }
     #[inline(always)]
     unsafe fn ld_at(&self, i: u32) -> W {
-        // SAFETY: forwarded.
+        // SAFETY: `i` is inside the tile's physical words at `self.0`: the contract of
+        // `Shared::ld_at`, established by its caller (the host emulation allocates the tile).
         unsafe { *self.0.add(i as usize) }
     }
     #[inline(always)]
     unsafe fn st_at(&self, i: u32, v: W) {
-        // SAFETY: forwarded.
+        // SAFETY: `i` is inside the tile's physical words at `self.0`: the contract of
+        // `Shared::st_at`, established by its caller (the host emulation allocates the tile).
         unsafe { *self.0.add(i as usize) = v }
     }
 }
@@ -101,7 +105,8 @@ pub struct HostCluster<'a, W> {
 impl<W: Word> crate::ntt::cluster::RemoteTile<W> for HostCluster<'_, W> {
     #[inline(always)]
     unsafe fn st(&self, rank: u32, i: u32, v: W) {
-        // SAFETY: forwarded (rank below the cluster's blocks).
+        // SAFETY: `rank` is below the emulated cluster's blocks (`tiles.len()`) and `i` inside that
+        // block's tile: the contract of `RemoteTile::st`, established by its caller.
         unsafe { *self.tiles[rank as usize].add(i as usize) = v }
     }
 }
@@ -173,7 +178,8 @@ mod device {
     impl crate::ntt::cluster::RemoteTile<u64> for DeviceCluster {
         #[inline(always)]
         unsafe fn st(&self, rank: u32, i: u32, v: u64) {
-            // SAFETY: as above.
+            // SAFETY: as for the `u32` store above: `rank` inside the cluster and `i` inside
+            // the region (`RemoteTile::st`'s contract, established by its caller).
             unsafe {
                 asm!("{{ .reg .u32 r; mapa.shared::cluster.u32 r, {a}, {k}; st.shared::cluster.u64 [r], {v}; }}",
                      a = in(reg32) self.base + 8 * i, k = in(reg32) rank, v = in(reg64) v,

@@ -34,6 +34,30 @@ pub const QBITS: usize = 4;
 
 /// The tower arguments of one launch: part of every data kernel's argument
 /// block (`#[repr(C)]`, so the host builds the very same bytes).
+///
+/// # Invariants
+///
+/// What every kernel taking a `Towers` relies on when it reads the table
+/// ([`Towers::consts`]) and offsets its pointers by tower
+/// ([`Towers::data`], [`Towers::twiddles`]):
+///
+/// * the grid's tower extent (`gridDim.y`; the DGT codec and pointwise
+///   kernels: `gridDim.z`) is the number of towers, `rows`;
+/// * `moduli` is null and `rows = 1`, or points to `rows · TOWER_WORDS`
+///   readable words of global memory, row `y` being [`TowerConsts::row`] of
+///   tower `y`, unchanged during the launch;
+/// * `data_words` is one tower's words of data (`batch · N`: `batch · 2M`
+///   for the DGT), so tower `y`'s data lies `y · data_words` words into each
+///   data buffer of `rows · data_words` words;
+/// * `tw_words` is one tower's words of each twiddle table (kernels that
+///   read tables).
+///
+/// Established on the host by `polymul::gpu::launch::TowerLaunch::towers`, whose
+/// `TowerLaunch` comes from `polymul::plan::engine::NttEngine::tower_launch` (NTT and
+/// RNS plans: `rows` = the plan's towers, `data_words = batch · N` for the
+/// batch that `polymul::layout::Towers::layout_of` checked, the table uploaded by
+/// `NttEngine::new` from `polymul::layout::Towers::table_rows`) or from
+/// `polymul::dgt::plan::DgtPlan::launch_args` (DGT plans, the same way).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Towers<W> {
@@ -65,7 +89,9 @@ impl<W: Gmem> Towers<W> {
     /// A non-null table holds at least `(y + 1) · TOWER_WORDS` words.
     #[inline(always)]
     pub unsafe fn consts(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
-        // SAFETY: the caller's; nothing writes the table during a launch.
+        // SAFETY: a non-null table holds row `y` (this function's contract, established by its
+        // caller: the invariants of `Towers`), and nothing writes the table during a launch, as
+        // `ld_nc` requires.
         unsafe { self.consts_by(y, scalars, |p| W::ld_nc(p)) }
     }
 }
@@ -80,7 +106,8 @@ impl<W: Word> Towers<W> {
     /// As for [`Towers::consts`].
     #[inline(always)]
     pub unsafe fn consts_plain(&self, y: u32, scalars: TowerConsts<W>) -> TowerConsts<W> {
-        // SAFETY: the caller's.
+        // SAFETY: a non-null table holds row `y`: this function's contract (as for
+        // `Towers::consts`), established by its caller.
         unsafe { self.consts_by(y, scalars, |p| *p) }
     }
 

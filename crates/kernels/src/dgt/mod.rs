@@ -10,14 +10,16 @@
 //! * [`pass`]: the per-thread phases of one shared-memory pass with the
 //!   fixed-access Gentleman–Sande and Cooley–Tukey stages of Coala's
 //!   Algorithms 2 and 3, the weights applied at load and store, the
-//!   polymul pass, the kernels' argument block ([`pass::DgtArgs`]); Coala's
-//!   separate encoding (weights, packing) and decoding
-//!   ([`pass::DgtCodecArgs`]) and pointwise product ([`pass::DgtPointwiseArgs`]).
+//!   polymul pass, the kernels' argument block ([`pass::DgtArgs`]).
+//! * [`codec`]: Coala's separate encoding (weights, packing) and decoding
+//!   ([`codec::DgtCodecArgs`]) and pointwise product
+//!   ([`codec::DgtPointwiseArgs`]), one thread per element.
 //!
 //! A polynomial of `N` words is stored *planar*: the real parts of the `M`
 //! Gaussians, then the imaginary parts. Folding `a` into `a_j + i·a_{j+M}`
 //! is therefore free: the input already is that layout.
 
+pub mod codec;
 pub mod gauss;
 pub mod layout;
 pub mod pass;

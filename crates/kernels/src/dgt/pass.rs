@@ -1,7 +1,9 @@
-//! The per-thread phases of the DGT kernels: one shared-memory pass (load,
-//! `k` fixed-access stages, store), encoding and decoding, and the pointwise
-//! Gaussian product. The GPU entry points call them between barriers; the
-//! host calls them in loops over every thread (`polymul::dgt::cpu`).
+//! The per-thread phases of the DGT pass kernel: one shared-memory pass
+//! (load, `k` fixed-access stages, store), its argument block [`DgtArgs`]
+//! and the Gaussian twiddle tables it reads. The GPU entry points call them
+//! between barriers; the host calls them in loops over every thread
+//! (`polymul::dgt::cpu`). Coala's element-wise kernels (encoding, decoding,
+//! the pointwise product) are in [`super::codec`], re-exported here.
 //!
 //! Fixed access (Coala's Algorithms 2 and 3): in a Gentleman–Sande stage
 //! butterfly `i` always reads positions `i` and `i + 2^(k−1)` of its set and
@@ -28,6 +30,10 @@ use crate::arith::{Barrett4, ModMul, Shoup, add_mod, sub_mod};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 use crate::towers::{TowerConsts, Towers};
+
+// The element-wise kernels' items under their paths from before the split
+// (the host reaches them as `dgt::pass::*`).
+pub use super::codec::{DgtCodecArgs, DgtPointwiseArgs, codec, decode, encode, packed_of, pointwise};
 
 /// A table of prepared Gaussian values: `len` real main words, then `len`
 /// real auxiliary words, `len` imaginary main, `len` imaginary auxiliary.
@@ -314,6 +320,32 @@ pub enum Op {
 /// `#[repr(C)]` block: the host fills this very struct, so the two sides
 /// cannot disagree on order or types. Tables and data are tower 0's; tower
 /// `z` (the grid's z axis) is `data_words` / `tw_words` further.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `dgt_{forward,inverse,polymul}_*` rely on
+/// (`M = 2^geo.log_m`):
+///
+/// * the kernel is the one of `op`; the grid is [`DgtArgs::blocks`] by the
+///   towers (`gridDim.y`), [`DgtArgs::threads`] threads per block, at least
+///   `padded_words(`[`DgtArgs::shared_words`]`)` words of dynamic shared
+///   memory;
+/// * `moduli`, `data_words` and `tw_words` satisfy the invariants of
+///   [`Towers`] (`data_words = batch · 2M`);
+/// * `src`, `dst` and a non-null `b` each point to the towers' `batch`
+///   polynomials of `2M` words (`b` when `op` reads or transforms it,
+///   `operands = 2` only with `b`); their words are below the tower's prime;
+/// * `tw`, `tw_inv` hold `geo`'s [`PassGeometry::twiddle_len`] entries and
+///   `weights`, `inv_weights` `M` entries per tower, `tw_words` apart;
+/// * `geo` is one of the plan's passes.
+///
+/// Established by `polymul::dgt::schedule::pass_args` (host), from the
+/// `ArgsContext` that `polymul::dgt::plan::DgtPlan::run_on` builds out of
+/// `DgtPlan::launch_args` (the buffer checked by
+/// `polymul::layout::Towers::layout_of`), the tables and passes of `DgtTables::new`
+/// (`DgtConfig::passes`); launched by `polymul::dgt::launch::dgt_pass`, the shared
+/// memory checked by `DgtPlan::with_pipeline` and opted into by
+/// `DgtKernels::new`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtArgs<W> {
@@ -507,7 +539,10 @@ impl<W: Word> DgtBlock<'_, W> {
         let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
         let b_tile = shared_words(geo);
         let polymul = OP == Op::Polymul as u32;
-        // SAFETY: forwarded (caller).
+        // SAFETY: this function's contract (its `# Safety`: `OP` is the launch's op, `tid` below
+        // the threads, buffers, tables and tile sized for `geo`), established by its caller (the
+        // DGT kernels: the invariants of `DgtArgs`), is what `step`, `load`, `product`, `store`
+        // and `step_twiddle` require, with the tile offsets of this block.
         unsafe {
             if let Some((n, inverse)) = self.step_of::<OP>(ph) {
                 // The second operand's stages come after the first's (one
@@ -537,7 +572,8 @@ impl<W: Word> DgtBlock<'_, W> {
     /// As [`DgtBlock::phase`].
     #[inline(always)]
     pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
-        // SAFETY: forwarded, with the launch's op.
+        // SAFETY: `phase`'s contract is this function's, established by its caller; `OP` is
+        // the launch's own `op`, as `phase` requires.
         unsafe {
             match self.args.op {
                 Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid, next),
@@ -546,152 +582,4 @@ impl<W: Word> DgtBlock<'_, W> {
             }
         }
     }
-}
-
-/// Packed position (for the first pass `geo0`) of logical element `j`.
-#[inline(always)]
-pub fn packed_of(geo0: &PassGeometry, j: u32) -> u32 {
-    let low = geo0.log_low();
-    let c = j & ((1 << low) - 1);
-    let r = (j >> low) & ((1 << geo0.k()) - 1);
-    let h = j >> (geo0.log_m - geo0.s0);
-    geo0.packed((h << low) | c, r)
-}
-
-/// Encoding (`DECODE = false`) or decoding (`true`) of element `j` of one
-/// polynomial; one body, the two directions mirror each other.
-///
-/// - Encoding: `x_j = (a_j + i·a_{j+M})·ξ^j` (`table` = the prepared
-///   `ξ^j`), read at `j` and written at its packed position for the first
-///   pass `geo0` (Algorithm 1; the identity for a one-pass transform).
-/// - Decoding: the Gaussian at `j`'s packed position times
-///   `table[j] = ξ^−j / M`, written back at `j`: `c_j` (real part) and
-///   `c_{j+M}` (imaginary part).
-///
-/// # Safety
-/// `j < M`; `src`, `dst` hold `2M` words and do not overlap; `table` has
-/// `M` entries.
-#[inline(always)]
-pub unsafe fn codec<W: Word, R: ModMul<W>, const DECODE: bool>(
-    src: *const W,
-    dst: *mut W,
-    geo0: &PassGeometry,
-    j: u32,
-    table: &GaussTable<W>,
-    red: &R,
-) {
-    let m = 1usize << geo0.log_m;
-    let pos = packed_of(geo0, j) as usize;
-    let (from, to) = if DECODE { (pos, j as usize) } else { (j as usize, pos) };
-    // SAFETY: indices below M (caller).
-    unsafe {
-        let x = Gauss { re: *src.add(from), im: *src.add(m + from) };
-        let y = x.mul_op(table.get::<R>(j), red);
-        *dst.add(to) = y.re;
-        *dst.add(m + to) = y.im;
-    }
-}
-
-/// Encoding of element `j`: [`codec`] forwards.
-///
-/// # Safety
-/// As [`codec`].
-#[inline(always)]
-pub unsafe fn encode<W: Word, R: ModMul<W>>(
-    src: *const W,
-    dst: *mut W,
-    geo0: &PassGeometry,
-    j: u32,
-    weights: &GaussTable<W>,
-    red: &R,
-) {
-    // SAFETY: as the caller's.
-    unsafe { codec::<W, R, false>(src, dst, geo0, j, weights, red) }
-}
-
-/// Decoding of element `j`: [`codec`] backwards.
-///
-/// # Safety
-/// As [`codec`].
-#[inline(always)]
-pub unsafe fn decode<W: Word, R: ModMul<W>>(
-    src: *const W,
-    dst: *mut W,
-    geo0: &PassGeometry,
-    j: u32,
-    inv_weights: &GaussTable<W>,
-    red: &R,
-) {
-    // SAFETY: as the caller's.
-    unsafe { codec::<W, R, true>(src, dst, geo0, j, inv_weights, red) }
-}
-
-/// Pointwise Gaussian product of element `j`: `a_j ← a_j · b_j`.
-///
-/// # Safety
-/// `j < M`; both buffers hold `2M` words.
-#[inline(always)]
-pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red: &Barrett4<W>) {
-    // SAFETY: indices below 2M (caller).
-    unsafe {
-        let x = Gauss { re: *a.add(j), im: *a.add(m + j) };
-        let y = Gauss { re: *b.add(j), im: *b.add(m + j) };
-        let z = x.mul(y, red);
-        *a.add(j) = z.re;
-        *a.add(m + j) = z.im;
-    }
-}
-
-/// The argument block of Coala's encoding and decoding kernels
-/// (`dgt_{encode,decode}_<word>`, [`crate::names::DgtCodecKernel`]): one
-/// `#[repr(C)]` value, the kernel's only parameter, which the host fills
-/// field by field. Thread `t < total` of grid layer `z = blockIdx.z` runs
-/// [`codec`] on element `t mod M` of polynomial `t / M` of tower `z`.
-#[derive(Debug, Clone, Copy)]
-#[repr(C)]
-pub struct DgtCodecArgs<W> {
-    /// The input, tower 0's.
-    pub src: *const W,
-    /// The output (distinct from `src`), tower 0's.
-    pub dst: *mut W,
-    /// Tower 0's weights `ξ^j` (encoding) or inverse weights `ξ^−j / M`
-    /// (decoding), `M` entries; tower `z`'s are `towers.tw_words · z`
-    /// further.
-    pub table: *const W,
-    /// The RNS tower arguments ([`crate::towers`]; grid z is the tower).
-    pub towers: Towers<W>,
-    /// Elements per tower: `batch · M`.
-    pub total: u32,
-    /// `log2 M`.
-    pub log_m: u32,
-    /// The first pass's `s1` (its packing, [`PassGeometry`]).
-    pub s1: u32,
-    /// A one-tower launch's prime.
-    pub p: W,
-}
-
-/// The argument block of Coala's pointwise Gaussian product kernel
-/// (`dgt_pointwise_<word>`, [`crate::names::DgtPointwiseKernel`]): one
-/// `#[repr(C)]` value, the kernel's only parameter, which the host fills
-/// field by field. Thread `t < total` of grid layer `z` runs [`pointwise`]
-/// on element `t mod M` of polynomial `t / M` of tower `z`.
-#[derive(Debug, Clone, Copy)]
-#[repr(C)]
-pub struct DgtPointwiseArgs<W> {
-    /// The first factor and the product, tower 0's.
-    pub a: *mut W,
-    /// The second factor, tower 0's.
-    pub b: *const W,
-    /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
-    pub towers: Towers<W>,
-    /// Elements per tower: `batch · M`.
-    pub total: u32,
-    /// `log2 M`.
-    pub log_m: u32,
-    /// Algorithm 4's bit length of a one-tower launch's prime.
-    pub qbits: u32,
-    /// A one-tower launch's prime.
-    pub p: W,
-    /// Algorithm 4's `µ` of that prime.
-    pub mu: W,
 }

@@ -15,6 +15,26 @@ use crate::towers::Towers;
 /// cannot disagree on order or types. Thread `t < total` runs
 /// [`ct_butterfly`] (forward) or [`gs_butterfly_half`] (inverse) of stage
 /// `log_m` in tower `blockIdx.y`.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `ntt_{fwd,inv}_radix2_stage_*` rely on
+/// (`N = 2^log_n`):
+///
+/// * `towers` satisfies the invariants of [`Towers`] with
+///   `data_words = batch · N`; `a` points to `rows · batch · N` words of
+///   global memory, tower `y`'s each below its modulus;
+/// * `tw.main` (and `tw.aux` where the reduction has auxiliary words) holds
+///   `N` prepared words per tower, `towers.tw_words` apart;
+/// * `total = batch · N/2` and `log_m < log_n`;
+/// * a one-tower launch's `(q, k, m)` are [`ModMul::parts`] of the
+///   reduction for a modulus it accepts.
+///
+/// Established by `polymul::plan::launch::radix2_ntt` (host), called by
+/// `polymul::plan::engine::NttEngine` after `NttEngine::batch_of` / `NttEngine::pair`
+/// (`polymul::layout::Towers::layout_of`) checked the buffers, with the tables and
+/// constants that `NttEngine::new` prepared from moduli `polymul::NttParams::new`
+/// validated.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Radix2Args<W> {
@@ -114,7 +134,8 @@ impl<W: Gmem> Twiddles<W> {
     /// `i` is inside the table (and the auxiliary words, if `R::NEEDS_AUX`).
     #[inline(always)]
     pub unsafe fn get<R: ModMul<W>>(&self, i: usize) -> R::Op {
-        // SAFETY: forwarded (caller).
+        // SAFETY: `i` is inside `main` (and `aux` where `R::NEEDS_AUX`), tables nothing writes
+        // during the launch: this function's contract, established by its caller.
         unsafe {
             let aux = if R::NEEDS_AUX { W::ld_nc(self.aux.add(i)) } else { W::zero() };
             R::op(W::ld_nc(self.main.add(i)), aux)
@@ -138,7 +159,9 @@ pub unsafe fn ct_butterfly<W: Gmem, R: ModMul<W>>(
     log_m: u32,
     red: &R,
 ) {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `a`, `tw` and `t` satisfy this function's contract (its `# Safety`), which
+    // `butterfly_with` shares; established by its caller (the radix-2 kernels: the invariants of
+    // `Radix2Args`).
     unsafe {
         butterfly_with::<W, R>(a, tw, t, log_n, log_m, |u, v, xi| {
             let v = red.mul(v, xi);
@@ -162,7 +185,9 @@ pub unsafe fn gs_butterfly_half<W: Gmem, R: ModMul<W>>(
     log_m: u32,
     red: &R,
 ) {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `a`, `tw` and `t` satisfy this function's contract (its `# Safety`), which
+    // `butterfly_with` shares; established by its caller (the radix-2 kernels: the invariants of
+    // `Radix2Args`).
     unsafe {
         butterfly_with::<W, R>(a, tw, t, log_n, log_m, |u, v, xi| {
             let q = red.q();

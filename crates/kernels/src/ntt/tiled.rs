@@ -34,6 +34,30 @@ use crate::towers::Towers;
 /// cannot disagree on order or types. One block per tile (grid x =
 /// `batch ·` [`TileGeometry::blocks_per_poly`], y = towers), at least
 /// [`block_threads`] threads and a padded tile of dynamic shared memory.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `ntt_{fwd,inv}_tiled_*` rely on
+/// (`N = 2^geo.log_n`):
+///
+/// * `towers` satisfies the invariants of [`Towers`] with
+///   `data_words = batch · N`; `a` points to `rows · batch · N` words of
+///   global memory, tower `y`'s each below its modulus;
+/// * `tw.main` (and `tw.aux` where the reduction has auxiliary words) holds
+///   `N` prepared words per tower, `towers.tw_words` apart;
+/// * `geo` is a valid geometry (`l1 <= log_tile <= log_n`), the grid has
+///   one block per tile (x = `batch ·` [`TileGeometry::blocks_per_poly`]),
+///   the block a power of two of threads and at least
+///   `padded_words(2^log_tile)` words of dynamic shared memory;
+/// * `1 <= log_radix <= 4`, `stop <= log_n`;
+/// * a one-tower launch's `(q, k, m)` are [`ModMul::parts`] of the
+///   reduction for a modulus it accepts.
+///
+/// Established by `polymul::plan::launch::tiled_passes` (host: grid, threads, shared
+/// memory), with the geometry from `polymul::params::tile_geometry` /
+/// `polymul::params::geometry_2d` that `polymul::plan::engine::NttEngine::new` checked against
+/// the device's shared memory, and the buffers checked by
+/// `NttEngine::batch_of` (`polymul::layout::Towers::layout_of`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct TiledArgs<W> {
@@ -185,7 +209,8 @@ pub unsafe fn store<W: Gmem, S: Shared<W>>(
 /// `ti < N` and `tw` holds `N` prepared words (and aux words if needed).
 #[inline(always)]
 unsafe fn twiddle<W: Gmem, R: ModMul<W>>(tw: Twiddles<W>, ti: u32) -> R::Op {
-    // SAFETY: forwarded.
+    // SAFETY: `ti < N` and `tw` holds `N` prepared words (and auxiliary words if `R` needs them):
+    // this function's contract, which `tiled::level` establishes.
     unsafe { tw.get::<R>(ti as usize) }
 }
 
@@ -403,7 +428,8 @@ pub unsafe fn step<W: Gmem, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX: u32
     // Only units up to `MAX_LOG_RADIX` are compiled in: a kernel's
     // registers are those of its widest unit.
     let k = k.min(MAX_LOG_RADIX);
-    // SAFETY: forwarded.
+    // SAFETY: the contract of `group` holds: it is this function's (its `# Safety`), established by
+    // its caller; `k` is `1..=MAX_LOG_RADIX` by `steps`.
     unsafe {
         match k {
             4 => group::<W, R, S, 16>(g, s, tw, geo, blk, st, inverse, t, nt, red),
@@ -522,7 +548,8 @@ pub unsafe fn run_phase<W: Gmem, R: ModMul<W>, S: Shared<W>, const MAX_LOG_RADIX
     nt: usize,
     red: &R,
 ) {
-    // SAFETY: forwarded.
+    // SAFETY: `g`, `s`, `tw`, the geometry and the phase order are this function's contract (its
+    // `# Safety`), established by its caller (the tiled kernels: the invariants of `TiledArgs`).
     unsafe {
         match phase {
             Phase::Load => load(g, s, geo, strided, blk, t, nt),

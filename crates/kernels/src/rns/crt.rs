@@ -76,6 +76,16 @@ pub const MAX_TOWERS: usize = 1024;
 /// one `#[repr(C)]` value, the kernel's only parameter. Grid:
 /// `⌈count / B⌉` blocks of `B` threads ([`super::block_coeffs`]),
 /// [`shared_bytes`] of dynamic shared memory.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `rns_crt_*` rely on: `residues` points to
+/// `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
+/// words; `table` to [`table`]`(k towers, l)`; the grid is `⌈count / B⌉`
+/// blocks of `B` threads with [`shared_bytes`]`(B, l, k, word bytes)` of
+/// dynamic shared memory; `magic = div_magic(l)`. Established by
+/// `polymul::rns::convert::DeviceConvert::reconstruct`, after
+/// `polymul::rns::plan::RnsPlan::check_pair` checked both buffers' shapes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct CrtArgs<W> {

@@ -41,6 +41,17 @@ pub const ROW_HEAD: usize = 6;
 /// works on coefficient `t mod B` and the towers `i ≡ ⌊t / B⌋ (mod
 /// 2^log_groups)`), `B · padded_stride(l) · 8` bytes of dynamic shared
 /// memory.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `rns_decompose_*` rely on: `limbs` points to
+/// `count · l` words, `out` to `k · count` words, `table` to
+/// [`table`]`(k towers, l)`; the grid is `⌈count / B⌉` blocks of
+/// `B · 2^log_groups` threads with `B · padded_stride(l) · 8` bytes of
+/// dynamic shared memory; `magic = div_magic(l)`. Established by
+/// `polymul::rns::convert::DeviceConvert::decompose` (block, grid and shared memory
+/// from the basis's `Tables`), after `polymul::rns::plan::RnsPlan::check_pair` checked
+/// both buffers' shapes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DecomposeArgs<W> {
@@ -180,7 +191,9 @@ mod tests {
         let s = HostShared(smem.as_mut_ptr());
         let nt = b << log_groups;
         for blk in 0..(count as u32).div_ceil(b) {
-            // SAFETY: buffers sized above.
+            // SAFETY: the invariants of `DecomposeArgs` for this emulated launch: `limbs` holds
+            // `count · l` words, `out` `k · count`, `tab` the table, `smem` `b · padded_stride(l)`
+            // words (all allocated above), `blk < ⌈count / b⌉`, `t < nt`.
             unsafe {
                 (0..nt).for_each(|t| load(&a, &s, blk, t, nt));
                 (0..nt).for_each(|t| residues(&a, &s, blk, t, nt));

@@ -1,0 +1,171 @@
+//! The lazy kernels' arguments: [`LaunchArgs`], the `#[repr(C)]` block
+//! every lazy, fused and cluster kernel takes (the host fills this very
+//! struct), and [`PassArgs`], one tower's view of it that the pass code
+//! reads.
+
+use crate::Word;
+use crate::arith::Barrett4;
+use crate::arith::harvey::ShoupPair;
+
+use super::geometry::Shape;
+
+/// What one launch of a pass works on (one tower: the entry point resolves
+/// the tower's data, table and modulus).
+#[derive(Debug, Clone, Copy)]
+pub struct PassArgs<W> {
+    /// The tower's data (`batch · N` words).
+    pub data: *mut W,
+    /// The tower's forward twiddle table ([`table_pairs`](super::table_pairs) pairs, see the
+    /// module docs): what the forward steps read.
+    pub tw: *const ShoupPair<W>,
+    /// The tower's inverse twiddle table: what the inverse steps read.
+    pub tw_inv: *const ShoupPair<W>,
+    /// The modulus (`4q < 2^β`).
+    pub q: W,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// Sub-transforms in the whole batch: rows (`batch · 2^(log_n − l)`) or
+    /// columns (the same count). Units past it do nothing.
+    pub subs: u32,
+    /// The product pass's second operand (transformed, reduced), laid out
+    /// as `data`; unused by the other passes.
+    pub b: *const W,
+    /// Algorithm 4's constants for `q`: the product pass's pointwise
+    /// multiplication.
+    pub barrett: Barrett4<W>,
+    /// `log2` of the polynomials whose rows share a row-pass block
+    /// ([`row_polys_log`](super::row_polys_log); clamped by
+    /// [`row_of`](super::row_of)); column passes ignore it.
+    pub log_polys: u32,
+}
+
+/// The arguments of every lazy pass kernel, passed by value as one
+/// `#[repr(C)]` block: the host fills this very struct, so the two sides
+/// cannot disagree on order or types.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of the lazy (`ntt_lazy_*`), fused and cluster
+/// kernels rely on (`N = 2^log_n`; `rows` towers, the grid's y extent):
+///
+/// * `data` points to `rows` towers of `data_words = batch · N` words of
+///   global memory; a non-null `b` likewise;
+/// * `moduli` is null (one tower: `q`, `mu`, `qbits` are used) or holds
+///   `rows` rows of `TOWER_WORDS` words (the invariants of
+///   [`Towers`](crate::towers::Towers));
+/// * every tower's modulus `q` has `4q < 2^β` (Harvey's lazy range) and
+///   Algorithm 4's `(µ, m)` for it;
+/// * `tw` and `tw_inv` hold `tw_pairs` pairs per tower, each tower's laid
+///   out as [`table_pairs`](super::table_pairs) describes for the launch's
+///   row-pass shape (the plain `N + 1` pairs, then the thread-ordered
+///   region);
+/// * a pass kernel's shape is one of the plan's schedule for `log_n`,
+///   `subs` is its sub-transforms per tower (`batch · 2^(log_n − l)`), the
+///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
+///   twice that for a forward pass with `b`), the block
+///   [`Shape::threads`](super::Shape::threads) threads and
+///   [`pass_smem_words`](super::pass_smem_words) words of dynamic shared
+///   memory;
+/// * a fused kernel's launch has `subs = batch`, `2 · batch ·`
+///   [`fused_per_poly`](super::fused_per_poly) blocks per tower, the larger
+///   pass tile plus 16 bytes of shared memory, `ctrl` pointing to
+///   [`fused_ctrl_words`](super::fused_ctrl_words)`(batch)` zero words per
+///   tower and `lag` at least a row block's polynomials; a cluster kernel's
+///   has `subs = batch` and `batch · 2^lcs` blocks per tower in clusters of
+///   `2^lcs`.
+///
+/// Established by `polymul::plan::launch::LazyTables::launch_args` (the
+/// block) and its launchers `polymul::plan::launch::lazy_pass`, `fused_ntt` and
+/// `cluster_ntt` (grids, threads, shared memory, `ctrl`, `lag`); the tables
+/// by `polymul::plan::engine::LazyTableSet::new` (`polymul::plan::lazy::tables`, `tw_pairs`
+/// from `LazySchedule::table_pairs`); the batch by
+/// `polymul::plan::engine::NttEngine::batch_of` / `NttEngine::pair`
+/// (`polymul::layout::Towers::layout_of`); the moduli by `polymul::NttParams::new` (at most
+/// `Barrett4::MAX_BITS`: 30 bits on `u32`, 62 on `u64`, so `4q < 2^β`).
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct LaunchArgs<W> {
+    /// The batch, tower after tower.
+    pub data: *mut W,
+    /// The forward twiddle tables, `tw_pairs` pairs per tower.
+    pub tw: *const ShoupPair<W>,
+    /// The inverse twiddle tables, `tw_pairs` pairs per tower.
+    pub tw_inv: *const ShoupPair<W>,
+    /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
+    /// one tower (then `q` is used).
+    pub moduli: *const W,
+    /// Words between consecutive towers' data.
+    pub data_words: u64,
+    /// Pairs between consecutive towers' tables (`N + 1`).
+    pub tw_pairs: u32,
+    /// `log2 N`.
+    pub log_n: u32,
+    /// Sub-transforms per tower ([`PassArgs::subs`]).
+    pub subs: u32,
+    /// Algorithm 4's bit length `m` of a one-tower launch's modulus (the
+    /// product pass's pointwise multiplication).
+    pub qbits: u32,
+    /// [`PassArgs::log_polys`].
+    pub log_polys: u32,
+    /// The modulus of a one-tower launch.
+    pub q: W,
+    /// Algorithm 4's `µ` of a one-tower launch's modulus.
+    pub mu: W,
+    /// The product pass's second operand, transformed (null for the other
+    /// passes), laid out as `data`.
+    pub b: *const W,
+    /// A fused launch's control words ([`fused_ctrl_words`](super::fused_ctrl_words) per tower, all
+    /// zero), null for the other kernels.
+    pub ctrl: *mut u32,
+    /// A fused launch's lag in polynomials ([`fused_item`](super::fused_item)).
+    pub lag: u32,
+}
+
+impl<W: Word> PassArgs<W> {
+    /// The operand and block of block `blk` of a forward pass launched over
+    /// two operands (`b` non-null, twice the blocks of one): the first half
+    /// of the blocks transforms `data`, the second half `b` (in place). A
+    /// polymul's two column passes are one launch this way, with twice the
+    /// blocks in flight.
+    #[inline(always)]
+    pub fn pair_operand(self, shape: Shape, blk: u32) -> (PassArgs<W>, u32) {
+        let blocks = self.subs.div_ceil(1 << shape.log_s);
+        if self.b.is_null() || blk < blocks {
+            (self, blk)
+        } else {
+            (PassArgs { data: self.b as *mut W, ..self }, blk - blocks)
+        }
+    }
+}
+
+impl<W: Word> LaunchArgs<W> {
+    /// Tower `y`'s [`PassArgs`].
+    ///
+    /// # Safety
+    /// A non-null `moduli` holds at least `y + 1` rows.
+    #[inline(always)]
+    pub unsafe fn tower(&self, y: u32) -> PassArgs<W> {
+        use crate::towers::{MU, Q, QBITS, TOWER_WORDS};
+        let (q, mu, qbits) = if self.moduli.is_null() {
+            (self.q, self.mu, self.qbits)
+        } else {
+            // SAFETY: row y exists (caller).
+            unsafe {
+                let row = self.moduli.add(y as usize * TOWER_WORDS);
+                (*row.add(Q), *row.add(MU), (*row.add(QBITS)).as_u64() as u32)
+            }
+        };
+        let off = y as usize * self.data_words as usize;
+        PassArgs {
+            data: self.data.wrapping_add(off),
+            tw: self.tw.wrapping_add(y as usize * self.tw_pairs as usize),
+            tw_inv: self.tw_inv.wrapping_add(y as usize * self.tw_pairs as usize),
+            q,
+            log_n: self.log_n,
+            subs: self.subs,
+            b: self.b.wrapping_add(off),
+            barrett: Barrett4 { q, mu, m: qbits },
+            log_polys: self.log_polys,
+        }
+    }
+}

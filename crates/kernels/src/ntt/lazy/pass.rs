@@ -1,0 +1,469 @@
+//! The device code of one lazy pass: a thread's radix-`2^k` units, read
+//! from global memory or the tile, `k` stages of Harvey butterflies
+//! (forward, inverse, or the product pass's forward, pointwise product and
+//! inverse), written to the tile, a [`Sink`] or global memory; one
+//! execution step per call, a block barrier between steps.
+
+use crate::Word;
+use crate::arith::ModMul;
+use crate::arith::harvey::{self, ShoupPair};
+use crate::gmem::Gmem;
+use crate::smem::Shared;
+
+use super::args::PassArgs;
+use super::geometry::{Shape, clamp_polys_log, row_of, row_twiddle_index};
+use super::tuning::held_in_tile;
+use super::{FORWARD, INVERSE, PRODUCT};
+
+/// Words a thread holds between the product pass's steps (`b`'s transform,
+/// one radix-`2^log_r` unit's worth): at most radix 16.
+pub const MAX_HELD: usize = 16;
+
+/// Words of dynamic shared memory a pass kernel of `mode` with `shape`
+/// needs: [`Shape::smem_words`], twice that for a product pass that keeps
+/// `b`'s words in the tile ([`held_in_tile`]).
+pub const fn pass_smem_words(shape: Shape, mode: u8, word_bytes: usize) -> u32 {
+    let w = shape.smem_words(word_bytes);
+    if mode == PRODUCT && held_in_tile(word_bytes) { 2 * w } else { w }
+}
+
+/// Execution steps of a pass kernel of `MODE` with `shape`: `steps()`, or
+/// `3·steps() − 1` for the product pass (`b`'s forward steps, then
+/// `data`'s forward and inverse steps with the middle one shared).
+pub const fn exec_steps(shape: Shape, mode: u8) -> u32 {
+    if mode == PRODUCT { 3 * shape.steps() - 1 } else { shape.steps() }
+}
+
+/// Where a pass's last step sends its words instead of global memory: the
+/// other pass's tiles in a thread-block cluster ([`crate::ntt::cluster`]).
+pub trait Sink<W> {
+    /// Whether the pass ends in this sink (`false`: in global memory).
+    const ACTIVE: bool;
+    /// Sends word `y` of sub-transform `gsub` (indices as in the pass).
+    ///
+    /// # Safety
+    /// `gsub` and `y` come from a valid pass of the sink's shape.
+    unsafe fn put(&self, gsub: u32, y: u32, v: W);
+}
+
+/// The ordinary end of a pass: global memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ToGlobal;
+
+impl<W> Sink<W> for ToGlobal {
+    const ACTIVE: bool = false;
+    #[inline(always)]
+    unsafe fn put(&self, _: u32, _: u32, _: W) {}
+}
+
+/// Runs execution step `e` (`0..exec_steps`) of block `blk` for thread `t`:
+/// the units of this thread, read from global memory (first step) or the
+/// tile, `k` stages (forward, inverse, or for the product pass's middle
+/// step forward, pointwise product and inverse), written to the tile or
+/// global memory (last step). The GPU puts a block barrier between
+/// consecutive steps; the host runs a step for every thread of the block
+/// before the next.
+///
+/// # Safety
+/// `args` describe a valid batch and table for `shape` (`l <= log_n`, a
+/// row pass with `l1 = log_n − l` and a column pass with `l` stages, a
+/// table of [`table_pairs`](super::table_pairs) pairs, for `PRODUCT` a row pass and `b` a
+/// transformed batch like `data`), `s` holds [`Shape::smem_words`] words,
+/// `blk` is below the launch's block count and `t` below
+/// [`Shape::threads`].
+/// `held` is the thread's registers that live across the steps (the
+/// product pass keeps `b`'s words there; the other passes ignore it).
+#[inline(always)]
+pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    held: &mut [W; MAX_HELD],
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    // SAFETY: `exec`'s contract is `step`'s (its `# Safety`), established by the caller (the lazy
+    // kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
+    unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, false), held, blk, t, e) }
+}
+
+/// [`step`] with the pass's ends chosen: its first step reads global memory
+/// if `from_global` (else the tile, filled by another pass's [`Sink`]) and
+/// its last step writes to `sink` if that is active (else global memory).
+///
+/// # Safety
+/// As for [`step`]; a tile the first step reads holds the pass's words in
+/// its layout.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    sink: &K,
+    from_global: bool,
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    let mut held = [W::zero(); MAX_HELD];
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and a tile the first
+    // step reads holds the pass's words), established by its caller.
+    unsafe { exec::<W, S, K, MODE>(shape, args, s, sink, (from_global, false), &mut held, blk, t, e) }
+}
+
+/// [`step`] for the second pass of a fused kernel ([`fused_item`](super::fused_item)): its
+/// first step reads global memory from L2 (`ld.global.cg`), where other
+/// blocks of the same launch wrote the first pass's words (an SM's L1 may
+/// hold the words that were there before).
+///
+/// # Safety
+/// As for [`step`]; the first pass of the block's polynomial has finished
+/// and its writes are visible (the fused kernels' counters).
+#[inline(always)]
+pub unsafe fn step_l2<W: Gmem, S: Shared<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    let mut held = [W::zero(); MAX_HELD];
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and the first pass's
+    // writes are visible), established by its caller.
+    unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, true), &mut held, blk, t, e) }
+}
+
+/// What a unit does at the ends of its step.
+#[derive(Clone, Copy)]
+struct Io {
+    /// Reads its words from global memory (else from the tile).
+    from_global: bool,
+    /// Reads global memory from L2 (`ld.global.cg`): words another block
+    /// of the launch wrote.
+    cg: bool,
+    /// The pass's last step (writes to the sink or global memory).
+    last: bool,
+    /// Works on `b` (the product pass's first steps) instead of `data`.
+    src_b: bool,
+    /// Keeps its results in the held registers instead of storing them
+    /// (`b`'s last forward step).
+    keep: bool,
+    /// Multiplies by the held registers (the product pass's middle step).
+    use_held: bool,
+}
+
+/// [`step`] and [`step_io`] in one: execution step `e` with the held
+/// registers.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    sink: &K,
+    (from_global, cg): (bool, bool),
+    held: &mut [W; MAX_HELD],
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    let n = shape.steps();
+    // The product pass runs `b`'s forward steps first (e < n), then
+    // `data`'s from e = n on.
+    let b_steps = MODE == PRODUCT && e < n;
+    let ed = if MODE == PRODUCT && !b_steps { e - n } else { e };
+    // Forward step index (the inverse runs the steps backwards) and which
+    // halves of the butterfly work run.
+    let (j, fwd, inv) = match MODE {
+        FORWARD => (ed, true, false),
+        INVERSE => (n - 1 - ed, false, true),
+        _ if b_steps || ed + 1 < n => (ed, true, false),
+        _ if ed + 1 == n => (ed, true, true),
+        _ => (2 * n - 2 - ed, false, true),
+    };
+    let (g, k) = shape.step(j);
+    let io = Io {
+        from_global: ed == 0 && from_global,
+        cg,
+        last: e + 1 == exec_steps(shape, MODE),
+        src_b: b_steps,
+        keep: b_steps && ed + 1 == n,
+        use_held: MODE == PRODUCT && fwd && inv,
+    };
+    let s = &mut (s, sink, held);
+    // SAFETY: `units` needs `step`'s contract, which this function's caller established;
+    // `(k, fwd, inv)` comes from `shape.step`, so `R = 2^k <= 2^log_r`.
+    unsafe {
+        match (k, fwd, inv) {
+            (4, true, false) => units::<W, S, K, true, false, 16>(shape, args, s, blk, t, g, io),
+            (3, true, false) => units::<W, S, K, true, false, 8>(shape, args, s, blk, t, g, io),
+            (2, true, false) => units::<W, S, K, true, false, 4>(shape, args, s, blk, t, g, io),
+            (_, true, false) => units::<W, S, K, true, false, 2>(shape, args, s, blk, t, g, io),
+            (4, false, _) => units::<W, S, K, false, true, 16>(shape, args, s, blk, t, g, io),
+            (3, false, _) => units::<W, S, K, false, true, 8>(shape, args, s, blk, t, g, io),
+            (2, false, _) => units::<W, S, K, false, true, 4>(shape, args, s, blk, t, g, io),
+            (_, false, _) => units::<W, S, K, false, true, 2>(shape, args, s, blk, t, g, io),
+            (4, true, true) => units::<W, S, K, true, true, 16>(shape, args, s, blk, t, g, io),
+            (3, true, true) => units::<W, S, K, true, true, 8>(shape, args, s, blk, t, g, io),
+            (2, true, true) => units::<W, S, K, true, true, 4>(shape, args, s, blk, t, g, io),
+            (_, true, true) => units::<W, S, K, true, true, 2>(shape, args, s, blk, t, g, io),
+        }
+    }
+}
+
+/// Every radix-`R` unit of thread `t` in the step with `g` stages before
+/// it; `io = (from global, to global)`.
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    (s, sink, held): &mut (&S, &K, &mut [W; MAX_HELD]),
+    blk: u32,
+    t: u32,
+    g: u32,
+    io: Io,
+) {
+    let k = R.trailing_zeros();
+    let per_thread = 1u32 << (shape.log_r - k);
+    let threads = shape.threads();
+    for v in 0..per_thread {
+        // The unit's slice of the held registers (2^log_r words per thread).
+        let h = &mut held[(v as usize) * R..(v as usize + 1) * R];
+        // SAFETY: `unit` needs `step`'s contract (this function's, established by `exec`'s caller);
+        // `t + v · threads` is one of this thread's units.
+        unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
+    }
+}
+
+/// Radix-`R` unit `p` of block `blk` (see [`units`]).
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    (s, sink, held): (&S, &K, &mut [W]),
+    blk: u32,
+    p: u32,
+    g: u32,
+    Io { from_global, cg, last, src_b, keep, use_held }: Io,
+) {
+    let to_global = last && !K::ACTIVE;
+    let src: *const W = if src_b { args.b } else { args.data };
+    let (l, log_s) = (shape.l, shape.log_s);
+    let k = R.trailing_zeros();
+    let word_bytes = core::mem::size_of::<W>();
+    // Which sub-transform and which unit of it: the fastest-varying thread
+    // index walks the columns (column pass) or the units of a row.
+    let (sub, u) = if shape.strided {
+        (p & ((1 << log_s) - 1), p >> log_s)
+    } else {
+        (p >> (l - k), p & ((1 << (l - k)) - 1))
+    };
+    let gsub = if shape.strided {
+        (blk << log_s) + sub
+    } else {
+        row_of(shape, args.log_n, clamp_polys_log(shape, args.log_n, args.log_polys), blk, sub)
+    };
+    if gsub >= args.subs {
+        return;
+    }
+    // The unit's words are j0 + x·h, x < R; i is its group at stage g.
+    let lh = l - g - k;
+    let h = 1u32 << lh;
+    let i = u >> lh;
+    let j0 = (i << (l - g)) | (u & (h - 1));
+    let log_cols = args.log_n - l;
+    // Global word of the unit's first word, and the distance between words.
+    let (gbase, gstride) = if shape.strided {
+        let poly = (gsub >> log_cols) as usize;
+        let col = (gsub & ((1 << log_cols) - 1)) as usize;
+        ((poly << args.log_n) + col + ((j0 as usize) << log_cols), (h as usize) << log_cols)
+    } else {
+        (((gsub as usize) << l) + j0 as usize, h as usize)
+    };
+    // Physical tile word of the unit's first word; word x sits at
+    // `sbase + x·sstride + pad(x·h)` (see `Shape::log_pad`: the unit never
+    // straddles a padding word in a way that breaks this).
+    let log_pad = shape.log_pad(word_bytes);
+    let (sbase, sstride) = if shape.strided {
+        ((j0 << log_s) + sub, h << log_s)
+    } else {
+        let o = (sub << l) + j0;
+        (o + (o >> log_pad), h)
+    };
+    let soff = |x: usize| -> u32 {
+        let xh = (x as u32) << lh;
+        let pad = if shape.strided { 0 } else { xh >> log_pad };
+        sbase + (x as u32) * sstride + pad
+    };
+    // Twiddle index at stage g + d for sub-group b: (T0 << (g+d)) + (i << d) + b.
+    let t0 = if shape.strided {
+        1
+    } else {
+        let l1 = log_cols;
+        (1u32 << l1) + (gsub & ((1 << l1) - 1))
+    };
+    let (q, q2) = (args.q, args.q + args.q);
+    let mut a = [W::zero(); R];
+    // SAFETY: every index is inside the batch, the tile and the table
+    // (caller: a valid shape and launch).
+    unsafe {
+        // A row unit of consecutive words moves in 16-byte vectors.
+        let run = !shape.strided && lh == 0 && R * word_bytes >= 16;
+        if from_global && run && cg {
+            W::ld_run_cg(src.add(gbase), &mut a);
+        } else if from_global && run {
+            W::ld_run(src.add(gbase), &mut a);
+        } else if from_global && cg {
+            for (x, v) in a.iter_mut().enumerate() {
+                *v = W::ld_cg(src.add(gbase + x * gstride));
+            }
+        } else if from_global {
+            for (x, v) in a.iter_mut().enumerate() {
+                *v = W::ld(src.add(gbase + x * gstride));
+            }
+        } else {
+            for (x, v) in a.iter_mut().enumerate() {
+                *v = s.ld_at(soff(x));
+            }
+        }
+        // The inverse's stage 0 (in the step with g = 0 of a pass that
+        // ends the transform) carries the 1/N.
+        let scale_last = INV && g == 0 && (shape.strided || log_cols == 0);
+        // Row-pass steps after the first read their twiddles from the
+        // thread-ordered region (`row_twiddle_index`): consecutive units,
+        // consecutive pairs, so every load instruction is coalesced.
+        let row_region = !shape.strided && g > 0;
+        let rr = gsub & ((1 << log_cols) - 1);
+        let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
+            let idx = if row_region {
+                row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+            } else {
+                (((t0 << (g + d)) + (i << d)) as usize) + b
+            };
+            W::ld_pair(table.add(idx))
+        };
+        let (fwd_tw, inv_tw) = (|d, b| tw_at(args.tw, d, b), |d, b| tw_at(args.tw_inv, d, b));
+        if FWD {
+            for d in 0..k {
+                level::<W, R, false>(&mut a, d, &fwd_tw, q, q2);
+            }
+            // The row pass ends every forward transform.
+            if !shape.strided && g + k == l {
+                for v in a.iter_mut() {
+                    *v = harvey::reduce4(*v, q, q2);
+                }
+            }
+        }
+        // Where `b`'s words wait for the product ([`held_in_tile`]): the
+        // tile's second half, at this unit's places.
+        let held_at = shape.smem_words(word_bytes);
+        if FWD && INV && use_held {
+            // The product pass: the pointwise product with the second
+            // operand's words at the same places (both reduced), which this
+            // thread's unit computed in `b`'s last forward step.
+            for x in 0..R {
+                let h = if held_in_tile(word_bytes) { s.ld_at(held_at + soff(x)) } else { held[x] };
+                a[x] = args.barrett.mul(a[x], h);
+            }
+        }
+        if INV {
+            for d in (0..k).rev() {
+                if d == 0 && scale_last {
+                    let ninv = W::ld_pair(args.tw_inv);
+                    let wn = W::ld_pair(args.tw_inv.add(1 << args.log_n));
+                    for x in 0..R / 2 {
+                        (a[x], a[x + R / 2]) = harvey::gs_last(a[x], a[x + R / 2], ninv, wn, q, q2);
+                    }
+                } else {
+                    level::<W, R, true>(&mut a, d, &inv_tw, q, q2);
+                }
+            }
+        }
+        if keep && held_in_tile(word_bytes) {
+            for (x, v) in a.iter().enumerate() {
+                s.st_at(held_at + soff(x), *v);
+            }
+        } else if keep {
+            held[..R].copy_from_slice(&a);
+        } else if last && K::ACTIVE {
+            for (x, v) in a.iter().enumerate() {
+                sink.put(gsub, j0 + ((x as u32) << lh), *v);
+            }
+        } else if to_global && run {
+            W::st_run(args.data.add(gbase), &a);
+        } else if to_global {
+            for (x, v) in a.iter().enumerate() {
+                W::st(args.data.add(gbase + x * gstride), *v);
+            }
+        } else {
+            for (x, v) in a.iter().enumerate() {
+                s.st_at(soff(x), *v);
+            }
+        }
+    }
+}
+
+/// Level `d` of a radix-`R` unit: `2^d` sub-groups of `R / 2^d` registers,
+/// sub-group `b` with twiddle `tw(d, b)`.
+#[inline(always)]
+fn level<W: Word, const R: usize, const INV: bool>(
+    a: &mut [W; R],
+    d: u32,
+    tw: &impl Fn(u32, usize) -> ShoupPair<W>,
+    q: W,
+    q2: W,
+) {
+    let (span, width) = (R >> (d + 1), R >> d);
+    for b in 0..1usize << d {
+        let w = tw(d, b);
+        for x in 0..span {
+            let x = b * width + x;
+            (a[x], a[x + span]) = if INV {
+                harvey::gs(a[x], a[x + span], w, q, q2)
+            } else {
+                harvey::ct(a[x], a[x + span], w, q, q2)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ntt::lazy::MAX_ROW_L;
+
+    #[test]
+    fn product_tiles_fit_an_sm90_block() {
+        // A product pass that keeps `b` in a second tile doubles its shared
+        // memory; every one must stay within sm_80/sm_90's opt-in limits
+        // (163 / 227 KiB), and the two-pass sizes' (l <= 13) must leave
+        // room for three blocks per sm_90 SM (228 KiB).
+        for wb in [4usize, 8] {
+            for k in crate::names::LazyKernel::all_for(wb).filter(|k| k.mode == PRODUCT) {
+                let shape = k.shape(wb);
+                let bytes = pass_smem_words(shape, PRODUCT, wb) as usize * wb;
+                assert!(bytes <= 163 * 1024, "{wb}-byte {k:?}: {bytes}");
+                if k.l <= MAX_ROW_L {
+                    assert!(3 * (bytes + 1024) <= 228 * 1024, "{wb}-byte {k:?}: {bytes}");
+                }
+            }
+        }
+        assert_eq!(
+            pass_smem_words(Shape::new(8, 4, false, 4), PRODUCT, 4),
+            2 * Shape::new(8, 4, false, 4).smem_words(4)
+        );
+        assert_eq!(
+            pass_smem_words(Shape::new(8, 4, false, 8), PRODUCT, 8),
+            Shape::new(8, 4, false, 8).smem_words(8)
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! The lazy kernels' tuning: every choice measured on an H100 (the
+//! latency schedule's radix and threshold, the polynomials per row-pass
+//! block, the sizes with fused kernels, where the product pass keeps `b`,
+//! the default register radix and the register caps), each with the
+//! measurement that set it (docs/ntt.md).
+
+use super::geometry::{MAX_ROW_L, Shape, clamp_polys_log};
+use super::{FORWARD, INVERSE, PRODUCT};
+
+/// `log2` of the radix of the latency schedule's passes where the plan
+/// asks for none.
+pub const LATENCY_LOG_R: u32 = 2;
+
+/// The smallest `log2 N` whose plans run the latency schedule for small
+/// launches. Below, one block's one-pass transform is faster: H100, one
+/// polynomial, `u32` N = 2^10 forward 4.07 µs back to back in one pass
+/// against 5.48 in two latency passes (`u64`: 4.99 against 7.24); from
+/// 2^12 the two passes win (`u64` N = 2^12: 10.16 against 7.78 µs).
+pub const LATENCY_MIN_LOG_N: u32 = 12;
+
+/// The most polynomials (`log2`) a row-pass block takes rows of where it
+/// has the choice. Measured on an H100 (N = 2^16, CUDA events, one run,
+/// docs/ntt.md): 4 polynomials per block against 1, `u32` forward /
+/// inverse / polymul 236 / 214 / 607 → 231 / 213 / 588 µs at batch 512 and
+/// 25.7 / 22.4 / 48.7 → 24.0 / 21.5 / 45.8 µs at batch 32 (`u64` at batch
+/// 32: 43.4 / 43.0 / 118.8 → 42.1 / 41.6 / 116.9); a whole block of 32
+/// polynomials (one row each) made the `u32` forward slower (0.436 →
+/// 0.455 µs per polynomial): rows 256 KiB apart instead of runs of
+/// consecutive rows.
+pub const ROW_POLYS_LOG_MAX: u32 = 2;
+
+/// `log2` of the polynomials per row-pass block a launch over `batch`
+/// polynomials asks for: the most (up to [`ROW_POLYS_LOG_MAX`] and the
+/// block's rows) that divide the batch, so that no block is left
+/// part-empty ([`row_of`](super::row_of)).
+pub const fn row_polys_log(shape: Shape, log_n: u32, batch: usize) -> u32 {
+    let tz = if batch == 0 { 0 } else { batch.trailing_zeros() };
+    clamp_polys_log(shape, log_n, if tz > ROW_POLYS_LOG_MAX { ROW_POLYS_LOG_MAX } else { tz })
+}
+
+/// The sizes (`log2 N`) with fused kernels for `word_bytes`-byte words:
+/// the `u32` two-pass sizes (2^15 to 2^21; 2^14 is one pass), none for
+/// `u64`. Measured on an H100 (docs/ntt.md): the fused `u32` transform at
+/// N = 2^16, batch 512, reads and writes device memory once (134.8 MB read,
+/// 114.8 MB written for 134 MB of words) and took 214.6 / 191.1 µs against
+/// 234.7 / 213.8 µs for the two launches (forward / inverse); the `u64`
+/// kernels, compute-bound, were 5% slower fused (525 against 501 µs).
+pub const fn fused_sizes(word_bytes: usize) -> core::ops::RangeInclusive<u32> {
+    if word_bytes == 4 {
+        15..=21
+    } else {
+        #[allow(clippy::reversed_empty_ranges)] // none
+        {
+            1..=0
+        }
+    }
+}
+
+/// Whether the product pass keeps `b`'s transformed words in a second tile
+/// (the pass's shared memory doubled: [`pass_smem_words`](super::pass_smem_words)) instead of
+/// registers, for `word_bytes`-byte words. The unit's thread writes and
+/// later reads the same places, so no barrier is added. For `u32`, held in
+/// registers, the radix-16 pass needed 64 registers, two 512-thread blocks
+/// per SM (Nsight Compute: 50% occupancy, latency-bound between its
+/// barriers); in the tile it runs at 40, three blocks per SM, and a polymul
+/// at N = 2^16, batch 512 took 562 instead of 588 µs (H100, docs/ntt.md).
+/// For `u64` the registers stay: three blocks of 256 threads per SM
+/// already, and 64 KiB tiles would allow no more.
+pub const fn held_in_tile(word_bytes: usize) -> bool {
+    word_bytes == 4
+}
+
+/// `log2` of the register radix a plan uses by default for a pass of
+/// `l`-point sub-transforms on `word_bytes`-byte words (`strided`: a column
+/// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from timings on an H100
+/// (docs/ntt.md): radix 16, except the `u64` row passes of 2^8 points,
+/// where radix 8 (more threads, fewer registers) is faster — but not the
+/// `u64` product pass of 2^8 points, which with its register cap
+/// ([`max_regs`]) is 4% faster at radix 16 (a polymul at N = 2^16, batch
+/// 512). The `u32` forward column pass alone was faster at radix 8 in
+/// Nsight Compute at batch 512, but where it runs (polymuls, whose column
+/// launch transforms both operands, and transforms below the fused
+/// kernels' batches) radix 16 measured as fast or faster: `u32` polymuls at
+/// N = 2^16 of batch 20 / 42 / 128 / 512 in 41.4 / 57.4 / 152 / 552 µs
+/// against 42.6 / 63.0 / 157 / 563, forwards of batch 42 in 30.0 against
+/// 35.0 µs. The forward and inverse row passes of one plan share one
+/// radix, because they share the thread-ordered twiddle region, whose
+/// layout follows the row pass's steps; a product pass of another radix
+/// gets tables of its own.
+pub const fn log_radix(word_bytes: usize, l: u32, strided: bool, mode: u8) -> u32 {
+    let lr = match (strided, word_bytes, mode) {
+        (false, 8, FORWARD | INVERSE) if l == 8 => 3,
+        _ => 4,
+    };
+    if lr > l { l } else { lr }
+}
+
+/// The register cap (PTX `.maxnreg`) of the pass kernel for `word_bytes`-byte
+/// words, `mode`, pass kind, `l` and `log2` radix, or `None` for the
+/// compiler's choice. Registers decide how many blocks share an SM (64 Ki
+/// per SM): uncapped, the `u64` product pass at radix 8 (66 registers ×
+/// 512 threads) ran one block per SM, 25% occupancy. Each cap buys one
+/// more block per SM for at most ~30% fewer registers (a few bytes of
+/// spills at most), and stays where it measured faster on an H100 (the
+/// goals table with and without the caps in one run, docs/ntt.md):
+/// `u64` 2^16 forward 0.981 → 0.954 µs, inverse 0.995 → 0.955, polymul
+/// 3.23 → 2.98; `u32` 2^16 forward 0.462 → 0.437, inverse 0.414 → 0.394,
+/// polymul 1.29 → 1.19. The `u64` one-pass rows (`l >= 11`) measured 2%
+/// slower capped and keep the compiler's choice, as do the `u64` radix-16
+/// product passes there (110–128 registers: a cap would cost a third of
+/// them). The `u64` radix-8 product pass of 2^13 points (1024 threads)
+/// needs its cap to launch at all (66 × 1024 registers > 64 Ki).
+pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r: u32) -> Option<u32> {
+    let r16 = log_r >= 4 && l >= 4;
+    match (word_bytes, mode, strided, r16) {
+        (8, PRODUCT, _, true) if l <= 10 => Some(80),
+        (8, PRODUCT, _, true) => None,
+        (8, PRODUCT, _, false) => Some(64),
+        (8, _, true, true) => Some(64),
+        (8, _, false, true) if l <= 10 => Some(64),
+        (8, _, _, false) => Some(40),
+        (4, PRODUCT, _, true) if l <= MAX_ROW_L && held_in_tile(4) => Some(40),
+        (4, PRODUCT, _, true) => Some(64),
+        (4, FORWARD, false, true) if l == 8 => Some(40),
+        (4, FORWARD | INVERSE, _, true) => Some(32),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_caps_let_every_capped_kernel_launch() {
+        // A capped kernel's block must fit an SM's 64 Ki registers, and the
+        // cap must be one ptxas accepts (a multiple of 8 up to 255).
+        for wb in [4usize, 8] {
+            for k in crate::names::LazyKernel::all_for(wb) {
+                let Some(cap) = max_regs(wb, k.mode, k.strided, k.l, k.log_r) else { continue };
+                let threads = k.shape(wb).threads();
+                assert!(threads <= 1024 && cap * threads <= 65536, "{wb}-byte {k:?}");
+                assert!(cap % 8 == 0 && cap <= 255);
+            }
+        }
+        // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
+        assert_eq!(max_regs(8, PRODUCT, false, 13, 3), Some(64));
+    }
+}
