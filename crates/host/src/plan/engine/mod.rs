@@ -5,13 +5,13 @@
 //! whose every launch covers all towers (block row = tower, see
 //! `polymul_kernels::towers`).
 
-use super::launch::{
-    self, ClusterKernels, Direction, FusedKernels, LazyKernels, LazyTables, Pipeline, Radix2Kernels,
-    TiledKernels, TiledLaunch,
-};
-use super::lazy::{LazySchedule, TablePair};
+mod choice;
+mod lazy_state;
+
+use super::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch};
+use super::lazy::LazySchedule;
 use super::twiddles::DeviceMultiplicands;
-use super::{AUTO_TILES, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched};
+use super::{AUTO_TILES, NttKernel, PlanOptions};
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch};
 use crate::gpu::scratch::{self, Scratch};
@@ -20,6 +20,7 @@ use crate::layout::Towers;
 use crate::params::NttParams;
 use crate::reduction::Multiplicands;
 use crate::{Coeff, Error, Result};
+use lazy_state::LazyState;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::ntt::tiled::TileGeometry;
 use polymul_kernels::towers::TowerConsts;
@@ -64,184 +65,6 @@ pub(crate) struct NttEngine<W: Coeff> {
     graphs: GraphCache,
     /// The second operand's copy in an out-of-place product.
     scratch: Scratch<W>,
-}
-
-/// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
-/// kernels and the Shoup-pair tables of every tower.
-struct LazyState<W: Coeff> {
-    kernels: LazyKernels<W>,
-    /// The one-pass cluster kernels, where the size, GPU and driver have them.
-    cluster: Option<ClusterKernels<W>>,
-    /// Both passes in one launch, where the size has them.
-    fused: Option<FusedKernels<W>>,
-    /// The tables of every tower.
-    tables: LazyTableSet<W>,
-    /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
-    barrett: Barrett4<W>,
-    /// The latency schedule's kernels (`LazySchedule::latency`) and its
-    /// tables where they differ from `tables`, for launches too small to
-    /// fill the GPU with full tiles ([`LazyState::latency_for`]).
-    latency: Option<LatencyPath<W>>,
-    /// Blocks of the full-tile schedule's first forward pass per polynomial.
-    blocks_per_poly: usize,
-    /// The GPU's SMs.
-    multiprocessors: usize,
-}
-
-/// The latency schedule of a plan: its pass kernels and its own tables
-/// where they differ from the full-tile schedule's. (Both passes in one
-/// launch, as the fused kernels run them, measured slower here: H100, `u32`
-/// N = 2^16 forward back to back 10.7 µs against 7.1 for two launches;
-/// docs/latency.md.)
-struct LatencyPath<W: Coeff> {
-    kernels: LazyKernels<W>,
-    tables: Option<LazyTableSet<W>>,
-}
-
-/// One schedule's tables of every tower, tower after tower.
-struct LazyTableSet<W: Coeff> {
-    /// Forward tables, `tw_pairs` pairs per tower.
-    fwd: DeviceVec<W>,
-    /// Inverse tables.
-    inv: DeviceVec<W>,
-    /// Pairs of one tower's table in each direction.
-    tw_pairs: u32,
-    /// A polymul's own tables (forward, inverse, pairs per tower), where the
-    /// product pass has another radix than the row passes
-    /// (`plan::lazy::product_tables`).
-    product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
-}
-
-impl<W: Coeff> LazyTableSet<W> {
-    fn new(gpu: &Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
-        // Every tower's tables of each direction, tower after tower, as words.
-        let upload = |tables: fn(&NttParams<W>, &LazySchedule) -> Result<TablePair<W>>| {
-            let (mut fwd, mut inv) = (Vec::new(), Vec::new());
-            for p in towers {
-                let (f, i) = tables(p, sched)?;
-                fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
-                inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
-            }
-            Ok::<_, Error>((gpu.upload(&fwd)?, gpu.upload(&inv)?))
-        };
-        let (fwd, inv) = upload(super::lazy::tables)?;
-        let product = if sched.product_has_own_tables() {
-            let (f, i) = upload(super::lazy::product_tables)?;
-            Some((f, i, sched.product_table_pairs() as u32))
-        } else {
-            None
-        };
-        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product })
-    }
-
-    fn bytes(&self) -> usize {
-        let p = self.product.as_ref().map_or(0, |(f, i, _)| f.len() + i.len());
-        (self.fwd.len() + self.inv.len() + p) * std::mem::size_of::<W>()
-    }
-
-    fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
-        LazyTables { fwd: self.fwd.ptr(), inv: self.inv.ptr(), tw_pairs: self.tw_pairs, barrett }
-    }
-
-    /// The tables every pass of a polymul reads.
-    fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
-        match &self.product {
-            Some((f, i, pairs)) => LazyTables { fwd: f.ptr(), inv: i.ptr(), tw_pairs: *pairs, barrett },
-            None => self.tables(barrett),
-        }
-    }
-}
-
-impl<W: Coeff> LazyState<W> {
-    fn new(
-        gpu: &Gpu,
-        towers: &[NttParams<W>],
-        sched: &LazySchedule,
-        log_r: Option<u32>,
-        options: &PlanOptions,
-    ) -> Result<Self> {
-        let tables = LazyTableSet::new(gpu, towers, sched)?;
-        // `latency_kernels: false`: none, for comparing the two in one process.
-        let wanted = options.latency_kernels;
-        // A plan that asks for a radix runs it everywhere: no latency path.
-        let wanted =
-            wanted && log_r.is_none() && sched.log_n >= polymul_kernels::ntt::lazy::LATENCY_MIN_LOG_N;
-        // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
-        // another radix for the latency passes, for comparing them.
-        let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
-        let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
-            Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
-                let own =
-                    if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
-                Some(LatencyPath { kernels: LazyKernels::new(gpu, &ls)?, tables: own })
-            }
-            _ => None,
-        };
-        Ok(Self {
-            kernels: LazyKernels::new(gpu, sched)?,
-            cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fused: FusedKernels::new(gpu, sched, options.lazy_fused)?,
-            tables,
-            barrett: *towers[0].barrett(),
-            latency,
-            blocks_per_poly: sched.forward[0].blocks(sched.log_n, 1) as usize,
-            multiprocessors: gpu.info().multiprocessors.max(1) as usize,
-        })
-    }
-
-    /// The fused kernels, where a transform of `batch` polynomials per tower
-    /// runs on them (`FusedKernels::wants`).
-    fn fused_for(&self, batch: usize) -> Option<&FusedKernels<W>> {
-        self.fused.as_ref().filter(|f| f.wants(batch))
-    }
-
-    /// Whether a launch over `polys` polynomials (every tower's) is small:
-    /// full tiles would give fewer blocks than the GPU has SMs, so the
-    /// launches cost more than the work.
-    fn is_small(&self, polys: usize) -> bool {
-        polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors
-    }
-
-    /// The latency schedule, where a launch over `polys` polynomials runs
-    /// it: a small one ([`LazyState::is_small`]).
-    fn latency_for(&self, polys: usize) -> Option<&LatencyPath<W>> {
-        self.latency.as_ref().filter(|_| self.is_small(polys))
-    }
-
-    /// The kernels and tables (transform, product) a launch over `polys`
-    /// polynomials runs: the latency schedule's ([`LazyState::latency_for`]),
-    /// else the full tiles'.
-    fn path_for(&self, polys: usize) -> LazyPath<'_, W> {
-        let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
-        match self.latency_for(polys) {
-            Some(l) => {
-                let (tables, product) = set(l.tables.as_ref().unwrap_or(&self.tables));
-                LazyPath { kernels: &l.kernels, tables, product }
-            }
-            _ => {
-                let (tables, product) = set(&self.tables);
-                LazyPath { kernels: &self.kernels, tables, product }
-            }
-        }
-    }
-
-    /// The full-tile tables (the fused and cluster kernels' schedule).
-    fn tables(&self) -> LazyTables<W> {
-        self.tables.tables(self.barrett)
-    }
-
-    fn bytes(&self) -> usize {
-        self.tables.bytes() + self.latency.as_ref().and_then(|l| l.tables.as_ref()).map_or(0, |t| t.bytes())
-    }
-}
-
-/// What one launch over a few polynomials or many runs (`LazyState::path_for`).
-struct LazyPath<'a, W: Coeff> {
-    kernels: &'a LazyKernels<W>,
-    /// The transforms' tables.
-    tables: LazyTables<W>,
-    /// A polymul's tables.
-    product: LazyTables<W>,
 }
 
 impl<W: Coeff> NttEngine<W> {
@@ -496,73 +319,6 @@ impl<W: Coeff> NttEngine<W> {
         self.twiddles.bytes() + self.inv_twiddles.bytes() + lazy
     }
 
-    pub(crate) fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
-        match self.options.kernel {
-            NttKernel::Auto => {
-                let batched = is_batched(self.n(), batch.saturating_mul(self.towers));
-                let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
-                let k = match (k, &self.lazy) {
-                    (NttKernel::Cluster, Some(lz)) if lz.cluster.is_none() => NttKernel::Lazy,
-                    (k, _) => k,
-                };
-                match k {
-                    NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
-                    // A fused plan has no lazy kernels: the best of the others.
-                    NttKernel::Lazy | NttKernel::Cluster if self.lazy.is_none() => {
-                        match super::shared_memory_kernel(W::BITS, self.log_n, batched, inverse) {
-                            NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
-                            k => k,
-                        }
-                    }
-                    k => k,
-                }
-            }
-            // Where there are no cluster kernels, the two-pass lazy ones.
-            NttKernel::Cluster if self.lazy.as_ref().is_none_or(|l| l.cluster.is_none()) => NttKernel::Lazy,
-            k => k,
-        }
-    }
-
-    pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
-        self.log_radix.unwrap_or_else(|| {
-            let k = self.kernel_for_dir(batch, inverse);
-            // A launch on the lazy kernels' latency schedule: its radix.
-            if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy)
-                && lz.fused_for(batch).is_none()
-                && let Some(l) = lz.latency_for(batch.saturating_mul(self.towers))
-            {
-                return l.kernels.row_log_r();
-            }
-            auto_radix(
-                k,
-                W::BITS,
-                self.log_n,
-                is_batched(self.n(), batch.saturating_mul(self.towers)),
-                inverse,
-            )
-        })
-    }
-
-    /// The tile geometry a kernel uses for `batch` polynomials per tower:
-    /// the largest candidate tile that still launches at least two blocks
-    /// per SM, else the smallest.
-    pub(crate) fn tile_for(&self, kernel: NttKernel, batch: usize) -> TileGeometry {
-        let geos = match kernel {
-            NttKernel::TwoD | NttKernel::TwoDPipelined => &self.geometries_2d,
-            _ => &self.geometries,
-        };
-        // Pipelined launches are one polynomial (of every tower) each.
-        let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
-        let polys = batch.saturating_mul(self.towers);
-        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
-        let first = geos[0];
-        geos.iter()
-            .rev()
-            .copied()
-            .find(|g| polys.saturating_mul(g.blocks_per_poly()) >= want)
-            .unwrap_or(first)
-    }
-
     /// Runs stages `0..stop` of a transform (`stop = log N`: the whole one).
     pub(crate) fn transform(&self, dir: Direction, data: &mut DeviceView<W>, stop: u32) -> Result<()> {
         let batch = self.batch_of("data", data)?;
@@ -735,38 +491,5 @@ impl<W: Coeff> NttEngine<W> {
             return Err(Error::FusedPlanTransform);
         }
         self.transform(dir, data, self.log_n)
-    }
-
-    /// Global-memory passes of one transform of `batch` polynomials per tower.
-    pub(crate) fn global_passes(&self, batch: usize) -> u32 {
-        match self.kernel_for_dir(batch, false) {
-            NttKernel::Radix2Global => self.log_n,
-            NttKernel::Lazy => self.lazy_passes(batch).unwrap_or(2),
-            NttKernel::Cluster => 1,
-            k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
-        }
-    }
-
-    /// Passes of the lazy forward transform over device memory, if the plan
-    /// has the lazy kernels: one where a fused launch runs both passes (the
-    /// words between them stay in L2).
-    fn lazy_passes(&self, batch: usize) -> Option<u32> {
-        self.lazy.as_ref().map(|l| {
-            if l.fused_for(batch).is_some() {
-                1
-            } else {
-                let path = l.path_for(batch.saturating_mul(self.towers));
-                path.kernels.passes(false) as u32
-            }
-        })
-    }
-
-    /// The forward geometry of `batch` polynomials per tower (`None` for
-    /// radix 2 and the lazy kernels, whose shapes are compile-time).
-    pub(crate) fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
-        match self.kernel_for_dir(batch, false) {
-            NttKernel::Radix2Global | NttKernel::Lazy | NttKernel::Cluster => None,
-            k => Some(self.tile_for(k, batch)),
-        }
     }
 }

@@ -1,0 +1,112 @@
+//! The per-call rules of an [`NttEngine`]: which kernel, radix and tile a
+//! call on `batch` polynomials runs (the options asked for, or the rules
+//! measured on an H100/H200: [`super::super::auto_kernel`],
+//! [`super::super::auto_radix`], the tile rule), and what follows from
+//! them (passes over device memory, the geometry).
+
+use super::super::{NttKernel, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
+use super::NttEngine;
+use crate::Coeff;
+use polymul_kernels::ntt::tiled::TileGeometry;
+
+impl<W: Coeff> NttEngine<W> {
+    pub(crate) fn kernel_for_dir(&self, batch: usize, inverse: bool) -> NttKernel {
+        match self.options.kernel {
+            NttKernel::Auto => {
+                let batched = is_batched(self.n(), batch.saturating_mul(self.towers));
+                let k = auto_kernel(W::BITS, self.log_n, batched, inverse);
+                let k = match (k, &self.lazy) {
+                    (NttKernel::Cluster, Some(lz)) if lz.cluster.is_none() => NttKernel::Lazy,
+                    (k, _) => k,
+                };
+                match k {
+                    NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
+                    // A fused plan has no lazy kernels: the best of the others.
+                    NttKernel::Lazy | NttKernel::Cluster if self.lazy.is_none() => {
+                        match shared_memory_kernel(W::BITS, self.log_n, batched, inverse) {
+                            NttKernel::TwoD if self.geometries_2d.is_empty() => NttKernel::Tiled,
+                            k => k,
+                        }
+                    }
+                    k => k,
+                }
+            }
+            // Where there are no cluster kernels, the two-pass lazy ones.
+            NttKernel::Cluster if self.lazy.as_ref().is_none_or(|l| l.cluster.is_none()) => NttKernel::Lazy,
+            k => k,
+        }
+    }
+
+    pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
+        self.log_radix.unwrap_or_else(|| {
+            let k = self.kernel_for_dir(batch, inverse);
+            // A launch on the lazy kernels' latency schedule: its radix.
+            if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy)
+                && lz.fused_for(batch).is_none()
+                && let Some(l) = lz.latency_for(batch.saturating_mul(self.towers))
+            {
+                return l.kernels.row_log_r();
+            }
+            auto_radix(
+                k,
+                W::BITS,
+                self.log_n,
+                is_batched(self.n(), batch.saturating_mul(self.towers)),
+                inverse,
+            )
+        })
+    }
+
+    /// The tile geometry a kernel uses for `batch` polynomials per tower:
+    /// the largest candidate tile that still launches at least two blocks
+    /// per SM, else the smallest.
+    pub(crate) fn tile_for(&self, kernel: NttKernel, batch: usize) -> TileGeometry {
+        let geos = match kernel {
+            NttKernel::TwoD | NttKernel::TwoDPipelined => &self.geometries_2d,
+            _ => &self.geometries,
+        };
+        // Pipelined launches are one polynomial (of every tower) each.
+        let batch = if kernel == NttKernel::TwoDPipelined { 1 } else { batch };
+        let polys = batch.saturating_mul(self.towers);
+        let want = 2 * self.gpu.info().multiprocessors.max(1) as usize;
+        let first = geos[0];
+        geos.iter()
+            .rev()
+            .copied()
+            .find(|g| polys.saturating_mul(g.blocks_per_poly()) >= want)
+            .unwrap_or(first)
+    }
+
+    /// Global-memory passes of one transform of `batch` polynomials per tower.
+    pub(crate) fn global_passes(&self, batch: usize) -> u32 {
+        match self.kernel_for_dir(batch, false) {
+            NttKernel::Radix2Global => self.log_n,
+            NttKernel::Lazy => self.lazy_passes(batch).unwrap_or(2),
+            NttKernel::Cluster => 1,
+            k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
+        }
+    }
+
+    /// Passes of the lazy forward transform over device memory, if the plan
+    /// has the lazy kernels: one where a fused launch runs both passes (the
+    /// words between them stay in L2).
+    fn lazy_passes(&self, batch: usize) -> Option<u32> {
+        self.lazy.as_ref().map(|l| {
+            if l.fused_for(batch).is_some() {
+                1
+            } else {
+                let path = l.path_for(batch.saturating_mul(self.towers));
+                path.kernels.passes(false) as u32
+            }
+        })
+    }
+
+    /// The forward geometry of `batch` polynomials per tower (`None` for
+    /// radix 2 and the lazy kernels, whose shapes are compile-time).
+    pub(crate) fn geometry_for(&self, batch: usize) -> Option<TileGeometry> {
+        match self.kernel_for_dir(batch, false) {
+            NttKernel::Radix2Global | NttKernel::Lazy | NttKernel::Cluster => None,
+            k => Some(self.tile_for(k, batch)),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The lazy kernels' state of an [`super::NttEngine`]: their schedule,
+//! kernels and Shoup-pair tables of every tower, and which launch path a
+//! call takes (fused, latency, or the full-tile passes).
+
+use super::super::PlanOptions;
+use super::super::launch::{ClusterKernels, FusedKernels, LazyKernels, LazyTables};
+use super::super::lazy::{LazySchedule, TablePair};
+use crate::gpu::{DeviceVec, Gpu};
+use crate::params::NttParams;
+use crate::{Coeff, Error, Result};
+use polymul_kernels::arith::Barrett4;
+
+/// What a plan needs to run [`NttKernel::Lazy`]: the schedule, its
+/// kernels and the Shoup-pair tables of every tower.
+pub(super) struct LazyState<W: Coeff> {
+    pub(super) kernels: LazyKernels<W>,
+    /// The one-pass cluster kernels, where the size, GPU and driver have them.
+    pub(super) cluster: Option<ClusterKernels<W>>,
+    /// Both passes in one launch, where the size has them.
+    pub(super) fused: Option<FusedKernels<W>>,
+    /// The tables of every tower.
+    pub(super) tables: LazyTableSet<W>,
+    /// Tower 0's Algorithm-4 constants (the scalars of a one-tower launch).
+    pub(super) barrett: Barrett4<W>,
+    /// The latency schedule's kernels (`LazySchedule::latency`) and its
+    /// tables where they differ from `tables`, for launches too small to
+    /// fill the GPU with full tiles ([`LazyState::latency_for`]).
+    pub(super) latency: Option<LatencyPath<W>>,
+    /// Blocks of the full-tile schedule's first forward pass per polynomial.
+    pub(super) blocks_per_poly: usize,
+    /// The GPU's SMs.
+    pub(super) multiprocessors: usize,
+}
+
+/// The latency schedule of a plan: its pass kernels and its own tables
+/// where they differ from the full-tile schedule's. (Both passes in one
+/// launch, as the fused kernels run them, measured slower here: H100, `u32`
+/// N = 2^16 forward back to back 10.7 µs against 7.1 for two launches;
+/// docs/latency.md.)
+pub(super) struct LatencyPath<W: Coeff> {
+    pub(super) kernels: LazyKernels<W>,
+    pub(super) tables: Option<LazyTableSet<W>>,
+}
+
+/// One schedule's tables of every tower, tower after tower.
+pub(super) struct LazyTableSet<W: Coeff> {
+    /// Forward tables, `tw_pairs` pairs per tower.
+    pub(super) fwd: DeviceVec<W>,
+    /// Inverse tables.
+    pub(super) inv: DeviceVec<W>,
+    /// Pairs of one tower's table in each direction.
+    pub(super) tw_pairs: u32,
+    /// A polymul's own tables (forward, inverse, pairs per tower), where the
+    /// product pass has another radix than the row passes
+    /// (`plan::lazy::product_tables`).
+    pub(super) product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
+}
+
+impl<W: Coeff> LazyTableSet<W> {
+    pub(super) fn new(gpu: &Gpu, towers: &[NttParams<W>], sched: &LazySchedule) -> Result<Self> {
+        // Every tower's tables of each direction, tower after tower, as words.
+        let upload = |tables: fn(&NttParams<W>, &LazySchedule) -> Result<TablePair<W>>| {
+            let (mut fwd, mut inv) = (Vec::new(), Vec::new());
+            for p in towers {
+                let (f, i) = tables(p, sched)?;
+                fwd.extend(f.iter().flat_map(|t| [t.w, t.wp]));
+                inv.extend(i.iter().flat_map(|t| [t.w, t.wp]));
+            }
+            Ok::<_, Error>((gpu.upload(&fwd)?, gpu.upload(&inv)?))
+        };
+        let (fwd, inv) = upload(super::super::lazy::tables)?;
+        let product = if sched.product_has_own_tables() {
+            let (f, i) = upload(super::super::lazy::product_tables)?;
+            Some((f, i, sched.product_table_pairs() as u32))
+        } else {
+            None
+        };
+        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product })
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        let p = self.product.as_ref().map_or(0, |(f, i, _)| f.len() + i.len());
+        (self.fwd.len() + self.inv.len() + p) * std::mem::size_of::<W>()
+    }
+
+    pub(super) fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
+        LazyTables { fwd: self.fwd.ptr(), inv: self.inv.ptr(), tw_pairs: self.tw_pairs, barrett }
+    }
+
+    /// The tables every pass of a polymul reads.
+    pub(super) fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
+        match &self.product {
+            Some((f, i, pairs)) => LazyTables { fwd: f.ptr(), inv: i.ptr(), tw_pairs: *pairs, barrett },
+            None => self.tables(barrett),
+        }
+    }
+}
+
+impl<W: Coeff> LazyState<W> {
+    pub(super) fn new(
+        gpu: &Gpu,
+        towers: &[NttParams<W>],
+        sched: &LazySchedule,
+        log_r: Option<u32>,
+        options: &PlanOptions,
+    ) -> Result<Self> {
+        let tables = LazyTableSet::new(gpu, towers, sched)?;
+        // `latency_kernels: false`: none, for comparing the two in one process.
+        let wanted = options.latency_kernels;
+        // A plan that asks for a radix runs it everywhere: no latency path.
+        let wanted =
+            wanted && log_r.is_none() && sched.log_n >= polymul_kernels::ntt::lazy::LATENCY_MIN_LOG_N;
+        // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
+        // another radix for the latency passes, for comparing them.
+        let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
+        let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
+            Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
+                let own =
+                    if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
+                Some(LatencyPath { kernels: LazyKernels::new(gpu, &ls)?, tables: own })
+            }
+            _ => None,
+        };
+        Ok(Self {
+            kernels: LazyKernels::new(gpu, sched)?,
+            cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
+            fused: FusedKernels::new(gpu, sched, options.lazy_fused)?,
+            tables,
+            barrett: *towers[0].barrett(),
+            latency,
+            blocks_per_poly: sched.forward[0].blocks(sched.log_n, 1) as usize,
+            multiprocessors: gpu.info().multiprocessors.max(1) as usize,
+        })
+    }
+
+    /// The fused kernels, where a transform of `batch` polynomials per tower
+    /// runs on them (`FusedKernels::wants`).
+    pub(super) fn fused_for(&self, batch: usize) -> Option<&FusedKernels<W>> {
+        self.fused.as_ref().filter(|f| f.wants(batch))
+    }
+
+    /// Whether a launch over `polys` polynomials (every tower's) is small:
+    /// full tiles would give fewer blocks than the GPU has SMs, so the
+    /// launches cost more than the work.
+    pub(super) fn is_small(&self, polys: usize) -> bool {
+        polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors
+    }
+
+    /// The latency schedule, where a launch over `polys` polynomials runs
+    /// it: a small one ([`LazyState::is_small`]).
+    pub(super) fn latency_for(&self, polys: usize) -> Option<&LatencyPath<W>> {
+        self.latency.as_ref().filter(|_| self.is_small(polys))
+    }
+
+    /// The kernels and tables (transform, product) a launch over `polys`
+    /// polynomials runs: the latency schedule's ([`LazyState::latency_for`]),
+    /// else the full tiles'.
+    pub(super) fn path_for(&self, polys: usize) -> LazyPath<'_, W> {
+        let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
+        match self.latency_for(polys) {
+            Some(l) => {
+                let (tables, product) = set(l.tables.as_ref().unwrap_or(&self.tables));
+                LazyPath { kernels: &l.kernels, tables, product }
+            }
+            _ => {
+                let (tables, product) = set(&self.tables);
+                LazyPath { kernels: &self.kernels, tables, product }
+            }
+        }
+    }
+
+    /// The full-tile tables (the fused and cluster kernels' schedule).
+    pub(super) fn tables(&self) -> LazyTables<W> {
+        self.tables.tables(self.barrett)
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.tables.bytes() + self.latency.as_ref().and_then(|l| l.tables.as_ref()).map_or(0, |t| t.bytes())
+    }
+}
+
+/// What one launch over a few polynomials or many runs (`LazyState::path_for`).
+pub(super) struct LazyPath<'a, W: Coeff> {
+    pub(super) kernels: &'a LazyKernels<W>,
+    /// The transforms' tables.
+    pub(super) tables: LazyTables<W>,
+    /// A polymul's tables.
+    pub(super) product: LazyTables<W>,
+}
