@@ -3,8 +3,9 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz, msrv,
-//!                                            downstream, python (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, fuzz,
+//!                                            msrv, downstream, python (what CI runs)
+//! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
 //! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
@@ -17,6 +18,7 @@
 mod downstream;
 mod fuzz;
 mod ptxas;
+mod public_api;
 mod python;
 mod sass;
 
@@ -166,6 +168,7 @@ fn test(args: &[String]) -> Res {
     )?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
     run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
+    public_api::public_api(&["--check".into()])?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
     fuzz::ci()?;
@@ -306,9 +309,11 @@ const HELP: &str = "usage: cargo xtask <command>
   build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
-  test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
-                              target, msrv, downstream, the Python package's
+  test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
+                              check-ptx, 20 s per fuzz target, msrv, downstream, the Python package's
                               wheel and pytest suite (what CI runs)
+  public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
+                              an item; --check: against crates/host/public-api.txt
   msrv                        cargo check of the host-side crates with the rust-version toolchain
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
   python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
@@ -340,6 +345,7 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
+        Some("public-api") => public_api::public_api(rest),
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
         Some("python") => python::python(rest),
