@@ -3,9 +3,10 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, fuzz,
-//!                                            msrv, downstream, python (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, miri,
+//!                                            fuzz, msrv, downstream, python (what CI runs)
 //! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
+//! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
 //! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
@@ -17,6 +18,7 @@
 
 mod downstream;
 mod fuzz;
+mod miri;
 mod ptxas;
 mod public_api;
 mod python;
@@ -171,6 +173,7 @@ fn test(args: &[String]) -> Res {
     public_api::public_api(&["--check".into()])?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
+    miri::miri()?;
     fuzz::ci()?;
     downstream::msrv()?;
     downstream::downstream()?;
@@ -310,10 +313,11 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
-                              check-ptx, 20 s per fuzz target, msrv, downstream, the Python package's
+                              check-ptx, miri, 20 s per fuzz target, msrv, downstream, the Python package's
                               wheel and pytest suite (what CI runs)
   public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
                               an item; --check: against crates/host/public-api.txt
+  miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)
   msrv                        cargo check of the host-side crates with the rust-version toolchain
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
   python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
@@ -346,6 +350,7 @@ fn main() -> ExitCode {
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
         Some("public-api") => public_api::public_api(rest),
+        Some("miri") => miri::miri(),
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
         Some("python") => python::python(rest),
