@@ -4,7 +4,8 @@
 #
 #   1. the pinned nightly toolchain (rust-toolchain.toml) with rust-src and
 #      llvm-tools (the kernels are built with -Zbuild-std=core and linked with
-#      llvm-link/opt/llc, see docs/toolchain.md); the stable toolchain (the
+#      llvm-link/opt/llc, see docs/toolchain.md) and miri (`cargo xtask miri`,
+#      with its sysroot: `cargo miri setup`); the stable toolchain (the
 #      downstream example, examples/downstream) and the toolchain of the
 #      workspace's rust-version (the MSRV check), both minimal;
 #   2. libcuda.so.1, which every binary using `cust` links against. On a GPU
@@ -33,6 +34,13 @@ if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
   rustup toolchain install "$channel" --profile minimal \
     --component rust-src --component llvm-tools --component rustfmt --component clippy
 fi
+# miri (`cargo xtask miri`, docs/testing.md) and its sysroot (built once, into
+# ~/.cache/miri; `cargo miri setup` is quick when it is there).
+if ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^miri'; then
+  say "installing the miri component of $channel"
+  rustup component add miri --toolchain "$channel"
+fi
+miri_sysroot=$(cargo "+$channel" miri setup --print-sysroot)
 # stable: present on most machines; installed (never updated) if missing.
 if ! rustup run stable rustc --version >/dev/null 2>&1; then
   say "installing the stable toolchain (examples/downstream builds with it)"
@@ -108,4 +116,4 @@ if [ ! -x "$nvdisasm" ]; then
     --target target/tools/nvdisasm nvidia-cuda-nvdisasm==13.2.86 \
     || echo "setup: nvdisasm not installed (only \`cargo xtask sass\` needs it)" >&2
 fi
-say "ready ($(rustup run "$channel" rustc --version); stable: $(rustup run stable rustc --version); msrv: $(rustup run "$msrv" rustc --version); libcuda: $libcuda)"
+say "ready ($(rustup run "$channel" rustc --version), miri sysroot $miri_sysroot; stable: $(rustup run stable rustc --version); msrv: $(rustup run "$msrv" rustc --version); libcuda: $libcuda)"

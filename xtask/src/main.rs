@@ -3,8 +3,10 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, check-ptx, fuzz, msrv,
-//!                                            downstream, python (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, miri,
+//!                                            fuzz, msrv, downstream, python (what CI runs)
+//! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
+//! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
 //! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
@@ -17,7 +19,9 @@
 
 mod downstream;
 mod fuzz;
+mod miri;
 mod ptxas;
+mod public_api;
 mod python;
 mod results;
 mod sass;
@@ -170,8 +174,10 @@ fn test(args: &[String]) -> Res {
     )?;
     run("cargo test", cargo().args(["test", "--workspace"]))?;
     run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
+    public_api::public_api(&["--check".into()])?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
+    miri::miri()?;
     fuzz::ci()?;
     downstream::msrv()?;
     downstream::downstream()?;
@@ -310,9 +316,12 @@ const HELP: &str = "usage: cargo xtask <command>
   build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]  build the kernels to PTX and check them
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
-  test                        fmt, clippy (host + nvptx), tests, docs, check-ptx, 20 s per fuzz
-                              target, msrv, downstream, the Python package's
+  test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
+                              check-ptx, miri, 20 s per fuzz target, msrv, downstream, the Python package's
                               wheel and pytest suite (what CI runs)
+  public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
+                              an item; --check: against crates/host/public-api.txt
+  miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)
   msrv                        cargo check of the host-side crates with the rust-version toolchain
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
   python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
@@ -346,6 +355,8 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
+        Some("public-api") => public_api::public_api(rest),
+        Some("miri") => miri::miri(),
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
         Some("python") => python::python(rest),

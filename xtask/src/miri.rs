@@ -1,0 +1,102 @@
+//! `cargo xtask miri`: the `polymul` crate's unit tests (`--lib`) under
+//! Miri, which checks the unsafe code they reach for undefined behaviour
+//! (aliasing, out-of-bounds and uninitialised reads, data races).
+//!
+//! Every unit test runs except those of [`SKIP`]: Miri cannot call the CUDA
+//! driver (FFI), but no unit test does; the skipped ones are pure, safe
+//! arithmetic that takes minutes when interpreted (they run natively in
+//! `cargo test`). New unit tests run under Miri unless they are added to
+//! [`SKIP`] with a reason; docs/testing.md lists the set. A step of
+//! `cargo xtask test`: about 135 s of CPU time, 261 s measured on a 2-core
+//! machine busy with other builds; `scripts/setup.sh` installs the component
+//! and its sysroot.
+
+use crate::{Res, cargo, root, run};
+use polymul_ptx_builder::Arch;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Instant;
+
+/// Unit tests Miri skips (exact names), each with the reason.
+pub const SKIP: &[(&str, &str)] = &[
+    (
+        "dgt::config::tests::defaults_are_valid_and_the_search_space_is_all_valid",
+        "walks the whole DGT configuration space for log M = 1..20: safe code, minutes under Miri",
+    ),
+    (
+        "params::arith::tests::miller_rabin_matches_trial_division",
+        "trial division of every number to a bound: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "plan::lazy::tests::the_u64_product_pass_has_its_own_radix_and_tables",
+        "twiddle tables of a 62-bit prime at N = 2^16: safe code, minutes under Miri",
+    ),
+];
+
+/// `-Zmiri-disable-isolation`: `planner::wisdom::tests::save_and_load_atomically`
+/// writes, renames and reads a file in the temporary folder.
+const MIRIFLAGS: &str = "-Zmiri-disable-isolation";
+
+/// The slowest unit test Miri runs (about half of the step's CPU time):
+/// a second `cargo miri` process runs it beside the others, which halves the
+/// step on a machine of two cores or more.
+const HEAVY: &str = "dgt::cpu::tests::polymul_without_a_product_pass_gives_the_same_words";
+
+/// `cargo xtask miri`: `cargo miri test -p polymul --lib` less [`SKIP`], with
+/// the pinned nightly (rust-toolchain.toml), in two processes ([`HEAVY`] and
+/// the rest). The kernels come from `POLYMUL_PTX_DIR` if it is set, else from
+/// `target/ptx-out`, built (or reused: the nested builds are cached in
+/// `target/ptx`) as `check-ptx` does; no cubins (Miri never loads a kernel).
+pub fn miri() -> Res {
+    let ptx_dir = match std::env::var_os("POLYMUL_PTX_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let dir = root().join("target/ptx-out");
+            crate::build_ptx(&Arch::DEFAULTS, &dir)?;
+            dir
+        }
+    };
+    let flags = match std::env::var("MIRIFLAGS") {
+        Ok(more) if !more.is_empty() => format!("{MIRIFLAGS} {more}"),
+        _ => MIRIFLAGS.to_string(),
+    };
+    let miri_test = || {
+        let mut cmd = cargo();
+        cmd.args(["miri", "test", "-p", "polymul", "--lib"])
+            .env("POLYMUL_PTX_DIR", &ptx_dir)
+            .env("POLYMUL_CUBIN", "0")
+            .env("MIRIFLAGS", &flags)
+            .env("PROPTEST_CASES", "4");
+        cmd
+    };
+    let start = Instant::now();
+    // Build once, so that the two test processes do not wait on each other.
+    run("cargo miri test -p polymul --lib --no-run", miri_test().arg("--no-run"))?;
+    let heavy = miri_test()
+        .args(["--", "--exact", HEAVY])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cargo miri test: could not start: {e}"))?;
+    let mut rest = miri_test();
+    rest.args(["--", "--exact", "--skip", HEAVY]);
+    for (name, _) in SKIP {
+        rest.args(["--skip", name]);
+    }
+    let rest = run(
+        &format!("cargo miri test -p polymul --lib (less {} skipped tests; `{HEAVY}` beside it)", SKIP.len()),
+        &mut rest,
+    );
+    let heavy = heavy.wait_with_output().map_err(|e| format!("cargo miri test: {e}"))?;
+    eprintln!("\n==> cargo miri test -p polymul --lib {HEAVY}");
+    eprint!("{}{}", String::from_utf8_lossy(&heavy.stderr), String::from_utf8_lossy(&heavy.stdout));
+    rest?;
+    if !heavy.status.success() {
+        return Err(format!("cargo miri test {HEAVY} failed ({})", heavy.status));
+    }
+    if !String::from_utf8_lossy(&heavy.stdout).contains("test result: ok. 1 passed") {
+        return Err(format!("no unit test `{HEAVY}` ran: update HEAVY in xtask/src/miri.rs"));
+    }
+    eprintln!("miri: {:.0} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
