@@ -9,6 +9,7 @@ pub mod cpu_backend;
 pub mod dgt;
 pub mod fused;
 pub mod goals;
+mod host_ext;
 pub mod latency;
 pub mod plot;
 pub mod reductions;
