@@ -2,8 +2,9 @@
 //! optimisation step, measured as ratios in one run.
 
 use crate::report::Table;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
+use polymul::expert::{NttKernel, PlanOptions, Reduction, SplitMix64};
+use polymul::prelude::*;
+use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// One cumulative configuration of the ablation.
 pub struct Step {

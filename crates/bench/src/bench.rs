@@ -4,13 +4,14 @@
 //! with achieved GB/s and percent of the copy bandwidth. Without a GPU: the
 //! CPU path, said so in one line.
 
+use crate::host_ext::forward_host;
 use crate::plot::{self, Series};
 use crate::reductions;
 use crate::report::{self, Table};
 use crate::{Options, WORD_CONFIGS, log_ns};
-use polymul::gpu::median;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, cpu};
+use polymul::expert::{NttKernel, PlanOptions, SplitMix64, emulation, median};
+use polymul::prelude::*;
+use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// The kernel configurations of the NTT table: every kernel, the tiled
 /// kernel at each largest radix (radix 2 and 4 also kept entirely in shared
@@ -152,9 +153,9 @@ fn cpu_rows<W: Coeff>(bits: u32, log_n: u32, quick: bool, t: &mut Table) -> poly
             let mut x = a.clone();
             let t0 = Instant::now();
             match op {
-                "forward" => cpu::forward(&p, &mut x)?,
-                "inverse" => cpu::inverse(&p, &mut x)?,
-                _ => x = cpu::polymul(&p, &a, &b)?,
+                "forward" => emulation::forward(&p, &mut x)?,
+                "inverse" => emulation::inverse(&p, &mut x)?,
+                _ => x = emulation::polymul(&p, &a, &b)?,
             }
             samples.push(t0.elapsed().as_secs_f64() * 1e6);
             std::hint::black_box(&x);
@@ -492,7 +493,7 @@ pub fn replot(dir: &std::path::Path) -> i32 {
                 Some(reductions::ModMulRow {
                     word: r.first()?.trim_start_matches('u').parse().ok()?,
                     bits: r.get(1)?.parse().ok()?,
-                    reduction: polymul::Reduction::ALL.into_iter().find(|x| x.label() == r[2])?,
+                    reduction: polymul::expert::Reduction::ALL.into_iter().find(|x| x.label() == r[2])?,
                     select: r.get(3)? == "select",
                     ns: r.get(4)?.parse().ok()?,
                 })
@@ -515,7 +516,7 @@ pub fn replot(dir: &std::path::Path) -> i32 {
 fn reductions_figure(rows: &[reductions::ModMulRow], device: &str) -> String {
     let widths = reductions::WIDTHS;
     let cats: Vec<String> = widths.iter().map(|(w, b)| format!("u{w}, {b}-bit q")).collect();
-    let series: Vec<Series> = polymul::Reduction::ALL
+    let series: Vec<Series> = polymul::expert::Reduction::ALL
         .iter()
         .map(|&r| Series {
             name: r.label().to_string(),
@@ -630,14 +631,14 @@ pub fn profile(
     log_n: u32,
     batch: usize,
     opts: PlanOptions,
-    reduction: polymul::Reduction,
+    reduction: polymul::expert::Reduction,
     reps: usize,
 ) -> i32 {
     fn go<W: Coeff>(
         log_n: u32,
         batch: usize,
         opts: PlanOptions,
-        reduction: polymul::Reduction,
+        reduction: polymul::expert::Reduction,
         reps: usize,
     ) -> polymul::Result<usize> {
         let gpu = crate::env_options::gpu()?;
@@ -645,10 +646,10 @@ pub fn profile(
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits)?;
         let plan = NttPlan::with_options(&gpu, p.clone(), PlanOptions { reduction, ..opts })?;
         let q = plan.params().q();
-        let input = polymul::random::SplitMix64::new(1).coeffs(batch << log_n, q);
+        let input = polymul::expert::SplitMix64::new(1).coeffs(batch << log_n, q);
         let mut want = input.clone();
-        cpu::forward_with(&p, reduction, &mut want)?;
-        let got = plan.forward_host(&input)?;
+        emulation::forward_with(&p, reduction, &mut want)?;
+        let got = forward_host(&plan, &input)?;
         let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
         let mut a = plan.upload(&input)?;
         let t = gpu.time(1, reps, || plan.forward(&mut a))?;

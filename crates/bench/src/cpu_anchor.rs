@@ -5,8 +5,9 @@
 //! reference, so the timing is of a transform that computes the same thing.
 
 use crate::report::Table;
-use polymul::random::SplitMix64;
-use polymul::{Gpu, NttParams, NttPlan, cpu};
+use polymul::expert::{SplitMix64, emulation};
+use polymul::prelude::*;
+use polymul::{Gpu, NttParams, NttPlan};
 use std::time::Instant;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -70,7 +71,7 @@ fn cpu_forward_us<W: polymul::Coeff, P: Anchor<W>>(n: usize, bits: u32, reps: us
     plan.fwd(&mut y);
     plan.mul_assign_normalize(&mut x, &y);
     plan.inv(&mut x);
-    if x != cpu::polymul(&p, &a, &b).map_err(s)? {
+    if x != emulation::polymul(&p, &a, &b).map_err(s)? {
         return Err("concrete-ntt's product differs from polymul's CPU reference".into());
     }
     let mut buf = a;

@@ -2,12 +2,13 @@
 //! `concrete-ntt` 0.2 from crates.io on one thread, per word, N and
 //! operation, with the ratio per row; and its batch scaling over all cores.
 //! Every timed result is first checked against polymul's reference
-//! (`cpu::forward`, `cpu::inverse`, `cpu::polymul`).
+//! (`emulation::forward`, `emulation::inverse`, `emulation::polymul`).
 
 use crate::cpu_anchor::Anchor;
 use crate::report::Table;
-use polymul::cpu::{self, CpuPlan};
-use polymul::random::SplitMix64;
+use polymul::cpu::CpuPlan;
+use polymul::expert::{SplitMix64, emulation};
+use polymul::prelude::*;
 use polymul::{Coeff, NttParams};
 use std::time::Instant;
 
@@ -64,12 +65,12 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
     // The backend computes the reference's words.
     let (mut x, mut y) = (a.clone(), a.clone());
     plan.forward(&mut x).map_err(s)?;
-    cpu::forward(&p, &mut y).map_err(s)?;
+    emulation::forward(&p, &mut y).map_err(s)?;
     let (mut u, mut v) = (a.clone(), a.clone());
     plan.inverse(&mut u).map_err(s)?;
-    cpu::inverse(&p, &mut v).map_err(s)?;
+    emulation::inverse(&p, &mut v).map_err(s)?;
     let c = plan.polymul(&a, &b).map_err(s)?;
-    if x != y || u != v || c != cpu::polymul(&p, &a, &b).map_err(s)? {
+    if x != y || u != v || c != emulation::polymul(&p, &a, &b).map_err(s)? {
         return Err(format!("CPU backend differs from the reference at u{} N=2^{log_n}", W::BITS));
     }
     // Samples of ≥ ~2 ms; fewer repetitions with --quick.
@@ -82,7 +83,7 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
         let ((ours, theirs, ratio), reference) = match op {
             "forward" => (
                 time_pair(reps, inner, || plan.forward(&mut buf).unwrap_or(()), || anchor.fwd(&mut other)),
-                time(ref_reps, || cpu::forward(&p, &mut buf).unwrap_or(())),
+                time(ref_reps, || emulation::forward(&p, &mut buf).unwrap_or(())),
             ),
             "inverse" => (
                 time_pair(
@@ -94,7 +95,7 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
                         anchor.normalize(&mut other)
                     },
                 ),
-                time(ref_reps, || cpu::inverse(&p, &mut buf).unwrap_or(())),
+                time(ref_reps, || emulation::inverse(&p, &mut buf).unwrap_or(())),
             ),
             _ => (
                 time_pair(
@@ -111,7 +112,7 @@ fn rows<W: Coeff, A: Anchor<W>>(bits: u32, log_n: u32, quick: bool, t: &mut Tabl
                         std::hint::black_box(&ca);
                     },
                 ),
-                time(ref_reps, || drop(std::hint::black_box(cpu::polymul(&p, &a, &b)))),
+                time(ref_reps, || drop(std::hint::black_box(emulation::polymul(&p, &a, &b)))),
             ),
         };
         std::hint::black_box((&buf, &other));
@@ -248,7 +249,7 @@ fn scaling_rows<W: Coeff>(
         let job = |i: usize| match op {
             "forward" => {
                 let mut x = slots[i].lock().unwrap_or_else(|p| p.into_inner());
-                plan.forward(&mut x).unwrap_or(());
+                plan.forward(&mut x[..]).unwrap_or(());
             }
             _ => drop(std::hint::black_box(plan.polymul(&pa[i], &pb[i]))),
         };

@@ -2,8 +2,9 @@
 //! default plan with and without `fused_polymul`, timed in one run.
 
 use crate::report::Table;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttParams, NttPlan, PlanOptions};
+use polymul::expert::{PlanOptions, SplitMix64};
+use polymul::prelude::*;
+use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// `(label, % faster whole polymul, % faster step alone)` per row, for the figure.
 type Gain = (String, f64, f64);

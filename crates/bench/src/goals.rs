@@ -9,9 +9,10 @@
 //! bandwidth.
 
 use crate::report::Table;
-use polymul::random::SplitMix64;
+use polymul::expert::{NttKernel, PlanOptions, SplitMix64};
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, DeviceVec, Gpu, NttKernel, NttParams, NttPlan, PlanOptions};
+use polymul::{Coeff, DeviceVec, Gpu, NttParams, NttPlan};
 
 /// Coefficients per batched transform row (the batch · N).
 const BATCH_COEFFS: usize = 1 << 26;

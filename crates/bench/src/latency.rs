@@ -17,8 +17,9 @@
 //! cannot beat.
 
 use crate::report::Table;
-use polymul::dgt::{DgtConfig, DgtParams, DgtPipeline, DgtPlan, dgt_primes};
-use polymul::random::SplitMix64;
+use polymul::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
+use polymul::expert::{DgtPipeline, SplitMix64};
+use polymul::prelude::*;
 use polymul::{Coeff, Gpu, Graph, NttParams, NttPlan, Result};
 use std::time::Instant;
 
@@ -54,7 +55,7 @@ fn measure<S>(
         gpu.synchronize()?;
         walls.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    let wall = polymul::gpu::median(&mut walls);
+    let wall = polymul::expert::median(&mut walls);
     // The host time of one call on an idle GPU (the queue never fills).
     let mut cpus = Vec::with_capacity(reps);
     for _ in 0..reps {
@@ -63,7 +64,7 @@ fn measure<S>(
         cpus.push(t.elapsed().as_secs_f64() * 1e6);
         gpu.synchronize()?;
     }
-    let cpu = polymul::gpu::median(&mut cpus);
+    let cpu = polymul::expert::median(&mut cpus);
     // 1000 calls queued, one wait: events around all.
     let b2b = gpu.time(1, 3, || {
         for _ in 0..BACK_TO_BACK {
@@ -147,10 +148,10 @@ fn push_row(t: &mut Table, what: [String; 4], l: &Latency, goal: &str, best: &st
 }
 
 /// The floor of a `k`-launch operation: `k` empty kernels launched as the
-/// passes are ([`polymul::gpu::LaunchChain`]), for k = 1, 2, 3.
+/// passes are ([`polymul::expert::LaunchChain`]), for k = 1, 2, 3.
 fn floor_rows(gpu: &Gpu, quick: bool, t: &mut Table) -> Result<()> {
     for k in 1..=3 {
-        let chain = polymul::gpu::LaunchChain::new(gpu, k)?;
+        let chain = polymul::expert::LaunchChain::new(gpu, k)?;
         let g = chain.capture()?;
         let l = measure(gpu, quick, || chain.queue(), &g)?;
         let what = ["—".into(), "—".into(), format!("{k} empty launch(es)"), "—".into()];
@@ -189,7 +190,7 @@ fn ntt_rows<W: Coeff>(
     let mut pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
     pg.launch()?;
     pg.synchronize()?;
-    if gpu.download(&pg.state().0)? != polymul::cpu::polymul(plan.params(), &x, &y)? {
+    if gpu.download(&pg.state().0)? != polymul::expert::emulation::polymul(plan.params(), &x, &y)? {
         failures.push(format!(
             "latency: the captured u{} polymul at N = 2^{log_n} differs from the CPU",
             W::BITS
@@ -222,7 +223,7 @@ fn rns_rows(gpu: &Gpu, log_n: u32, quick: bool, t: &mut Table, failures: &mut Ve
     let pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
     pg.launch()?;
     pg.synchronize()?;
-    if gpu.download(&pg.state().0)? != polymul::cpu::rns_polymul(&basis, &x, &y)? {
+    if gpu.download(&pg.state().0)? != polymul::expert::emulation::rns_polymul(&basis, &x, &y)? {
         failures.push(format!("latency: the captured RNS polymul at N = 2^{log_n} differs from the CPU"));
     }
     let (mut a, mut b) = (plan.upload(&x)?, plan.upload(&y)?);
@@ -259,7 +260,12 @@ fn dgt_rows(
     pg.synchronize()?;
     let mut want = Vec::with_capacity(x.len());
     for (i, p) in params.iter().enumerate() {
-        want.extend(polymul::dgt::cpu::polymul(p, &config, &x[i * n..(i + 1) * n], &y[i * n..(i + 1) * n])?);
+        want.extend(polymul::expert::emulation::dgt::polymul(
+            p,
+            &config,
+            &x[i * n..(i + 1) * n],
+            &y[i * n..(i + 1) * n],
+        )?);
     }
     if gpu.download(&pg.state().0)? != want {
         failures.push(format!(
@@ -277,8 +283,8 @@ fn dgt_rows(
     };
     let mut a = plan.upload(&x)?;
     let mut b = plan.upload(&y)?;
-    let fg = plan.capture(plan.upload(&x)?, |p, a| p.forward(a))?;
-    let l = measure(gpu, quick, || plan.forward(&mut a), &fg)?;
+    let fg = plan.capture(plan.upload(&x)?, |p, a| p.forward(a).map(|_| ()))?;
+    let l = measure(gpu, quick, || plan.forward(&mut a).map(|_| ()), &fg)?;
     push(t, 32, log_n, &op("forward"), towers, &l, &kernel);
     let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
     push(t, 32, log_n, &op("polymul"), towers, &l, &kernel);

@@ -10,6 +10,7 @@ pub mod dgt;
 pub mod env_options;
 pub mod fused;
 pub mod goals;
+mod host_ext;
 pub mod latency;
 pub mod plot;
 pub mod reductions;

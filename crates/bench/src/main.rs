@@ -66,7 +66,8 @@ fn main() {
                 );
                 std::process::exit(2)
             };
-            let reduction = args.get(5).and_then(|s| polymul::Reduction::from_name(s)).unwrap_or_default();
+            let reduction =
+                args.get(5).and_then(|s| polymul::expert::Reduction::from_name(s)).unwrap_or_default();
             let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
             bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, reps)
         }

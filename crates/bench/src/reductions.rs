@@ -3,10 +3,10 @@
 //! radix-2 NTT with each variant swapped in.
 
 use crate::report::Table;
-use polymul::microbench::ModMulBench;
+use polymul::expert::{ModMulBench, NttKernel, PlanOptions, Reduction, SplitMix64};
 use polymul::params::ntt_primes;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
+use polymul::prelude::*;
+use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// The widths of Fig. 4 (u32) and their 64-bit counterparts.
 pub const WIDTHS: [(u32, u32); 6] = [(32, 28), (32, 29), (32, 30), (64, 60), (64, 61), (64, 62)];

@@ -5,9 +5,10 @@
 
 use crate::plot::{self, Series};
 use crate::report::Table;
-use polymul::random::SplitMix64;
+use polymul::expert::{PlanOptions, SplitMix64};
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Gpu, NttPlan, PlanOptions};
+use polymul::{Coeff, Gpu, NttPlan};
 use std::time::Instant;
 
 /// The ring of the measurement: N and the bits of Q.
@@ -243,7 +244,7 @@ fn convert_row<W: Coeff>(
             host.push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
-    let host_ms = polymul::gpu::median(&mut host);
+    let host_ms = polymul::expert::median(&mut host);
     // Its copies alone: both operands up (validated), the result down.
     let (mut up, mut down) = (Vec::new(), Vec::new());
     for _ in 0..reps.min(10) {
@@ -255,8 +256,8 @@ fn convert_row<W: Coeff>(
         down.push(t.elapsed().as_secs_f64() * 1e3);
         drop(ub);
     }
-    let (up_ms, down_ms) = (polymul::gpu::median(&mut up), polymul::gpu::median(&mut down));
-    if got != polymul::cpu::rns_polymul_limbs(&basis, &la, &lb)? {
+    let (up_ms, down_ms) = (polymul::expert::median(&mut up), polymul::expert::median(&mut down));
+    if got != polymul::expert::emulation::rns_polymul_limbs(&basis, &la, &lb)? {
         return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU limb product != CPU", W::BITS)));
     }
     let w = std::mem::size_of::<W>();

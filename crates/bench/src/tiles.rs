@@ -2,8 +2,9 @@
 //! the tiled kernel (Shoup, the automatic radix) with tiles from 2 KiB to 128 KiB.
 
 use crate::report::Table;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions};
+use polymul::expert::{NttKernel, PlanOptions, SplitMix64};
+use polymul::prelude::*;
+use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// Tile sizes tried, in KiB.
 pub const TILE_KIB: [usize; 7] = [2, 4, 8, 16, 32, 64, 128];

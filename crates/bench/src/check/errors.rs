@@ -7,12 +7,13 @@
 //! `docs/bad-input.md` lists the checks.
 
 use super::{Tally, eq, s};
+use crate::host_ext::{dgt_forward_host, forward_host, inverse_host};
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
-use polymul::microbench::ModMulBench;
+use polymul::expert::{DgtPipeline, ModMulBench, NttKernel, PlanOptions, Reduction, SplitMix64, emulation};
 use polymul::planner::{Choice, Decision, Modulus, Multiplier, tune};
-use polymul::random::SplitMix64;
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, DeviceVec, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
+use polymul::{Coeff, DeviceVec, DgtView, Error, Gpu, NttParams, NttPlan};
 
 /// `Ok` when `r` is an error that `want` accepts.
 fn expect<T>(r: polymul::Result<T>, want: impl Fn(&Error) -> bool) -> Result<(), String> {
@@ -125,7 +126,7 @@ fn ntt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
     check(t, &name("upload", "not a multiple of N"), plan.upload(&good[..n + 1]), ragged);
     check(t, &name("upload", "coefficient >= q, its index"), plan.upload(&bad), |e| unreduced(e, "coeffs"));
     let host: [(&str, &HostFn<W>); 2] =
-        [("forward_host", &|x| plan.forward_host(x)), ("inverse_host", &|x| plan.inverse_host(x))];
+        [("forward_host", &|x| forward_host(&plan, x)), ("inverse_host", &|x| inverse_host(&plan, x))];
     for (m, f) in host {
         check(t, &name(m, "empty batch"), f(&[]), empty);
         check(t, &name(m, "not a multiple of N"), f(&good[..n + 1]), ragged);
@@ -203,11 +204,11 @@ fn ntt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
         let mut d = fp.upload(&good).map_err(s)?;
         expect(fp.forward(&mut d), |e| matches!(e, Error::FusedPlanTransform))?;
         expect(fp.inverse(&mut d), |e| matches!(e, Error::FusedPlanTransform))?;
-        expect(fp.forward_host(&good), |e| matches!(e, Error::FusedPlanTransform))?;
+        expect(forward_host(&fp, &good), |e| matches!(e, Error::FusedPlanTransform))?;
         eq(
             "fused product",
             &fp.polymul(&good, &good).map_err(s)?,
-            &cpu::polymul(plan.params(), &good, &good).map_err(s)?,
+            &emulation::polymul(plan.params(), &good, &good).map_err(s)?,
         )
     })();
     t.record(&format!("errors: fused NttPlan<u{w}>: forward/inverse refused, polymul right"), res);
@@ -226,7 +227,7 @@ fn ntt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
             eq(
                 "product",
                 &plan.polymul(&good, &good).map_err(s)?,
-                &cpu::polymul(plan.params(), &good, &good).map_err(s)?,
+                &emulation::polymul(plan.params(), &good, &good).map_err(s)?,
             )
         })(),
     );
@@ -305,7 +306,7 @@ fn ntt_option_errors(gpu: &Gpu, t: &mut Tally) {
                 (NttKernel::Lazy | NttKernel::Cluster, Err(Error::InvalidN { n: 2, min: 8, .. })) => Ok(()),
                 (NttKernel::Radix2Global | NttKernel::Tiled, Ok(p)) => (|| {
                     let a = [1u64, 2];
-                    eq("N = 2", &p.polymul(&a, &a).map_err(s)?, &cpu::polymul(&n2, &a, &a).map_err(s)?)
+                    eq("N = 2", &p.polymul(&a, &a).map_err(s)?, &emulation::polymul(&n2, &a, &a).map_err(s)?)
                 })(),
                 (_, r) => Err(format!("{:?}", r.map(drop))),
             },
@@ -403,7 +404,7 @@ fn rns_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
             eq(
                 "product",
                 &plan.polymul(&good, &good).map_err(s)?,
-                &cpu::rns_polymul(&basis, &good, &good).map_err(s)?,
+                &emulation::rns_polymul(&basis, &good, &good).map_err(s)?,
             )
         })(),
     );
@@ -415,7 +416,7 @@ fn dgt_cpu<W: Coeff>(params: &[DgtParams<W>], cfg: &DgtConfig, a: &[W], b: &[W])
     let mut out = Vec::with_capacity(a.len());
     for (i, p) in params.iter().enumerate() {
         let r = i * len..(i + 1) * len;
-        out.extend(dgt::cpu::polymul(p, cfg, &a[r.clone()], &b[r]).map_err(s)?);
+        out.extend(emulation::dgt::polymul(p, cfg, &a[r.clone()], &b[r]).map_err(s)?);
     }
     Ok(out)
 }
@@ -478,10 +479,10 @@ fn dgt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
     check(t, &name("upload", "empty batch"), plan.upload(&[]), |e| layout(e, 0));
     check(t, &name("upload", "a one-tower layout"), plan.upload(&good[..n]), |e| layout(e, n));
     check(t, &name("upload", "coefficient >= p_1, its index"), plan.upload(&bad), |e| unreduced(e, "coeffs"));
-    check(t, &name("forward_host", "coefficient >= p_1"), plan.forward_host(&bad), |e| {
+    check(t, &name("forward_host", "coefficient >= p_1"), dgt_forward_host(&plan, &bad), |e| {
         unreduced(e, "coeffs")
     });
-    check(t, &name("forward_host", "empty batch"), plan.forward_host(&[]), |e| layout(e, 0));
+    check(t, &name("forward_host", "empty batch"), dgt_forward_host(&plan, &[]), |e| layout(e, 0));
     check(t, &name("polymul", "empty batch"), plan.polymul(&[], &[]), |e| layout(e, 0));
     check(t, &name("polymul", "length mismatch"), plan.polymul(&good, &good[..2 * n]), |e| {
         matches!(e, Error::LengthMismatch { what: "b", .. })
@@ -500,8 +501,10 @@ fn dgt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
         let mut a = plan.zeros(1).map_err(s)?;
         let mut b = plan.zeros(2).map_err(s)?;
         expect(plan.forward(&mut one_tower), |e| layout(e, n))?;
-        expect(plan.inverse(&mut empty), |e| layout(e, 0))?;
-        expect(plan.pointwise_mul(&mut a, &b), |e| matches!(e, Error::LengthMismatch { .. }))?;
+        expect(plan.inverse(DgtView::of_mut(&mut empty)), |e| layout(e, 0))?;
+        expect(plan.pointwise_mul(DgtView::of_mut(&mut a), DgtView::of(&b)), |e| {
+            matches!(e, Error::LengthMismatch { .. })
+        })?;
         expect(plan.polymul_in_place(&mut a, &mut b), |e| matches!(e, Error::LengthMismatch { .. }))?;
         expect(plan.polymul_in_place(&mut one_tower, &mut gpu.zeros(n).map_err(s)?), |e| layout(e, n))?;
         eq("zeros untouched", &gpu.download(&a).map_err(s)?, &vec![W::zero(); 2 * n])
@@ -653,7 +656,7 @@ fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
                 "DGT" => dgt_cpu(&[DgtParams::<u64>::new(n, p).map_err(s)?], &mul_cfg(&mul), &good, &good)?,
                 _ => {
                     let basis = RnsBasis::<u64>::from_primes(n, mul.primes()).map_err(s)?;
-                    cpu::rns_polymul(&basis, &good, &good).map_err(s)?
+                    emulation::rns_polymul(&basis, &good, &good).map_err(s)?
                 }
             };
             eq("product after the errors", &mul.polymul(&good, &good).map_err(s)?, &want)
@@ -771,12 +774,12 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
         eq(
             &format!("NTT {when}"),
             &ntt.polymul(&a, &b).map_err(s)?,
-            &cpu::polymul(ntt.params(), &a, &b).map_err(s)?,
+            &emulation::polymul(ntt.params(), &a, &b).map_err(s)?,
         )?;
         eq(
             &format!("RNS {when}"),
             &rns.polymul(&res_a, &res_a).map_err(s)?,
-            &cpu::rns_polymul(&basis, &res_a, &res_a).map_err(s)?,
+            &emulation::rns_polymul(&basis, &res_a, &res_a).map_err(s)?,
         )?;
         eq(
             &format!("DGT {when}"),
@@ -787,7 +790,7 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
         eq(
             &format!("Multiplier {when}"),
             &mul.polymul(&mul_a, &mul_a).map_err(s)?,
-            &cpu::rns_polymul(mb, &mul_a, &mul_a).map_err(s)?,
+            &emulation::rns_polymul(mb, &mul_a, &mul_a).map_err(s)?,
         )
     };
 
@@ -819,7 +822,7 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
     // 2. The card full. DGT data buffers made first: on the full card the
     // forward of Coala's pipeline needs a larger scratch buffer than its
     // plan has yet; the fused pipeline's needs none, so it runs.
-    let coala = DgtPlan::with_pipeline(gpu, &dgt_ps, cfg, dgt::DgtPipeline::Coala);
+    let coala = DgtPlan::with_pipeline(gpu, &dgt_ps, cfg, DgtPipeline::Coala);
     let (mut dgt_data, coala, mut coala_data) = match (dgtp.zeros(64), coala) {
         (Ok(d), Ok(c)) => match c.zeros(64) {
             Ok(cd) => (d, c, cd),
@@ -854,8 +857,8 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
     check(t, "card full: NttPlan::zeros", ntt.zeros(64), oom);
     check(t, "card full: NttPlan::upload", ntt.upload(&batch64), oom);
     check(t, "card full: NttPlan::polymul", ntt.polymul(&batch64, &batch64), oom);
-    check(t, "card full: NttPlan::forward_host", ntt.forward_host(&batch64), oom);
-    check(t, "card full: NttPlan::inverse_host", ntt.inverse_host(&batch64), oom);
+    check(t, "card full: NttPlan::forward_host", forward_host(&ntt, &batch64), oom);
+    check(t, "card full: NttPlan::inverse_host", inverse_host(&ntt, &batch64), oom);
     let big = NttParams::<u64>::with_prime_bits(1 << 20, 62);
     check(t, "card full: NttPlan::new (its twiddle tables)", big.and_then(|p| NttPlan::new(gpu, p)), oom);
     check(t, "card full: RnsPlan::zeros", rns.zeros(64), oom);
@@ -864,7 +867,7 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
     check(t, "card full: DgtPlan::zeros", dgtp.zeros(128), oom);
     check(t, "card full: DgtPlan::upload", dgtp.upload(&dgt_batch), oom);
     check(t, "card full: DgtPlan::polymul", dgtp.polymul(&dgt_batch, &dgt_batch), oom);
-    check(t, "card full: DgtPlan::forward_host", dgtp.forward_host(&dgt_batch), oom);
+    check(t, "card full: DgtPlan::forward_host", dgt_forward_host(&dgtp, &dgt_batch), oom);
     check(t, "card full: Multiplier::zeros", mul.zeros(64), oom);
     check(t, "card full: Multiplier::upload", mul.upload(&rns_batch), oom);
     check(t, "card full: Multiplier::polymul", mul.polymul(&rns_batch, &rns_batch), oom);
@@ -879,7 +882,7 @@ fn out_of_memory(gpu: &Gpu, t: &mut Tally) {
     );
     t.record(
         "card full: DgtPlan::forward, fused pipeline (no scratch: runs)",
-        dgtp.forward(&mut dgt_data).and_then(|()| dgtp.synchronize()).map_err(s),
+        dgtp.forward(&mut dgt_data).and_then(|_| dgtp.synchronize()).map_err(s),
     );
     drop(hog);
     drop((dgt_data, coala_data));

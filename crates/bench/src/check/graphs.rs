@@ -5,9 +5,10 @@
 
 use super::{Tally, eq, s};
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
-use polymul::random::SplitMix64;
+use polymul::expert::{SplitMix64, emulation};
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
+use polymul::{Coeff, DgtView, Gpu, NttParams, NttPlan};
 
 /// Rounds of new inputs per graph.
 const ROUNDS: usize = 3;
@@ -33,15 +34,15 @@ fn ntt_graphs<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u6
             ig.launch().map_err(s)?;
             pg.launch().map_err(s)?;
             let mut want = a.clone();
-            cpu::forward(&p, &mut want).map_err(s)?;
+            emulation::forward(&p, &mut want).map_err(s)?;
             eq("forward replay", &gpu.download(fg.state()).map_err(s)?, &want)?;
             let mut want = a.clone();
-            cpu::inverse(&p, &mut want).map_err(s)?;
+            emulation::inverse(&p, &mut want).map_err(s)?;
             eq("inverse replay", &gpu.download(ig.state()).map_err(s)?, &want)?;
             eq(
                 "polymul replay",
                 &gpu.download(&pg.state().0).map_err(s)?,
-                &cpu::polymul(&p, &a, &b).map_err(s)?,
+                &emulation::polymul(&p, &a, &b).map_err(s)?,
             )?;
         }
         Ok(())
@@ -66,7 +67,7 @@ fn rns_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
             eq(
                 "rns replay",
                 &gpu.download(&g.state().0).map_err(s)?,
-                &cpu::rns_polymul(&basis, &a, &b).map_err(s)?,
+                &emulation::rns_polymul(&basis, &a, &b).map_err(s)?,
             )?;
         }
         Ok(())
@@ -97,7 +98,7 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
             let got = gpu.download(&g.state().0).map_err(s)?;
             for (i, p) in params.iter().enumerate() {
                 let r = i * n..(i + 1) * n;
-                let want = dgt::cpu::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+                let want = emulation::dgt::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
                 eq("dgt replay", &got[r], &want)?;
             }
         }
@@ -133,13 +134,18 @@ fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, cache: bool, seed: u64, t:
             let y: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
             for inverse in [false, true] {
                 gpu.copy_into(&mut a, &x).map_err(s)?;
-                if inverse { plan.inverse(&mut a) } else { plan.forward(&mut a) }.map_err(s)?;
+                if inverse {
+                    plan.inverse(DgtView::of_mut(&mut a)).map(|_| ())
+                } else {
+                    plan.forward(&mut a).map(|_| ())
+                }
+                .map_err(s)?;
                 let got = towers_of(&gpu.download(&a).map_err(s)?);
                 for ((p, mut want), got) in params.iter().zip(towers_of(&x)).zip(got) {
                     if inverse {
-                        dgt::cpu::inverse(p, &cfg, &mut want)
+                        emulation::dgt::inverse(p, &cfg, &mut want)
                     } else {
-                        dgt::cpu::forward(p, &cfg, &mut want)
+                        emulation::dgt::forward(p, &cfg, &mut want)
                     }
                     .map_err(s)?;
                     eq("dgt transform", &got, &want)?;
@@ -150,7 +156,7 @@ fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, cache: bool, seed: u64, t:
             plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
             let got = towers_of(&gpu.download(&a).map_err(s)?);
             for (((p, x), y), got) in params.iter().zip(towers_of(&x)).zip(towers_of(&y)).zip(got) {
-                eq("dgt polymul", &got, &dgt::cpu::polymul(p, &cfg, &x, &y).map_err(s)?)?;
+                eq("dgt polymul", &got, &emulation::dgt::polymul(p, &cfg, &x, &y).map_err(s)?)?;
             }
         }
         Ok(())
@@ -188,7 +194,7 @@ fn back_to_back(gpu: &Gpu, seed: u64, t: &mut Tally) {
         // Queue every call of every stream, round-robin, without waiting.
         for i in 0..calls {
             for (plan, _, _, da, db) in lanes.iter_mut() {
-                plan.polymul_in_place(&mut da[i], &mut db[i]).map_err(s)?;
+                (*plan).polymul_in_place(&mut da[i], &mut db[i]).map_err(s)?;
             }
         }
         for (plan, a, b, da, _) in &lanes {
@@ -197,7 +203,7 @@ fn back_to_back(gpu: &Gpu, seed: u64, t: &mut Tally) {
                 eq(
                     "back to back",
                     &gpu.download(&da[i]).map_err(s)?,
-                    &cpu::polymul(&p, &a[i], &b[i]).map_err(s)?,
+                    &emulation::polymul(&p, &a[i], &b[i]).map_err(s)?,
                 )?;
             }
         }
@@ -236,17 +242,17 @@ fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed
                 gpu.copy_into(a, &x).map_err(s)?;
                 plan.forward(a).map_err(s)?;
                 let mut want = x.clone();
-                cpu::forward(&p, &mut want).map_err(s)?;
+                emulation::forward(&p, &mut want).map_err(s)?;
                 eq("forward", &get(&plan, a)?, &want)?;
                 gpu.copy_into(a, &x).map_err(s)?;
                 plan.inverse(a).map_err(s)?;
                 let mut want = x.clone();
-                cpu::inverse(&p, &mut want).map_err(s)?;
+                emulation::inverse(&p, &mut want).map_err(s)?;
                 eq("inverse", &get(&plan, a)?, &want)?;
                 gpu.copy_into(a, &x).map_err(s)?;
                 gpu.copy_into(b, &y).map_err(s)?;
                 plan.polymul_in_place(a, b).map_err(s)?;
-                eq("polymul", &get(&plan, a)?, &cpu::polymul(&p, &x, &y).map_err(s)?)?;
+                eq("polymul", &get(&plan, a)?, &emulation::polymul(&p, &x, &y).map_err(s)?)?;
             }
         }
         Ok(())

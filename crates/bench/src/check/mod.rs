@@ -11,10 +11,11 @@ mod graphs;
 mod options;
 mod props;
 
+use crate::host_ext::{dgt_forward_host, forward_host, inverse_host};
 use crate::{Options, WORD_CONFIGS, log_ns};
-use polymul::microbench::ModMulBench;
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Error, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
+use polymul::expert::{ModMulBench, NttKernel, PlanOptions, Reduction, SplitMix64, emulation};
+use polymul::prelude::*;
+use polymul::{Coeff, Error, Gpu, NttParams, NttPlan, cpu};
 
 /// Every kernel configuration the suite checks everywhere: each kernel, each
 /// largest radix of the tiled kernel (with and without direct global I/O),
@@ -135,18 +136,18 @@ fn word_suite<W: Coeff>(
         t.record(
             &format!("{tag} forward batch={batch} == CPU"),
             (|| {
-                let got = plan.forward_host(&a).map_err(s)?;
+                let got = forward_host(&plan, &a).map_err(s)?;
                 let mut want = a.clone();
-                cpu::forward(&p, &mut want).map_err(s)?;
+                emulation::forward(&p, &mut want).map_err(s)?;
                 eq("forward", &got, &want)
             })(),
         );
         t.record(
             &format!("{tag} inverse batch={batch} == CPU"),
             (|| {
-                let got = plan.inverse_host(&a).map_err(s)?;
+                let got = inverse_host(&plan, &a).map_err(s)?;
                 let mut want = a.clone();
-                cpu::inverse(&p, &mut want).map_err(s)?;
+                emulation::inverse(&p, &mut want).map_err(s)?;
                 eq("inverse", &got, &want)
             })(),
         );
@@ -162,7 +163,9 @@ fn word_suite<W: Coeff>(
         let b = rng.coeffs(n * batch, q);
         t.record(
             &format!("{tag} polymul batch={batch} == CPU"),
-            (|| eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?))(),
+            (|| {
+                eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)
+            })(),
         );
     }
     if log_n <= 12 {
@@ -180,7 +183,9 @@ fn word_suite<W: Coeff>(
     let qm1 = vec![q - W::one(); n];
     t.record(
         &format!("{tag} polymul all q-1 == CPU"),
-        (|| eq("q-1", &plan.polymul(&qm1, &qm1).map_err(s)?, &cpu::polymul(&p, &qm1, &qm1).map_err(s)?))(),
+        (|| {
+            eq("q-1", &plan.polymul(&qm1, &qm1).map_err(s)?, &emulation::polymul(&p, &qm1, &qm1).map_err(s)?)
+        })(),
     );
 }
 
@@ -208,15 +213,15 @@ fn fused_lazy_suite(gpu: &Gpu, seed: u64, opts: &Options, t: &mut Tally) {
                 a[0] = q - 1;
                 a[n * batch - 1] = q - 1;
                 let mut want = a.clone();
-                cpu::forward(&p, &mut want).map_err(s)?;
+                emulation::forward(&p, &mut want).map_err(s)?;
                 let mut d = plan.upload(&a).map_err(s)?;
                 plan.forward(&mut d).map_err(s)?;
                 eq("forward", &gpu.download(&d).map_err(s)?, &want)?;
                 plan.inverse(&mut d).map_err(s)?;
                 eq("round trip", &gpu.download(&d).map_err(s)?, &a)?;
                 let mut want_inv = a.clone();
-                cpu::inverse(&p, &mut want_inv).map_err(s)?;
-                eq("inverse", &plan.inverse_host(&a).map_err(s)?, &want_inv)
+                emulation::inverse(&p, &mut want_inv).map_err(s)?;
+                eq("inverse", &inverse_host(&plan, &a).map_err(s)?, &want_inv)
             })();
             t.record(&format!("{tag}: forward, inverse == CPU, round trip"), r);
         }
@@ -236,12 +241,12 @@ fn reduction_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 let mut rng = SplitMix64::new(seed ^ n as u64);
                 let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
                 let mut want = a.clone();
-                cpu::forward_with(&p, r, &mut want).map_err(s)?;
-                let want_mul = cpu::polymul_with(&p, r, &a, &b).map_err(s)?;
+                emulation::forward_with(&p, r, &mut want).map_err(s)?;
+                let want_mul = emulation::polymul_with(&p, r, &a, &b).map_err(s)?;
                 for (tag, o) in variants() {
                     let opts = PlanOptions { reduction: r, ..o };
                     let plan = NttPlan::with_options(gpu, p.clone(), opts).map_err(s)?;
-                    eq(&tag, &plan.forward_host(&a).map_err(s)?, &want)?;
+                    eq(&tag, &forward_host(&plan, &a).map_err(s)?, &want)?;
                     eq(&tag, &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
                 }
                 Ok(())
@@ -284,8 +289,8 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 let mut rng = SplitMix64::new(seed ^ (kib as u64) << 20 ^ n as u64);
                 let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
                 let mut want = a.clone();
-                cpu::forward(&p, &mut want).map_err(s)?;
-                let want_mul = cpu::polymul(&p, &a, &b).map_err(s)?;
+                emulation::forward(&p, &mut want).map_err(s)?;
+                let want_mul = emulation::polymul(&p, &a, &b).map_err(s)?;
                 for kernel in [NttKernel::Tiled, NttKernel::TwoD] {
                     for radix in [4usize, 16] {
                         let opts = PlanOptions {
@@ -300,7 +305,7 @@ fn tile_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                             Err(e) => return Err(s(e)),
                         };
                         let what = format!("{} r{radix}", kernel.name());
-                        eq(&what, &plan.forward_host(&a).map_err(s)?, &want)?;
+                        eq(&what, &forward_host(&plan, &a).map_err(s)?, &want)?;
                         eq(&what, &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
                     }
                 }
@@ -343,8 +348,8 @@ fn fused_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                 }
                 let mut rng = SplitMix64::new(seed ^ n as u64);
                 let (a, b) = (rng.coeffs(2 * n, p.q()), rng.coeffs(2 * n, p.q()));
-                eq("fused", &plan.polymul(&a, &b).map_err(s)?, &cpu::polymul(&p, &a, &b).map_err(s)?)?;
-                match plan.forward_host(&a) {
+                eq("fused", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)?;
+                match forward_host(&plan, &a) {
                     Err(Error::FusedPlanTransform) => Ok(()),
                     other => Err(format!("forward on a fused plan: {other:?}")),
                 }
@@ -398,14 +403,14 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
         let mut res =
             |_| -> Vec<W> { basis.towers().iter().flat_map(|p| rng.coeffs(n * batch, p.q())).collect() };
         let (a, b) = (res(0), res(1));
-        let want = match cpu::rns_polymul(&basis, &a, &b) {
+        let want = match emulation::rns_polymul(&basis, &a, &b) {
             Ok(w) => w,
             Err(e) => return t.record("rns cpu", Err(s(e))),
         };
         let len = n * batch;
         let mut want_fwd = a.clone();
         for (i, p) in basis.towers().iter().enumerate() {
-            if let Err(e) = cpu::forward(p, &mut want_fwd[i * len..(i + 1) * len]) {
+            if let Err(e) = emulation::forward(p, &mut want_fwd[i * len..(i + 1) * len]) {
                 return t.record("rns cpu forward", Err(s(e)));
             }
         }
@@ -470,7 +475,8 @@ fn rns_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
 /// round trip, on the fused pipeline and (the few splits) Coala's; and the
 /// naive product at N = 2^10.
 fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut Tally) {
-    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPipeline, DgtPlan};
+    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
+    use polymul::expert::DgtPipeline;
     let quick = opts.quick;
     for log_n in (2u32..=17).filter(|l| opts.log_n.as_ref().is_none_or(|only| only.contains(l))) {
         let (n, log_m) = (1usize << log_n, log_n - 1);
@@ -500,9 +506,11 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut 
                 let (mut want, mut want_fwd) = (Vec::new(), Vec::new());
                 for (i, p) in params.iter().enumerate() {
                     let r = i * len..(i + 1) * len;
-                    want.extend(dgt::cpu::polymul(p, &reference, &a[r.clone()], &b[r.clone()]).map_err(s)?);
+                    want.extend(
+                        emulation::dgt::polymul(p, &reference, &a[r.clone()], &b[r.clone()]).map_err(s)?,
+                    );
                     let mut wf = a[r].to_vec();
-                    dgt::cpu::forward(p, &reference, &mut wf).map_err(s)?;
+                    emulation::dgt::forward(p, &reference, &mut wf).map_err(s)?;
                     want_fwd.extend(wf);
                 }
                 for cfg in cfgs.iter().filter(|c| c.passes(log_m).is_ok()) {
@@ -512,10 +520,10 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut 
                         let plan = DgtPlan::with_pipeline(gpu, &params, *cfg, pipeline).map_err(s)?;
                         let what = |op: &str| format!("{cfg} {pipeline:?} {op}");
                         eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
-                        eq(&what("forward"), &plan.forward_host(&a).map_err(s)?, &want_fwd)?;
+                        eq(&what("forward"), &dgt_forward_host(&plan, &a).map_err(s)?, &want_fwd)?;
                         let mut d = plan.upload(&a).map_err(s)?;
-                        plan.forward(&mut d).map_err(s)?;
-                        plan.inverse(&mut d).map_err(s)?;
+                        let f = plan.forward(&mut d).map_err(s)?;
+                        plan.inverse(f).map_err(s)?;
                         eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
                     }
                 }
@@ -540,7 +548,7 @@ fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut 
 /// (NTT kernels, the DGT) for one prime and for RNS towers gives the CPU's
 /// product; an unreadable wisdom file is a typed error.
 fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
-    use polymul::dgt::{self, DgtConfig, DgtParams};
+    use polymul::dgt::{DgtConfig, DgtParams};
     use polymul::planner::{Choice, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
     for log_n in [10u32, 13, 16] {
         let n = 1usize << log_n;
@@ -579,11 +587,12 @@ fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
                         let want = match winner {
                             Choice::Dgt { config } => {
                                 let p = DgtParams::<W>::new(n, q).map_err(s)?;
-                                dgt::cpu::polymul(&p, &config, &a[r.clone()], &b[r.clone()]).map_err(s)?
+                                emulation::dgt::polymul(&p, &config, &a[r.clone()], &b[r.clone()])
+                                    .map_err(s)?
                             }
                             Choice::Ntt { .. } => {
                                 let p = NttParams::<W>::new(n, q).map_err(s)?;
-                                cpu::polymul(&p, &a[r.clone()], &b[r.clone()]).map_err(s)?
+                                emulation::polymul(&p, &a[r.clone()], &b[r.clone()]).map_err(s)?
                             }
                         };
                         eq(&format!("tower {i}"), &got[r], &want)?;
@@ -611,7 +620,7 @@ fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut Tally) {
 /// the CPU's. Determinism: the same inputs give the same words run after
 /// run, and a batch gives the words of its polynomials one by one.
 fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
-    use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
+    use polymul::dgt::{DgtConfig, DgtParams, DgtPlan};
     let n = 1usize << 13;
     let res: Vec<Result<(), String>> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..6u64)
@@ -630,7 +639,7 @@ fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
                                 eq(
                                     "thread ntt",
                                     &plan.polymul(&a, &b).map_err(s)?,
-                                    &cpu::polymul(&p, &a, &b).map_err(s)?,
+                                    &emulation::polymul(&p, &a, &b).map_err(s)?,
                                 )?;
                             }
                             1 => {
@@ -649,7 +658,7 @@ fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
                                 eq(
                                     "thread rns",
                                     &plan.polymul(&a, &b).map_err(s)?,
-                                    &cpu::rns_polymul(&basis, &a, &b).map_err(s)?,
+                                    &emulation::rns_polymul(&basis, &a, &b).map_err(s)?,
                                 )?;
                             }
                             _ => {
@@ -661,7 +670,7 @@ fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
                                 eq(
                                     "thread dgt",
                                     &plan.polymul(&a, &b).map_err(s)?,
-                                    &dgt::cpu::polymul(&p, &cfg, &a, &b).map_err(s)?,
+                                    &emulation::dgt::polymul(&p, &cfg, &a, &b).map_err(s)?,
                                 )?;
                             }
                         }

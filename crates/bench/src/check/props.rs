@@ -15,10 +15,12 @@
 //! replays the same K cases.
 
 use super::{Tally, eq, s};
+use crate::host_ext::{dgt_forward_host, forward_host, inverse_host};
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtPlan};
-use polymul::random::SplitMix64;
+use polymul::expert::{NttKernel, PlanOptions, Reduction, SplitMix64, emulation};
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction, cpu};
+use polymul::{Coeff, Gpu, NttParams, NttPlan, cpu};
 
 /// Largest N whose products are also checked against the naive convolution.
 const NAIVE_MAX_LOG_N: u32 = 11;
@@ -160,18 +162,18 @@ fn ntt_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
         let len = n * batch;
         let (a, b) = (inputs(rng, len, qw), inputs(rng, len, qw));
         let got = plan.polymul(&a, &b).map_err(s)?;
-        eq("polymul vs CPU", &got, &cpu::polymul_with(&p, opts.reduction, &a, &b).map_err(s)?)?;
+        eq("polymul vs CPU", &got, &emulation::polymul_with(&p, opts.reduction, &a, &b).map_err(s)?)?;
         if log_n <= NAIVE_MAX_LOG_N {
             eq("polymul vs naive", &got, &naive(n, &a, &b, qw)?)?;
         }
         if !opts.fused_polymul {
-            let fa = plan.forward_host(&a).map_err(s)?;
+            let fa = forward_host(&plan, &a).map_err(s)?;
             let mut want = a.clone();
-            cpu::forward_with(&p, opts.reduction, &mut want).map_err(s)?;
+            emulation::forward_with(&p, opts.reduction, &mut want).map_err(s)?;
             eq("forward vs CPU", &fa, &want)?;
-            eq("inverse(forward(a))", &plan.inverse_host(&fa).map_err(s)?, &a)?;
-            let fb = plan.forward_host(&b).map_err(s)?;
-            let fab = plan.forward_host(&add_mod(&a, &b, qw)).map_err(s)?;
+            eq("inverse(forward(a))", &inverse_host(&plan, &fa).map_err(s)?, &a)?;
+            let fb = forward_host(&plan, &b).map_err(s)?;
+            let fab = forward_host(&plan, &add_mod(&a, &b, qw)).map_err(s)?;
             eq("forward(a+b) vs forward(a)+forward(b)", &fab, &add_mod(&fa, &fb, qw))?;
         }
         Ok(())
@@ -212,7 +214,7 @@ fn rns_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
             b.extend(inputs(rng, len, p.q()));
         }
         let got = plan.polymul(&a, &b).map_err(s)?;
-        eq("polymul vs CPU", &got, &cpu::rns_polymul(&basis, &a, &b).map_err(s)?)?;
+        eq("polymul vs CPU", &got, &emulation::rns_polymul(&basis, &a, &b).map_err(s)?)?;
         if log_n <= 9 && batch == 1 {
             let (ba, bb) = (basis.from_residues(&a).map_err(s)?, basis.from_residues(&b).map_err(s)?);
             let big = cpu::negacyclic_naive_big(&ba, &bb, basis.modulus()).map_err(s)?;
@@ -226,7 +228,7 @@ fn rns_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
             let fa = gpu.download(&d).map_err(s)?;
             let mut want = a.clone();
             for (i, p) in basis.towers().iter().enumerate() {
-                cpu::forward(p, &mut want[i * len..(i + 1) * len]).map_err(s)?;
+                emulation::forward(p, &mut want[i * len..(i + 1) * len]).map_err(s)?;
             }
             eq("forward vs CPU", &fa, &want)?;
             plan.inverse(&mut d).map_err(s)?;
@@ -266,27 +268,27 @@ fn dgt_case<W: Coeff>(gpu: &Gpu, rng: &mut SplitMix64) -> Case {
             b.extend(inputs(rng, len, p.p()));
         }
         let got = plan.polymul(&a, &b).map_err(s)?;
-        let fa = plan.forward_host(&a).map_err(s)?;
-        let fb = plan.forward_host(&b).map_err(s)?;
+        let fa = dgt_forward_host(&plan, &a).map_err(s)?;
+        let fb = dgt_forward_host(&plan, &b).map_err(s)?;
         let mut sum = Vec::with_capacity(a.len());
         let mut fsum = Vec::with_capacity(a.len());
         for (i, p) in params.iter().enumerate() {
             let r = i * len..(i + 1) * len;
-            let want = dgt::cpu::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+            let want = emulation::dgt::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
             eq("polymul vs CPU", &got[r.clone()], &want)?;
             if log_n <= NAIVE_MAX_LOG_N {
                 eq("polymul vs naive", &got[r.clone()], &naive(n, &a[r.clone()], &b[r.clone()], p.p())?)?;
             }
             let mut wf = a[r.clone()].to_vec();
-            dgt::cpu::forward(p, &cfg, &mut wf).map_err(s)?;
+            emulation::dgt::forward(p, &cfg, &mut wf).map_err(s)?;
             eq("forward vs CPU", &fa[r.clone()], &wf)?;
             sum.extend(add_mod(&a[r.clone()], &b[r.clone()], p.p()));
             fsum.extend(add_mod(&fa[r.clone()], &fb[r], p.p()));
         }
-        eq("forward(a+b) vs forward(a)+forward(b)", &plan.forward_host(&sum).map_err(s)?, &fsum)?;
+        eq("forward(a+b) vs forward(a)+forward(b)", &dgt_forward_host(&plan, &sum).map_err(s)?, &fsum)?;
         let mut d = plan.upload(&a).map_err(s)?;
-        plan.forward(&mut d).map_err(s)?;
-        plan.inverse(&mut d).map_err(s)?;
+        let f = plan.forward(&mut d).map_err(s)?;
+        plan.inverse(f).map_err(s)?;
         eq("inverse(forward(a))", &gpu.download(&d).map_err(s)?, &a)
     })();
     skip_or(what, res)
