@@ -20,7 +20,8 @@
 //! and ignored.
 
 use polymul::dgt::DgtPlan;
-use polymul::{Coeff, Gpu, GpuOptions, LazyFused, PlanOptions};
+use polymul::expert::{LazyFused, PlanOptions};
+use polymul::{Coeff, Gpu, GpuOptions};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::OnceLock;

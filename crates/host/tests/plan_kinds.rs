@@ -64,7 +64,7 @@ fn gpu_kinds<W: polymul::Coeff>(gpu: &Gpu) {
         check_transform(&ntt, 3, SEED).unwrap_or_else(|m| panic!("NttPlan N={n}: {m}"));
         let rns = RnsPlan::new(gpu, &RnsBasis::<W>::new(n, bits, 3).unwrap()).unwrap();
         check_transform(&rns, 2, SEED).unwrap_or_else(|m| panic!("RnsPlan N={n}: {m}"));
-        let dgt_bits = if W::BITS == 64 { 61 } else { 30 };
+        let dgt_bits = if W::BITS == 64 { 62 } else { 30 };
         let p = DgtParams::<W>::with_prime_bits(n, dgt_bits).unwrap();
         let dgt = DgtPlan::new(gpu, p, polymul::dgt::DgtConfig::default_for(log_n - 1)).unwrap();
         check_product(&dgt, 2, SEED).unwrap_or_else(|m| panic!("DgtPlan N={n}: {m}"));

@@ -9,6 +9,7 @@ mod convert;
 mod errors;
 mod graphs;
 mod options;
+mod plans;
 mod props;
 
 use crate::host_ext::{dgt_forward_host, forward_host, inverse_host};
@@ -826,6 +827,9 @@ pub fn run(opts: &Options) -> i32 {
             Ok(g) => options::options_suite(&g, seed ^ 24, &mut t),
             Err(e) => t.record("options: a GPU handle of its own", Err(e)),
         }
+    }
+    if runs("plans") {
+        plans::plans_suite(&gpu, seed ^ 25, &mut t);
     }
     if runs("props") {
         props::props_suite(&gpu, seed ^ 19, opts.cases.unwrap_or(if opts.quick { 60 } else { 200 }), &mut t);

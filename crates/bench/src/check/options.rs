@@ -6,8 +6,11 @@
 //! buffers; a refused value is the typed error.
 
 use super::{Tally, eq, s};
-use polymul::random::SplitMix64;
-use polymul::{Coeff, Error, ErrorKind, Gpu, GpuOptions, LazyFused, NttParams, NttPlan, PlanOptions, cpu};
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation as emu;
+use polymul::expert::{LazyFused, PlanOptions};
+use polymul::prelude::*;
+use polymul::{Coeff, Error, ErrorKind, Gpu, GpuOptions, NttParams, NttPlan};
 
 /// Calls per operation on the same buffers: the second captures a graph
 /// (where the plan's cache is on), the third replays it.
@@ -26,17 +29,17 @@ fn exact<W: Coeff>(plan: &NttPlan<W>, gpu: &Gpu, batch: usize, seed: u64) -> Res
         gpu.copy_into(&mut a, &x).map_err(s)?;
         plan.forward(&mut a).map_err(s)?;
         let mut want = x.clone();
-        cpu::forward(&p, &mut want).map_err(s)?;
+        emu::forward(&p, &mut want).map_err(s)?;
         eq("forward", &plan_download(plan, gpu, &a)?, &want)?;
         gpu.copy_into(&mut a, &x).map_err(s)?;
         plan.inverse(&mut a).map_err(s)?;
         let mut want = x.clone();
-        cpu::inverse(&p, &mut want).map_err(s)?;
+        emu::inverse(&p, &mut want).map_err(s)?;
         eq("inverse", &plan_download(plan, gpu, &a)?, &want)?;
         gpu.copy_into(&mut a, &x).map_err(s)?;
         gpu.copy_into(&mut b, &y).map_err(s)?;
         plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
-        eq("polymul", &plan_download(plan, gpu, &a)?, &cpu::polymul(&p, &x, &y).map_err(s)?)?;
+        eq("polymul", &plan_download(plan, gpu, &a)?, &emu::polymul(&p, &x, &y).map_err(s)?)?;
     }
     Ok(())
 }
@@ -130,9 +133,9 @@ fn gpu_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     gpu_case("pdl_graph: false", GpuOptions { pdl_graph: false, ..GpuOptions::default() }, seed ^ 1, t);
     let (major, minor) = gpu.info().compute_capability;
     let sm = (major * 10 + minor) as u32;
-    let image = match polymul::gpu::embedded_cubin(sm) {
+    let image = match polymul::expert::embedded_cubin(sm) {
         Some(bin) => Some(("cubin", bin.to_vec())),
-        None => polymul::gpu::embedded_ptx(gpu.info().ptx_arch).map(|p| ("ptx", p.as_bytes().to_vec())),
+        None => polymul::expert::embedded_ptx(gpu.info().ptx_arch).map(|p| ("ptx", p.as_bytes().to_vec())),
     };
     let dir = std::env::temp_dir().join(format!("polymul-check-image-{}", std::process::id()));
     match image {
