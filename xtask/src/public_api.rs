@@ -23,7 +23,7 @@ const SNAPSHOT: &str = "crates/host/public-api.txt";
 
 /// Whether a `cust::`/`cust_raw::`/`cust_core::` path in the API is an error (`true`) or a
 /// warning (`false`, while the API still exposes some).
-const DENY_CUST: bool = false;
+const DENY_CUST: bool = true;
 
 const HINT: &str = "run `cargo xtask public-api --bless` if the change is intended; add a migration \
                     note to CHANGELOG.md";

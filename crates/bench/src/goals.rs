@@ -318,7 +318,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table> {
             "now (default plan)",
             "now / before",
             "best open / now",
-            "floor µs (compute | memory)",
+            "floor µs (compute / memory)",
             "% of floor",
             "GB/s",
             "% of copy",
@@ -389,4 +389,47 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table> {
         eprintln!("  goals: {}", t.rows.last().map(|r| r.join(" | ")).unwrap_or_default());
     }
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn goal(word: u32, log_n: u32, op: Op) -> Goal {
+        Goal { word, log_n, op, goal: 1.0, peers: [None; 3] }
+    }
+
+    /// The floors' arithmetic, by hand: `log N · N/2` butterflies per
+    /// transform, three transforms' worth per product and per tower; one
+    /// pass reads and writes each polynomial once (`N · w` bytes each way).
+    #[test]
+    fn floors_count_butterflies_and_bytes() {
+        let fwd = goal(64, 16, Op::Forward);
+        assert_relative_eq!(butterflies(&fwd), 16.0 * 32768.0);
+        assert_relative_eq!(one_pass_bytes(&fwd), 2.0 * 65536.0 * 8.0);
+        let mul = goal(32, 16, Op::Polymul);
+        assert_relative_eq!(butterflies(&mul), 3.0 * 16.0 * 32768.0);
+        assert_relative_eq!(one_pass_bytes(&mul), 3.0 * 65536.0 * 4.0);
+        let rns = goal(64, 16, Op::Rns(20));
+        assert_relative_eq!(butterflies(&rns), 20.0 * butterflies(&mul));
+        assert_relative_eq!(one_pass_bytes(&rns), 20.0 * 3.0 * 65536.0 * 8.0);
+        // At 773 G butterflies/s (u64) a forward 2^16 takes 0.678 µs, the
+        // compute floor the goals table quotes.
+        assert_relative_eq!(butterflies(&fwd) / 773e9 * 1e6, 0.678, max_relative = 1e-3);
+        let f = Floors { compute: 0.678, memory: 0.354 };
+        assert_relative_eq!(f.max(), 0.678);
+    }
+
+    /// Passes over memory of a product: the lazy kernels share the column
+    /// pass of both operands and finish `b`'s transform in registers.
+    #[test]
+    fn polymul_traffic_units() {
+        assert_relative_eq!(polymul_units(NttKernel::Lazy, 2), 9.0);
+        assert_relative_eq!(polymul_units(NttKernel::Lazy, 1), 3.0);
+        assert_relative_eq!(polymul_units(NttKernel::TwoD, 2), 15.0);
+        // GB/s of a 2^16 u64 product moving 9 polynomials in 2.85 µs.
+        let gbs = polymul_units(NttKernel::Lazy, 2) * 65536.0 * 8.0 / (2.85e-6 * 1e9);
+        assert_relative_eq!(gbs, 1655.6, max_relative = 1e-3);
+    }
 }
