@@ -4,7 +4,8 @@
 //! `polymul tune` measured on this device, else by a documented rule.
 //!
 //! ```no_run
-//! use polymul::{DevicePlan, Gpu, planner::{Modulus, Multiplier, Wisdom}};
+//! use polymul::prelude::*;
+//! use polymul::{Gpu, planner::{Modulus, Multiplier, Wisdom}};
 //! let gpu = Gpu::new()?;
 //! // 30-bit moduli on u32 words, N = 2^14, 64 products per call, with the
 //! // wisdom `polymul tune` left in the user's cache (if any).
@@ -166,6 +167,7 @@ pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize
 /// [`Error::NeedsGpu`] on the CPU backend.
 ///
 /// ```
+/// use polymul::prelude::*;
 /// use polymul::planner::{Modulus, Multiplier};
 /// // The GPU if there is one, else the CPU backend.
 /// let m = Multiplier::<u64>::auto(1 << 12, Modulus::Bits(62), 8, None)?;
@@ -569,7 +571,7 @@ mod tests {
         assert_eq!(Modulus::Rns { bits: 30, towers: 2 }.given_primes(), None);
         let key3 = WisdomKey { towers: 3, ..key(6) };
         let dgt_winner = Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
-        let ntt_winner = Choice::Ntt { kernel: crate::NttKernel::TwoD, radix: Some(8) };
+        let ntt_winner = Choice::Ntt { kernel: crate::expert::NttKernel::TwoD, radix: Some(8) };
         let wisdom = |winner| {
             let mut w = Wisdom::new();
             w.insert(WisdomEntry { key: key3.clone(), winner, us_per_poly: 2.0, candidates: 3 });
