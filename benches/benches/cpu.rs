@@ -8,7 +8,9 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use polymul::cpu::CpuPlan;
-use polymul::random::SplitMix64;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
+use polymul::prelude::*;
 use polymul::{Coeff, NttParams, cpu};
 use polymul_bench::cpu_anchor::Anchor;
 use std::hint::black_box;
@@ -36,7 +38,7 @@ fn backend_word<W: Coeff, A: Anchor<W>>(c: &mut Criterion, bits: u32) {
                     });
                     if log_n <= 14 {
                         g.bench_function(BenchmarkId::new("reference", n), |bch| {
-                            bch.iter(|| cpu::forward(&p, black_box(&mut x)).expect("forward"))
+                            bch.iter(|| emulation::forward(&p, black_box(&mut x)).expect("forward"))
                         });
                     }
                 }
@@ -52,7 +54,7 @@ fn backend_word<W: Coeff, A: Anchor<W>>(c: &mut Criterion, bits: u32) {
                     });
                     if log_n <= 14 {
                         g.bench_function(BenchmarkId::new("reference", n), |bch| {
-                            bch.iter(|| cpu::inverse(&p, black_box(&mut x)).expect("inverse"))
+                            bch.iter(|| emulation::inverse(&p, black_box(&mut x)).expect("inverse"))
                         });
                     }
                 }
@@ -73,7 +75,9 @@ fn backend_word<W: Coeff, A: Anchor<W>>(c: &mut Criterion, bits: u32) {
                     });
                     if log_n <= 14 {
                         g.bench_function(BenchmarkId::new("reference", n), |bch| {
-                            bch.iter(|| cpu::polymul(&p, black_box(&a), black_box(&b)).expect("polymul"))
+                            bch.iter(|| {
+                                emulation::polymul(&p, black_box(&a), black_box(&b)).expect("polymul")
+                            })
                         });
                     }
                 }
@@ -110,7 +114,7 @@ fn ntt(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::from_parameter(n), &a, |b, a| {
             b.iter(|| {
                 let mut x = a.clone();
-                cpu::forward(&p, &mut x).expect("forward");
+                emulation::forward(&p, &mut x).expect("forward");
                 black_box(x)
             })
         });
@@ -123,7 +127,7 @@ fn ntt(c: &mut Criterion) {
         let mut rng = SplitMix64::new(2);
         let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
         g.bench_function(BenchmarkId::new("ntt", n), |bch| {
-            bch.iter(|| cpu::polymul(&p, &a, &b).expect("polymul"))
+            bch.iter(|| emulation::polymul(&p, &a, &b).expect("polymul"))
         });
     }
     g.finish();
