@@ -17,7 +17,7 @@
 //!
 //! * `cpu::negacyclic_naive` and [`oracle::negacyclic`] (u128, independent)
 //!   agree, per polynomial;
-//! * `cpu::polymul` equals them bit for bit; so do `polymul_with`,
+//! * `emulation::polymul` equals them bit for bit; so do `polymul_with`,
 //!   `polymul_fused` and `polymul_fused_tiled` with the chosen reduction, or
 //!   they refuse with the typed error the documentation gives (modulus too
 //!   wide for the reduction, N < 4 for the fused product, no tile geometry,
@@ -26,16 +26,18 @@
 //!   tiled transforms equal the radix-2 ones and invert each other; a
 //!   refused call leaves the data untouched; forward, pointwise product and
 //!   inverse give the product;
-//! * `dgt::cpu::polymul` (N ≥ 4) equals the schoolbook product mod p, and
+//! * `emulation::dgt::polymul` (N ≥ 4) equals the schoolbook product mod p, and
 //!   the DGT round trip is the identity; a configuration that does not fit
 //!   is refused with `BadDgtConfig` exactly when `DgtConfig::passes` says so.
 
 use crate::input::Input;
 use crate::oracle;
-use polymul::cpu::{self, TiledConfig};
-use polymul::dgt::{self, DgtConfig, DgtParams, dgt_primes};
+use polymul::cpu;
+use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
+use polymul::expert::Reduction;
+use polymul::expert::emulation::{self, TiledConfig};
 use polymul::params::ntt_primes;
-use polymul::{Coeff, Error, NttParams, Reduction};
+use polymul::{Coeff, Error, NttParams};
 
 /// The decoded input.
 #[derive(Debug, Clone)]
@@ -126,15 +128,15 @@ fn run<W: Coeff>(c: &Case) {
     let fits = c.bits <= r.max_bits(W::BITS);
     let ctx = format!("N = {n}, batch {}, q = {q}, {} on u{}", c.batch, r.name(), W::BITS);
 
-    assert_eq!(wide(&cpu::polymul(&p, &a, &b).expect("polymul")), want, "polymul, {ctx}");
+    assert_eq!(wide(&emulation::polymul(&p, &a, &b).expect("polymul")), want, "polymul, {ctx}");
     let refused = |e: &Error| {
         assert!(matches!(e, Error::ModulusTooWide { .. }) && !fits, "{ctx}: {e:?}");
     };
-    match cpu::polymul_with(&p, r, &a, &b) {
+    match emulation::polymul_with(&p, r, &a, &b) {
         Ok(v) => assert!(fits && wide(&v) == want, "polymul_with, {ctx}"),
         Err(e) => refused(&e),
     }
-    match cpu::polymul_fused(&p, r, &a, &b) {
+    match emulation::polymul_fused(&p, r, &a, &b) {
         Ok(v) => assert!(fits && n >= 4 && wide(&v) == want, "polymul_fused, {ctx}"),
         Err(Error::InvalidN { .. }) => assert!(n < 4),
         Err(e) => refused(&e),
@@ -142,21 +144,21 @@ fn run<W: Coeff>(c: &Case) {
 
     // Transforms: forward ∘ inverse, each reduction against the default.
     let mut fa = a.clone();
-    cpu::forward(&p, &mut fa).expect("forward");
+    emulation::forward(&p, &mut fa).expect("forward");
     let mut back = fa.clone();
-    cpu::inverse(&p, &mut back).expect("inverse");
+    emulation::inverse(&p, &mut back).expect("inverse");
     assert!(back == a, "inverse(forward(a)) ≠ a, {ctx}");
     let mut fb = b.clone();
-    cpu::forward(&p, &mut fb).expect("forward");
+    emulation::forward(&p, &mut fb).expect("forward");
     let mut prod = fa.clone();
-    cpu::pointwise_mul(&p, &mut prod, &fb).expect("pointwise_mul");
-    cpu::inverse(&p, &mut prod).expect("inverse");
+    emulation::pointwise_mul(&p, &mut prod, &fb).expect("pointwise_mul");
+    emulation::inverse(&p, &mut prod).expect("inverse");
     assert_eq!(wide(&prod), want, "forward, pointwise, inverse, {ctx}");
     let mut x = a.clone();
-    match cpu::forward_with(&p, r, &mut x) {
+    match emulation::forward_with(&p, r, &mut x) {
         Ok(()) => {
             assert!(fits && x == fa, "forward_with ≠ forward, {ctx}");
-            cpu::inverse_with(&p, r, &mut x).expect("inverse_with after forward_with");
+            emulation::inverse_with(&p, r, &mut x).expect("inverse_with after forward_with");
             assert!(x == a, "inverse_with(forward_with(a)) ≠ a, {ctx}");
         }
         Err(e) => {
@@ -175,10 +177,10 @@ fn run<W: Coeff>(c: &Case) {
         e => refused(e),
     };
     let mut t = a.clone();
-    match cpu::forward_tiled(&p, r, &mut t, cfg) {
+    match emulation::forward_tiled(&p, r, &mut t, cfg) {
         Ok(()) => {
             assert!(fits && radix_ok && geometry && t == fa, "forward_tiled ≠ forward, {cfg:?}, {ctx}");
-            cpu::inverse_tiled(&p, r, &mut t, cfg).expect("inverse_tiled after forward_tiled");
+            emulation::inverse_tiled(&p, r, &mut t, cfg).expect("inverse_tiled after forward_tiled");
             assert!(t == a, "inverse_tiled(forward_tiled(a)) ≠ a, {cfg:?}, {ctx}");
         }
         Err(e) => {
@@ -186,7 +188,7 @@ fn run<W: Coeff>(c: &Case) {
             assert!(t == a, "a refused forward_tiled changed the data");
         }
     }
-    match cpu::polymul_fused_tiled(&p, r, &a, &b, cfg) {
+    match emulation::polymul_fused_tiled(&p, r, &a, &b, cfg) {
         Ok(v) => assert!(wide(&v) == want, "polymul_fused_tiled, {cfg:?}, {ctx}"),
         Err(Error::InvalidN { .. }) if n < 4 => {}
         Err(e) => tiled_refused(&e),
@@ -211,14 +213,14 @@ fn dgt_case<W: Coeff>(c: &Case, n: usize) {
     };
     let fits = config.passes(log_m).is_ok();
     let ctx = format!("DGT N = {n}, batch {}, p = {p}, {config} on u{}", c.batch, W::BITS);
-    match dgt::cpu::polymul(&prm, &config, &a, &b) {
-        Ok(v) => assert!(fits && wide(&v) == want, "dgt::cpu::polymul, {ctx}"),
+    match emulation::dgt::polymul(&prm, &config, &a, &b) {
+        Ok(v) => assert!(fits && wide(&v) == want, "emulation::dgt::polymul, {ctx}"),
         Err(e) => assert!(!fits && matches!(e, Error::BadDgtConfig { .. }), "{ctx}: {e:?}"),
     }
     let mut x = a.clone();
-    match dgt::cpu::forward(&prm, &config, &mut x) {
+    match emulation::dgt::forward(&prm, &config, &mut x) {
         Ok(()) => {
-            dgt::cpu::inverse(&prm, &config, &mut x).expect("DGT inverse after forward");
+            emulation::dgt::inverse(&prm, &config, &mut x).expect("DGT inverse after forward");
             assert!(x == a, "DGT inverse(forward(a)) ≠ a, {ctx}");
         }
         Err(e) => assert!(!fits && matches!(e, Error::BadDgtConfig { .. }) && x == a, "{ctx}: {e:?}"),

@@ -39,16 +39,16 @@
 use crate::input::Input;
 use crate::oracle::{self, bit_reverse, bits as bit_len, gmul, gpow, is_prime, mul_mod, pow_mod};
 use num_bigint::BigUint;
-use polymul::cpu::TiledConfig;
 use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
+use polymul::expert::emulation::TiledConfig;
+use polymul::expert::{Multiplicands, NttKernel, Reduction};
 use polymul::params::{
     MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, geometry_2d, ntt_prime_below, ntt_primes,
     primitive_root_2n, tile_geometry,
 };
 use polymul::planner::{Choice, Modulus, WisdomKey, batch_bucket, decide};
-use polymul::reduction::Multiplicands;
 use polymul::rns::RnsBasis;
-use polymul::{Coeff, Error, NttKernel, NttParams, Reduction};
+use polymul::{Coeff, Error, NttParams};
 
 /// Largest N for which constructors that build tables are run (their cost
 /// grows with N; the range checks are exercised with any N).
@@ -693,12 +693,12 @@ fn planner(c: &Case) {
         }
     }
     let log_n = c.log_m;
-    let batched = polymul::is_batched(c.n, b);
+    let batched = polymul::expert::is_batched(c.n, b);
     assert_eq!(batched, (c.n as u128) * (b as u128) >= 1 << 20);
     for word_bits in [32, 64, c.config.log_cluster2] {
         for inverse in [false, true] {
-            let k = polymul::auto_kernel(word_bits, log_n, batched, inverse);
-            let r = polymul::auto_radix(k, word_bits, log_n, batched, inverse);
+            let k = polymul::expert::auto_kernel(word_bits, log_n, batched, inverse);
+            let r = polymul::expert::auto_radix(k, word_bits, log_n, batched, inverse);
             assert!((1..=4).contains(&r), "auto_radix = {r}");
         }
     }

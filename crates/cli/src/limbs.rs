@@ -10,10 +10,11 @@
 //! result has the inputs' shape: `c = a·b mod (X^N + 1, Q)`, limbs in
 //! `[0, Q)`. On the GPU the conversions (RNS decomposition, CRT) run on the
 //! device ([`polymul::rns::RnsPlan::polymul_limbs`]); with `--cpu` the same
-//! code runs on every core ([`polymul::cpu::rns_polymul_limbs`]).
+//! code runs on every core ([`polymul::expert::emulation::rns_polymul_limbs`]).
 
+use polymul::expert::emulation;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, cpu};
+use polymul::Coeff;
 use polymul_npy::NpyArray;
 use std::path::Path;
 
@@ -101,7 +102,7 @@ fn run_word<W: Coeff>(job: &Job, inputs: &[Limbs]) -> Result<()> {
     }
     let (a, b) = (&inputs[0].data, &inputs[1].data);
     let result = if job.cpu {
-        cpu::rns_polymul_limbs(&basis, a, b)?
+        emulation::rns_polymul_limbs(&basis, a, b)?
     } else {
         let gpu = polymul_bench::env_options::gpu()?;
         RnsPlan::with_options(&gpu, &basis, polymul_bench::env_options::plan_options())?

@@ -23,8 +23,9 @@
 use std::path::PathBuf;
 
 use polymul::dgt::{self, DgtConfig, DgtParams};
-use polymul::kernels::arith::{Barrett4, ModMul};
+use polymul::expert::kernels::arith::{Barrett4, ModMul};
 use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey};
+use polymul::prelude::*;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, Gpu, NttParams};
 use polymul_npy::NpyWord;
@@ -401,7 +402,7 @@ fn compute_gpu<W: Coeff>(
 /// The result of `op` on `inputs` (one array, two for the products) on the
 /// CPU: the NTT on the planner's CPU backend ([`Multiplier::cpu`]: all
 /// towers and rows over all cores), the DGT on its reference code
-/// ([`dgt::cpu`]), tower by tower.
+/// ([`polymul::expert::emulation::dgt`]), tower by tower.
 fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
     let a = &inputs[0];
     let b = inputs.get(1).unwrap_or(a);
@@ -410,7 +411,7 @@ fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]
         let config = DgtConfig::default_for(towers[0].log_m());
         let mut out = Vec::with_capacity(a.len());
         for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
-            out.extend(dgt::cpu::polymul(p, &config, a, b)?);
+            out.extend(polymul::expert::emulation::dgt::polymul(p, &config, a, b)?);
         }
         return Ok(out);
     }
@@ -419,9 +420,9 @@ fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]
         Op::Ntt | Op::Intt => {
             let mut d = a.clone();
             if op == Op::Ntt {
-                m.forward_host(&mut d)?
+                m.forward(&mut d)?
             } else {
-                m.inverse_host(&mut d)?
+                m.inverse(&mut d)?
             }
             d
         }
@@ -432,7 +433,7 @@ fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use polymul::NttKernel;
+    use polymul::expert::NttKernel;
     use polymul::planner::WisdomEntry;
 
     /// The command fixes the family; wisdom picks within it.

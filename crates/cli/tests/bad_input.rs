@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use polymul::random::SplitMix64;
+use polymul::expert::SplitMix64;
 use polymul_npy::{NpyArray, NpyWord};
 
 const BIN: &str = env!("CARGO_BIN_EXE_polymul");
@@ -729,7 +729,7 @@ fn data_commands_with_a_valid_wisdom_file() {
     let dir = inputs("valid-wisdom");
     let mut w = Wisdom::new();
     let key = WisdomKey { device: "no such GPU".into(), log_n: 4, word_bits: 64, towers: 1, batch_bucket: 0 };
-    let winner = Choice::Ntt { kernel: polymul::NttKernel::TwoD, radix: Some(4) };
+    let winner = Choice::Ntt { kernel: polymul::expert::NttKernel::TwoD, radix: Some(4) };
     w.insert(WisdomEntry { key, winner, us_per_poly: 1.0, candidates: 2 });
     w.save(&dir.join("wisdom.json")).unwrap();
     for args in gpu_commands(&[]) {

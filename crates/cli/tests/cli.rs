@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use polymul::dgt::{self, DgtConfig, DgtParams};
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
 use polymul::params::arith::{is_prime, pow_mod};
-use polymul::random::SplitMix64;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, NttParams, cpu};
 use polymul_npy::{NpyArray, NpyWord};
@@ -124,12 +125,12 @@ fn transforms_and_products<W: Coeff + NpyWord + PartialEq>(bits: u32) {
         let common = ["--bits", &bits_s, "--cpu", "--word", &word];
 
         let mut fwd = a.clone();
-        cpu::forward(&p, &mut fwd).unwrap();
+        emulation::forward(&p, &mut fwd).unwrap();
         ok(&polymul(&dir, &[&["ntt", "a.npy", "--out", "fa.npy"][..], &common].concat()));
         assert_npy(&dir, "fa.npy", &shape, fwd.clone());
 
         let mut inv = a.clone();
-        cpu::inverse(&p, &mut inv).unwrap();
+        emulation::inverse(&p, &mut inv).unwrap();
         ok(&polymul(&dir, &[&["intt", "a.npy", "-o", "ia.npy"][..], &common].concat()));
         assert_npy(&dir, "ia.npy", &shape, inv);
 
@@ -137,7 +138,7 @@ fn transforms_and_products<W: Coeff + NpyWord + PartialEq>(bits: u32) {
         ok(&polymul(&dir, &[&["intt", "fa.npy", "--out", "back.npy"][..], &common].concat()));
         assert_npy(&dir, "back.npy", &shape, a.clone());
 
-        let c = cpu::polymul(&p, &a, &b).unwrap();
+        let c = emulation::polymul(&p, &a, &b).unwrap();
         ok(&polymul(&dir, &[&["mul", "a.npy", "b.npy", "--out", "c.npy"][..], &common].concat()));
         assert_npy(&dir, "c.npy", &shape, c.clone());
 
@@ -181,7 +182,7 @@ fn the_word_defaults_to_the_file_dtype() {
     let p32 = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
     let a = random(1, n, p32.q());
     let b = random(2, n, p32.q());
-    let c = cpu::polymul(&p32, &a, &b).unwrap();
+    let c = emulation::polymul(&p32, &a, &b).unwrap();
     // A uint32 file computes on u32 words and writes '<u4'.
     save(&dir, "a.npy", &[n], a.clone());
     save(&dir, "b.npy", &[n], b.clone());
@@ -195,7 +196,8 @@ fn the_word_defaults_to_the_file_dtype() {
         &dir,
         "c64.npy",
         &[n],
-        cpu::polymul(&NttParams::<u64>::new(n, p32.q().into()).unwrap(), &widen(&a), &widen(&b)).unwrap(),
+        emulation::polymul(&NttParams::<u64>::new(n, p32.q().into()).unwrap(), &widen(&a), &widen(&b))
+            .unwrap(),
     );
     ok(&polymul(
         &dir,
@@ -232,7 +234,7 @@ fn rns_towers() {
     save(&dir, "a.npy", &shape, a.clone());
     save(&dir, "b.npy", &shape, b.clone());
 
-    let c = cpu::rns_polymul(&basis, &a, &b).unwrap();
+    let c = emulation::rns_polymul(&basis, &a, &b).unwrap();
     ok(&polymul(
         &dir,
         &["mul", "a.npy", "b.npy", "--towers", "3", "--bits", "50", "--cpu", "--out", "c.npy"],
@@ -254,7 +256,7 @@ fn rns_towers() {
     // Transforms per tower, and the round trip.
     let mut fwd = a.clone();
     for (p, part) in basis.towers().iter().zip(fwd.chunks_mut(len)) {
-        cpu::forward(p, part).unwrap();
+        emulation::forward(p, part).unwrap();
     }
     ok(&polymul(&dir, &["ntt", "a.npy", "--towers", "3", "--bits", "50", "--cpu", "--out", "fa.npy"]));
     assert_npy(&dir, "fa.npy", &shape, fwd);
@@ -269,7 +271,7 @@ fn rns_towers() {
         &dir,
         &["mul", "a32.npy", "a32.npy", "--towers", "2", "--bits", "30", "--cpu", "--out", "c32.npy"],
     ));
-    assert_npy(&dir, "c32.npy", &[2, n], cpu::rns_polymul(&basis32, &a32, &a32).unwrap());
+    assert_npy(&dir, "c32.npy", &[2, n], emulation::rns_polymul(&basis32, &a32, &a32).unwrap());
 }
 
 #[test]
@@ -285,7 +287,7 @@ fn dgt_products() {
         let (a, b) = (random(1, len, p64.p()), random(2, len, p64.p()));
         save(&dir, "a.npy", &shape, a.clone());
         save(&dir, "b.npy", &shape, b.clone());
-        let c = dgt::cpu::polymul(&p64, &config, &a, &b).unwrap();
+        let c = emulation::dgt::polymul(&p64, &config, &a, &b).unwrap();
         ok(&polymul(&dir, &["mul", "a.npy", "b.npy", "--dgt", "--bits", "62", "--cpu", "--out", "c.npy"]));
         assert_npy(&dir, "c.npy", &shape, c.clone());
         if n <= 64 {
@@ -298,7 +300,7 @@ fn dgt_products() {
         let (a, b) = (random(3, len, p32.p()), random(4, len, p32.p()));
         save(&dir, "a32.npy", &shape, a.clone());
         save(&dir, "b32.npy", &shape, b.clone());
-        let c = dgt::cpu::polymul(&p32, &config, &a, &b).unwrap();
+        let c = emulation::dgt::polymul(&p32, &config, &a, &b).unwrap();
         let q = p32.p().to_string();
         ok(&polymul(&dir, &["mul", "a32.npy", "b32.npy", "--dgt", "--q", &q, "--cpu", "--out", "c32.npy"]));
         assert_npy(&dir, "c32.npy", &shape, c);
@@ -316,7 +318,8 @@ fn dgt_products() {
     for (t, &p) in ps.iter().enumerate() {
         let params = DgtParams::<u64>::new(n, p).unwrap();
         want.extend(
-            dgt::cpu::polymul(&params, &config, &a[t * n..(t + 1) * n], &b[t * n..(t + 1) * n]).unwrap(),
+            emulation::dgt::polymul(&params, &config, &a[t * n..(t + 1) * n], &b[t * n..(t + 1) * n])
+                .unwrap(),
         );
     }
     ok(&polymul(

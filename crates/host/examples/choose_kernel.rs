@@ -5,8 +5,10 @@
 //! cargo run --release -p polymul --example choose_kernel
 //! ```
 
-use polymul::random::SplitMix64;
-use polymul::{Gpu, NttKernel, NttParams, NttPlan, PlanOptions, Reduction};
+use polymul::expert::SplitMix64;
+use polymul::expert::{NttKernel, PlanOptions, Reduction};
+use polymul::prelude::*;
+use polymul::{Gpu, NttParams, NttPlan};
 
 fn main() -> Result<(), polymul::Error> {
     let gpu = match Gpu::new() {

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p polymul --example convert_timing`
 
-use polymul::random::SplitMix64;
+use polymul::expert::SplitMix64;
 use polymul::rns::RnsBasis;
 use std::time::Instant;
 

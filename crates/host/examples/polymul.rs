@@ -5,8 +5,9 @@
 //! cargo run --release -p polymul --example polymul
 //! ```
 
-use polymul::random::SplitMix64;
-use polymul::{Gpu, NttParams, NttPlan, cpu};
+use polymul::expert::SplitMix64;
+use polymul::prelude::*;
+use polymul::{CpuPlan, Gpu, NttParams, NttPlan};
 
 fn main() -> Result<(), polymul::Error> {
     let n = 1 << 14;
@@ -16,7 +17,7 @@ fn main() -> Result<(), polymul::Error> {
     let mut rng = SplitMix64::new(2026);
     let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
 
-    let reference = cpu::polymul(&params, &a, &b)?;
+    let reference = CpuPlan::new(params.clone())?.polymul(&a, &b)?;
     match Gpu::new() {
         Ok(gpu) => {
             let plan = NttPlan::new(&gpu, params)?;

@@ -8,9 +8,10 @@
 //! ```
 
 use num_bigint::BigUint;
-use polymul::random::SplitMix64;
+use polymul::expert::SplitMix64;
+use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Gpu, cpu};
+use polymul::{CpuRnsPlan, Gpu, cpu};
 
 fn main() -> Result<(), polymul::Error> {
     let n = 1 << 10;
@@ -32,7 +33,7 @@ fn main() -> Result<(), polymul::Error> {
         }
         Err(e) => {
             println!("{e}\n(no GPU: the CPU path)");
-            cpu::rns_polymul(&basis, &ra, &rb)?
+            CpuRnsPlan::new(&basis)?.polymul(&ra, &rb)?
         }
     };
     let c = basis.from_residues(&rc)?;

@@ -36,7 +36,7 @@
 //! let a: Vec<u64> = (0..n as u64).map(|i| i * i % q).collect();
 //! let b: Vec<u64> = (0..n as u64).map(|i| (i + 7) % q).collect();
 //! let c = plan.polymul(&a, &b)?;
-//! assert_eq!(c, polymul::cpu::polymul(plan.params(), &a, &b)?);
+//! assert_eq!(c, polymul::CpuPlan::new(plan.params().clone())?.polymul(&a, &b)?); // the CPU backend's product
 //! # Ok::<(), polymul::Error>(())
 //! ```
 //!

@@ -22,7 +22,7 @@
 //! here).
 //!
 //! ```no_run
-//! use polymul::{Gpu, NttParams, NttPlan, Product, Transform};
+//! use polymul::{DevicePlan, Gpu, NttParams, NttPlan, Product, Transform};
 //!
 //! /// Squares every polynomial of `x` with any plan, on any buffer kind.
 //! fn square<W: polymul::Coeff, B: ?Sized>(plan: &impl Product<W, B>, x: &mut B, scratch: &mut B) -> polymul::Result<()> {
@@ -32,7 +32,8 @@
 //! let gpu = Gpu::new()?;
 //! let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 12, 62)?)?;
 //! let mut a = vec![3u64; 1 << 12];
-//! square(&plan, &mut a[..], &mut a.clone()[..])?;          // host slices
+//! let mut scratch = a.clone();
+//! square(&plan, &mut a[..], &mut scratch[..])?;           // host slices
 //! let (mut d, mut s) = (plan.upload(&a)?, plan.upload(&a)?);
 //! square(&plan, &mut *d, &mut *s)?;                       // device views
 //! plan.forward(&mut d)?;                                  // NTT domain

@@ -9,15 +9,17 @@
 //! out-of-bounds index fails these tests as a panic.
 
 use num_bigint::BigUint;
-use polymul::cpu::{self, TiledConfig};
+use polymul::cpu;
 use polymul::dgt::{self, DgtConfig, DgtParams, DgtTables};
-use polymul::kernels::dgt::layout::PassGeometry;
+use polymul::expert::Multiplicands;
+use polymul::expert::Reduction;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation::{self, TiledConfig};
+use polymul::expert::kernels::dgt::layout::PassGeometry;
 use polymul::params::{self, MAX_N, MAX_PRIME_COUNT, NttParams, arith};
 use polymul::planner::{self, Choice, Modulus, Wisdom, WisdomKey, tune::TuneSpec};
-use polymul::random::SplitMix64;
-use polymul::reduction::Multiplicands;
 use polymul::rns::RnsBasis;
-use polymul::{Error, Gpu, Reduction};
+use polymul::{Error, Gpu};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------
@@ -459,10 +461,10 @@ type Transform = fn(&NttParams<u64>, &mut [u64]) -> polymul::Result<()>;
 
 fn transforms() -> [(&'static str, Transform); 4] {
     [
-        ("forward", |p, d| cpu::forward(p, d)),
-        ("inverse", |p, d| cpu::inverse(p, d)),
-        ("forward_with", |p, d| cpu::forward_with(p, Reduction::Barrett4, d)),
-        ("inverse_with", |p, d| cpu::inverse_with(p, Reduction::Montgomery, d)),
+        ("forward", |p, d| emulation::forward(p, d)),
+        ("inverse", |p, d| emulation::inverse(p, d)),
+        ("forward_with", |p, d| emulation::forward_with(p, Reduction::Barrett4, d)),
+        ("inverse_with", |p, d| emulation::inverse_with(p, Reduction::Montgomery, d)),
     ]
 }
 
@@ -507,15 +509,15 @@ fn cpu_transforms_modulus_too_wide_for_the_reduction() {
     let p = p62();
     let mut d = vec![0u64; N];
     assert!(matches!(
-        cpu::forward_with(&p, Reduction::DhemQuisquater, &mut d),
+        emulation::forward_with(&p, Reduction::DhemQuisquater, &mut d),
         Err(Error::ModulusTooWide { bits: 62, max_bits: 60, word: 64, .. })
     ));
     assert!(matches!(
-        cpu::inverse_with(&p, Reduction::DhemQuisquater, &mut d),
+        emulation::inverse_with(&p, Reduction::DhemQuisquater, &mut d),
         Err(Error::ModulusTooWide { max_bits: 60, .. })
     ));
     assert!(matches!(
-        cpu::polymul_with(&p, Reduction::DhemQuisquater, &d, &d),
+        emulation::polymul_with(&p, Reduction::DhemQuisquater, &d, &d),
         Err(Error::ModulusTooWide { max_bits: 60, .. })
     ));
 }
@@ -524,19 +526,19 @@ fn cpu_transforms_modulus_too_wide_for_the_reduction() {
 fn cpu_pointwise_mul_bad_buffers() {
     let (p, q) = (p64(), q30());
     assert!(matches!(
-        cpu::pointwise_mul(&p, &mut [], &ones(N)),
+        emulation::pointwise_mul(&p, &mut [], &ones(N)),
         Err(Error::NotAMultipleOfN { what: "acc", got: 0, .. })
     ));
     assert!(matches!(
-        cpu::pointwise_mul(&p, &mut ones(N), &ones(N - 1)),
+        emulation::pointwise_mul(&p, &mut ones(N), &ones(N - 1)),
         Err(Error::NotAMultipleOfN { what: "other", .. })
     ));
     assert!(matches!(
-        cpu::pointwise_mul(&p, &mut ones(N), &ones(2 * N)),
+        emulation::pointwise_mul(&p, &mut ones(N), &ones(2 * N)),
         Err(Error::LengthMismatch { what: "other", got, expected: N }) if got == 2 * N
     ));
     assert!(matches!(
-        cpu::pointwise_mul(&p, &mut ones(N), &with_at(N, 7, q)),
+        emulation::pointwise_mul(&p, &mut ones(N), &with_at(N, 7, q)),
         Err(Error::CoefficientOutOfRange { what: "other", index: 7, .. })
     ));
 }
@@ -544,8 +546,8 @@ fn cpu_pointwise_mul_bad_buffers() {
 #[test]
 fn cpu_polymul_bad_buffers() {
     let (p, q) = (p64(), q30());
-    for mul in [cpu::polymul::<u64>, |p: &NttParams<u64>, a: &[u64], b: &[u64]| {
-        cpu::polymul_with(p, Reduction::Builtin, a, b)
+    for mul in [emulation::polymul::<u64>, |p: &NttParams<u64>, a: &[u64], b: &[u64]| {
+        emulation::polymul_with(p, Reduction::Builtin, a, b)
     }] {
         assert!(matches!(mul(&p, &[], &[]), Err(Error::NotAMultipleOfN { what: "a", got: 0, .. })));
         assert!(matches!(mul(&p, &ones(N), &ones(N + 2)), Err(Error::NotAMultipleOfN { what: "b", .. })));
@@ -568,11 +570,11 @@ fn cpu_polymul_bad_buffers() {
 fn cpu_polymul_fused_n_below_four() {
     let p = NttParams::<u64>::with_prime_bits(2, 30).unwrap();
     assert!(matches!(
-        cpu::polymul_fused(&p, Reduction::Shoup, &[1, 1], &[1, 1]),
+        emulation::polymul_fused(&p, Reduction::Shoup, &[1, 1], &[1, 1]),
         Err(Error::InvalidN { n: 2, min: 4, max: MAX_N })
     ));
     assert!(matches!(
-        cpu::polymul_fused_tiled(&p, Reduction::Shoup, &[1, 1], &[1, 1], tiled(4, 2, false)),
+        emulation::polymul_fused_tiled(&p, Reduction::Shoup, &[1, 1], &[1, 1], tiled(4, 2, false)),
         Err(Error::InvalidN { n: 2, min: 4, .. })
     ));
 }
@@ -581,15 +583,15 @@ fn cpu_polymul_fused_n_below_four() {
 fn cpu_polymul_fused_bad_buffers() {
     let (p, q) = (p64(), q30());
     assert!(matches!(
-        cpu::polymul_fused(&p, Reduction::Shoup, &[], &[]),
+        emulation::polymul_fused(&p, Reduction::Shoup, &[], &[]),
         Err(Error::NotAMultipleOfN { got: 0, .. })
     ));
     assert!(matches!(
-        cpu::polymul_fused(&p, Reduction::Shoup, &ones(N), &ones(2 * N)),
+        emulation::polymul_fused(&p, Reduction::Shoup, &ones(N), &ones(2 * N)),
         Err(Error::LengthMismatch { what: "b", .. })
     ));
     assert!(matches!(
-        cpu::polymul_fused_tiled(&p, Reduction::Shoup, &ones(N), &with_at(N, 1, q), tiled(4, 2, false)),
+        emulation::polymul_fused_tiled(&p, Reduction::Shoup, &ones(N), &with_at(N, 1, q), tiled(4, 2, false)),
         Err(Error::CoefficientOutOfRange { what: "b", index: 1, .. })
     ));
 }
@@ -601,17 +603,17 @@ fn cpu_tiled_bad_radix() {
         let mut d = ones(N);
         assert!(
             matches!(
-                cpu::forward_tiled(&p, Reduction::Shoup, &mut d, tiled(4, log_radix, false)),
+                emulation::forward_tiled(&p, Reduction::Shoup, &mut d, tiled(4, log_radix, false)),
                 Err(Error::BadRadix { radix: r }) if r == radix
             ),
             "{log_radix}"
         );
         assert!(matches!(
-            cpu::inverse_tiled(&p, Reduction::Shoup, &mut d, tiled(4, log_radix, false)),
+            emulation::inverse_tiled(&p, Reduction::Shoup, &mut d, tiled(4, log_radix, false)),
             Err(Error::BadRadix { .. })
         ));
         assert!(matches!(
-            cpu::polymul_fused_tiled(&p, Reduction::Shoup, &d, &d, tiled(4, log_radix, false)),
+            emulation::polymul_fused_tiled(&p, Reduction::Shoup, &d, &d, tiled(4, log_radix, false)),
             Err(Error::BadRadix { .. })
         ));
     }
@@ -624,11 +626,11 @@ fn cpu_tiled_tile_too_small_for_n() {
     let mut d = vec![1u64; 256];
     for two_d in [false, true] {
         assert!(matches!(
-            cpu::forward_tiled(&p, Reduction::Shoup, &mut d, tiled(3, 2, two_d)),
+            emulation::forward_tiled(&p, Reduction::Shoup, &mut d, tiled(3, 2, two_d)),
             Err(Error::InvalidN { n: 256, max: 64, .. })
         ));
         assert!(matches!(
-            cpu::inverse_tiled(&p, Reduction::Shoup, &mut d, tiled(0, 2, two_d)),
+            emulation::inverse_tiled(&p, Reduction::Shoup, &mut d, tiled(0, 2, two_d)),
             Err(Error::InvalidN { .. })
         ));
     }
@@ -636,7 +638,7 @@ fn cpu_tiled_tile_too_small_for_n() {
     // The 2D split needs N >= 4.
     let p2 = NttParams::<u64>::with_prime_bits(2, 30).unwrap();
     assert!(matches!(
-        cpu::forward_tiled(&p2, Reduction::Shoup, &mut [1, 1], tiled(4, 2, true)),
+        emulation::forward_tiled(&p2, Reduction::Shoup, &mut [1, 1], tiled(4, 2, true)),
         Err(Error::InvalidN { n: 2, min: 4, .. })
     ));
 }
@@ -645,11 +647,11 @@ fn cpu_tiled_tile_too_small_for_n() {
 fn cpu_tiled_bad_data() {
     let (p, q) = (p64(), q30());
     assert!(matches!(
-        cpu::forward_tiled(&p, Reduction::Shoup, &mut [], tiled(4, 2, false)),
+        emulation::forward_tiled(&p, Reduction::Shoup, &mut [], tiled(4, 2, false)),
         Err(Error::NotAMultipleOfN { got: 0, .. })
     ));
     assert!(matches!(
-        cpu::inverse_tiled(&p, Reduction::Shoup, &mut with_at(N, 2, q), tiled(4, 2, false)),
+        emulation::inverse_tiled(&p, Reduction::Shoup, &mut with_at(N, 2, q), tiled(4, 2, false)),
         Err(Error::CoefficientOutOfRange { index: 2, .. })
     ));
 }
@@ -772,20 +774,26 @@ fn rns_from_residues_bad_residues() {
 fn cpu_rns_polymul_bad_layouts() {
     let b = basis2();
     let qs = b.primes();
-    assert!(matches!(cpu::rns_polymul(&b, &[], &[]), Err(Error::NotAMultipleOfN { what: "a", got: 0, .. })));
+    assert!(matches!(
+        emulation::rns_polymul(&b, &[], &[]),
+        Err(Error::NotAMultipleOfN { what: "a", got: 0, .. })
+    ));
     // One tower's worth of data for a two-tower basis (wrong tower count).
     assert!(
-        matches!(cpu::rns_polymul(&b, &ones(N), &ones(N)), Err(Error::NotAMultipleOfN { got: N, n, .. }) if n == 2 * N)
+        matches!(emulation::rns_polymul(&b, &ones(N), &ones(N)), Err(Error::NotAMultipleOfN { got: N, n, .. }) if n == 2 * N)
     );
     // A three-tower layout (3·N words) is not a whole number of 2-tower batches either.
-    assert!(matches!(cpu::rns_polymul(&b, &ones(3 * N), &ones(3 * N)), Err(Error::NotAMultipleOfN { .. })));
     assert!(matches!(
-        cpu::rns_polymul(&b, &ones(2 * N), &ones(4 * N)),
+        emulation::rns_polymul(&b, &ones(3 * N), &ones(3 * N)),
+        Err(Error::NotAMultipleOfN { .. })
+    ));
+    assert!(matches!(
+        emulation::rns_polymul(&b, &ones(2 * N), &ones(4 * N)),
         Err(Error::LengthMismatch { what: "b", expected, .. }) if expected == 2 * N
     ));
     let bad = with_at(2 * N, N + 1, qs[1]);
     assert!(matches!(
-        cpu::rns_polymul(&b, &ones(2 * N), &bad),
+        emulation::rns_polymul(&b, &ones(2 * N), &bad),
         Err(Error::CoefficientOutOfRange { what: "b", index, q, .. }) if index == N + 1 && q == qs[1]
     ));
 }
@@ -939,23 +947,26 @@ fn dgt_cpu_bad_buffers() {
     let (p, cfg) = (dgt30(), dgt_cfg());
     let q = p.p();
     assert!(matches!(
-        dgt::cpu::forward(&p, &cfg, &mut []),
+        emulation::dgt::forward(&p, &cfg, &mut []),
         Err(Error::NotAMultipleOfN { what: "data", got: 0, n: N })
     ));
     assert!(
-        matches!(dgt::cpu::inverse(&p, &cfg, &mut ones(N + 1)), Err(Error::NotAMultipleOfN { got, .. }) if got == N + 1)
+        matches!(emulation::dgt::inverse(&p, &cfg, &mut ones(N + 1)), Err(Error::NotAMultipleOfN { got, .. }) if got == N + 1)
     );
     assert!(matches!(
-        dgt::cpu::forward(&p, &cfg, &mut with_at(N, 3, q)),
+        emulation::dgt::forward(&p, &cfg, &mut with_at(N, 3, q)),
         Err(Error::CoefficientOutOfRange { what: "data", index: 3, .. })
     ));
-    assert!(matches!(dgt::cpu::polymul(&p, &cfg, &[], &[]), Err(Error::NotAMultipleOfN { what: "a", .. })));
     assert!(matches!(
-        dgt::cpu::polymul(&p, &cfg, &ones(N), &ones(2 * N)),
+        emulation::dgt::polymul(&p, &cfg, &[], &[]),
+        Err(Error::NotAMultipleOfN { what: "a", .. })
+    ));
+    assert!(matches!(
+        emulation::dgt::polymul(&p, &cfg, &ones(N), &ones(2 * N)),
         Err(Error::LengthMismatch { what: "b", .. })
     ));
     assert!(matches!(
-        dgt::cpu::polymul(&p, &cfg, &ones(N), &with_at(N, 15, u64::MAX)),
+        emulation::dgt::polymul(&p, &cfg, &ones(N), &with_at(N, 15, u64::MAX)),
         Err(Error::CoefficientOutOfRange { what: "b", index: 15, .. })
     ));
 }
@@ -964,9 +975,9 @@ fn dgt_cpu_bad_buffers() {
 fn dgt_cpu_bad_configuration() {
     let p = dgt30();
     let cfg = DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 };
-    assert!(matches!(dgt::cpu::forward(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
-    assert!(matches!(dgt::cpu::inverse(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
-    assert!(matches!(dgt::cpu::polymul(&p, &cfg, &ones(N), &ones(N)), Err(Error::BadDgtConfig { .. })));
+    assert!(matches!(emulation::dgt::forward(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
+    assert!(matches!(emulation::dgt::inverse(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
+    assert!(matches!(emulation::dgt::polymul(&p, &cfg, &ones(N), &ones(N)), Err(Error::BadDgtConfig { .. })));
 }
 
 // ---------------------------------------------------------------------------
@@ -1026,7 +1037,7 @@ fn random_zero_bound() {
 
 #[test]
 fn median_of_nothing_is_nan() {
-    assert!(polymul::gpu::median(&mut []).is_nan());
+    assert!(polymul::expert::median(&mut []).is_nan());
 }
 
 // ---------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 //! sums against the big-integer schoolbook product; the typed errors.
 
 use num_bigint::BigUint;
-use polymul::random::SplitMix64;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
 use polymul::rns::RnsBasis;
 use polymul::{Coeff, Error, cpu};
 
@@ -163,9 +164,13 @@ fn products<W: Coeff>(bits: u32, log_q: u64, seed: u64) {
     let rand: Vec<BigUint> = (0..n).map(|_| below(&mut rng, &q)).collect();
     for (a, b) in [(&top, &top), (&top, &rand), (&rand, &rand)] {
         let want = cpu::negacyclic_naive_big(a, b, &q).unwrap();
-        assert_eq!(cpu::rns_polymul_big(&basis, a, b).unwrap(), want, "{bits}-bit towers, {log_q} bits");
+        assert_eq!(
+            emulation::rns_polymul_big(&basis, a, b).unwrap(),
+            want,
+            "{bits}-bit towers, {log_q} bits"
+        );
         let (la, lb) = (basis.to_limbs(a).unwrap(), basis.to_limbs(b).unwrap());
-        assert_eq!(cpu::rns_polymul_limbs(&basis, &la, &lb).unwrap(), limbs_ref(basis.limbs(), &want));
+        assert_eq!(emulation::rns_polymul_limbs(&basis, &la, &lb).unwrap(), limbs_ref(basis.limbs(), &want));
     }
 }
 
@@ -230,7 +235,7 @@ fn bad_input_is_a_typed_error() {
     // Products: operands of different lengths.
     let a = vec![0u64; n * l];
     assert!(matches!(
-        cpu::rns_polymul_limbs(&basis, &a, &a[..(n - 1) * l]),
+        emulation::rns_polymul_limbs(&basis, &a, &a[..(n - 1) * l]),
         Err(Error::LengthMismatch { what: "b", .. })
     ));
 }

@@ -1,9 +1,10 @@
 //! The kernels' NTT code run on the CPU against independent references.
 
 use polymul::cpu;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
 use polymul::params::arith::{bit_reverse, mul_mod, pow_mod};
 use polymul::params::{NttParams, ntt_primes};
-use polymul::random::SplitMix64;
 use polymul::{Coeff, Error};
 
 fn to_u64<W: Coeff>(v: &[W]) -> Vec<u64> {
@@ -30,7 +31,7 @@ fn check_polymul<W: Coeff>(n: usize, bits: u32, seed: u64) {
         (x_last.clone(), x_last.clone()),
     ];
     for (a, b) in cases {
-        let got = cpu::polymul(&p, &a, &b).unwrap();
+        let got = emulation::polymul(&p, &a, &b).unwrap();
         let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q.as_u64()).unwrap();
         assert_eq!(to_u64(&got), want, "N={n} bits={bits} word={}", W::BITS);
     }
@@ -64,7 +65,7 @@ fn forward_is_evaluation_at_odd_powers_of_psi() {
         let q = p.q();
         let a = SplitMix64::new(n as u64).coeffs(n, q);
         let mut f = a.clone();
-        cpu::forward(&p, &mut f).unwrap();
+        emulation::forward(&p, &mut f).unwrap();
         let log_n = n.trailing_zeros();
         for (i, &fi) in f.iter().enumerate() {
             let x = pow_mod(p.psi(), 2 * bit_reverse(i, log_n) as u64 + 1, q).unwrap();
@@ -81,9 +82,9 @@ fn check_round_trip<W: Coeff>(n: usize, bits: u32, batch: usize) {
     let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
     let a = SplitMix64::new(bits as u64 ^ n as u64).coeffs(n * batch, p.q());
     let mut f = a.clone();
-    cpu::forward(&p, &mut f).unwrap();
+    emulation::forward(&p, &mut f).unwrap();
     assert_ne!(f, a);
-    cpu::inverse(&p, &mut f).unwrap();
+    emulation::inverse(&p, &mut f).unwrap();
     assert_eq!(f, a, "inverse(forward(a)) != a for N={n}");
 }
 
@@ -103,10 +104,10 @@ fn batched_polymul_is_per_polynomial() {
     let p = NttParams::<u64>::with_prime_bits(n, 62).unwrap();
     let mut rng = SplitMix64::new(9);
     let (a, b) = (rng.coeffs(4 * n, p.q()), rng.coeffs(4 * n, p.q()));
-    let c = cpu::polymul(&p, &a, &b).unwrap();
+    let c = emulation::polymul(&p, &a, &b).unwrap();
     for k in 0..4 {
         let s = k * n..(k + 1) * n;
-        assert_eq!(c[s.clone()], cpu::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]);
+        assert_eq!(c[s.clone()], emulation::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..]);
     }
 }
 
@@ -120,7 +121,7 @@ fn linearity() {
     let s: Vec<u32> = a.iter().zip(&b).map(|(x, y)| ((*x as u64 + *y as u64) % q as u64) as u32).collect();
     let (mut fa, mut fb, mut fs) = (a, b, s);
     for v in [&mut fa, &mut fb, &mut fs] {
-        cpu::forward(&p, v).unwrap();
+        emulation::forward(&p, v).unwrap();
     }
     for i in 0..n {
         assert_eq!(fs[i] as u64, (fa[i] as u64 + fb[i] as u64) % q as u64);
@@ -134,13 +135,16 @@ fn bad_input_is_a_typed_error() {
     let good = vec![0u64; 1024];
     let mut bad = good.clone();
     bad[17] = q;
-    assert!(matches!(cpu::polymul(&p, &bad, &good), Err(Error::CoefficientOutOfRange { index: 17, .. })));
-    assert!(matches!(cpu::polymul(&p, &good, &good[..512]), Err(Error::NotAMultipleOfN { .. })));
     assert!(matches!(
-        cpu::polymul(&p, &good, &[good.clone(), good.clone()].concat()),
+        emulation::polymul(&p, &bad, &good),
+        Err(Error::CoefficientOutOfRange { index: 17, .. })
+    ));
+    assert!(matches!(emulation::polymul(&p, &good, &good[..512]), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(
+        emulation::polymul(&p, &good, &[good.clone(), good.clone()].concat()),
         Err(Error::LengthMismatch { .. })
     ));
-    assert!(matches!(cpu::forward(&p, &mut []), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(emulation::forward(&p, &mut []), Err(Error::NotAMultipleOfN { .. })));
     assert!(ntt_primes(62, 1024, 2).is_ok());
     // Error messages say what to do.
     let msg = NttParams::<u32>::new(1024, (1 << 40) + 1).unwrap_err().to_string();
@@ -152,21 +156,21 @@ fn bad_input_is_a_typed_error() {
 /// error where it does not.
 #[test]
 fn every_reduction_gives_the_naive_product() {
-    use polymul::Reduction;
+    use polymul::expert::Reduction;
     fn one<W: Coeff>(bits: u32, n: usize, r: Reduction, seed: u64) {
         let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
         let q = p.q();
         let mut rng = SplitMix64::new(seed);
         let (a, b) = (rng.coeffs(n, q), rng.coeffs(n, q));
-        match cpu::polymul_with(&p, r, &a, &b) {
+        match emulation::polymul_with(&p, r, &a, &b) {
             Ok(got) => {
                 assert!(bits <= r.max_bits(W::BITS));
                 let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q.as_u64()).unwrap();
                 assert_eq!(to_u64(&got), want, "{r} u{} {bits}-bit N={n}", W::BITS);
                 let mut f = a.clone();
-                cpu::forward_with(&p, r, &mut f).unwrap();
+                emulation::forward_with(&p, r, &mut f).unwrap();
                 let mut g = a.clone();
-                cpu::forward(&p, &mut g).unwrap();
+                emulation::forward(&p, &mut g).unwrap();
                 assert_eq!(f, g, "{r}: forward transform differs from the default reduction's");
             }
             Err(Error::ModulusTooWide { max_bits, .. }) => {
@@ -188,7 +192,7 @@ fn every_reduction_gives_the_naive_product() {
 
 #[test]
 fn reduction_names_round_trip() {
-    use polymul::Reduction;
+    use polymul::expert::Reduction;
     for r in Reduction::ALL {
         assert_eq!(Reduction::from_name(r.name()), Some(r));
         assert!(r.max_bits(32) < r.max_bits(64));
@@ -204,12 +208,12 @@ fn reduction_names_round_trip() {
 /// count, both words and every reduction; and it inverts.
 #[test]
 fn tiled_transform_equals_radix2() {
-    use polymul::Reduction;
+    use polymul::expert::Reduction;
     fn one<W: Coeff>(log_n: u32, log_tile: u32, threads: usize, r: Reduction, batch: usize) {
         for log_radix in 1..=4 {
             for direct in [false, true] {
                 for two_d in [false, true] {
-                    let cfg = cpu::TiledConfig {
+                    let cfg = emulation::TiledConfig {
                         log_max_tile: log_tile,
                         threads,
                         log_radix,
@@ -224,20 +228,20 @@ fn tiled_transform_equals_radix2() {
             }
         }
     }
-    fn one_cfg<W: Coeff>(log_n: u32, cfg: cpu::TiledConfig, r: Reduction, batch: usize) {
+    fn one_cfg<W: Coeff>(log_n: u32, cfg: emulation::TiledConfig, r: Reduction, batch: usize) {
         let log_tile = cfg.log_max_tile;
         let n = 1usize << log_n;
         let bits = if W::BITS == 32 { 30 } else { 62 }.min(r.max_bits(W::BITS));
         let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
         let a = SplitMix64::new(log_n as u64 * 31 + log_tile as u64).coeffs(n * batch, p.q());
         let mut want = a.clone();
-        cpu::forward_with(&p, r, &mut want).unwrap();
+        emulation::forward_with(&p, r, &mut want).unwrap();
         let mut got = a.clone();
-        cpu::forward_tiled(&p, r, &mut got, cfg).unwrap();
+        emulation::forward_tiled(&p, r, &mut got, cfg).unwrap();
         assert_eq!(got, want, "forward: u{} N=2^{log_n} {cfg:?} {r}", W::BITS);
         let mut inv_want = want.clone();
-        cpu::inverse_with(&p, r, &mut inv_want).unwrap();
-        cpu::inverse_tiled(&p, r, &mut got, cfg).unwrap();
+        emulation::inverse_with(&p, r, &mut inv_want).unwrap();
+        emulation::inverse_tiled(&p, r, &mut got, cfg).unwrap();
         assert_eq!(got, inv_want, "inverse: u{} N=2^{log_n} tile 2^{log_tile} {r}", W::BITS);
         assert_eq!(got, a, "round trip");
     }
@@ -264,7 +268,7 @@ fn tiled_transform_equals_radix2() {
     // An unknown radix: a typed error, not a panic.
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
     let mut v = vec![0u64; 16];
-    let cfg = cpu::TiledConfig {
+    let cfg = emulation::TiledConfig {
         log_max_tile: 4,
         threads: 1,
         log_radix: 5,
@@ -273,21 +277,21 @@ fn tiled_transform_equals_radix2() {
         truncated: false,
     };
     assert!(matches!(
-        cpu::forward_tiled(&p, Reduction::Shoup, &mut v, cfg),
+        emulation::forward_tiled(&p, Reduction::Shoup, &mut v, cfg),
         Err(polymul::Error::BadRadix { .. })
     ));
 }
 
 #[test]
 fn tiled_gpu_configuration_barrett2_u32() {
-    use polymul::Reduction;
+    use polymul::expert::Reduction;
     let n = 1 << 16;
     let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
     let a = SplitMix64::new(5).coeffs(2 * n, p.q());
     let mut want = a.clone();
-    cpu::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
+    emulation::forward_with(&p, Reduction::BarrettClassic, &mut want).unwrap();
     let mut got = a.clone();
-    let cfg = cpu::TiledConfig {
+    let cfg = emulation::TiledConfig {
         log_max_tile: 13,
         threads: 512,
         log_radix: 2,
@@ -295,7 +299,7 @@ fn tiled_gpu_configuration_barrett2_u32() {
         two_d: false,
         truncated: false,
     };
-    cpu::forward_tiled(&p, Reduction::BarrettClassic, &mut got, cfg).unwrap();
+    emulation::forward_tiled(&p, Reduction::BarrettClassic, &mut got, cfg).unwrap();
     assert_eq!(got, want);
 }
 
@@ -305,7 +309,7 @@ fn tiled_gpu_configuration_barrett2_u32() {
 /// operands, and through the tiled/2D kernels' code at every radix.
 #[test]
 fn fused_polymul_equals_unfused_and_naive() {
-    use polymul::Reduction;
+    use polymul::expert::Reduction;
     fn one<W: Coeff>(log_n: u32, r: Reduction, batch: usize) {
         let n = 1usize << log_n;
         let bits = if W::BITS == 32 { 30 } else { 62 }.min(r.max_bits(W::BITS));
@@ -314,8 +318,8 @@ fn fused_polymul_equals_unfused_and_naive() {
         let mut rng = SplitMix64::new(log_n as u64 * 7 + batch as u64);
         let (a, mut b) = (rng.coeffs(n * batch, q), rng.coeffs(n * batch, q));
         b[0] = q - W::one();
-        let want = cpu::polymul_with(&p, r, &a, &b).unwrap();
-        assert_eq!(cpu::polymul_fused(&p, r, &a, &b).unwrap(), want, "u{} N=2^{log_n} {r}", W::BITS);
+        let want = emulation::polymul_with(&p, r, &a, &b).unwrap();
+        assert_eq!(emulation::polymul_fused(&p, r, &a, &b).unwrap(), want, "u{} N=2^{log_n} {r}", W::BITS);
         if log_n <= 9 && batch == 1 {
             let au: Vec<u64> = a.iter().map(|x| x.as_u64()).collect();
             let bu: Vec<u64> = b.iter().map(|x| x.as_u64()).collect();
@@ -325,13 +329,13 @@ fn fused_polymul_equals_unfused_and_naive() {
         }
         let qm1 = vec![q - W::one(); n];
         assert_eq!(
-            cpu::polymul_fused(&p, r, &qm1, &qm1).unwrap(),
-            cpu::polymul_with(&p, r, &qm1, &qm1).unwrap()
+            emulation::polymul_fused(&p, r, &qm1, &qm1).unwrap(),
+            emulation::polymul_with(&p, r, &qm1, &qm1).unwrap()
         );
         if log_n <= 13 {
             for log_radix in [1, 2, 4] {
                 for two_d in [false, true] {
-                    let cfg = cpu::TiledConfig {
+                    let cfg = emulation::TiledConfig {
                         log_max_tile: log_n.div_ceil(2).max(log_n.min(7)),
                         threads: 16,
                         log_radix,
@@ -342,7 +346,7 @@ fn fused_polymul_equals_unfused_and_naive() {
                     if cfg.geometry(log_n).is_err() {
                         continue;
                     }
-                    let got = cpu::polymul_fused_tiled(&p, r, &a, &b, cfg).unwrap();
+                    let got = emulation::polymul_fused_tiled(&p, r, &a, &b, cfg).unwrap();
                     assert_eq!(got, want, "tiled u{} N=2^{log_n} {r} {cfg:?}", W::BITS);
                 }
             }
@@ -361,7 +365,7 @@ fn fused_polymul_equals_unfused_and_naive() {
     // N = 2 has no truncated transform: a typed error.
     let p = NttParams::<u64>::with_prime_bits(2, 40).unwrap();
     assert!(matches!(
-        cpu::polymul_fused(&p, Reduction::Shoup, &[1, 2], &[3, 4]),
+        emulation::polymul_fused(&p, Reduction::Shoup, &[1, 2], &[3, 4]),
         Err(polymul::Error::InvalidN { .. })
     ));
 }

@@ -1,8 +1,10 @@
 //! The DGT kernels' code on the CPU against independent references.
 
-use polymul::dgt::{self, DgtConfig, DgtParams, DgtPipeline, G, gmul, gpow};
+use polymul::dgt::{DgtConfig, DgtParams, G, gmul, gpow};
+use polymul::expert::DgtPipeline;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
 use polymul::params::arith::bit_reverse;
-use polymul::random::SplitMix64;
 use polymul::{Coeff, Error, cpu};
 
 fn to_u64<W: Coeff>(v: &[W]) -> Vec<u64> {
@@ -29,7 +31,7 @@ fn polymul_equals_naive<W: Coeff>(bits: u32) {
             for (a, b) in &cases {
                 let want = cpu::negacyclic_naive(&to_u64(a), &to_u64(b), q.as_u64()).unwrap();
                 for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
-                    let got = dgt::cpu::polymul_with(&p, &cfg, pipeline, a, b).unwrap();
+                    let got = emulation::dgt::polymul_with(&p, &cfg, pipeline, a, b).unwrap();
                     assert_eq!(to_u64(&got), want, "N={n} {cfg} u{} {pipeline:?}", W::BITS);
                 }
             }
@@ -52,7 +54,7 @@ fn batches_multiply_pair_by_pair<W: Coeff>(bits: u32) {
             [DgtConfig::default_for(log_n - 1), DgtConfig { stages1: 2, log_cluster1: 1, log_cluster2: 1 }];
         for cfg in cfgs.into_iter().filter(|c| c.passes(log_n - 1).is_ok()) {
             for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
-                let got = dgt::cpu::polymul_with(&p, &cfg, pipeline, &a, &b).unwrap();
+                let got = emulation::dgt::polymul_with(&p, &cfg, pipeline, &a, &b).unwrap();
                 for i in 0..3 {
                     let r = i * n..(i + 1) * n;
                     let want =
@@ -96,9 +98,9 @@ fn forward_is_the_weighted_dgt_in_bit_reversed_order() {
         let a = SplitMix64::new(5).coeffs(n, q);
         for cfg in configs(log_n - 1) {
             let mut got = a.clone();
-            dgt::cpu::forward(&p, &cfg, &mut got).unwrap();
+            emulation::dgt::forward(&p, &cfg, &mut got).unwrap();
             let mut coala = a.clone();
-            dgt::cpu::forward_with(&p, &cfg, DgtPipeline::Coala, &mut coala).unwrap();
+            emulation::dgt::forward_with(&p, &cfg, DgtPipeline::Coala, &mut coala).unwrap();
             assert_eq!(got, coala, "N={n} {cfg}: the pipelines' forward transforms differ");
             for k in 0..m {
                 let f = bit_reverse(k, log_n - 1) as u128;
@@ -127,12 +129,12 @@ fn inverse_undoes_forward_at_large_n() {
             [DgtConfig::default_for(log_n - 1), DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 0 }]
         {
             let mut x = a.clone();
-            dgt::cpu::forward(&p, &cfg, &mut x).unwrap();
+            emulation::dgt::forward(&p, &cfg, &mut x).unwrap();
             assert_ne!(x, a);
             let mut y = x.clone();
-            dgt::cpu::inverse(&p, &cfg, &mut x).unwrap();
+            emulation::dgt::inverse(&p, &cfg, &mut x).unwrap();
             assert_eq!(x, a, "N={n} {cfg}");
-            dgt::cpu::inverse_with(&p, &cfg, DgtPipeline::Coala, &mut y).unwrap();
+            emulation::dgt::inverse_with(&p, &cfg, DgtPipeline::Coala, &mut y).unwrap();
             assert_eq!(y, a, "N={n} {cfg} (Coala's pipeline)");
         }
     }
@@ -151,7 +153,7 @@ fn polymul_at_n_4096_equals_naive() {
     b[5] = q - 1;
     let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q as u64).unwrap();
     for cfg in [DgtConfig::default_for(11), DgtConfig { stages1: 3, log_cluster1: 4, log_cluster2: 0 }] {
-        assert_eq!(to_u64(&dgt::cpu::polymul(&p, &cfg, &a, &b).unwrap()), want, "{cfg}");
+        assert_eq!(to_u64(&emulation::dgt::polymul(&p, &cfg, &a, &b).unwrap()), want, "{cfg}");
     }
 }
 
@@ -162,10 +164,13 @@ fn bad_input_is_a_typed_error() {
     let mut bad = vec![0u32; 256];
     bad[9] = p.p();
     assert!(matches!(
-        dgt::cpu::polymul(&p, &cfg, &bad, &bad),
+        emulation::dgt::polymul(&p, &cfg, &bad, &bad),
         Err(Error::CoefficientOutOfRange { index: 9, .. })
     ));
-    assert!(matches!(dgt::cpu::forward(&p, &cfg, &mut [0u32; 100]), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(
+        emulation::dgt::forward(&p, &cfg, &mut [0u32; 100]),
+        Err(Error::NotAMultipleOfN { .. })
+    ));
     let over = DgtConfig { stages1: 8, log_cluster1: 0, log_cluster2: 0 };
-    assert!(matches!(dgt::cpu::forward(&p, &over, &mut [0u32; 256]), Err(Error::BadDgtConfig { .. })));
+    assert!(matches!(emulation::dgt::forward(&p, &over, &mut [0u32; 256]), Err(Error::BadDgtConfig { .. })));
 }

@@ -2,11 +2,12 @@
 //! untrusted input: the wisdom file and parameter constructors. Each case
 //! must return `Ok` or a typed `Err` — never panic (a panic fails the test).
 
+use polymul::NttParams;
 use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::expert::NttKernel;
+use polymul::expert::SplitMix64;
 use polymul::planner::{Choice, Wisdom, WisdomEntry, WisdomKey};
-use polymul::random::SplitMix64;
 use polymul::rns::RnsBasis;
-use polymul::{NttKernel, NttParams};
 use std::path::Path;
 
 fn valid_wisdom() -> String {
@@ -188,7 +189,7 @@ fn tile_geometries_refuse_any_exponent() {
 /// word width below 8 bits divided by zero in the lazy kernels' tile size).
 #[test]
 fn automatic_rules_take_any_word_width() {
-    use polymul::{auto_kernel, auto_radix};
+    use polymul::expert::{auto_kernel, auto_radix};
     for word_bits in [0u32, 1, 7, 8, 31, 32, 64, 65, u32::MAX] {
         for log_n in [0u32, 1, 3, 10, 16, 21, 22, 64, u32::MAX] {
             for (batched, inverse) in [(false, false), (true, true)] {

@@ -2,8 +2,9 @@
 //! the CPU against the radix-2 reference and the schoolbook product.
 
 use polymul::cpu;
+use polymul::expert::SplitMix64;
+use polymul::expert::emulation;
 use polymul::params::NttParams;
-use polymul::random::SplitMix64;
 use polymul::{Coeff, Error};
 
 fn to_u64<W: Coeff>(v: &[W]) -> Vec<u64> {
@@ -33,26 +34,26 @@ fn check_transforms<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, widths: &[u
             let mut rng = SplitMix64::new(u64::from(log_n) * 1000 + u64::from(bits));
             let x = inputs(n, p.q(), &mut rng);
             let mut want = x.clone();
-            cpu::forward(&p, &mut want).unwrap();
+            emulation::forward(&p, &mut want).unwrap();
             let mut back_want = want.clone();
-            cpu::inverse(&p, &mut back_want).unwrap();
+            emulation::inverse(&p, &mut back_want).unwrap();
             assert_eq!(back_want, x);
             for log_r in [None, Some(3), Some(4)] {
                 let mut got = x.clone();
-                cpu::forward_lazy(&p, &mut got, log_r).unwrap();
+                emulation::forward_lazy(&p, &mut got, log_r).unwrap();
                 assert_eq!(
                     to_u64(&got),
                     to_u64(&want),
                     "forward N=2^{log_n} {bits} bits u{} r{log_r:?}",
                     W::BITS
                 );
-                cpu::inverse_lazy(&p, &mut got, log_r).unwrap();
+                emulation::inverse_lazy(&p, &mut got, log_r).unwrap();
                 assert_eq!(to_u64(&got), to_u64(&x), "round trip N=2^{log_n} {bits} bits r{log_r:?}");
                 // The inverse alone on reduced words in the NTT domain.
                 let mut y = x.clone();
                 let mut y_want = x.clone();
-                cpu::inverse(&p, &mut y_want).unwrap();
-                cpu::inverse_lazy(&p, &mut y, log_r).unwrap();
+                emulation::inverse(&p, &mut y_want).unwrap();
+                emulation::inverse_lazy(&p, &mut y, log_r).unwrap();
                 assert_eq!(to_u64(&y), to_u64(&y_want), "inverse N=2^{log_n} {bits} bits r{log_r:?}");
             }
         }
@@ -85,10 +86,10 @@ fn lazy_polymul_equals_naive() {
         let mut rng = SplitMix64::new(u64::from(log_n));
         let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
         let (mut fa, mut fb) = (a.clone(), b.clone());
-        cpu::forward_lazy(&p, &mut fa, None).unwrap();
-        cpu::forward_lazy(&p, &mut fb, None).unwrap();
-        cpu::pointwise_mul(&p, &mut fa, &fb).unwrap();
-        cpu::inverse_lazy(&p, &mut fa, None).unwrap();
+        emulation::forward_lazy(&p, &mut fa, None).unwrap();
+        emulation::forward_lazy(&p, &mut fb, None).unwrap();
+        emulation::pointwise_mul(&p, &mut fa, &fb).unwrap();
+        emulation::inverse_lazy(&p, &mut fa, None).unwrap();
         assert_eq!(fa, cpu::negacyclic_naive(&a, &b, p.q()).unwrap(), "N=2^{log_n}");
     }
 }
@@ -96,11 +97,11 @@ fn lazy_polymul_equals_naive() {
 #[test]
 fn lazy_refuses_what_it_does_not_cover() {
     let p = NttParams::<u64>::with_prime_bits(4, 40).unwrap();
-    assert!(matches!(cpu::forward_lazy(&p, &mut [1, 2, 3, 4], None), Err(Error::InvalidN { .. })));
+    assert!(matches!(emulation::forward_lazy(&p, &mut [1, 2, 3, 4], None), Err(Error::InvalidN { .. })));
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
     let mut v = vec![1u64; 16];
-    assert!(matches!(cpu::forward_lazy(&p, &mut v, Some(2)), Err(Error::BadRadix { radix: 4 })));
-    assert!(matches!(cpu::forward_lazy(&p, &mut v[..15], None), Err(Error::NotAMultipleOfN { .. })));
+    assert!(matches!(emulation::forward_lazy(&p, &mut v, Some(2)), Err(Error::BadRadix { radix: 4 })));
+    assert!(matches!(emulation::forward_lazy(&p, &mut v[..15], None), Err(Error::NotAMultipleOfN { .. })));
 }
 
 /// The product pass (the second operand's forward row steps, the first's,
@@ -114,9 +115,9 @@ fn check_product<W: Coeff>(log_ns: std::ops::RangeInclusive<u32>, bits: u32) {
         let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
         let mut rng = SplitMix64::new(u64::from(log_n) * 7 + u64::from(bits));
         let (a, b) = (inputs(n, p.q(), &mut rng), inputs(n, p.q(), &mut rng));
-        let want = cpu::polymul(&p, &a, &b).unwrap();
+        let want = emulation::polymul(&p, &a, &b).unwrap();
         for log_r in [None, Some(3), Some(4)] {
-            let got = cpu::polymul_lazy(&p, &a, &b, log_r).unwrap();
+            let got = emulation::polymul_lazy(&p, &a, &b, log_r).unwrap();
             assert_eq!(to_u64(&got), to_u64(&want), "polymul N=2^{log_n} u{} r{log_r:?}", W::BITS);
         }
         if log_n <= 10 {
@@ -136,7 +137,7 @@ fn lazy_product_pass_equals_polymul() {
 fn lazy_product_refuses_mismatched_operands() {
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();
     let a = vec![1u64; 32];
-    assert!(matches!(cpu::polymul_lazy(&p, &a, &a[..16], None), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(emulation::polymul_lazy(&p, &a, &a[..16], None), Err(Error::LengthMismatch { .. })));
 }
 
 /// The one-pass cluster kernels' code (blocks handing words to each other's
@@ -147,9 +148,9 @@ fn check_cluster<W: Coeff>(bits: u32) {
     let mut rng = SplitMix64::new(u64::from(bits));
     let x = inputs(n, p.q(), &mut rng);
     let mut want = x.clone();
-    cpu::forward(&p, &mut want).unwrap();
+    emulation::forward(&p, &mut want).unwrap();
     let mut got = x.clone();
-    cpu::transform_cluster(&p, &mut got, false).unwrap();
+    emulation::transform_cluster(&p, &mut got, false).unwrap();
     let bad = got.iter().zip(&want).filter(|(a, b)| a != b).count();
     assert_eq!(
         bad,
@@ -158,7 +159,7 @@ fn check_cluster<W: Coeff>(bits: u32) {
         W::BITS,
         got.iter().zip(&want).position(|(a, b)| a != b)
     );
-    cpu::transform_cluster(&p, &mut got, true).unwrap();
+    emulation::transform_cluster(&p, &mut got, true).unwrap();
     assert!(got == x, "cluster round trip u{}", W::BITS);
 }
 
@@ -168,7 +169,7 @@ fn cluster_equals_radix2() {
     check_cluster::<u32>(30);
     let p = NttParams::<u64>::with_prime_bits(1 << 12, 40).unwrap();
     let mut v = vec![0u64; 1 << 12];
-    assert!(matches!(cpu::transform_cluster(&p, &mut v, false), Err(Error::InvalidN { .. })));
+    assert!(matches!(emulation::transform_cluster(&p, &mut v, false), Err(Error::InvalidN { .. })));
 }
 
 /// Row passes that hold rows of several polynomials per block (the batch's
@@ -186,16 +187,16 @@ fn check_polys_per_block<W: Coeff>(bits: u32) {
         x[batch * n - 1] = p.q() - W::one();
         let y = rng.coeffs(batch * n, p.q());
         let mut want = x.clone();
-        cpu::forward(&p, &mut want).unwrap();
-        let want_mul = cpu::polymul(&p, &x, &y).unwrap();
+        emulation::forward(&p, &mut want).unwrap();
+        let want_mul = emulation::polymul(&p, &x, &y).unwrap();
         for log_r in [None, Some(3), Some(4)] {
             let what = format!("N=2^{log_n} batch {batch} u{} r{log_r:?}", W::BITS);
             let mut got = x.clone();
-            cpu::forward_lazy(&p, &mut got, log_r).unwrap();
+            emulation::forward_lazy(&p, &mut got, log_r).unwrap();
             assert!(got == want, "forward {what}");
-            cpu::inverse_lazy(&p, &mut got, log_r).unwrap();
+            emulation::inverse_lazy(&p, &mut got, log_r).unwrap();
             assert!(got == x, "round trip {what}");
-            assert!(cpu::polymul_lazy(&p, &x, &y, log_r).unwrap() == want_mul, "polymul {what}");
+            assert!(emulation::polymul_lazy(&p, &x, &y, log_r).unwrap() == want_mul, "polymul {what}");
         }
     }
 }
@@ -220,11 +221,11 @@ fn check_fused<W: Coeff>(bits: u32, sizes: &[u32]) {
             x[0] = p.q() - W::one();
             x[batch * n - 1] = p.q() - W::one();
             let mut want = x.clone();
-            cpu::forward(&p, &mut want).unwrap();
+            emulation::forward(&p, &mut want).unwrap();
             let mut got = x.clone();
-            cpu::transform_lazy_fused(&p, &mut got, false, lag).unwrap();
+            emulation::transform_lazy_fused(&p, &mut got, false, lag).unwrap();
             assert!(got == want, "fused forward N=2^{log_n} batch {batch} lag {lag} u{}", W::BITS);
-            cpu::transform_lazy_fused(&p, &mut got, true, lag).unwrap();
+            emulation::transform_lazy_fused(&p, &mut got, true, lag).unwrap();
             assert!(got == x, "fused round trip N=2^{log_n} batch {batch} lag {lag} u{}", W::BITS);
         }
     }
@@ -236,11 +237,11 @@ fn fused_equals_radix2() {
     check_fused::<u32>(30, &[21]);
     let p = NttParams::<u32>::with_prime_bits(1 << 14, 30).unwrap();
     let mut v = vec![0u32; 1 << 14];
-    assert!(matches!(cpu::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
+    assert!(matches!(emulation::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
     // No fused kernels for u64 (they measured slower).
     let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
     let mut v = vec![0u64; 1 << 16];
-    assert!(matches!(cpu::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
+    assert!(matches!(emulation::transform_lazy_fused(&p, &mut v, false, 1), Err(Error::InvalidN { .. })));
 }
 
 /// The latency schedule (two passes of two rows or columns per block, what
@@ -255,29 +256,29 @@ fn check_latency<W: Coeff>(bits: u32) {
         let mut rng = SplitMix64::new(u64::from(log_n) * 77 + u64::from(bits));
         let x = inputs(n, p.q(), &mut rng);
         let mut want = x.clone();
-        cpu::forward(&p, &mut want).unwrap();
+        emulation::forward(&p, &mut want).unwrap();
         for log_r in [None, Some(2), Some(3), Some(4)] {
             let tag = format!("N=2^{log_n} u{} r{log_r:?}", W::BITS);
             let mut got = x.clone();
-            cpu::transform_lazy_latency(&p, &mut got, false, log_r).unwrap();
+            emulation::transform_lazy_latency(&p, &mut got, false, log_r).unwrap();
             assert_eq!(to_u64(&got), to_u64(&want), "forward {tag}");
-            cpu::transform_lazy_latency(&p, &mut got, true, log_r).unwrap();
+            emulation::transform_lazy_latency(&p, &mut got, true, log_r).unwrap();
             assert_eq!(to_u64(&got), to_u64(&x), "round trip {tag}");
             if log_n <= 11 {
                 let (a, b) = (&x[..n], &x[2 * n..]);
-                let prod = cpu::polymul_lazy_latency(&p, a, b, log_r).unwrap();
+                let prod = emulation::polymul_lazy_latency(&p, a, b, log_r).unwrap();
                 let naive = cpu::negacyclic_naive(&to_u64(a), &to_u64(b), p.q().as_u64()).unwrap();
                 assert_eq!(to_u64(&prod), naive, "polymul {tag}");
             }
-            let prod = cpu::polymul_lazy_latency(&p, &x, &want, log_r).unwrap();
-            assert_eq!(prod, cpu::polymul(&p, &x, &want).unwrap(), "batch polymul {tag}");
+            let prod = emulation::polymul_lazy_latency(&p, &x, &want, log_r).unwrap();
+            assert_eq!(prod, emulation::polymul(&p, &x, &want).unwrap(), "batch polymul {tag}");
         }
     }
     let p = NttParams::<W>::with_prime_bits(1 << 9, bits).unwrap();
-    let r = cpu::transform_lazy_latency(&p, &mut [W::zero(); 512], false, None);
+    let r = emulation::transform_lazy_latency(&p, &mut [W::zero(); 512], false, None);
     assert!(matches!(r, Err(Error::InvalidN { .. })));
     let p = NttParams::<W>::with_prime_bits(1 << 12, bits).unwrap();
-    let r = cpu::transform_lazy_latency(&p, &mut [W::zero(); 1 << 12], false, Some(1));
+    let r = emulation::transform_lazy_latency(&p, &mut [W::zero(); 1 << 12], false, Some(1));
     assert!(matches!(r, Err(Error::BadRadix { radix: 2 })));
 }
 

@@ -15,10 +15,10 @@ fn gpu_creation_never_panics() {
 
 #[test]
 fn embedded_ptx_is_present_for_every_arch() {
-    let archs = polymul::gpu::embedded_ptx_archs();
+    let archs = polymul::expert::embedded_ptx_archs();
     assert!(!archs.is_empty());
     for sm in archs {
-        let ptx = polymul::gpu::embedded_ptx(sm).unwrap();
+        let ptx = polymul::expert::embedded_ptx(sm).unwrap();
         assert!(ptx.contains(&format!(".target sm_{sm}")));
         assert!(ptx.contains(".entry ntt_fwd_radix2_stage_barrett4_u64"));
         assert!(!ptx.contains("panic"));
@@ -29,10 +29,10 @@ fn embedded_ptx_is_present_for_every_arch() {
 /// SASS: an ELF image per PTX arch (none where it was not found).
 #[test]
 fn embedded_cubins_are_elf_images_of_built_archs() {
-    let ptx = polymul::gpu::embedded_ptx_archs();
-    for sm in polymul::gpu::embedded_cubin_archs() {
+    let ptx = polymul::expert::embedded_ptx_archs();
+    for sm in polymul::expert::embedded_cubin_archs() {
         assert!(ptx.contains(&sm), "cubin for sm_{sm} without its PTX");
-        let bin = polymul::gpu::embedded_cubin(sm).unwrap();
+        let bin = polymul::expert::embedded_cubin(sm).unwrap();
         assert_eq!(&bin[..4], b"\x7fELF", "sm_{sm} cubin is not an ELF image");
     }
 }
@@ -52,7 +52,7 @@ fn thread_safety_of_the_public_types() {
     send_sync::<polymul::rns::RnsPlan<u64>>();
     send_sync::<polymul::dgt::DgtPlan<u32>>();
     send_sync::<polymul::planner::Multiplier<u64>>();
-    send_sync::<polymul::gpu::LaunchChain>();
+    send_sync::<polymul::expert::LaunchChain>();
     send_sync::<polymul::GpuStream>();
     send::<polymul::DeviceVec<u64>>();
     send_sync::<polymul::planner::Wisdom>();

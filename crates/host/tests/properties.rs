@@ -9,10 +9,12 @@
 //! per test below; `docs/testing.md` lists the properties.
 
 use num_bigint::BigUint;
-use polymul::cpu::{self, TiledConfig};
+use polymul::cpu;
+use polymul::expert::Reduction;
+use polymul::expert::emulation::{self, TiledConfig};
 use polymul::params::{MAX_N, MIN_N, MIN_PRIME_BITS, NttParams, ntt_primes};
 use polymul::rns::RnsBasis;
-use polymul::{Coeff, Error, Reduction};
+use polymul::{Coeff, Error};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -214,7 +216,7 @@ fn polymul_equals_naive<W: Coeff>((log_n, r, w, pick, a, b): PolymulCase) -> Res
     let p = params::<W>(log_n, bits, pick)?;
     let (n, q) = (p.n(), p.q());
     let (a, b) = (a.coeffs(n, q), b.coeffs(n, q));
-    let res = cpu::polymul_with(&p, r, &a, &b);
+    let res = emulation::polymul_with(&p, r, &a, &b);
     if bits > r.max_bits(W::BITS) {
         return assert_too_wide::<_, W>(res, r, bits);
     }
@@ -227,13 +229,13 @@ fn polymul_equals_naive<W: Coeff>((log_n, r, w, pick, a, b): PolymulCase) -> Res
 proptest! {
     #![proptest_config(config(384))]
 
-    /// `cpu::polymul_with` equals the schoolbook product (u32 words).
+    /// `emulation::polymul_with` equals the schoolbook product (u32 words).
     #[test]
     fn polymul_equals_naive_u32(c in polymul_case::<u32>(1..=10)) {
         polymul_equals_naive::<u32>(c)?;
     }
 
-    /// `cpu::polymul_with` equals the schoolbook product (u64 words).
+    /// `emulation::polymul_with` equals the schoolbook product (u64 words).
     #[test]
     fn polymul_equals_naive_u64(c in polymul_case::<u64>(1..=10)) {
         polymul_equals_naive::<u64>(c)?;
@@ -260,18 +262,18 @@ fn round_trip<W: Coeff>((log_n, r, w, pick, ops): BatchCase) -> Result<(), TestC
     let p = params::<W>(log_n, bits, pick)?;
     let a = batch_coeffs(&ops, p.n(), p.q());
     let mut f = a.clone();
-    let res = cpu::forward_with(&p, r, &mut f);
+    let res = emulation::forward_with(&p, r, &mut f);
     if bits > r.max_bits(W::BITS) {
         assert_too_wide::<_, W>(res, r, bits)?;
         prop_assert_eq!(&f, &a, "a refused transform changed its input");
-        return assert_too_wide::<_, W>(cpu::inverse_with(&p, r, &mut f), r, bits);
+        return assert_too_wide::<_, W>(emulation::inverse_with(&p, r, &mut f), r, bits);
     }
     res.map_err(|e| TestCaseError::fail(e.to_string()))?;
     // Every reduction gives the canonical transform: the default's (Shoup).
     let mut g = a.clone();
-    cpu::forward(&p, &mut g).unwrap();
+    emulation::forward(&p, &mut g).unwrap();
     prop_assert_eq!(&f, &g, "forward with {} differs from the default reduction's", r);
-    cpu::inverse_with(&p, r, &mut f).unwrap();
+    emulation::inverse_with(&p, r, &mut f).unwrap();
     prop_assert_eq!(&f, &a, "inverse(forward(a)) != a: u{} N={} q={} {}", W::BITS, p.n(), p.q(), r);
     Ok(())
 }
@@ -326,8 +328,11 @@ fn linearity<W: Coeff>((log_n, r, w, pick, a, b, c): LinearCase) -> Result<(), T
     for inverse in [false, true] {
         let t = |x: &[W]| -> Vec<W> {
             let mut v = x.to_vec();
-            let res =
-                if inverse { cpu::inverse_with(&p, r, &mut v) } else { cpu::forward_with(&p, r, &mut v) };
+            let res = if inverse {
+                emulation::inverse_with(&p, r, &mut v)
+            } else {
+                emulation::forward_with(&p, r, &mut v)
+            };
             res.unwrap();
             v
         };
@@ -415,7 +420,7 @@ fn tiled_equals_radix2<W: Coeff>(
     let p = params::<W>(log_n, bits, pick)?;
     let a = batch_coeffs(&ops, p.n(), p.q());
     let mut got = a.clone();
-    let res = cpu::forward_tiled(&p, r, &mut got, cfg);
+    let res = emulation::forward_tiled(&p, r, &mut got, cfg);
     if !geometry_exists(&cfg, log_n) {
         // Refused with a typed error, the data untouched: skipped.
         prop_assert!(
@@ -436,13 +441,13 @@ fn tiled_equals_radix2<W: Coeff>(
     }
     res.map_err(|e| TestCaseError::fail(format!("{cfg:?} N = 2^{log_n}: {e}")))?;
     let mut want = a.clone();
-    cpu::forward(&p, &mut want).unwrap();
+    emulation::forward(&p, &mut want).unwrap();
     prop_assert_eq!(&got, &want, "forward_tiled != forward: u{} N=2^{} {:?} {}", W::BITS, log_n, cfg, r);
     // The inverse, on random data and on the transform (the round trip).
     let mut inv_got = a.clone();
-    cpu::inverse_tiled(&p, r, &mut inv_got, cfg).unwrap();
+    emulation::inverse_tiled(&p, r, &mut inv_got, cfg).unwrap();
     let mut inv_want = a.clone();
-    cpu::inverse(&p, &mut inv_want).unwrap();
+    emulation::inverse(&p, &mut inv_want).unwrap();
     prop_assert_eq!(
         &inv_got,
         &inv_want,
@@ -452,7 +457,7 @@ fn tiled_equals_radix2<W: Coeff>(
         cfg,
         r
     );
-    cpu::inverse_tiled(&p, r, &mut got, cfg).unwrap();
+    emulation::inverse_tiled(&p, r, &mut got, cfg).unwrap();
     prop_assert_eq!(&got, &a, "inverse_tiled(forward_tiled(a)) != a");
     counts.ran.fetch_add(1, Relaxed);
     Ok(())
@@ -502,12 +507,12 @@ fn fused_equals_polymul<W: Coeff>((log_n, r, w, pick, cfg, a, b): FusedCase) -> 
     let p = params::<W>(log_n, bits, pick)?;
     let (n, q) = (p.n(), p.q());
     let (a, b) = (batch_coeffs(&a, n, q), batch_coeffs(&b, n, q));
-    let res = cpu::polymul_fused(&p, r, &a, &b);
+    let res = emulation::polymul_fused(&p, r, &a, &b);
     if bits > r.max_bits(W::BITS) {
         return assert_too_wide::<_, W>(res, r, bits);
     }
     let got = res.map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let want = cpu::polymul(&p, &a, &b).unwrap();
+    let want = emulation::polymul(&p, &a, &b).unwrap();
     prop_assert_eq!(&got, &want, "polymul_fused != polymul: u{} N=2^{} q={} {}", W::BITS, log_n, q, r);
     if log_n <= 8 && a.len() == n {
         let naive = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q.as_u64()).unwrap();
@@ -515,7 +520,7 @@ fn fused_equals_polymul<W: Coeff>((log_n, r, w, pick, cfg, a, b): FusedCase) -> 
     }
     // Through the tiled/2D kernels' code (truncated transforms), where the
     // configuration has a geometry.
-    let tiled = cpu::polymul_fused_tiled(&p, r, &a, &b, cfg);
+    let tiled = emulation::polymul_fused_tiled(&p, r, &a, &b, cfg);
     if geometry_exists(&cfg, log_n) {
         let tiled = tiled.map_err(|e| TestCaseError::fail(format!("{cfg:?}: {e}")))?;
         prop_assert_eq!(&tiled, &want, "polymul_fused_tiled != polymul: N=2^{} {:?} {}", log_n, cfg, r);
@@ -582,11 +587,11 @@ fn rns_properties<W: Coeff>((log_n, bits, k, batch, ra, rb, limbs): RnsCase) -> 
     let len = batch * n;
 
     // Tower i of the RNS product is the product modulo q_i.
-    let c = cpu::rns_polymul(&basis, &a, &b).unwrap();
+    let c = emulation::rns_polymul(&basis, &a, &b).unwrap();
     prop_assert_eq!(c.len(), k * len);
     for (i, t) in basis.towers().iter().enumerate() {
         let s = i * len..(i + 1) * len;
-        let want = cpu::polymul(t, &a[s.clone()], &b[s.clone()]).unwrap();
+        let want = emulation::polymul(t, &a[s.clone()], &b[s.clone()]).unwrap();
         prop_assert_eq!(&c[s], &want[..], "tower {} (q = {})", i, t.q());
     }
 
@@ -679,10 +684,10 @@ fn wrong_lengths<W: Coeff>((log_n, r, len, raw): (u32, Reduction, usize, u64)) -
     let bad: Vec<W> = (0..len as u64).map(|i| W::from_u64(coeff(raw.wrapping_add(i), q.as_u64()))).collect();
     let good = vec![W::zero(); n];
     let mut data = bad.clone();
-    expect_not_multiple(cpu::forward(&p, &mut data), "data", len, n)?;
-    expect_not_multiple(cpu::inverse(&p, &mut data), "data", len, n)?;
-    expect_not_multiple(cpu::forward_with(&p, r, &mut data), "data", len, n)?;
-    expect_not_multiple(cpu::inverse_with(&p, r, &mut data), "data", len, n)?;
+    expect_not_multiple(emulation::forward(&p, &mut data), "data", len, n)?;
+    expect_not_multiple(emulation::inverse(&p, &mut data), "data", len, n)?;
+    expect_not_multiple(emulation::forward_with(&p, r, &mut data), "data", len, n)?;
+    expect_not_multiple(emulation::inverse_with(&p, r, &mut data), "data", len, n)?;
     let cfg = TiledConfig {
         log_max_tile: 12,
         threads: 4,
@@ -691,16 +696,16 @@ fn wrong_lengths<W: Coeff>((log_n, r, len, raw): (u32, Reduction, usize, u64)) -
         two_d: false,
         truncated: false,
     };
-    expect_not_multiple(cpu::forward_tiled(&p, r, &mut data, cfg), "data", len, n)?;
-    expect_not_multiple(cpu::inverse_tiled(&p, r, &mut data, cfg), "data", len, n)?;
+    expect_not_multiple(emulation::forward_tiled(&p, r, &mut data, cfg), "data", len, n)?;
+    expect_not_multiple(emulation::inverse_tiled(&p, r, &mut data, cfg), "data", len, n)?;
     prop_assert_eq!(&data, &bad, "a refused transform changed its input");
-    expect_not_multiple(cpu::polymul(&p, &bad, &good), "a", len, n)?;
-    expect_not_multiple(cpu::polymul_with(&p, r, &good, &bad), "b", len, n)?;
-    expect_not_multiple(cpu::polymul_fused(&p, r, &bad, &good), "a", len, n)?;
-    expect_not_multiple(cpu::polymul_fused(&p, r, &good, &bad), "b", len, n)?;
-    expect_not_multiple(cpu::pointwise_mul(&p, &mut data, &good), "acc", len, n)?;
+    expect_not_multiple(emulation::polymul(&p, &bad, &good), "a", len, n)?;
+    expect_not_multiple(emulation::polymul_with(&p, r, &good, &bad), "b", len, n)?;
+    expect_not_multiple(emulation::polymul_fused(&p, r, &bad, &good), "a", len, n)?;
+    expect_not_multiple(emulation::polymul_fused(&p, r, &good, &bad), "b", len, n)?;
+    expect_not_multiple(emulation::pointwise_mul(&p, &mut data, &good), "acc", len, n)?;
     let mut acc = good.clone();
-    expect_not_multiple(cpu::pointwise_mul(&p, &mut acc, &bad), "other", len, n)?;
+    expect_not_multiple(emulation::pointwise_mul(&p, &mut acc, &bad), "other", len, n)?;
     Ok(())
 }
 
@@ -755,8 +760,8 @@ fn out_of_range<W: Coeff>(
         }
     };
     let mut data = bad.clone();
-    expect(cpu::forward(&p, &mut data).map(|_| Vec::new()), "data")?;
-    expect(cpu::inverse_with(&p, r, &mut data).map(|_| Vec::new()), "data")?;
+    expect(emulation::forward(&p, &mut data).map(|_| Vec::new()), "data")?;
+    expect(emulation::inverse_with(&p, r, &mut data).map(|_| Vec::new()), "data")?;
     let cfg = TiledConfig {
         log_max_tile: 10,
         threads: 8,
@@ -765,13 +770,13 @@ fn out_of_range<W: Coeff>(
         two_d: false,
         truncated: false,
     };
-    expect(cpu::forward_tiled(&p, r, &mut data, cfg).map(|_| Vec::new()), "data")?;
+    expect(emulation::forward_tiled(&p, r, &mut data, cfg).map(|_| Vec::new()), "data")?;
     prop_assert_eq!(&data, &bad, "a refused transform changed its input");
-    expect(cpu::polymul(&p, &bad, &good), "a")?;
-    expect(cpu::polymul_with(&p, r, &good, &bad), "b")?;
-    expect(cpu::polymul_fused(&p, r, &bad, &good), "a")?;
+    expect(emulation::polymul(&p, &bad, &good), "a")?;
+    expect(emulation::polymul_with(&p, r, &good, &bad), "b")?;
+    expect(emulation::polymul_fused(&p, r, &bad, &good), "a")?;
     let mut acc = good.clone();
-    expect(cpu::pointwise_mul(&p, &mut acc, &bad).map(|_| Vec::new()), "other")?;
+    expect(emulation::pointwise_mul(&p, &mut acc, &bad).map(|_| Vec::new()), "other")?;
     Ok(())
 }
 

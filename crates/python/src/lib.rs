@@ -10,13 +10,16 @@
 //!
 //! A `Core` is a [`Multiplier`] (an NTT, RNS or DGT plan on the GPU, or the
 //! CPU backend) for `u32` or `u64` words, or the CPU DGT (the CPU backend
-//! has no DGT plan: the DGT's CPU model, `polymul::dgt::cpu`, runs it).
+//! has no DGT plan: the DGT's CPU model, `polymul::expert::emulation::dgt`,
+//! runs it).
 
 use num_bigint::BigUint;
 use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::expert::NttKernel;
 use polymul::planner::{Choice, Decision, Modulus, Multiplier};
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::{Coeff, Error, ErrorKind, ExternalVec, Gpu, NttKernel};
+// The plan traits, unnamed: `Transform` here is this module's enum.
+use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, Plan as _, Product as _, Transform as _};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -141,12 +144,10 @@ enum Transform {
 
 /// One word size's engine.
 enum Eng<W: Coeff> {
-    Mul(Multiplier<W>),
+    /// Boxed: a multiplier is far larger than the other variant.
+    Mul(Box<Multiplier<W>>),
     /// The DGT on the CPU: its CPU model, tower by tower.
-    DgtCpu {
-        towers: Vec<DgtParams<W>>,
-        config: DgtConfig,
-    },
+    DgtCpu { towers: Vec<DgtParams<W>>, config: DgtConfig },
 }
 
 fn no_decision(winner: Choice) -> Decision {
@@ -158,20 +159,20 @@ impl<W: Coeff> Eng<W> {
         polymul::params::check_n(n)?;
         let dgt_config = || DgtConfig::default_for(n.trailing_zeros().saturating_sub(1));
         match (t, gpu) {
-            (Transform::Auto, Some(g)) => Ok(Eng::Mul(Multiplier::new(&g, n, modulus, batch)?)),
-            (Transform::Ntt, Some(g)) => Ok(Eng::Mul(Multiplier::with_decision(
+            (Transform::Auto, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::new(&g, n, modulus, batch)?))),
+            (Transform::Ntt, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::with_decision(
                 &g,
                 n,
                 modulus,
                 no_decision(Choice::Ntt { kernel: NttKernel::Auto, radix: None }),
-            )?)),
-            (Transform::Dgt, Some(g)) => Ok(Eng::Mul(Multiplier::with_decision(
+            )?))),
+            (Transform::Dgt, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::with_decision(
                 &g,
                 n,
                 modulus,
                 no_decision(Choice::Dgt { config: dgt_config() }),
-            )?)),
-            (Transform::Ntt | Transform::Auto, None) => Ok(Eng::Mul(Multiplier::cpu(n, modulus)?)),
+            )?))),
+            (Transform::Ntt | Transform::Auto, None) => Ok(Eng::Mul(Box::new(Multiplier::cpu(n, modulus)?))),
             (Transform::Dgt, None) => {
                 let primes = match modulus {
                     Modulus::Prime(p) => vec![p],
@@ -192,7 +193,7 @@ impl<W: Coeff> Eng<W> {
         match self {
             Eng::Mul(m) => m.primes().to_vec(),
             Eng::DgtCpu { towers, .. } => {
-                towers.iter().map(|t| polymul::kernels::Word::as_u64(t.p())).collect()
+                towers.iter().map(|t| polymul::expert::kernels::Word::as_u64(t.p())).collect()
             }
         }
     }
@@ -231,8 +232,9 @@ impl<W: Coeff> Eng<W> {
 
     fn transform_host(&self, data: &mut [W], inverse: bool) -> Result<(), Error> {
         match self {
-            Eng::Mul(m) if inverse => m.inverse_host(data),
-            Eng::Mul(m) => m.forward_host(data),
+            // `**m`: method lookup on the Box itself would stop at the plan traits' blanket impls.
+            Eng::Mul(m) if inverse => (**m).inverse(data),
+            Eng::Mul(m) => (**m).forward(data),
             Eng::DgtCpu { .. } => Err(Error::FusedPlanTransform),
         }
     }
@@ -249,7 +251,7 @@ impl<W: Coeff> Eng<W> {
                 let mut c = Vec::with_capacity(a.len());
                 for (t, p) in towers.iter().enumerate() {
                     let r = t * per..(t + 1) * per;
-                    c.extend(polymul::dgt::cpu::polymul(p, config, &a[r.clone()], &b[r])?);
+                    c.extend(polymul::expert::emulation::dgt::polymul(p, config, &a[r.clone()], &b[r])?);
                 }
                 c
             }
@@ -265,28 +267,34 @@ impl<W: Coeff> Eng<W> {
     ///
     /// # Safety
     /// The pointers are device memory of the GPU's primary context, `len`
-    /// words each, alive for the call; `stream` as for
+    /// words each, alive for the call, that nothing else accesses while
+    /// the call's work runs, and for `polymul` `out` overlaps neither `a`
+    /// nor `b` (which may be the same array); `stream` as for
     /// [`Gpu::ordered_with`].
     unsafe fn device(&self, op: DevOp, ptrs: [u64; 3], len: usize, stream: u64) -> Result<(), Error> {
         let (m, g) = match self {
             Eng::Mul(m) => match m.gpu() {
-                Some(g) => (m, g.clone()),
+                Some(g) => (&**m, g.clone()),
                 None => return Err(Error::NeedsGpu { what: "device arrays" }),
             },
             Eng::DgtCpu { .. } => return Err(Error::NeedsGpu { what: "device arrays" }),
         };
-        // SAFETY: forwarded to the caller.
+        // SAFETY: forwarded to the caller: each pointer is `len` words of
+        // device memory of the primary context, alive for the call and
+        // touched by nothing else meanwhile; `a` and `b` are shared views
+        // (they may alias each other) and `out`, the only mutable one,
+        // overlaps neither. The views do not outlive the closure.
         unsafe {
             g.ordered_with(stream, || match op {
                 DevOp::Forward | DevOp::Inverse => {
-                    let mut x = ExternalVec::<W>::new(&g, ptrs[0], len)?;
-                    if op == DevOp::Inverse { m.inverse(&mut x) } else { m.forward(&mut x) }
+                    let x = DeviceView::<W>::from_raw_parts_mut(&g, ptrs[0], len)?;
+                    if op == DevOp::Inverse { m.inverse(x) } else { m.forward(x) }
                 }
                 DevOp::Polymul => {
-                    let a = ExternalVec::<W>::new(&g, ptrs[0], len)?;
-                    let b = ExternalVec::<W>::new(&g, ptrs[1], len)?;
-                    let mut out = ExternalVec::<W>::new(&g, ptrs[2], len)?;
-                    m.polymul_into(&a, &b, &mut out)
+                    let a = DeviceView::<W>::from_raw_parts(&g, ptrs[0], len)?;
+                    let b = DeviceView::<W>::from_raw_parts(&g, ptrs[1], len)?;
+                    let out = DeviceView::<W>::from_raw_parts_mut(&g, ptrs[2], len)?;
+                    m.polymul_into(a, b, out)
                 }
             })
         }
@@ -499,9 +507,17 @@ impl Core {
             _ => return Err(PyValueError::new_err(format!("unknown device operation {op:?}"))),
         };
         let ptrs = [a, b, out];
+        // `out` becomes a mutable view: it must not overlap an operand
+        // (the Python layer refuses `out` at `a`'s or `b`'s address too).
+        let bytes = (len as u64).saturating_mul(u64::from(self.word / 8));
+        let overlaps = |p: u64, q: u64| p < q.saturating_add(bytes) && q < p.saturating_add(bytes);
+        if op == DevOp::Polymul && out != 0 && (overlaps(out, a) || overlaps(out, b)) {
+            return Err(PyValueError::new_err("out must not share memory with a or b"));
+        }
         // SAFETY: the Python layer passes the data pointers of device arrays
-        // it keeps alive (checked by ExternalVec::new against the context)
-        // and their stream.
+        // it keeps alive (checked by DeviceView::from_raw_parts(_mut)
+        // against the context), not touched by anything else meanwhile,
+        // and their stream; `out` overlaps neither operand (checked above).
         py.detach(|| each!(&self.eng, e => unsafe { e.device(op, ptrs, len, stream) })).map_err(to_py)
     }
 
@@ -525,7 +541,9 @@ impl Core {
                 }
             });
             match plan {
-                Ok(BigPlan::Cpu(basis)) => polymul::cpu::rns_polymul_big(basis, &a, &b).map_err(to_py),
+                Ok(BigPlan::Cpu(basis)) => {
+                    polymul::expert::emulation::rns_polymul_big(basis, &a, &b).map_err(to_py)
+                }
                 Ok(BigPlan::Gpu(p)) => p.polymul_big(&a, &b).map_err(to_py),
                 Err(msg) => Err(PyValueError::new_err(msg.clone())),
             }

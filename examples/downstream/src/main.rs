@@ -2,7 +2,8 @@
 //! checks the NTT product against the schoolbook one, and repeats it on the
 //! GPU when there is one. Without a GPU it says so and succeeds.
 
-use polymul::{Error, Gpu, NttParams, NttPlan, cpu};
+use polymul::prelude::*;
+use polymul::{CpuPlan, Error, Gpu, NttParams, NttPlan, cpu};
 
 fn main() -> Result<(), Error> {
     let n = 1 << 10;
@@ -10,7 +11,7 @@ fn main() -> Result<(), Error> {
     let q = params.q();
     let a: Vec<u64> = (0..n as u64).map(|i| i * i % q).collect();
     let b: Vec<u64> = (0..n as u64).map(|i| (i + 7) % q).collect();
-    let c = cpu::polymul(&params, &a, &b)?; // a·b mod (X^N + 1, q), on the CPU
+    let c = CpuPlan::new(params.clone())?.polymul(&a, &b)?; // a·b mod (X^N + 1, q), on the CPU
     if c != cpu::negacyclic_naive(&a, &b, q)? {
         eprintln!("CPU NTT product differs from the schoolbook product");
         std::process::exit(1);

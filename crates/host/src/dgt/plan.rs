@@ -22,13 +22,14 @@ use polymul_kernels::towers::TowerConsts;
 /// A DGT plan for one prime or several (RNS towers of one N).
 ///
 /// ```no_run
+/// use polymul::prelude::*;
 /// use polymul::{Gpu, dgt::{DgtConfig, DgtParams, DgtPlan}};
 /// let gpu = Gpu::new()?;
 /// let p = DgtParams::<u32>::with_prime_bits(1 << 12, 30)?;
 /// let plan = DgtPlan::new(&gpu, p.clone(), DgtConfig::default_for(11))?;
 /// let a = vec![1u32; 1 << 12];
 /// let c = plan.polymul(&a, &a)?;
-/// assert_eq!(c, polymul::dgt::cpu::polymul(&p, &DgtConfig::default_for(11), &a, &a)?);
+/// assert_eq!(c, polymul::expert::emulation::dgt::polymul(&p, &DgtConfig::default_for(11), &a, &a)?);
 /// # Ok::<(), polymul::Error>(())
 /// ```
 pub struct DgtPlan<W: Coeff> {

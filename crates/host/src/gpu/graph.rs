@@ -22,6 +22,7 @@ use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
 /// capturing once a second thread uses the GPU).
 ///
 /// ```no_run
+/// use polymul::prelude::*;
 /// use polymul::{Gpu, NttParams, NttPlan};
 /// let gpu = Gpu::new()?;
 /// let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 16, 62)?)?;

@@ -126,7 +126,7 @@ impl Gpu {
 ///
 /// ```no_run
 /// let gpu = polymul::Gpu::new()?;
-/// let two = polymul::gpu::LaunchChain::new(&gpu, 2)?;
+/// let two = polymul::expert::LaunchChain::new(&gpu, 2)?;
 /// let t = gpu.time(10, 100, || two.queue())?;
 /// println!("two launches: {:.2} µs", t.median_us);
 /// # Ok::<(), polymul::Error>(())

@@ -189,6 +189,7 @@ impl Default for PlanOptions {
 /// A negacyclic NTT of size N modulo q on one GPU.
 ///
 /// ```no_run
+/// use polymul::prelude::*;
 /// use polymul::{Gpu, NttParams, NttPlan};
 /// let gpu = Gpu::new()?;
 /// let plan = NttPlan::new(&gpu, NttParams::<u64>::with_prime_bits(1 << 12, 62)?)?;
@@ -249,6 +250,7 @@ impl<W: Coeff> NttPlan<W> {
     /// from or to the host cannot be captured).
     ///
     /// ```no_run
+    /// # use polymul::prelude::*;
     /// # use polymul::{Gpu, NttParams, NttPlan};
     /// # let gpu = Gpu::new()?;
     /// let plan = NttPlan::new(&gpu, NttParams::<u32>::with_prime_bits(1 << 16, 30)?)?;

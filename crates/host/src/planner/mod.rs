@@ -4,7 +4,8 @@
 //! `polymul tune` measured on this device, else by a documented rule.
 //!
 //! ```no_run
-//! use polymul::{DevicePlan, Gpu, planner::{Modulus, Multiplier, Wisdom}};
+//! use polymul::prelude::*;
+//! use polymul::{Gpu, planner::{Modulus, Multiplier, Wisdom}};
 //! let gpu = Gpu::new()?;
 //! // 30-bit moduli on u32 words, N = 2^14, 64 products per call, with the
 //! // wisdom `polymul tune` left in the user's cache (if any).
@@ -166,6 +167,7 @@ pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize
 /// [`Error::NeedsGpu`] on the CPU backend.
 ///
 /// ```
+/// use polymul::prelude::*;
 /// use polymul::planner::{Modulus, Multiplier};
 /// // The GPU if there is one, else the CPU backend.
 /// let m = Multiplier::<u64>::auto(1 << 12, Modulus::Bits(62), 8, None)?;

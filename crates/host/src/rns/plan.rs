@@ -17,6 +17,7 @@ use num_bigint::BigUint;
 /// (the layout of [`RnsBasis::to_residues`]).
 ///
 /// ```no_run
+/// use polymul::prelude::*;
 /// use polymul::{Gpu, rns::{RnsBasis, RnsPlan}};
 /// let gpu = Gpu::new()?;
 /// let basis = RnsBasis::<u64>::new(1 << 12, 62, 4)?;
