@@ -41,6 +41,10 @@
 //! ```
 //!
 //! Errors are typed ([`Error`]); no public function panics on bad input.
+// Every `unsafe` block says which invariant it relies on and where that is
+// established (issue 31); kernel launches refer to the `# Invariants`
+// section of their argument block in polymul-kernels.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod conformance;
 pub mod cpu;

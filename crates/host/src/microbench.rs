@@ -121,7 +121,14 @@ fn modmul_bench<W: Coeff>(
         q: q_,
         k,
     };
-    // SAFETY: ModMulBench sized `data` to 4·threads and the tables to threads.
+    // SAFETY: the invariants of `ModMulBenchArgs` (polymul-kernels
+    // `microbench.rs`): `data` is `ModMulBench::data`, `CHAINS · threads` words
+    // below `q` (`ModMulBench::new` uploads them; `reset` copies the same `start`
+    // back), `ops` (and `ops_aux` where the reduction has auxiliary words) hold
+    // `threads` prepared words (`Multiplicands::new` in `ModMulBench::new`),
+    // `(q, k, m)` are those of the same preparation; the grid covers `threads`
+    // threads (the kernel skips the rest). The context is current: `Gpu::bind`
+    // above.
     unsafe {
         f.launch(
             &q,

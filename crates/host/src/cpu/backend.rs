@@ -20,8 +20,9 @@ pub const GRAIN: usize = 1 << 14;
 /// `s` as a slice of `T` when `W` is `T` (the same type, so the cast is the
 /// identity).
 fn cast_mut<W: Coeff, T: 'static>(s: &mut [W]) -> Option<&mut [T]> {
-    // SAFETY: W and T are the same type (equal TypeIds), so the pointer,
-    // length and lifetime describe the same valid `[T]`.
+    // SAFETY: `W` and `T` are the same type (equal `TypeId`s, checked before the
+    // closure runs), so the pointer, length and lifetime of `s` describe the same
+    // valid, uniquely borrowed `[T]`.
     (TypeId::of::<W>() == TypeId::of::<T>())
         .then(|| unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<T>(), s.len()) })
 }
@@ -32,12 +33,18 @@ fn cast_mut<W: Coeff, T: 'static>(s: &mut [W]) -> Option<&mut [T]> {
 fn any_unreduced<W: Coeff>(data: &[W], q: W) -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
+        // SAFETY: `any_unreduced_avx2`'s `# Safety`: the CPU has AVX2
+        // (`is_x86_feature_detected!` just above).
         return unsafe { any_unreduced_avx2(data, q) };
     }
     any_unreduced_plain(data, q)
 }
 
+/// [`any_unreduced_plain`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU supports AVX2 (the body is compiled with
+/// `target_feature(enable = "avx2")`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn any_unreduced_avx2<W: Coeff>(data: &[W], q: W) -> bool {
@@ -51,7 +58,9 @@ fn any_unreduced_plain<W: Coeff>(data: &[W], q: W) -> bool {
 
 /// [`cast_mut`] for a shared slice.
 fn cast<W: Coeff, T: 'static>(s: &[W]) -> Option<&[T]> {
-    // SAFETY: as in `cast_mut`.
+    // SAFETY: as in `cast_mut`, shared: `W` and `T` are the same type (equal
+    // `TypeId`s), so `s`'s pointer, length and lifetime describe the same valid
+    // `[T]`.
     (TypeId::of::<W>() == TypeId::of::<T>())
         .then(|| unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<T>(), s.len()) })
 }

@@ -154,8 +154,17 @@ pub fn transform_lazy_fused<W: Coeff>(
         }
         for e in 0..shape.steps() {
             for t in 0..shape.threads() {
-                // SAFETY: the schedule's shapes, a tile of the larger pass's
-                // words, blk below each pass's block count.
+                // SAFETY: the `# Safety` of `lazy::step` / `lazy::step_l2`
+                // (polymul-kernels `ntt/lazy/pass.rs`): `a1` and `a2` are
+                // `whole_pass_args` over `data`, `batch · N` words below `q`
+                // (`check_batch` above), with this schedule's tables
+                // (`plan::lazy::tables`); the shapes are the schedule's row shape
+                // and its first pass's columns for a `log_n` in `fused_sizes`
+                // (checked above); `s` holds `fused_smem_words(col, row)` words,
+                // either pass's tile; `blk` comes from `fused_item` over the
+                // `2 · batch · per_poly` tickets, below its pass's block count;
+                // `t < shape.threads()`. `step_l2` needs the first pass of its
+                // polynomials done: the `assert!` on `done` above.
                 unsafe {
                     match (inverse, is_second) {
                         (false, false) => {
@@ -277,9 +286,16 @@ fn run_pass<W: Coeff>(
             if pass.kernel.mode == lazy::FORWARD { args.pair_operand(shape, blk) } else { (args, blk) };
         for e in 0..pass.steps() {
             for (t, h) in (0..shape.threads()).zip(held.iter_mut()) {
-                // SAFETY: the schedule's shapes, a table of the schedule's
-                // pairs, a tile of smem_words words, blk below the block count,
-                // `b` (pair or product pass) as long as `data`.
+                // SAFETY: the `# Safety` of `lazy::step` (polymul-kernels
+                // `ntt/lazy/pass.rs`): `args` covers `data`, `batch · N` words
+                // below `q` (the callers `transform`, `transform_lazy_latency`,
+                // `product_on` ran `check_batch`), and `b` (a pair or product
+                // pass) of the same length (`product_on` checks
+                // `a.len() == b.len()`); the tables are `tables` /
+                // `product_tables` of the schedule `pass` belongs to; `s` holds
+                // `pass_smem_words(shape, mode)` words; `blk` below the pass's
+                // block count (twice for a pair, split by `pair_operand`);
+                // `t < shape.threads()`, `h` that thread's registers.
                 unsafe {
                     match pass.kernel.mode {
                         lazy::FORWARD => {
@@ -339,8 +355,15 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
             let s = HostShared(own);
             for e in 0..shape.steps() {
                 for t in 0..c.threads() {
-                    // SAFETY: the cluster's shapes, tiles of their sizes,
-                    // tables of the schedule's pairs.
+                    // SAFETY: the `# Safety` of `lazy::step_io` (polymul-kernels
+                    // `ntt/lazy/pass.rs`) and of the cluster sinks (`ToCols` /
+                    // `ToRows`, `ntt/cluster.rs`): `cargs` and `rargs` are
+                    // `whole_pass_args` over `data`, `batch · N` words below `q`
+                    // (`check_batch` above), with this schedule's tables; the
+                    // shapes are `ClusterShape::new`'s for an N of `SHAPES`
+                    // (checked above); every tile holds its shape's `smem_words`,
+                    // one per rank; `blk = poly · cs + rank < batch · cs`;
+                    // `t < c.threads()`; the first pass reads global memory.
                     unsafe {
                         if inverse {
                             let sink = ToCols { tiles: HostCluster { tiles: &col_ptrs }, shape: c };
@@ -368,7 +391,9 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
             let s = HostShared(own);
             for e in 0..shape.steps() {
                 for t in 0..c.threads() {
-                    // SAFETY: as above; the tile holds the block's words.
+                    // SAFETY: as above; the second pass reads its own tile, which
+                    // holds the block's words: every rank's first pass, run above
+                    // (the cluster barrier), wrote them through the sink.
                     unsafe {
                         if inverse {
                             lazy::step_io::<W, _, _, { lazy::INVERSE }>(

@@ -29,7 +29,16 @@ impl<W: Coeff> Visitor<W> for Stages<'_, W> {
         let stages: Vec<u32> = if self.inverse { (0..stop).rev().collect() } else { (0..stop).collect() };
         for log_m in stages {
             for t in 0..threads {
-                // SAFETY: check_batch sized `data`; the tables hold N words; t < batch·N/2.
+                // SAFETY: the `# Safety` of `radix2::ct_butterfly` /
+                // `gs_butterfly_half` (polymul-kernels `ntt/radix2.rs`): `a` is
+                // `data`, `batch · N` words below `q` (`NttParams::check_batch`
+                // in `transform` / `fused_with`; the butterflies keep them
+                // reduced); `tw` is `Multiplicands::new` of the plan's table for
+                // the reduction `visit` dispatched on (auxiliary words where `R`
+                // needs them): N words in `transform`, the first N/2 in
+                // `fused_with`, whose stages stop below `log_n − 1` and so read
+                // only those (stage `log_m` reads twiddles below
+                // `2^(log_m + 1)`); `t < batch · N/2` (`threads`).
                 unsafe {
                     if self.inverse {
                         radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red)
@@ -71,8 +80,12 @@ impl<W: Coeff> Visitor<W> for Fused<'_, W> {
         let (red, tw) = unpack::<W, R>(self.tw);
         let pairs = (self.a.len() / 2) as u32;
         for t in 0..pairs {
-            // SAFETY: a and b hold whole polynomials; t < batch·N/2; the
-            // table holds the first N/2 prepared twiddles.
+            // SAFETY: the `# Safety` of `pointwise::fused_pair_at`
+            // (polymul-kernels `pointwise.rs`): `a` and `b` are `fused_with`'s
+            // `fa` and `fb`, the same whole batch of reduced words (`check_batch`
+            // on both and the length check there; the truncated transforms keep
+            // them reduced); `t < a.len() / 2 = batch · N/2`; `tw` holds the
+            // first N/2 prepared forward twiddles (`fused_with`).
             unsafe {
                 pointwise::fused_pair_at(
                     self.a.as_mut_ptr(),
@@ -181,7 +194,9 @@ pub fn pointwise_mul<W: Coeff>(p: &NttParams<W>, acc: &mut [W], other: &[W]) -> 
     }
     for i in 0..acc.len() {
         let a = acc.as_mut_ptr();
-        // SAFETY: i < len of both slices.
+        // SAFETY: the `# Safety` of `pointwise::mul_at`:
+        // `i < acc.len() = other.len()` (checked above), `out` is `a` exactly,
+        // and both words are below `q` (`check_batch` on both above).
         unsafe { pointwise::mul_at(a, a, other.as_ptr(), i, p.barrett()) }
     }
     Ok(())
@@ -224,7 +239,10 @@ impl<W: Coeff> Visitor<W> for Chains<'_, W> {
         let red = R::from_parts(q, k, m);
         let aux = self.ops.aux.as_ref().map_or(std::ptr::null(), |a| a.as_ptr());
         let (d, main) = (self.data.as_mut_ptr(), self.ops.main.as_ptr());
-        // SAFETY: the caller sized `data` to 4·(t+1) and the tables to t+1.
+        // SAFETY: the `# Safety` of `microbench::modmul_chains`: the only caller,
+        // `modmul_chains` below, passes `t = 0`, 4 words of `start` (below `q`:
+        // `ModMulBench::new` drew them so) and one prepared word (`main`, and
+        // `aux` where the reduction has it) of the same `Multiplicands`.
         unsafe {
             if self.select {
                 microbench::modmul_chains::<W, R, true>(d, main, aux, self.t, self.iters, &red)
@@ -283,8 +301,19 @@ impl<W: Coeff> Visitor<W> for TiledPass<'_, W> {
         for blk in 0..self.blocks {
             for &ph in &phases {
                 for t in 0..nt {
-                    // SAFETY: the geometry was validated by `tile_geometry`;
-                    // `data` holds `blocks` tiles; `tile` holds one.
+                    // SAFETY: the `# Safety` of `tiled::run_phase`
+                    // (polymul-kernels `ntt/tiled.rs`): `g` is `data`,
+                    // `batch · N` words (`check_batch` in `tiled_transform`),
+                    // covering the `blocks = batch · blocks_per_poly` tiles; `s`
+                    // is `tile`, `2^log_tile` words (`HostShared` indexes logical
+                    // words, no padding); `tw` holds N prepared words, or the
+                    // first N/2 for `fused_with`'s truncated transforms
+                    // (`stop = log_n − 1`), the only ones they read; `geo` comes
+                    // from `params::tile_geometry` / `geometry_2d`
+                    // (`TiledConfig::geometry`, which validate it), `log_radix`
+                    // in 1..=4 (checked in `tiled_transform`), the phases from
+                    // `tiled::phases` in order, every thread of a phase before
+                    // the next (the barrier), `t < nt`.
                     unsafe {
                         tiled::run_phase::<W, R, _, 4>(
                             g, &s, tw, &geo, blk, ph, strided, inverse, t, nt, &red,

@@ -57,11 +57,19 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
     };
     let polys = (0..batch).map(|i| i * n);
     for step in steps {
-        // SAFETY: every buffer holds `batch` polynomials of 2M words (`b`
-        // whenever a step names it: the polymul's), the tables are the
-        // plan's; thread ids below the launch's threads, the tile of the
-        // launch's shared words. Blocks of a pass touch disjoint elements,
-        // so a pass may read and write one buffer.
+        // SAFETY: the `# Safety` of the DGT bodies run here (`DgtArgs::block` and
+        // its phases, `pass::encode` / `decode` / `pointwise`, polymul-kernels
+        // `dgt/pass.rs` and `dgt/codec.rs`): `a` holds `batch` polynomials of 2M
+        // = N words below `p` (`check` in `forward` / `inverse` / `polymul`), and
+        // so does `b` whenever a step names it (the polymul's: `check` and
+        // `a.len() == b.len()`; a transform passes an empty `b` its steps never
+        // name), the scratch `a.len()` words when a step uses it; the tables and
+        // passes are `DgtTables::new`'s for `p` (`ArgsContext`: one tower, null
+        // `moduli`, `data_words = a.len()`); thread ids below the launch's
+        // threads, blocks below its blocks, the tile `shared_words()` words
+        // (`HostShared` indexes logical words, no padding); phases in order,
+        // every thread of one before the next (the barrier). Blocks of a pass
+        // touch disjoint elements, so a pass may read and write one buffer.
         unsafe {
             match *step {
                 Step::Pass(s) => {

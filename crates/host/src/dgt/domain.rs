@@ -37,16 +37,17 @@ impl<W: Coeff> DgtView<W> {
     /// the DGT domain for words kept as plain device words.
     pub fn of_mut(words: &mut DeviceView<W>) -> &mut Self {
         let p: *mut DeviceView<W> = words;
-        // SAFETY: `DgtView` is `repr(transparent)` over `DeviceView`, so the
-        // two references have one layout and one metadata; the borrow is
-        // `words`'s.
+        // SAFETY: `DgtView` is `repr(transparent)` over `DeviceView` (its only
+        // field), so both unsized types have one layout and one metadata (the
+        // word count); the result reborrows `words` for its lifetime, so
+        // `DeviceView`'s own contract carries over unchanged.
         unsafe { &mut *(p as *mut Self) }
     }
 
     /// As [`DgtView::of_mut`], read-only.
     pub fn of(words: &DeviceView<W>) -> &Self {
         let p: *const DeviceView<W> = words;
-        // SAFETY: as in `of_mut`.
+        // SAFETY: as in `of_mut`, for a shared reborrow.
         unsafe { &*(p as *const Self) }
     }
 

@@ -65,10 +65,20 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
     let f = &k.pass[args.op as usize];
-    // SAFETY: the kernel is the one of `args.op`; the plan validated the
-    // geometry (≤ 1024 threads, shared memory within the limit it raised
-    // the kernel to) and sized the buffers and tables for batch × towers.
-    // The kernel waits for its predecessor before any global access.
+    // SAFETY: the invariants of `DgtArgs` (polymul-kernels `dgt/pass.rs`,
+    // `# Invariants`): `args` is `schedule::pass_args`'s (dgt/schedule.rs) from
+    // the `ArgsContext` that `DgtPlan::run_on` (dgt/plan.rs) builds out of
+    // `DgtPlan::launch_args` (the operand checked by `Towers::layout_of`, both
+    // operands by `Towers::operands` in `DgtPlan::in_place`; the scratch
+    // `GrowBuffer::at_least` of the operand's length, `DgtPlan::scratch_ptr`) and
+    // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op`;
+    // the grid is `args.blocks()` by the towers, `args.threads()` threads, `smem`
+    // the padded `args.shared_words()`, at most the `pass_smem`
+    // `DgtPlan::with_pipeline` sized over the schedule's passes, which
+    // `DgtKernels::new` opted the kernels into (failing where the device
+    // refuses). The kernel waits for its predecessor before any global access, so
+    // it may be a programmatic dependent. The context is current: `Gpu::bind`
+    // above.
     unsafe {
         f.launch_dependent(&q, (args.blocks(), rows), args.threads(), smem, &args, "launching a DGT pass")
     }
@@ -102,7 +112,15 @@ pub(crate) fn dgt_code<W: Coeff>(
         s1,
         p: l.p,
     };
-    // SAFETY: buffers of batch × 2M words per tower, tables of M entries.
+    // SAFETY: the invariants of `DgtCodecArgs` (polymul-kernels `dgt/codec.rs`):
+    // `src` and `dst` are two distinct buffers of the operation
+    // (`DgtPlan::run_on`: an operand, `rows · batch · 2M` words by
+    // `DgtPlan::launch_args` / `Towers::layout_of`, and the scratch,
+    // `GrowBuffer::at_least` of the operand's length); `w` is the weights or
+    // inverse weights, `M` entries per tower, `tw_words` apart (`DgtTables::new`,
+    // uploaded tower after tower by `DgtPlan::with_pipeline`);
+    // `total = batch · M`, `s1` the first pass's; the grid
+    // `⌈total / 256⌉ × 1 × rows`. The context is current: `Gpu::bind` above.
     unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching DGT encoding/decoding") }
 }
 
@@ -129,6 +147,11 @@ pub(crate) fn dgt_pointwise<W: Coeff>(
         p: l.p,
         mu: l.mu,
     };
-    // SAFETY: both buffers hold batch × 2M words per tower.
+    // SAFETY: the invariants of `DgtPointwiseArgs` (polymul-kernels
+    // `dgt/codec.rs`): `a` and `b` each hold `rows · batch · 2M` words: the
+    // callers (`DgtPlan::pointwise_mul`, and `DgtPlan::run_on` for
+    // `DgtPlan::in_place`, dgt/plan.rs) checked both with `Towers::operands` and
+    // built `l` with `DgtPlan::launch_args`; `total = batch · M`; the grid
+    // `⌈total / 256⌉ × 1 × rows`. The context is current: `Gpu::bind` above.
     unsafe { k.pointwise.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the DGT pointwise product") }
 }

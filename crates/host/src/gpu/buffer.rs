@@ -119,12 +119,19 @@ impl<W: Coeff> DeviceView<W> {
         unsafe { &*(fat as *const Self) }
     }
 
-    /// As [`DeviceView::from_addr`], mutable. Same safety contract.
+    /// As [`DeviceView::from_addr`], mutable.
+    ///
+    /// # Safety
+    /// As for [`DeviceView::from_addr`]: the words stay allocated for `'a`,
+    /// and nothing else accesses them during `'a` except through the
+    /// returned reference.
     #[allow(clippy::mut_from_ref)]
     unsafe fn from_addr_mut<'a>(addr: u64, len: usize) -> &'a mut Self {
         let addr = if addr == 0 { EMPTY } else { addr };
         let fat: *mut [()] = std::ptr::slice_from_raw_parts_mut(addr as usize as *mut (), len);
-        // SAFETY: as in `from_addr`; uniqueness is the caller's contract.
+        // SAFETY: as in `from_addr` (the layout of `Self`, a non-null address:
+        // `addr` is never 0 here); that the `&mut` is unique for `'a` is this
+        // function's `# Safety` contract, established by its caller.
         unsafe { &mut *(fat as *mut Self) }
     }
 
@@ -144,8 +151,11 @@ impl<W: Coeff> DeviceView<W> {
     /// on it runs (order other streams' work with [`Gpu::ordered_with`]).
     pub unsafe fn from_raw_parts<'a>(gpu: &Gpu, ptr: u64, len: usize) -> Result<&'a Self> {
         external::check_foreign::<W>(gpu, ptr)?;
-        // SAFETY: `ptr` is non-null (checked above); the allocation and its
-        // lifetime are the caller's contract.
+        // SAFETY: `from_addr`'s contract: `ptr` is non-null (`check_foreign`
+        // above, which also checked that it is device memory of this GPU's
+        // context, aligned to `W`); that `ptr .. ptr + len · size_of::<W>()` lies
+        // in one allocation that stays live for `'a` is this function's
+        // `# Safety` contract, established by its caller.
         Ok(unsafe { Self::from_addr(ptr, len) })
     }
 
@@ -160,7 +170,10 @@ impl<W: Coeff> DeviceView<W> {
     /// the words while work polymul queued on them runs.
     pub unsafe fn from_raw_parts_mut<'a>(gpu: &Gpu, ptr: u64, len: usize) -> Result<&'a mut Self> {
         external::check_foreign::<W>(gpu, ptr)?;
-        // SAFETY: as in `from_raw_parts`, plus the caller's exclusivity.
+        // SAFETY: `from_addr_mut`'s contract: as in `from_raw_parts` (non-null
+        // and checked by `check_foreign` above; the allocation's extent and
+        // lifetime are the caller's contract), and the caller's exclusivity for
+        // `'a` (this function's `# Safety`).
         Ok(unsafe { Self::from_addr_mut(ptr, len) })
     }
 
@@ -184,14 +197,19 @@ impl<W: Coeff> DeviceView<W> {
     /// bounds.
     pub fn get(&self, range: std::ops::Range<usize>) -> Option<&Self> {
         let (addr, len) = self.sub(&range)?;
-        // SAFETY: a sub-range of this view's words, borrowed as `&self`.
+        // SAFETY: `from_addr`'s contract: `sub` returned the words of `range`
+        // (`None` unless inside this view), which stay allocated for the borrow
+        // of `self` (this view's own `from_addr` contract); a shared borrow gives
+        // a shared sub-view.
         Some(unsafe { Self::from_addr(addr, len) })
     }
 
     /// Words `range` of this view, writable; `None` out of bounds.
     pub fn get_mut(&mut self, range: std::ops::Range<usize>) -> Option<&mut Self> {
         let (addr, len) = self.sub(&range)?;
-        // SAFETY: a sub-range of this view's words, borrowed as `&mut self`.
+        // SAFETY: `from_addr_mut`'s contract: `sub` returned the words of `range`
+        // (`None` unless inside this view), allocated for the borrow of `self`;
+        // `&mut self` makes the sub-view unique for that borrow.
         Some(unsafe { Self::from_addr_mut(addr, len) })
     }
 
@@ -202,8 +220,10 @@ impl<W: Coeff> DeviceView<W> {
             return None;
         }
         let ((a, la), (b, lb)) = (self.sub(&(0..mid))?, self.sub(&(mid..self.len()))?);
-        // SAFETY: two disjoint sub-ranges of this view's words, both
-        // borrowed from `&mut self`.
+        // SAFETY: `from_addr_mut`'s contract for both: `sub` returned `0..mid`
+        // and `mid..len` (checked, `None` otherwise), disjoint and inside this
+        // view's words, allocated for the borrow of `self`; `&mut self` makes
+        // each unique for that borrow.
         unsafe { Some((Self::from_addr_mut(a, la), Self::from_addr_mut(b, lb))) }
     }
 
@@ -230,14 +250,18 @@ impl<W: Coeff> DeviceView<W> {
 
     /// The words as `cust`'s slice, for its copies.
     pub(crate) fn slice(&self) -> DeviceSlice<W> {
-        // SAFETY: the view's words are live for the borrow of `self`
-        // (`from_addr`'s contract).
+        // SAFETY: `DeviceSlice::from_raw_parts` needs `len` words of device
+        // memory at `ptr` for as long as the slice is used: the view's words are
+        // allocated for the borrow of `self` (`from_addr`'s contract), and the
+        // crate's callers (`Gpu::download`, `Staging::upload` / `download`) use
+        // the slice only within that borrow (`DeviceSlice` carries no lifetime).
         unsafe { DeviceSlice::from_raw_parts(self.ptr(), self.len()) }
     }
 
     /// The words as `cust`'s slice, to copy into.
     pub(crate) fn slice_mut(&mut self) -> DeviceSlice<W> {
-        // SAFETY: as in `slice`, borrowed mutably.
+        // SAFETY: as in `slice`; the mutable borrow of `self` makes the writable
+        // slice the only access (callers: `Gpu::copy_into`, within the borrow).
         unsafe { DeviceSlice::from_raw_parts_mut(self.ptr(), self.len()) }
     }
 }
@@ -293,15 +317,18 @@ impl<W: Coeff> DeviceVec<W> {
 impl<W: Coeff> std::ops::Deref for DeviceVec<W> {
     type Target = DeviceView<W>;
     fn deref(&self) -> &DeviceView<W> {
-        // SAFETY: the buffer's own allocation of `len` words, live while
-        // `self` is borrowed (it is freed only by `DeviceBuffer`'s drop).
+        // SAFETY: `from_addr`'s contract: the buffer's own allocation of `len`
+        // words (its address is null only for an empty buffer, for which cust
+        // allocates nothing), freed only by `DeviceBuffer`'s drop, so live for
+        // the borrow of `self`.
         unsafe { DeviceView::from_addr(self.buf.as_device_ptr().as_raw(), self.buf.len()) }
     }
 }
 
 impl<W: Coeff> std::ops::DerefMut for DeviceVec<W> {
     fn deref_mut(&mut self) -> &mut DeviceView<W> {
-        // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
+        // SAFETY: `from_addr_mut`'s contract: as in `deref`, and `&mut self`
+        // makes the view unique for the borrow.
         unsafe { DeviceView::from_addr_mut(self.buf.as_device_ptr().as_raw(), self.buf.len()) }
     }
 }
@@ -335,7 +362,9 @@ mod tests {
     /// view's methods only do address arithmetic), so Miri can run it.
     #[test]
     fn views_do_address_arithmetic_only() {
-        // SAFETY: never dereferenced on the host; no device call is made.
+        // SAFETY: the test only does address arithmetic: the view is never
+        // dereferenced on the host and no device call is made, so the fake
+        // address need not be allocated.
         let v = unsafe { DeviceView::<u64>::from_addr_mut(0x1000, 10) };
         assert_eq!((v.len(), v.device_address()), (10, 0x1000));
         let s = v.get(2..5).unwrap();
@@ -345,7 +374,8 @@ mod tests {
         let (a, b) = v.split_at_mut(4).unwrap();
         assert_eq!((a.len(), a.device_address(), b.len(), b.device_address()), (4, 0x1000, 6, 0x1020));
         assert!(v.split_at_mut(11).is_none());
-        // SAFETY: as above; an empty view reports address 0.
+        // SAFETY: as above; `addr` 0 with `len` 0 is allowed (`from_addr`'s
+        // `# Safety`), and an empty view reports address 0.
         let e = unsafe { DeviceView::<u32>::from_addr(0, 0) };
         assert!(e.is_empty() && e.device_address() == 0 && e.ptr().is_null());
         assert_eq!(std::mem::size_of_val(v), 0);

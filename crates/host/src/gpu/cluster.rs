@@ -69,14 +69,22 @@ impl ClusterLaunch {
     /// The entry point, or `None` if the driver has none (before CUDA 12.0).
     pub(crate) fn resolve() -> Option<Self> {
         let mut pfn: *mut c_void = std::ptr::null_mut();
-        // SAFETY: a NUL-terminated name and an out-pointer; flags 0 is
+        // SAFETY: the name is a static NUL-terminated string and `pfn` a live
+        // out-pointer for one function pointer; flags 0 is
         // CU_GET_PROC_ADDRESS_DEFAULT, version 12000 asks for the CUDA 12 ABI.
+        // The driver is initialised: the only caller, `Gpu::with_options`
+        // (gpu/mod.rs), runs after `Gpu::device_count` (`cust::init`) and the
+        // context's creation.
         let rc = unsafe { cust::sys::cuGetProcAddress(c"cuLaunchKernelEx".as_ptr(), &mut pfn, 12000, 0) };
         if rc != cust::sys::cudaError_enum::CUDA_SUCCESS || pfn.is_null() {
             return None;
         }
-        // SAFETY: the driver returned its cuLaunchKernelEx, whose C signature
-        // is `LaunchEx` (cuda.h, CUDA 12.0 and later).
+        // SAFETY: `pfn` is non-null (checked above) and is the driver's
+        // `cuLaunchKernelEx` for the CUDA 12 ABI, whose C signature is `LaunchEx`
+        // (cuda.h, CUDA 12.0 and later:
+        // `CUresult (const CUlaunchConfig *, CUfunction, void **, void **)`);
+        // `Config` and `Attr` have the layouts of `CUlaunchConfig` and
+        // `CUlaunchAttribute` (`structs_have_the_driver_layout` below).
         Some(Self { launch: unsafe { std::mem::transmute::<*mut c_void, LaunchEx>(pfn) } })
     }
 
@@ -99,7 +107,11 @@ impl ClusterLaunch {
         let mut words = [0u32; 16];
         words[..3].copy_from_slice(&[cluster_x, 1, 1]);
         let attr = Attr { id: CLUSTER_DIMENSION, pad: 0, value: AttrValue { words } };
-        // SAFETY: forwarded to the caller.
+        // SAFETY: `launch_with`'s contract is this function's (`# Safety` above),
+        // established by its caller (`TypedKernel::launch_cluster`,
+        // gpu/kernel.rs); the attribute is a well-formed cluster dimension
+        // `(cluster_x, 1, 1)`, which needs `grid.0` to be a multiple of
+        // `cluster_x`: the caller's contract.
         unsafe { self.launch_with(f, (grid, block, shared_bytes), attr, stream, params) }
             .map_err(|code| Error::CudaCode { during: "launching a cluster kernel", code })
     }
@@ -123,7 +135,11 @@ impl ClusterLaunch {
         let mut words = [0u32; 16];
         words[0] = 1;
         let attr = Attr { id: PROGRAMMATIC_STREAM_SERIALIZATION, pad: 0, value: AttrValue { words } };
-        // SAFETY: forwarded to the caller.
+        // SAFETY: `launch_with`'s contract is this function's (`# Safety` above),
+        // established by its caller (`TypedKernel::launch_dependent`,
+        // gpu/kernel.rs, or `LaunchChain::queue`, gpu/timing.rs); the attribute
+        // is a well-formed programmatic stream serialisation (value 1), which
+        // needs `f` to wait for its predecessor: the caller's contract.
         unsafe { self.launch_with(f, geometry, attr, stream, params) }
             .map_err(|code| Error::CudaCode { during: "launching a lazy NTT pass", code })
     }
@@ -131,7 +147,10 @@ impl ClusterLaunch {
     /// `cuLaunchKernelEx` with one attribute; the driver's error code.
     ///
     /// # Safety
-    /// As for the callers.
+    /// As for [`ClusterLaunch::launch`] without the cluster condition, plus
+    /// what `attr` asks: for a cluster dimension, `grid.0` a multiple of it;
+    /// for programmatic stream serialisation, `f` waits for its predecessor
+    /// before any global access.
     unsafe fn launch_with(
         &self,
         f: &Function<'_>,
@@ -148,8 +167,13 @@ impl ClusterLaunch {
             attrs: &mut attr,
             num_attrs: 1,
         };
-        // SAFETY: forwarded to the caller; the config and attribute live
-        // across the call.
+        // SAFETY: `self.launch` is the driver's `cuLaunchKernelEx`
+        // (`ClusterLaunch::resolve`); `config` and `attr` are live locals of the
+        // driver's layouts (`structs_have_the_driver_layout`), borrowed for the
+        // call; `f` is a loaded function and `stream` a live `Stream`, both
+        // borrowed. `params` matching `f`'s parameters and alive, the geometry,
+        // the attribute's condition and the current context are this function's
+        // `# Safety` contract, established by its callers.
         let rc = unsafe { (self.launch)(&config, f.to_raw(), params.as_mut_ptr(), std::ptr::null_mut()) };
         if rc == cust::sys::cudaError_enum::CUDA_SUCCESS { Ok(()) } else { Err(rc as i32) }
     }

@@ -41,8 +41,10 @@ pub(crate) fn check_foreign<W: Coeff>(gpu: &Gpu, ptr: u64) -> Result<()> {
     }
     gpu.bind()?;
     let mut mem_type: u32 = 0;
-    // SAFETY: the out-pointer is valid for the attribute's u32; the
-    // driver only inspects `ptr`.
+    // SAFETY: `mem_type` is a live `u32`, the size
+    // CU_POINTER_ATTRIBUTE_MEMORY_TYPE writes; the driver only looks `ptr` up in
+    // its allocation tables (an unknown address is an error, refused below),
+    // never dereferences it. The context is current: `Gpu::bind` above.
     let r = unsafe {
         cu::cuPointerGetAttribute(
             (&mut mem_type as *mut u32).cast(),
@@ -59,7 +61,8 @@ pub(crate) fn check_foreign<W: Coeff>(gpu: &Gpu, ptr: u64) -> Result<()> {
         return Err(refuse("it is host memory, not device memory"));
     }
     let mut ctx: cu::CUcontext = std::ptr::null_mut();
-    // SAFETY: as above, for a CUcontext.
+    // SAFETY: as above: `ctx` is a live `CUcontext`, the type
+    // CU_POINTER_ATTRIBUTE_CONTEXT writes, and `ptr` is only looked up.
     let r = unsafe {
         cu::cuPointerGetAttribute(
             (&mut ctx as *mut cu::CUcontext).cast(),
@@ -82,24 +85,35 @@ struct Event(cu::CUevent);
 impl Event {
     fn record(stream: cu::CUstream, during: &'static str) -> Result<Self> {
         let mut e: cu::CUevent = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the context is current (callers bind it).
+        // SAFETY: `e` is a live out-pointer for one `CUevent`; the context is
+        // current: the only caller, `Gpu::ordered_with`, calls `Gpu::bind` before
+        // each `Event::record`.
         let r = unsafe { cu::cuEventCreate(&mut e, cu::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
         check(r, during)?;
         let event = Self(e);
-        // SAFETY: a live event; `stream` is the caller's (checked by the driver).
+        // SAFETY: `event.0` was just created; `stream` is polymul's own stream or
+        // the foreign one `Gpu::ordered_with`'s caller vouched for (its
+        // `# Safety`: 0, 1, 2 or a live stream of the primary context, the
+        // current one).
         check(unsafe { cu::cuEventRecord(event.0, stream) }, during)?;
         Ok(event)
     }
 
     fn wait_on(&self, stream: cu::CUstream, during: &'static str) -> Result<()> {
-        // SAFETY: a live, recorded event.
+        // SAFETY: `self.0` is live (destroyed only by `Drop`) and recorded
+        // (`Event::record`); `stream` is, as there, polymul's stream or the
+        // caller-vouched foreign one (`Gpu::ordered_with`'s `# Safety`), of the
+        // current context.
         check(unsafe { cu::cuStreamWaitEvent(stream, self.0, 0) }, during)
     }
 }
 
 impl Drop for Event {
     fn drop(&mut self) {
-        // SAFETY: created by cuEventCreate, destroyed once.
+        // SAFETY: `self.0` was made by `cuEventCreate` in `Event::record` and is
+        // destroyed only here, once; the `Gpu` borrowed by `ordered_with` keeps
+        // its context alive meanwhile, and the driver releases a pending event
+        // once it fires.
         unsafe {
             cu::cuEventDestroy_v2(self.0);
         }

@@ -83,14 +83,20 @@ impl<S> Graph<'_, S> {
     /// (after the work queued there before; returns without waiting).
     pub fn launch(&self) -> Result<()> {
         self.gpu.bind()?;
-        // SAFETY: an instantiated graph and a live stream of its context.
+        // SAFETY: `self.exec` is the executable graph `capture` instantiated
+        // (destroyed only by `Drop`) and `self.stream` the stream it was captured
+        // from, borrowed for `'p` through `capture`'s `Queue<'p>`, so still
+        // alive; the context is current: `Gpu::bind` above. The graph touches
+        // only the plan's buffers and `self.state`'s (`capture`'s `work` is a
+        // `fn` of those two), which outlive `self`.
         check(unsafe { sys::cuGraphLaunch(self.exec, self.stream) }, "launching a graph")
     }
 
     /// Waits for the replays queued on the graph's stream.
     pub fn synchronize(&self) -> Result<()> {
         self.gpu.bind()?;
-        // SAFETY: a live stream of the current context.
+        // SAFETY: `self.stream` is alive for `'p` (see `Graph::launch`) and of
+        // the current context: `Gpu::bind` above.
         check(unsafe { sys::cuStreamSynchronize(self.stream) }, "waiting for a graph")
     }
 
@@ -110,8 +116,12 @@ impl<S> Drop for Graph<'_, S> {
     fn drop(&mut self) {
         // Errors cannot be reported from drop; the context outlives the graph.
         let _ = self.gpu.bind();
-        // SAFETY: created by `capture`, destroyed once; the driver waits
-        // for replays in flight before releasing an executable graph.
+        // SAFETY: `exec` and `graph` were made by `capture_raw` for this `Graph`
+        // and are destroyed only here, once, with the context bound above (it
+        // outlives the graph: `self.gpu` is borrowed for `'p`). The driver frees
+        // an executable graph still running once its replays finish;
+        // `self.state`, dropped next, may still be in use by them: the crate
+        // relies on `cuMemFree` waiting for queued work (reported on issue 31).
         unsafe {
             sys::cuGraphExecDestroy(self.exec);
             sys::cuGraphDestroy(self.graph);
@@ -142,14 +152,22 @@ impl<W: Coeff> GrowBuffer<W> {
         if g.0.as_ref().is_none_or(|v| v.len() < len) {
             q.gpu.bind()?;
             let bytes = len.max(1) * std::mem::size_of::<W>();
-            // SAFETY: the words are zeroed below, before any kernel queued
-            // after this reads them.
+            // SAFETY: `uninitialized` is unsafe because the words are not
+            // initialised: the `cuMemsetD32Async` below zeroes all of them on
+            // `q`, ahead of any work queued there after this call (the fused
+            // kernels' launch in `fused_ntt`, plan/launch.rs; the DGT launches
+            // after `DgtPlan::scratch_ptr`, dgt/plan.rs), and nothing reads them
+            // before. The context is current: `Gpu::bind` above.
             let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
                 .map_err(Error::cuda("allocating", bytes))?;
             let v = DeviceVec { buf, layout: None };
-            // SAFETY: `bytes / 4` words of a live allocation, on a stream of
-            // the current context.
             check(
+                // SAFETY: `v` is a live allocation of `len.max(1)` words, `bytes`
+                // bytes, a multiple of 4 (words are 4 or 8 bytes), so `bytes / 4`
+                // 32-bit words cover it exactly; `q.stream` is a live stream of the
+                // current context (`Gpu::bind` above). `v` outlives the memset: it is
+                // stored in `self` below and, even once retired, kept until the owner
+                // drops.
                 unsafe { sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, q.stream.as_inner()) },
                 "zeroing a grown buffer",
             )?;
@@ -190,15 +208,21 @@ struct CachedExec {
     exec: sys::CUgraphExec,
 }
 
-// SAFETY: driver handles, usable from any thread with their context current
-// (every use binds it first); the cache's mutex serialises access.
+// SAFETY: `CUgraph` and `CUgraphExec` are plain driver handles with no thread
+// affinity: the driver takes them on any thread whose current context is theirs.
+// Every use binds the plan's context first (`capture_on` when creating,
+// `GraphCache::run` before `cuGraphLaunch` and before dropping entries,
+// `GraphCache`'s `Drop` before clearing), and the entries live behind
+// `GraphCache::inner`'s mutex, so one thread uses them at a time.
 unsafe impl Send for CachedExec {}
 
 impl Drop for CachedExec {
     fn drop(&mut self) {
-        // SAFETY: created by `capture_on`, destroyed once; the caller made
-        // the context current (`GraphCache` binds before it drops entries);
-        // the driver waits for replays in flight.
+        // SAFETY: `exec` and `graph` were made by `capture_raw` (through
+        // `capture_on`) for this entry and are destroyed only here, once; the
+        // context is current: `GraphCache` binds it before it drops entries
+        // (`GraphCache::run` before `truncate`, its `Drop` before `clear`). The
+        // driver frees an executable graph still running once its replays finish.
         unsafe {
             sys::cuGraphExecDestroy(self.exec);
             sys::cuGraphDestroy(self.graph);
@@ -283,7 +307,15 @@ impl GraphCache {
         }
         let replayed = e.exec.as_ref().map(|x| {
             self.gpu.bind()?;
-            // SAFETY: an instantiated graph and a live stream of its context.
+            // SAFETY: `x.exec` is an executable graph `capture_on` instantiated
+            // for this entry (alive: `e` is owned here) and `q.stream` a live
+            // `Stream` borrowed for the call, of the plan's context, which is
+            // current (`Gpu::bind` above). The replay repeats the launches
+            // `record` queued for `key`: `GraphCache::run`'s contract on `record`
+            // (same launches and arguments for every call with `key`, touching
+            // only `key`'s buffers, alive for this call, and memory that lives as
+            // long as the cache: the plan's tables, `GrowBuffer`s, `Scratch`), so
+            // every pointer in it is live.
             check(unsafe { sys::cuGraphLaunch(x.exec, q.stream.as_inner()) }, "launching a cached graph")
         });
         entries.insert(0, e);
@@ -310,7 +342,9 @@ impl Drop for GraphCache {
 /// Whether `stream` is capturing a graph (or its state cannot be read).
 pub(crate) fn is_capturing(stream: &cust::stream::Stream) -> bool {
     let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    // SAFETY: a live stream and an out-parameter.
+    // SAFETY: `stream` is a live `Stream` borrowed for the call and `status` a
+    // live out-parameter of the type the call writes; the driver only reads the
+    // handle (an error counts as capturing).
     let rc = unsafe { sys::cuStreamIsCapturing(stream.as_inner(), &mut status) };
     rc != CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
 }
@@ -341,8 +375,10 @@ fn capture_raw(
 ) -> Result<(sys::CUgraph, sys::CUgraphExec)> {
     // Relaxed: launches that allocate (a plan's scratch growing on first
     // use) may do so while capturing; the allocation itself is not captured.
-    // SAFETY: a stream of the current context.
     check(
+        // SAFETY: `stream` is a live stream of the current context: both callers take
+        // it from a borrowed `Stream` (`capture`: the `Queue`'s; `capture_on`: the
+        // cache's side stream) and call `Gpu::bind` first.
         unsafe {
             sys::cuStreamBeginCapture_v2(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
         },
@@ -350,11 +386,14 @@ fn capture_raw(
     )?;
     let queued = work();
     let mut graph: sys::CUgraph = std::ptr::null_mut();
-    // SAFETY: the capture begun above; ends it whatever `work` did.
+    // SAFETY: ends the capture begun on `stream` above (whatever `work` did);
+    // `graph` is a live out-pointer for one `CUgraph`.
     let ended = unsafe { sys::cuStreamEndCapture(stream, &mut graph) };
     let destroy = |g: sys::CUgraph| {
         if !g.is_null() {
-            // SAFETY: a graph this function created and nothing else holds.
+            // SAFETY: `g` is non-null: the graph `cuStreamEndCapture` gave this
+            // function, not instantiated nor handed out, and destroyed only here,
+            // on an error path, once.
             unsafe { sys::cuGraphDestroy(g) };
         }
     };
@@ -363,10 +402,12 @@ fn capture_raw(
         return Err(e);
     }
     let mut exec: sys::CUgraphExec = std::ptr::null_mut();
-    // SAFETY: a complete graph; flags 0.
-    if let Err(e) =
-        check(unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) }, "instantiating a graph")
-    {
+    if let Err(e) = check(
+        // SAFETY: `graph` is the complete graph the capture returned (its status
+        // checked above), `exec` a live out-pointer; flags 0.
+        unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) },
+        "instantiating a graph",
+    ) {
         destroy(graph);
         return Err(e);
     }

@@ -28,11 +28,13 @@ impl Kernel {
             during: "looking up a kernel",
             source: crate::DriverError(source),
         })?;
-        // SAFETY: a `Function` is a plain driver handle (no destructor) valid
-        // while its module is loaded; the module belongs to `gpu`'s shared
-        // state, which the clone stored beside it keeps alive for as long as
-        // this `Kernel` exists. The `'static` never escapes: `function()`
-        // hands it out borrowed from `self` (`Deref`).
+        // SAFETY: the transmute changes only the lifetime. A `Function` is a
+        // plain `CUfunction` handle (no destructor), valid while its module is
+        // loaded; the module lives in `gpu`'s shared `GpuInner` (gpu/mod.rs),
+        // which the clone stored in `_gpu` keeps alive as long as this `Kernel`
+        // (declared after `f`, so dropped after it). The `'static` never escapes:
+        // `Deref` hands the function out borrowed from `self`, and a `Function`
+        // is neither `Clone` nor `Copy`.
         let f = unsafe { std::mem::transmute::<Function<'_>, Function<'static>>(f) };
         Ok(Self { f, _gpu: gpu.clone() })
     }
@@ -81,8 +83,11 @@ impl<A: Copy> TypedKernel<A> {
     ///
     /// # Safety
     /// The block's pointers, sizes and geometry must be what the kernel
-    /// expects (validated by the plan): the kernel dereferences them. The
-    /// context must be current.
+    /// expects (validated by the plan): the kernel dereferences them
+    /// unchecked. That is, the `# Invariants` section of `A` (in
+    /// polymul-kernels) holds for `args` and this launch's grid, block and
+    /// shared memory, and the memory the block points to stays allocated
+    /// until the kernel has run. The context of `q.gpu` must be current.
     pub(crate) unsafe fn launch(
         &self,
         q: &Queue<'_>,
@@ -93,9 +98,15 @@ impl<A: Copy> TypedKernel<A> {
         during: &'static str,
     ) -> Result<()> {
         let params = Self::params(args);
-        // SAFETY: one parameter, the block the kernel takes (`A`, by the
-        // identifier it was looked up from), alive across the call; the
-        // rest is the caller's.
+        // SAFETY: `params` holds one pointer, to `args`, which is alive across
+        // the call (the driver copies kernel parameters when it queues the
+        // launch); the kernel's only parameter is an `A` by value:
+        // `TypedKernel::get` looked the kernel up from an identifier whose
+        // `KernelAbi::Args` is `A` (polymul-kernels `names.rs`; the build checks
+        // the PTX's entries against `names::for_each_entry`). The block's
+        // contents and the launch geometry (the `# Invariants` of `A`) and the
+        // current context are this function's `# Safety` contract, established by
+        // its callers.
         unsafe { q.stream.launch(&self.k, grid, BlockSize::x(block), smem, &params) }
             .map_err(Error::cuda(during, 0))
     }
@@ -119,10 +130,17 @@ impl<A: Copy> TypedKernel<A> {
     ) -> Result<()> {
         if let Some(l) = q.gpu.dependent_launch(q.stream) {
             let mut params = Self::params(args);
-            // SAFETY: as for `launch`; the kernel waits (caller).
+            // SAFETY: as in `launch`: `params` is one pointer to `args` (an `A`,
+            // the kernel's one parameter), alive across the call; `l` is
+            // `q.gpu`'s `cuLaunchKernelEx` and launches on `q.stream`.
+            // `ClusterLaunch::launch_dependent`'s contract (gpu/cluster.rs) is
+            // this function's: the block, geometry and context (as for `launch`)
+            // and the kernel waiting for its predecessor, all established by the
+            // caller.
             return unsafe { l.launch_dependent(&self.k, ((x, y), block, smem), q.stream, &mut params) };
         }
-        // SAFETY: the caller's.
+        // SAFETY: `launch`'s contract is part of this function's (`# Safety`
+        // above), established by its caller.
         unsafe { self.launch(q, GridSize::xy(x, y), block, smem, args, during) }
     }
 
@@ -143,7 +161,11 @@ impl<A: Copy> TypedKernel<A> {
         args: &A,
     ) -> Result<()> {
         let mut params = Self::params(args);
-        // SAFETY: as for `launch`; the cluster condition is the caller's.
+        // SAFETY: `ClusterLaunch::launch`'s contract (gpu/cluster.rs): `params`
+        // is one pointer to `args`, the kernel's one parameter (an `A`, as in
+        // `launch`), alive across the call; the block, geometry, `x` a multiple
+        // of `cluster_x` and the current context are this function's `# Safety`
+        // contract, established by its caller (`cluster_ntt`, plan/launch.rs).
         unsafe { launcher.launch(&self.k, ((x, y), block, smem), cluster_x, q.stream, &mut params) }
     }
 }

@@ -80,8 +80,13 @@ impl<W: Coeff> TowerLaunch<W> {
 /// Raises `f`'s dynamic shared-memory limit to `bytes` (above the default
 /// 48 KiB needs this opt-in); the driver's status.
 pub(crate) fn set_max_dynamic_smem(f: &Kernel, bytes: u32) -> cust::sys::CUresult {
-    // SAFETY: `f` is a live function handle of a loaded module; the call
-    // only sets one of its attributes.
+    // SAFETY: `f.to_raw()` is a live `CUfunction`: `Kernel` keeps its module
+    // loaded (gpu/kernel.rs). The call only sets one attribute of it; the driver
+    // range-checks `bytes` and the callers check the status. The context is
+    // current: the callers (`TiledKernels::new`, `LazyKernels::new`,
+    // `FusedKernels::new`, `ClusterKernels::new` in plan/launch.rs,
+    // `DgtKernels::new` in dgt/launch.rs) run inside `NttEngine::new` /
+    // `DgtPlan::with_pipeline` after `Gpu::upload` bound it on this thread.
     unsafe {
         cust::sys::cuFuncSetAttribute(
             f.to_raw(),

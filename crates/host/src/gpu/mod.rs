@@ -174,7 +174,11 @@ impl Gpu {
         let (ptx_arch, ptx) = image::ptx_for(cc).ok_or(Error::NoPtxForDevice { major, minor })?;
         let mut driver_version = 0i32;
         let mut smem_optin = 0i32;
-        // SAFETY: plain out-parameter calls into the driver.
+        // SAFETY: both calls only write their out-parameter, a live local `i32`;
+        // `device.as_raw()` is a device the driver knows (`Device::get_device`
+        // succeeded above, after `Gpu::device_count` ran `cust::init`). Neither
+        // needs a context. Their status is ignored: on failure the locals stay 0,
+        // and `max_shared_per_block` falls back to 48 KiB.
         unsafe {
             cust::sys::cuDriverGetVersion(&mut driver_version);
             cust::sys::cuDeviceGetAttribute(
@@ -306,7 +310,9 @@ impl Gpu {
             return Err(Error::OutOfDeviceMemory { during: "allocating", bytes: usize::MAX });
         };
         if len == 0 {
-            // SAFETY: a zero-length buffer allocates nothing and is never read.
+            // SAFETY: `uninitialized` is unsafe because the words are
+            // uninitialised; a zero-length buffer has no words (cust allocates
+            // nothing), so none is ever read.
             let buf = unsafe { DeviceBuffer::uninitialized(0) }.map_err(Error::cuda("allocating", 0))?;
             return Ok(DeviceVec::from_buffer(buf));
         }

@@ -16,9 +16,15 @@ fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -
     }
     q.gpu.bind()?;
     let bytes = src.len() * std::mem::size_of::<W>();
-    // SAFETY: two live allocations of `bytes` bytes each (equal lengths),
-    // distinct (`dst` is borrowed mutably), on a stream of the current
-    // context.
+    // SAFETY: `src` and `dst` view live allocations (`DeviceView`'s contract) of
+    // equal lengths, checked by both callers (`product_into`: `Towers::operands`;
+    // `Scratch::with_copy`: it sizes `dst` to `src.len()`), so `bytes` is in
+    // range of both; they are distinct (`dst` is borrowed mutably). The words
+    // must stay allocated until the copy runs: the scratch buffer is replaced
+    // only after `q.synchronize()` (`Scratch::with_copy`); a caller's buffer may
+    // be dropped earlier, freed by `cuMemFree`, which the crate relies on to wait
+    // for the queued work. The stream is of the current context: `Gpu::bind`
+    // above.
     let rc = unsafe {
         cust::sys::cuMemcpyDtoDAsync_v2(dst.ptr().as_raw(), src.ptr().as_raw(), bytes, q.stream.as_inner())
     };

@@ -50,8 +50,13 @@ impl Staging {
             Some(b) if b.len() >= words => b,
             _ => {
                 *guard = None; // free the old buffer before allocating the new one
-                // SAFETY: the words are written (by `par_copy` or a DMA)
-                // before they are read, in both directions.
+                // SAFETY: `uninitialized` is unsafe because the pinned words are
+                // not initialised: every word is written before it is read, in
+                // both directions (`upload` fills each piece with `par_copy`
+                // before its DMA reads it; `download` reads a piece only after
+                // its DMA wrote it and its event fired). The context is current
+                // (`cuMemAllocHost` needs it): `upload` and `download` call
+                // `Gpu::bind` before `with`.
                 let b = unsafe { LockedBuffer::uninitialized(words) }.map_err(Error::cuda(
                     "allocating pinned host memory for a copy",
                     words.saturating_mul(8),
@@ -73,8 +78,16 @@ impl Staging {
             for (i, (s, d)) in src.chunks(PIECE).zip(st.chunks_mut(PIECE)).enumerate() {
                 par_copy(d, s);
                 let mut piece = dst.slice().index(i * PIECE..i * PIECE + s.len());
-                // SAFETY: `d` is pinned and is neither written nor freed
-                // before the stream is synchronised below.
+                // SAFETY: `async_copy_from` needs `d` to stay allocated and
+                // unwritten until the DMA has read it: `d` is a piece of the
+                // pinned staging buffer, held under `self.buf`'s lock for the
+                // whole `with`, and `q.synchronize()` below waits for every piece
+                // before the lock is released. `piece` is `dst`'s words
+                // `i · PIECE ..` of `s.len()` words, inside `dst` (equal lengths
+                // checked above). Gap (reported on issue 31): if queueing a later
+                // piece fails, the `?` returns without that wait, and a later
+                // call may rewrite or free the buffer while earlier DMAs still
+                // read it.
                 unsafe { piece.async_copy_from(&*d, q.stream) }
                     .map_err(Error::cuda("uploading", 8 * s.len()))?;
             }
@@ -92,8 +105,15 @@ impl Staging {
             let mut events = Vec::with_capacity(len.div_ceil(PIECE));
             for (i, d) in st.chunks_mut(PIECE).enumerate() {
                 let piece = src.slice().index(i * PIECE..i * PIECE + d.len());
-                // SAFETY: `d` is pinned and is read only after this piece's
-                // event below.
+                // SAFETY: `async_copy_to` needs `d` to stay allocated and unread
+                // until the DMA has written it: `d` is a piece of the pinned
+                // staging buffer, held under `self.buf`'s lock for the whole
+                // `with`, and the host reads it only after this piece's event has
+                // fired (the loop below). `piece` is `src`'s words `i · PIECE ..`
+                // of `d.len()` words: the pieces of `st` (`len` words) tile
+                // `src`. Gap (reported on issue 31): if queueing or waiting
+                // fails, the `?` returns with DMAs possibly still writing the
+                // buffer, which a later call may then rewrite or free.
                 unsafe { piece.async_copy_to(d, q.stream) }
                     .map_err(Error::cuda("downloading", 8 * d.len()))?;
                 let e = Event::new(EventFlags::DISABLE_TIMING).map_err(Error::cuda("downloading", 0))?;

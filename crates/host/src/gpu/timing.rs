@@ -88,7 +88,12 @@ impl Gpu {
         };
         let queue = super::launch::Queue::of(self);
         let t = self.time(1, reps, || {
-            // SAFETY: `out` holds one word per launched thread.
+            // SAFETY: the invariants of `ButterflyFloorArgs` (polymul-kernels
+            // `microbench.rs`): `out` holds `blocks · threads` words
+            // (`self.zeros` above), one per launched thread of the `blocks` ×
+            // `threads` grid, and outlives `self.time`, which waits for every run
+            // before it returns `Ok`; `q` is in `3..=limit` (checked above). The
+            // context is current: `Gpu::time` calls `Gpu::bind` first.
             unsafe { f.launch(&queue, blocks, threads, 0, &args, "launching the butterfly floor") }
         })?;
         Ok(4.0 * f64::from(blocks * threads) * f64::from(rounds) / (t.median_us * 1e-6))
@@ -110,8 +115,13 @@ impl Gpu {
         let src: DeviceVec<u64> = self.zeros(words)?;
         let mut dst: DeviceVec<u64> = self.zeros(words)?;
         let t = self.time(3, reps, || {
-            // SAFETY: both buffers live until the closure's work completes
-            // (`time` synchronises before returning).
+            // SAFETY: `async_copy_from` needs both buffers to stay allocated
+            // until the copy runs: `src` and `dst` are distinct live allocations
+            // of `words` words each (`self.zeros` above), and both outlive
+            // `self.time`, which waits for every run (its `synchronize` after the
+            // warm-up, its stop event after each timed run) before it returns
+            // `Ok`. The stream is this GPU's, of the context `Gpu::time` binds
+            // first.
             unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }.map_err(Error::cuda("copying", bytes))
         })?;
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
@@ -168,7 +178,13 @@ impl LaunchChain {
         let stream = self.gpu.stream();
         for _ in 0..self.launches {
             let mut params: [*mut std::ffi::c_void; 0] = [];
-            // SAFETY: the kernel takes no parameters and touches no memory.
+            // SAFETY: `launch_floor` takes no parameters (the empty `params`
+            // matches) and touches no memory, so any geometry is in bounds and,
+            // as a programmatic dependent (`ClusterLaunch::launch_dependent`'s
+            // condition), it has no global access to order; `self.f` is a
+            // function of `self.gpu`'s loaded module (`Kernel`, gpu/kernel.rs)
+            // and `stream` the GPU's own stream, of the context `Gpu::bind` made
+            // current above.
             unsafe {
                 if let Some(l) = self.gpu.dependent_launch(stream) {
                     l.launch_dependent(&self.f, ((1, 1), 32, 0), stream, &mut params)?;

@@ -106,14 +106,21 @@ pub(crate) struct TiledLaunch {
 /// waited on without being consumed).
 struct RawEvent(cust::sys::CUevent);
 
-// SAFETY: a driver handle, usable from any thread while its context is
-// current (every use binds it first); `Pipeline`'s owner serialises use.
+// SAFETY: a `CUevent` is a plain driver handle with no thread affinity: the
+// driver API takes it on any thread whose current context is the one it was made
+// in. Every call on it is made with that context current (`RawEvent::new` and
+// `RawEvent::record` / `wait`: their callers `Pipeline::new` and
+// `tiled_ntt_pipelined` call `Gpu::bind` first), and the `Pipeline` holding it
+// sits behind `NttEngine::pipeline`'s mutex (plan/engine/mod.rs), so one thread
+// uses it at a time.
 unsafe impl Send for RawEvent {}
 
 impl RawEvent {
     fn new() -> Result<Self> {
         let mut e = std::ptr::null_mut();
-        // SAFETY: out-parameter call; the context is current (caller).
+        // SAFETY: `e` is a live out-pointer for one `CUevent`; the GPU's context
+        // is current: the only caller, `Pipeline::new` (below), calls `Gpu::bind`
+        // (gpu/mod.rs) before creating the events.
         let rc = unsafe {
             cust::sys::cuEventCreate(&mut e, cust::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
         };
@@ -122,14 +129,21 @@ impl RawEvent {
     }
 
     fn record(&self, stream: &Stream) -> Result<()> {
-        // SAFETY: both handles are alive.
+        // SAFETY: `self.0` is a live event (made by `RawEvent::new`, destroyed
+        // only by `Drop`) and `stream` a `Stream` borrowed for the call, both of
+        // the GPU's context, which is current: the only caller,
+        // `tiled_ntt_pipelined`, calls `Gpu::bind` first.
         check(unsafe { cust::sys::cuEventRecord(self.0, stream.as_inner()) }, "recording an event")
     }
 }
 
 impl Drop for RawEvent {
     fn drop(&mut self) {
-        // SAFETY: created by cuEventCreate, destroyed once.
+        // SAFETY: `self.0` was made by `cuEventCreate` in `RawEvent::new` and is
+        // destroyed only here, once. Its context still exists: the engine's
+        // kernel handles (`NttEngine::kernels`, declared after `pipeline` in
+        // plan/engine/mod.rs, so dropped later) hold `Gpu` clones that keep it
+        // alive. A pending event is released by the driver once it fires.
         unsafe { cust::sys::cuEventDestroy_v2(self.0) };
     }
 }
@@ -158,7 +172,10 @@ impl Pipeline {
 
 /// `stream` waits for `event`.
 fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
-    // SAFETY: both handles are alive; the driver only reads them.
+    // SAFETY: `stream` is a live `Stream` and `event` a live `RawEvent`
+    // (destroyed only by its `Drop`), both borrowed for the call and of the GPU's
+    // context, which is current: the only caller, `tiled_ntt_pipelined`, calls
+    // `Gpu::bind` first. The driver only reads them.
     check(unsafe { cust::sys::cuStreamWaitEvent(stream.as_inner(), event.0, 0) }, "ordering streams")
 }
 
@@ -203,9 +220,29 @@ fn tiled_passes<W: Coeff>(
     };
     for &strided in order {
         args.strided = strided;
-        // SAFETY: the plan validated the geometry (tile within the device's
-        // shared memory, l1 <= log_tile, radix 2..=16) and `a` points at
-        // batch·N words.
+        // SAFETY: the invariants of `TiledArgs` (polymul-kernels `ntt/tiled.rs`,
+        // `# Invariants`):
+        // - `a` points to `rows · batch · N` words: `batch` comes from
+        //   `NttEngine::batch_of` (`Towers::layout_of`, layout.rs) in
+        //   `NttEngine::transform` (plan/engine/mod.rs), or is 1 at polynomial
+        //   `i < batch` of such a buffer (`tiled_ntt_pipelined`); `towers` is
+        //   `NttEngine::tower_launch(batch)`;
+        // - `tw` is one of the tables `NttEngine::new` uploaded, `tw_words` words
+        //   per tower: N, or N/2 for a fused plan, whose transforms stop at
+        //   `log_n − 1` and so read only that half;
+        // - `geo` is one of `NttEngine::new`'s geometries
+        //   (`params::tile_geometry` / `params::geometry_2d`, chosen by
+        //   `NttEngine::tile_for`), whose padded tile `NttEngine::new` checked
+        //   against the device's shared memory and `TiledKernels::new` opted
+        //   these kernels into (above 48 KiB); the grid is
+        //   `batch · blocks_per_poly` blocks by `rows`, the block a power of two
+        //   (`block_threads` capped by the power-of-two `max_threads`), `smem`
+        //   the padded tile;
+        // - `log_radix` is 1..=4 (`NttEngine::new` / `names::TILED_LOG_RADIX`),
+        //   `stop` is `log_n` or `log_n − 1` (`NttEngine::whole` /
+        //   `polymul_in_place`).
+        // The context is current: `tiled_ntt` and `tiled_ntt_pipelined` call
+        // `Gpu::bind` first.
         unsafe { f.launch(q, grid, threads, smem, &args, "launching a shared-memory NTT pass")? };
     }
     Ok(())
@@ -311,8 +348,18 @@ pub(crate) fn radix2_ntt<W: Coeff>(
     };
     for log_m in stages {
         args.log_m = log_m;
-        // SAFETY: the plan sized `data` to batch·N and the twiddle tables to N
-        // words; the kernel touches only indices below those.
+        // SAFETY: the invariants of `Radix2Args` (polymul-kernels
+        // `ntt/radix2.rs`, `# Invariants`): `data` holds `rows · batch · N`
+        // words, `batch` from `NttEngine::batch_of` / `NttEngine::pair`
+        // (`Towers::layout_of` / `Towers::operands`, layout.rs, which also keep
+        // `batch · N` below 2^32, so `total` does not wrap); `towers` is
+        // `NttEngine::tower_launch(batch)` (plan/engine/mod.rs); `tw` is one of
+        // `NttEngine::new`'s tables, `tw_words` words per tower, and stage
+        // `log_m` reads only twiddles below `2^(log_m + 1)`: N for the whole
+        // transform, the N/2 a fused plan keeps for its stages below `log_n − 1`
+        // (`NttEngine::transform`; `hadamard_step`'s radix-2 path runs only
+        // without `fused`, on full tables). The context is current: `Gpu::bind`
+        // above.
         unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching an NTT stage")? };
     }
     Ok(())
@@ -431,11 +478,22 @@ fn lazy_pass<W: Coeff>(
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
     let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
-    // SAFETY: the plan sized `data` (and `b`) to batch·N words per tower,
-    // the tables to `tw_pairs` pairs per tower and the constants table to
-    // the grid's rows. A pass kernel waits for its predecessor before any
-    // global access (`grid_dependency_sync`), so it may be a programmatic
-    // dependent.
+    // SAFETY: the invariants of `LaunchArgs` (polymul-kernels `ntt/lazy/args.rs`,
+    // `# Invariants`): the block is `LazyTables::launch_args`'s over `data` (and
+    // `b`), each `rows · batch · N` words (`batch` from `NttEngine::batch_of` /
+    // `NttEngine::pair`, `Towers::layout_of`, plan/engine/mod.rs); the tables and
+    // the kernels are one schedule's, paired by `LazyState::path_for`
+    // (plan/engine/lazy_state.rs): `LazyTableSet::new` uploaded `tw_pairs` pairs
+    // per tower for it and `LazyKernels::new` looked its passes up. `subs`, the
+    // blocks (twice for a forward pass with `b`), threads and shared memory come
+    // from this pass (`LazyPass`); the shared memory was checked against the
+    // device's limit (`NttEngine::new`, or `LazyState::new` for the latency
+    // schedule) and opted into by `LazyKernels::new`. A pass kernel waits for its
+    // predecessor (`grid_dependency_sync`) before any global access, so it may be
+    // a programmatic dependent. The context must be current: `lazy_ntt` calls
+    // `Gpu::bind` first; `lazy_polymul` does not bind, nor does its caller
+    // `NttEngine::polymul_in_place` (plan/engine/mod.rs) before a first, uncached
+    // call (a gap, reported on issue 31).
     unsafe { f.launch_dependent(q, (blocks, towers.rows), threads, smem, &args, "launching a lazy NTT pass") }
 }
 
@@ -582,12 +640,19 @@ pub(crate) fn fused_ntt<W: Coeff>(
         Direction::Inverse => &k.inv,
     };
     let grid = GridSize::xy(2 * batch as u32 * k.per_poly, towers.rows);
-    // SAFETY: the plan sized `data` to batch·N words per tower and the
-    // tables to `tw_pairs` pairs per tower; `ctrl` holds
-    // fused_ctrl_words(batch) zero words per tower (zeroed on this stream
-    // when allocated; the kernels leave them zero), and stays allocated
-    // while the plan lives (`GrowBuffer`); the grid is every ticket of
-    // every tower.
+    // SAFETY: the invariants of `LaunchArgs` (polymul-kernels
+    // `ntt/lazy/args.rs`), fused case: `data` holds `rows · batch · N` words
+    // (`NttEngine::batch_of`, `Towers::layout_of`), the tables are
+    // `LazyTableSet::new`'s (plan/engine/lazy_state.rs) for the schedule
+    // `FusedKernels::new` checked these kernels against; the grid is
+    // `2 · batch · per_poly` blocks per tower (every ticket of every tower), the
+    // block the row shape's threads, `k.smem` the larger pass tile plus 16 bytes
+    // (`FusedKernels::new`, which opted the kernels into it); `ctrl` holds
+    // `fused_ctrl_words(batch)` words per tower, zeroed on this stream by
+    // `GrowBuffer::at_least` (gpu/graph.rs) when allocated and left zero by the
+    // kernels, and stays allocated while the plan lives (retired buffers are
+    // kept); `lag` is at least a row block's polynomials (`FusedKernels::lag`).
+    // The context is current: `Gpu::bind` above.
     unsafe { f.launch(&q, grid, k.row.threads(), k.smem, &args, "launching a fused lazy NTT") }
 }
 
@@ -652,9 +717,15 @@ pub(crate) fn cluster_ntt<W: Coeff>(
     let args = t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
     let cs = k.shape.cluster_blocks();
     let (threads, smem) = (k.shape.threads(), ClusterKernels::<W>::smem_bytes(&k.shape));
-    // SAFETY: the grid is a whole number of clusters; the plan sized `data`
-    // to batch·N words per tower and the tables to `tw_pairs` pairs per
-    // tower; the context is bound above.
+    // SAFETY: the invariants of `LaunchArgs` (polymul-kernels
+    // `ntt/lazy/args.rs`), cluster case: `data` holds `rows · batch · N` words
+    // (`NttEngine::batch_of`, `Towers::layout_of`, plan/engine/mod.rs),
+    // `subs = batch`, the tables are `LazyTableSet::new`'s
+    // (plan/engine/lazy_state.rs); the grid is `batch · cs` blocks per tower, a
+    // whole number of clusters of `cs = 2^lcs` blocks (`launch_cluster`'s
+    // condition), with the shape's threads and shared memory, which
+    // `ClusterKernels::new` opted the kernels into (it returns `None` where the
+    // driver refuses). The context is current: `Gpu::bind` above.
     unsafe { f.launch_cluster(&k.launcher, &q, (batch as u32 * cs, towers.rows), threads, smem, cs, &args) }
 }
 
@@ -718,8 +789,14 @@ pub(crate) fn fused_hadamard<W: Coeff>(
         k: k_,
         mu: b4.mu,
     };
-    // SAFETY: both buffers hold batch·N words and the table at least N/2
-    // (checked by the plan); the kernel touches only those.
+    // SAFETY: the invariants of `FusedHadamardArgs` (polymul-kernels
+    // `pointwise.rs`, `# Invariants`): `a` and `b` each hold `rows · batch · N`
+    // words (`NttEngine::hadamard_step` checked both with `NttEngine::pair`,
+    // `Towers::operands`, plan/engine/mod.rs, and passes `tower_launch(batch)`),
+    // `tw` holds the first N/2 prepared forward twiddles per tower
+    // (`NttEngine::new`, `tw_words = N/2` for a fused plan),
+    // `total = batch · N/2`; the one-tower constants are tower 0's
+    // (`NttEngine::new`). The context is current: `Gpu::bind` above.
     unsafe { f.launch(&q, grid, BLOCK_THREADS, 0, &args, "launching the fused Hadamard step") }
 }
 
@@ -755,8 +832,14 @@ pub(crate) fn pointwise_mul<W: Coeff>(
         q: red.q,
         mu: red.mu,
     };
-    // SAFETY: both buffers hold `rows` towers of `len` words (checked by the
-    // plan), the table `rows` rows when not null.
+    // SAFETY: the invariants of `PointwiseArgs` (polymul-kernels `pointwise.rs`,
+    // `# Invariants`): `acc` and `other` each hold `rows · data_words` words and
+    // `len = data_words`: the callers (`NttEngine::pointwise_mul`,
+    // plan/engine/mod.rs) checked both with `Towers::operands` (layout.rs) and
+    // pass `tower_launch(batch)`; `out` is `a` exactly; the grid is
+    // `⌈len / 256⌉ × rows`; a non-null `moduli` holds `rows` rows
+    // (`NttEngine::new`, `Towers::table_rows`). The context is current:
+    // `Gpu::bind` above.
     unsafe {
         k.mul.launch(
             &q,

@@ -119,11 +119,17 @@ impl Tables {
 /// Raw pointers handed to the CPU path's worker threads.
 #[derive(Clone, Copy)]
 struct Shared<A>(A);
-// SAFETY: the argument blocks' pointers point at buffers that outlive the
-// scoped threads; each block of coefficients is written by one thread only
-// (disjoint residues and limbs), and the tables and inputs are only read.
+// SAFETY: `Shared` wraps only the CPU path's `DecomposeArgs` / `CrtArgs`
+// (`RnsBasis::decompose` / `RnsBasis::reconstruct` below), whose pointers point
+// at the input (`limbs` / `residues`, only read), `out` (written) and the basis's
+// tables (only read), all borrowed or owned by that function and outliving
+// `for_blocks`'s scoped threads. Block `blk` writes only its own coefficients'
+// words of `out` (coefficients `blk · B ..`, by the kernels' indexing) and
+// `for_blocks` hands each block to one thread, so no word is written by two
+// threads or read by one while another writes it.
 unsafe impl<A> Send for Shared<A> {}
-// SAFETY: as above.
+// SAFETY: as for `Send`: shared access only reads the block (`Shared::get`), and
+// the writes through its pointers are disjoint between threads.
 unsafe impl<A> Sync for Shared<A> {}
 
 impl<A> Shared<A> {
@@ -273,9 +279,16 @@ impl<W: Coeff> RnsBasis<W> {
         for_blocks::<W>((count as u32).div_ceil(b), words, 0, |blk, s, _| {
             let a = args.get();
             let s = HostShared(s.as_mut_ptr());
-            // SAFETY: the buffers hold `count` coefficients (checked), the
-            // table is this basis's, the scratch `B · padded_stride(L)`
-            // words; the block's phases in order, every thread of each.
+            // SAFETY: the `# Safety` of `decompose::load` and
+            // `decompose::residues` (polymul-kernels `rns/decompose.rs`, as the
+            // kernel's `DecomposeArgs` invariants): `limbs` holds `count · L`
+            // words and `out` `K · count` (`RnsBasis::check_limbs` above, `out`
+            // sized here), the table is this basis's (`Tables`, its `dec`); `s`
+            // is `for_blocks`'s scratch of `B · padded_stride(L)` words, the
+            // block `B = t.block()` (non-zero: checked, a power of two:
+            // `block_coeffs`), `blk < ⌈count / B⌉`; `log_groups = 0`, so the
+            // threads are `0..B`. The phases run in order, every thread of the
+            // first before the second (the barrier).
             unsafe {
                 for th in 0..b {
                     decompose::load(a, &s, blk, th, b);
@@ -316,7 +329,14 @@ impl<W: Coeff> RnsBasis<W> {
         for_blocks::<W>((count as u32).div_ceil(b), words, t.k * b as usize, |blk, s, w| {
             let a = args.get();
             let (s, w) = (HostShared(s.as_mut_ptr()), HostShared(w.as_mut_ptr()));
-            // SAFETY: as in `decompose`; `w` holds `K · B` words.
+            // SAFETY: the `# Safety` of `crt::reconstruct` and `crt::store`
+            // (polymul-kernels `rns/crt.rs`): as in `decompose`, with `residues`
+            // of `K · count` words, each below its prime
+            // (`RnsBasis::check_residues` above), `limbs` = `out` of `count · L`
+            // words (sized here), the table this basis's `crt`; `s` holds
+            // `B · padded_stride(L)` words and `w` `K · B` (`for_blocks`'s
+            // scratch), `blk < ⌈count / B⌉`; the phases run in order, every
+            // thread of the first before the second.
             unsafe {
                 for th in 0..b {
                     crt::reconstruct(a, &s, &w, blk, th, b);
@@ -430,9 +450,16 @@ impl<W: Coeff> DeviceConvert<W> {
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
         let threads = t.block << decompose::GPU_LOG_GROUPS;
-        // SAFETY: buffers of `count` coefficients (the plan checked both
-        // layouts), the table of this basis, `B · 2^log_groups` threads (at
-        // most 512) with the shared memory the body uses.
+        // SAFETY: the invariants of `DecomposeArgs` (polymul-kernels
+        // `rns/decompose.rs`): `limbs` holds `count · L` words (`DeviceLimbs`:
+        // `batch · N · L` by construction in `RnsPlan::upload_limbs` /
+        // `zeros_limbs`) and `out` `K · count` words, both of this plan's shape
+        // (`RnsPlan::check_pair`, rns/plan.rs: same `N`, `L` and batch); `table`
+        // is this basis's (`DeviceConvert::new` uploaded `t.dec`); the grid is
+        // `⌈count / B⌉` blocks of `B · 2^GPU_LOG_GROUPS` threads with
+        // `B · padded_stride(L) · 8` bytes of shared memory
+        // (`Tables::dec_shared`, within the default 48 KiB: `MAX_SHARED`),
+        // `magic = div_magic(L)`. The context is current: `Gpu::bind` above.
         unsafe {
             self.dec.launch(q, blocks, threads, t.dec_shared(), &args, "decomposing limbs into residues")
         }
@@ -460,7 +487,17 @@ impl<W: Coeff> DeviceConvert<W> {
         };
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
-        // SAFETY: as for `decompose`.
+        // SAFETY: the invariants of `CrtArgs` (polymul-kernels `rns/crt.rs`):
+        // `residues` holds `K · count` words and `limbs` `count · L`, both of
+        // this plan's shape (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by
+        // construction); `table` is this basis's (`DeviceConvert::new` uploaded
+        // `t.crt`); the grid is `⌈count / B⌉` blocks of `B` threads with
+        // `crt::shared_bytes(B, L, K, word bytes)` of shared memory
+        // (`Tables::crt_shared`, within `MAX_SHARED`), `magic = div_magic(L)`.
+        // The residues being below their primes holds for words a plan wrote or
+        // uploaded (`Towers::check`), not for words written into the buffer by
+        // other means (wrong limbs, not unsafety: the kernel's indexing does not
+        // depend on them). The context is current: `Gpu::bind` above.
         unsafe {
             self.crt.launch(q, blocks, t.block, t.crt_shared::<W>(), &args, "reconstructing limbs (CRT)")
         }
