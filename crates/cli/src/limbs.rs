@@ -12,9 +12,9 @@
 //! device ([`polymul::rns::RnsPlan::polymul_limbs`]); with `--cpu` the same
 //! code runs on every core ([`polymul::expert::emulation::rns_polymul_limbs`]).
 
+use polymul::Coeff;
 use polymul::expert::emulation;
 use polymul::rns::{RnsBasis, RnsPlan};
-use polymul::Coeff;
 use polymul_npy::NpyArray;
 use std::path::Path;
 

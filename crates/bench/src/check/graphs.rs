@@ -296,7 +296,11 @@ fn two_threads<W: Coeff>(bits: u32, log_n: u32, seed: u64, t: &mut Tally) {
                 gpu.copy_into(&mut bufs.1, &y).map_err(s)?;
                 plan.polymul_in_place(&mut bufs.0, &mut bufs.1).map_err(s)?;
                 plan.synchronize().map_err(s)?;
-                eq("polymul", &gpu.download(&bufs.0).map_err(s)?, &emulation::polymul(&p, &x, &y).map_err(s)?)?;
+                eq(
+                    "polymul",
+                    &gpu.download(&bufs.0).map_err(s)?,
+                    &emulation::polymul(&p, &x, &y).map_err(s)?,
+                )?;
             }
             Ok(())
         };

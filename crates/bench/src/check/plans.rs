@@ -10,7 +10,8 @@ use super::Tally;
 use polymul::dgt::DgtConfig;
 use polymul::expert::conformance::{check_product, check_transform};
 use polymul::{
-    Coeff, CpuPlan, CpuRnsPlan, DgtParams, DgtPlan, Gpu, Modulus, Multiplier, NttParams, NttPlan, RnsBasis, RnsPlan,
+    Coeff, CpuPlan, CpuRnsPlan, DgtParams, DgtPlan, Gpu, Modulus, Multiplier, NttParams, NttPlan, RnsBasis,
+    RnsPlan,
 };
 
 /// The conformance checks of every plan kind for words `W` (`bits`-bit

@@ -75,23 +75,26 @@ impl Staging {
         }
         q.gpu.bind()?;
         self.with(src.len(), |st| {
-            for (i, (s, d)) in src.chunks(PIECE).zip(st.chunks_mut(PIECE)).enumerate() {
-                par_copy(d, s);
-                let mut piece = dst.slice().index(i * PIECE..i * PIECE + s.len());
-                // SAFETY: `async_copy_from` needs `d` to stay allocated and
-                // unwritten until the DMA has read it: `d` is a piece of the
-                // pinned staging buffer, held under `self.buf`'s lock for the
-                // whole `with`, and `q.synchronize()` below waits for every piece
-                // before the lock is released. `piece` is `dst`'s words
-                // `i · PIECE ..` of `s.len()` words, inside `dst` (equal lengths
-                // checked above). Gap (reported on issue 31): if queueing a later
-                // piece fails, the `?` returns without that wait, and a later
-                // call may rewrite or free the buffer while earlier DMAs still
-                // read it.
-                unsafe { piece.async_copy_from(&*d, q.stream) }
-                    .map_err(Error::cuda("uploading", 8 * s.len()))?;
-            }
-            q.synchronize()
+            let queued = (|| {
+                for (i, (s, d)) in src.chunks(PIECE).zip(st.chunks_mut(PIECE)).enumerate() {
+                    par_copy(d, s);
+                    let mut piece = dst.slice().index(i * PIECE..i * PIECE + s.len());
+                    // SAFETY: `async_copy_from` needs `d` to stay allocated and
+                    // unwritten until the DMA has read it: `d` is a piece of the
+                    // pinned staging buffer, held under `self.buf`'s lock for the
+                    // whole `with`, and `q.synchronize()` below waits for every piece
+                    // before the lock is released, whether or not queueing a later
+                    // piece failed. `piece` is `dst`'s words `i · PIECE ..` of
+                    // `s.len()` words, inside `dst` (equal lengths checked above).
+                    unsafe { piece.async_copy_from(&*d, q.stream) }
+                        .map_err(Error::cuda("uploading", 8 * s.len()))?;
+                }
+                Ok(())
+            })();
+            // Every queued piece has been read before the staging buffer is
+            // released, also when queueing a later one failed.
+            let drained = q.synchronize();
+            queued.and(drained)
         })
     }
 
@@ -102,29 +105,36 @@ impl Staging {
         let len = src.len();
         let mut out = vec![0u64; len];
         self.with(len, |st| {
-            let mut events = Vec::with_capacity(len.div_ceil(PIECE));
-            for (i, d) in st.chunks_mut(PIECE).enumerate() {
-                let piece = src.slice().index(i * PIECE..i * PIECE + d.len());
-                // SAFETY: `async_copy_to` needs `d` to stay allocated and unread
-                // until the DMA has written it: `d` is a piece of the pinned
-                // staging buffer, held under `self.buf`'s lock for the whole
-                // `with`, and the host reads it only after this piece's event has
-                // fired (the loop below). `piece` is `src`'s words `i · PIECE ..`
-                // of `d.len()` words: the pieces of `st` (`len` words) tile
-                // `src`. Gap (reported on issue 31): if queueing or waiting
-                // fails, the `?` returns with DMAs possibly still writing the
-                // buffer, which a later call may then rewrite or free.
-                unsafe { piece.async_copy_to(d, q.stream) }
-                    .map_err(Error::cuda("downloading", 8 * d.len()))?;
-                let e = Event::new(EventFlags::DISABLE_TIMING).map_err(Error::cuda("downloading", 0))?;
-                e.record(q.stream).map_err(Error::cuda("downloading", 0))?;
-                events.push(e);
+            let copied = (|| {
+                let mut events = Vec::with_capacity(len.div_ceil(PIECE));
+                for (i, d) in st.chunks_mut(PIECE).enumerate() {
+                    let piece = src.slice().index(i * PIECE..i * PIECE + d.len());
+                    // SAFETY: `async_copy_to` needs `d` to stay allocated and unread
+                    // until the DMA has written it: `d` is a piece of the pinned
+                    // staging buffer, held under `self.buf`'s lock for the whole
+                    // `with`, and the host reads it only after this piece's event has
+                    // fired (the loop below). `piece` is `src`'s words `i · PIECE ..`
+                    // of `d.len()` words: the pieces of `st` (`len` words) tile
+                    // `src`. Should queueing or waiting fail, the stream is drained
+                    // below before the lock (and so the buffer) is released.
+                    unsafe { piece.async_copy_to(d, q.stream) }
+                        .map_err(Error::cuda("downloading", 8 * d.len()))?;
+                    let e = Event::new(EventFlags::DISABLE_TIMING).map_err(Error::cuda("downloading", 0))?;
+                    e.record(q.stream).map_err(Error::cuda("downloading", 0))?;
+                    events.push(e);
+                }
+                for ((e, s), o) in events.iter().zip(st.chunks(PIECE)).zip(out.chunks_mut(PIECE)) {
+                    e.synchronize().map_err(Error::cuda("waiting for the GPU", 0))?;
+                    par_copy(o, s);
+                }
+                Ok(())
+            })();
+            if copied.is_err() {
+                // No copy may still write the staging buffer once it is
+                // released (the error to report is `copied`'s).
+                let _ = q.synchronize();
             }
-            for ((e, s), o) in events.iter().zip(st.chunks(PIECE)).zip(out.chunks_mut(PIECE)) {
-                e.synchronize().map_err(Error::cuda("waiting for the GPU", 0))?;
-                par_copy(o, s);
-            }
-            Ok(())
+            copied
         })?;
         Ok(out)
     }

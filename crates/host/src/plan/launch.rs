@@ -490,10 +490,8 @@ fn lazy_pass<W: Coeff>(
     // device's limit (`NttEngine::new`, or `LazyState::new` for the latency
     // schedule) and opted into by `LazyKernels::new`. A pass kernel waits for its
     // predecessor (`grid_dependency_sync`) before any global access, so it may be
-    // a programmatic dependent. The context must be current: `lazy_ntt` calls
-    // `Gpu::bind` first; `lazy_polymul` does not bind, nor does its caller
-    // `NttEngine::polymul_in_place` (plan/engine/mod.rs) before a first, uncached
-    // call (a gap, reported on issue 31).
+    // a programmatic dependent. The context must be current: `lazy_ntt` and
+    // `lazy_polymul`, this function's only callers, call `Gpu::bind` first.
     unsafe { f.launch_dependent(q, (blocks, towers.rows), threads, smem, &args, "launching a lazy NTT pass") }
 }
 
@@ -744,6 +742,7 @@ pub(crate) fn lazy_polymul<W: Coeff>(
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
+    q.gpu.bind()?;
     let null = DevicePointer::null();
     let cols = k.forward.len() > 1;
     if cols {
