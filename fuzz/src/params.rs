@@ -42,9 +42,9 @@ use num_bigint::BigUint;
 use polymul::dgt::{DgtConfig, DgtParams, dgt_primes};
 use polymul::expert::emulation::TiledConfig;
 use polymul::expert::{Multiplicands, NttKernel, Reduction};
+use polymul::expert::{geometry_2d, tile_geometry};
 use polymul::params::{
-    MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, geometry_2d, ntt_prime_below, ntt_primes,
-    primitive_root_2n, tile_geometry,
+    MAX_N, MAX_PRIME_COUNT, MIN_N, MIN_PRIME_BITS, check_n, ntt_prime_below, ntt_primes, primitive_root_2n,
 };
 use polymul::planner::{Choice, Modulus, WisdomKey, batch_bucket, decide};
 use polymul::rns::RnsBasis;

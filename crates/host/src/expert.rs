@@ -25,6 +25,7 @@ pub use crate::reduction::{Multiplicands, Reduction};
 /// The GPU kernels' crate (`no_std`, compiled to PTX), whose code also
 /// runs on the host: argument blocks, geometry, arithmetic.
 pub use polymul_kernels as kernels;
+pub use crate::params::geometry::{geometry_2d, tile_geometry};
 pub use polymul_kernels::ntt::tiled::TileGeometry;
 
 /// The kernels' code run on the CPU, thread by thread and stage by stage:
@@ -36,5 +37,7 @@ pub mod emulation {
     /// The DGT kernels' code on the CPU, launch by launch.
     pub mod dgt {
         pub use crate::dgt::cpu::*;
+        pub use crate::dgt::params::{G, ginv, gmul, gpow};
+        pub use crate::dgt::tables::{DgtTables, pass_twiddles};
     }
 }

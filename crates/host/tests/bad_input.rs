@@ -10,7 +10,8 @@
 
 use num_bigint::BigUint;
 use polymul::cpu;
-use polymul::dgt::{self, DgtConfig, DgtParams, DgtTables};
+use polymul::dgt::{self, DgtConfig, DgtParams};
+use polymul::expert::emulation::dgt::DgtTables;
 use polymul::expert::Multiplicands;
 use polymul::expert::Reduction;
 use polymul::expert::SplitMix64;

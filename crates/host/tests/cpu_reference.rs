@@ -258,12 +258,12 @@ fn tiled_transform_equals_radix2() {
     one::<u64>(17, 12, 512, Reduction::Shoup, 1);
     one::<u32>(17, 13, 512, Reduction::Shoup, 1);
     // Too long for two passes of the given tile: a typed error.
-    assert!(polymul::params::tile_geometry(9, 4).is_err());
-    assert!(polymul::params::tile_geometry(8, 4).is_ok());
-    assert!(polymul::params::geometry_2d(9, 4).is_err());
-    assert!(polymul::params::geometry_2d(8, 4).is_ok());
-    assert!(polymul::params::geometry_2d(1, 4).is_err());
-    let g = polymul::params::geometry_2d(17, 13).unwrap();
+    assert!(polymul::expert::tile_geometry(9, 4).is_err());
+    assert!(polymul::expert::tile_geometry(8, 4).is_ok());
+    assert!(polymul::expert::geometry_2d(9, 4).is_err());
+    assert!(polymul::expert::geometry_2d(8, 4).is_ok());
+    assert!(polymul::expert::geometry_2d(1, 4).is_err());
+    let g = polymul::expert::geometry_2d(17, 13).unwrap();
     assert_eq!((g.l1, g.log_tile), (8, 13));
     // An unknown radix: a typed error, not a panic.
     let p = NttParams::<u64>::with_prime_bits(16, 40).unwrap();

@@ -1,6 +1,7 @@
 //! The DGT kernels' code on the CPU against independent references.
 
-use polymul::dgt::{DgtConfig, DgtParams, G, gmul, gpow};
+use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::expert::emulation::dgt::{G, gmul, gpow};
 use polymul::expert::DgtPipeline;
 use polymul::expert::SplitMix64;
 use polymul::expert::emulation;

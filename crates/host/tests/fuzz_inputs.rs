@@ -178,7 +178,7 @@ fn planner_helpers_take_any_number() {
 /// The tile geometries' errors for `log_n` and tile exponents no N has.
 #[test]
 fn tile_geometries_refuse_any_exponent() {
-    use polymul::params::{geometry_2d, tile_geometry};
+    use polymul::expert::{geometry_2d, tile_geometry};
     for (log_n, log_tile) in [(64, 1), (100, 20), (0, u32::MAX), (u32::MAX, 0)] {
         assert!(matches!(tile_geometry(log_n, log_tile), Err(polymul::Error::InvalidN { .. })));
         assert!(matches!(geometry_2d(log_n, log_tile), Err(polymul::Error::InvalidN { .. })));

@@ -14,14 +14,13 @@ mod config;
 pub(crate) mod cpu;
 mod domain;
 mod launch;
-mod params;
+pub(crate) mod params;
 mod plan;
 pub(crate) mod schedule;
-mod tables;
+pub(crate) mod tables;
 
 pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
 pub use domain::DgtView;
-pub use params::{DgtParams, G, MAX_N, MIN_N, dgt_primes, ginv, gmul, gpow};
+pub use params::{DgtParams, MAX_N, MIN_N, dgt_primes};
 pub use plan::DgtPlan;
 
-pub use tables::{DgtTables, pass_twiddles};

@@ -3,10 +3,10 @@
 //! reduction constants, all validated.
 
 pub mod arith;
-mod geometry;
+pub(crate) mod geometry;
 mod primes;
 
-pub use geometry::{geometry_2d, tile_geometry};
+pub(crate) use geometry::{geometry_2d, tile_geometry};
 pub(crate) use primes::check_count;
 pub use primes::{MAX_PRIME_BITS, MAX_PRIME_COUNT, MIN_PRIME_BITS, ntt_prime_below, ntt_primes};
 
