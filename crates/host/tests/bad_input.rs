@@ -11,7 +11,7 @@
 use num_bigint::BigUint;
 use polymul::cpu;
 use polymul::dgt::{self, DgtConfig, DgtParams};
-use polymul::expert::emulation::dgt::DgtTables;
+use polymul::expert::emulation::dgt::{self as emudgt, DgtTables};
 use polymul::expert::Multiplicands;
 use polymul::expert::Reduction;
 use polymul::expert::SplitMix64;
@@ -662,21 +662,21 @@ fn cpu_tiled_bad_data() {
 fn tile_geometry_and_geometry_2d_huge_shifts() {
     for (log_n, log_tile) in [(100u32, 40u32), (64, 31), (u32::MAX, u32::MAX / 2), (40, 0)] {
         assert!(
-            matches!(polymul::params::tile_geometry(log_n, log_tile), Err(Error::InvalidN { .. })),
+            matches!(polymul::expert::tile_geometry(log_n, log_tile), Err(Error::InvalidN { .. })),
             "{log_n} {log_tile}"
         );
         assert!(
-            matches!(polymul::params::geometry_2d(log_n, log_tile), Err(Error::InvalidN { .. })),
+            matches!(polymul::expert::geometry_2d(log_n, log_tile), Err(Error::InvalidN { .. })),
             "{log_n} {log_tile}"
         );
         assert!(matches!(tiled(log_tile, 2, false).geometry(log_n), Err(Error::InvalidN { .. })));
     }
     assert!(matches!(
-        polymul::params::tile_geometry(100, 40),
+        polymul::expert::tile_geometry(100, 40),
         Err(Error::InvalidN { n: usize::MAX, max: usize::MAX, .. })
     ));
-    assert!(matches!(polymul::params::geometry_2d(1, 4), Err(Error::InvalidN { n: 2, min: 4, .. })));
-    assert!(matches!(polymul::params::geometry_2d(0, 4), Err(Error::InvalidN { n: 1, .. })));
+    assert!(matches!(polymul::expert::geometry_2d(1, 4), Err(Error::InvalidN { n: 2, min: 4, .. })));
+    assert!(matches!(polymul::expert::geometry_2d(0, 4), Err(Error::InvalidN { n: 1, .. })));
 }
 
 // ---------------------------------------------------------------------------
@@ -862,24 +862,24 @@ fn dgt_params_new_too_wide() {
 
 #[test]
 fn gaussian_arithmetic_bad_modulus() {
-    assert!(matches!(dgt::gmul((1, 2), (3, 4), 0), Err(Error::BadModulus { q: 0, .. })));
-    assert!(matches!(dgt::gpow((1, 2), 3, 0), Err(Error::BadModulus { q: 0, .. })));
-    assert!(matches!(dgt::ginv((1, 2), 1), Err(Error::BadModulus { q: 1, .. })));
-    assert!(matches!(dgt::ginv((0, 0), 7), Err(Error::NotInvertible { value: 0, q: 7 })));
+    assert!(matches!(emudgt::gmul((1, 2), (3, 4), 0), Err(Error::BadModulus { q: 0, .. })));
+    assert!(matches!(emudgt::gpow((1, 2), 3, 0), Err(Error::BadModulus { q: 0, .. })));
+    assert!(matches!(emudgt::ginv((1, 2), 1), Err(Error::BadModulus { q: 1, .. })));
+    assert!(matches!(emudgt::ginv((0, 0), 7), Err(Error::NotInvertible { value: 0, q: 7 })));
     // 1 + 2i has norm 5 ≡ 0 (mod 5).
-    assert!(matches!(dgt::ginv((1, 2), 5), Err(Error::NotInvertible { value: 0, q: 5 })));
+    assert!(matches!(emudgt::ginv((1, 2), 5), Err(Error::NotInvertible { value: 0, q: 5 })));
 }
 
 /// Unreduced components and a 64-bit p: reduced, no overflow.
 #[test]
 fn gaussian_arithmetic_unreduced_and_wide() {
-    assert_eq!(dgt::gmul((8, 9), (1, 0), 7).unwrap(), (1, 2));
-    let inv = dgt::ginv((1, 20), 7).unwrap();
-    assert_eq!(dgt::gmul(inv, (1, 6), 7).unwrap(), (1, 0));
+    assert_eq!(emudgt::gmul((8, 9), (1, 0), 7).unwrap(), (1, 2));
+    let inv = emudgt::ginv((1, 20), 7).unwrap();
+    assert_eq!(emudgt::gmul(inv, (1, 6), 7).unwrap(), (1, 0));
     let p = u64::MAX - 58; // prime
     let a = (p - 1, p - 2);
-    assert_eq!(dgt::gmul(a, (1, 0), p).unwrap(), a);
-    assert_eq!(dgt::gmul(a, dgt::ginv(a, p).unwrap(), p).unwrap(), (1, 0));
+    assert_eq!(emudgt::gmul(a, (1, 0), p).unwrap(), a);
+    assert_eq!(emudgt::gmul(a, emudgt::ginv(a, p).unwrap(), p).unwrap(), (1, 0));
 }
 
 #[test]
@@ -933,14 +933,14 @@ fn pass_twiddles_bad_geometry_and_short_roots() {
         geo(u32::MAX, 0, 3),
         geo(12, 0, 11),
     ] {
-        assert!(matches!(dgt::pass_twiddles(&g, &roots), Err(Error::BadDgtConfig { .. })), "{g:?}");
+        assert!(matches!(emudgt::pass_twiddles(&g, &roots), Err(Error::BadDgtConfig { .. })), "{g:?}");
     }
     assert!(matches!(
-        dgt::pass_twiddles(&geo(4, 0, 4), &roots[..7]),
+        emudgt::pass_twiddles(&geo(4, 0, 4), &roots[..7]),
         Err(Error::LengthMismatch { what: "roots", got: 7, expected: 8 })
     ));
-    assert!(matches!(dgt::pass_twiddles(&geo(1, 0, 1), &[]), Err(Error::LengthMismatch { expected: 1, .. })));
-    assert!(dgt::pass_twiddles(&geo(4, 0, 4), &roots[..8]).is_ok());
+    assert!(matches!(emudgt::pass_twiddles(&geo(1, 0, 1), &[]), Err(Error::LengthMismatch { expected: 1, .. })));
+    assert!(emudgt::pass_twiddles(&geo(4, 0, 4), &roots[..8]).is_ok());
 }
 
 #[test]
