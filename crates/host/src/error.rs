@@ -29,8 +29,8 @@ pub enum Error {
     /// A device-buffer method called on a planner `Multiplier` that runs on
     /// the CPU backend.
     #[error(
-        "{what} needs a GPU plan, but this Multiplier runs on the CPU backend (no GPU); use its host-slice \
-         methods (polymul, forward_host, inverse_host)"
+        "{what} needs a GPU plan, but this Multiplier runs on the CPU backend (no GPU); pass host slices \
+         instead (polymul, polymul_into, forward, inverse on &[W] / &mut [W])"
     )]
     NeedsGpu {
         /// The method called.
@@ -224,7 +224,7 @@ pub enum Error {
         max: usize,
     },
 
-    /// A device pointer given to [`crate::gpu::ExternalVec::new`] cannot
+    /// A device pointer given to [`crate::DeviceView::from_raw_parts`] cannot
     /// be used.
     #[error(
         "device pointer {ptr:#x} cannot be used: {why}; pass device memory of this GPU's primary context"

@@ -1,5 +1,5 @@
-//! The CPU backend: plans that compute what [`super::forward`],
-//! [`super::inverse`] and [`super::polymul`] compute, bit for bit, at the
+//! The CPU backend: plans that compute what [`crate::expert::emulation::forward`],
+//! [`crate::expert::emulation::inverse`] and [`crate::expert::emulation::polymul`] compute, bit for bit, at the
 //! speed of a vectorised CPU NTT, with batches and RNS towers spread over
 //! all cores.
 //!
@@ -141,7 +141,7 @@ thread_local! {
 }
 
 /// Negacyclic NTTs and products modulo one prime on the CPU, bit for bit
-/// those of [`super::forward`], [`super::inverse`] and [`super::polymul`]
+/// those of [`crate::expert::emulation::forward`], [`crate::expert::emulation::inverse`] and [`crate::expert::emulation::polymul`]
 /// (the GPU plans' results), vectorised and spread over all cores.
 ///
 /// Data is a batch of polynomials stored back to back (any positive
@@ -164,7 +164,7 @@ thread_local! {
 /// which is unique, so equal to the reference's.
 ///
 /// `concrete-ntt` needs N ≥ 16 (`u64`) or N ≥ 32 (`u32`); below that the
-/// backend runs the reference itself ([`super::forward`] …), which at such
+/// backend runs the reference itself ([`crate::expert::emulation::forward`] …), which at such
 /// sizes costs well under a microsecond. Every modulus polymul accepts
 /// (primes `q ≡ 1 mod 2N` up to 62 bits on `u64`, 30 bits on `u32`) is one
 /// `concrete-ntt` takes (it accepts any prime below 2^64 and 2^32 with a
@@ -343,7 +343,7 @@ impl<W: Coeff> crate::Plan<W> for CpuPlan<W> {
         crate::Backend::Cpu { threads: rayon::current_num_threads() }
     }
 
-    /// `a ⊗ b` for each pair of polynomials, as [`super::polymul`].
+    /// `a ⊗ b` for each pair of polynomials, as [`crate::expert::emulation::polymul`].
     fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut c = a.to_vec();
         self.mul_all(&mut c, b, Self::mul_one)?;
@@ -374,7 +374,7 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuPlan<W> {
 }
 
 /// The merged-CT NTT (normal order in, bit-reversed out: output `i` is
-/// `a(ψ^(2·br(i)+1))`), as [`super::forward`] and [`super::inverse`].
+/// `a(ψ^(2·br(i)+1))`), as [`crate::expert::emulation::forward`] and [`crate::expert::emulation::inverse`].
 impl<W: Coeff> crate::Transform<W, [W]> for CpuPlan<W> {
     fn forward(&self, data: &mut [W]) -> Result<()> {
         self.check("data", data)?;
@@ -394,7 +394,7 @@ impl<W: Coeff> crate::Transform<W, [W]> for CpuPlan<W> {
 /// [`CpuPlan`] for every tower of an [`RnsBasis`]: tower-major data
 /// (tower `i`'s `batch · N` words, then tower `i + 1`'s), every polynomial
 /// of every tower one task on rayon's pool. Equal bit for bit to
-/// [`super::rns_polymul`] and to [`crate::rns::RnsPlan`].
+/// [`crate::expert::emulation::rns_polymul`] and to [`crate::rns::RnsPlan`].
 ///
 /// ```
 /// use polymul::prelude::*;
@@ -493,7 +493,7 @@ impl<W: Coeff> crate::Plan<W> for CpuRnsPlan<W> {
         crate::Backend::Cpu { threads: rayon::current_num_threads() }
     }
 
-    /// `a ⊗ b` in every tower (tower-major), as [`super::rns_polymul`].
+    /// `a ⊗ b` in every tower (tower-major), as [`crate::expert::emulation::rns_polymul`].
     fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut c = a.to_vec();
         self.mul_all(&mut c, b, CpuPlan::mul_one)?;

@@ -10,7 +10,7 @@ use polymul_kernels::ntt::lazy::{self, PassArgs};
 use polymul_kernels::smem::HostShared;
 
 /// The lazy forward NTT as the GPU runs it (radix `2^log_r`; `None`: the
-/// kernels' default). Equal to [`super::forward`] bit for bit.
+/// kernels' default). Equal to [`crate::expert::emulation::forward`] bit for bit.
 ///
 /// # Errors
 /// Those of [`NttParams::check_batch`]; [`Error::InvalidN`] where no lazy
@@ -21,7 +21,7 @@ pub fn forward_lazy<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u3
 }
 
 /// The lazy inverse NTT (the `1/N` folded into its last stage) as the GPU
-/// runs it. Equal to [`super::inverse`] bit for bit.
+/// runs it. Equal to [`crate::expert::emulation::inverse`] bit for bit.
 ///
 /// # Errors
 /// As for [`forward_lazy`].
@@ -38,7 +38,7 @@ fn transform<W: Coeff>(p: &NttParams<W>, data: &mut [W], log_r: Option<u32>, inv
 /// passes of two sub-transforms per block, what a plan launches for a
 /// polynomial or a few at N = 2^10 to 2^16) at radix `2^log_r` (`None`:
 /// `lazy::LATENCY_LOG_R`; 4, 8 or 16), as the GPU runs it. Equal to
-/// [`super::forward`] / [`super::inverse`] bit for bit.
+/// [`crate::expert::emulation::forward`] / [`crate::expert::emulation::inverse`] bit for bit.
 ///
 /// # Errors
 /// Those of [`NttParams::check_batch`]; [`Error::InvalidN`] outside N = 2^10
@@ -105,7 +105,7 @@ fn transform_on<W: Coeff>(
 /// for), in ticket order with lag `lag` (at least 4, as the host gives it).
 /// Each second-pass block asserts that every first-pass block of its
 /// polynomials came before it (where the GPU block would wait). Equal to
-/// [`super::forward`] / [`super::inverse`] bit for bit.
+/// [`crate::expert::emulation::forward`] / [`crate::expert::emulation::inverse`] bit for bit.
 ///
 /// # Errors
 /// As for [`forward_lazy`], and [`Error::InvalidN`] for an N without fused
@@ -190,7 +190,7 @@ pub fn transform_lazy_fused<W: Coeff>(
 /// runs it: the forward column pass of both operands (if any; one launch),
 /// the product row pass (`b`'s forward row steps, then `a`'s, the
 /// pointwise product and the inverse row steps, in one kernel), the
-/// inverse column pass. Equal to [`super::polymul`] bit for bit.
+/// inverse column pass. Equal to [`crate::expert::emulation::polymul`] bit for bit.
 ///
 /// # Errors
 /// As for [`forward_lazy`], and [`Error::LengthMismatch`] for operands of
@@ -315,8 +315,8 @@ fn run_pass<W: Coeff>(
 /// The one-pass cluster kernels (`polymul_kernels::ntt::cluster`) as the GPU
 /// runs them: per polynomial, every block of the cluster runs its first
 /// pass (handing its words to the other blocks' tiles), then every block its
-/// second. Equal to [`super::forward`] (or, with `inverse`,
-/// [`super::inverse`]) bit for bit.
+/// second. Equal to [`crate::expert::emulation::forward`] (or, with `inverse`,
+/// [`crate::expert::emulation::inverse`]) bit for bit.
 ///
 /// # Errors
 /// [`Error::InvalidN`] for an N without cluster kernels (only 2^16), and

@@ -5,7 +5,7 @@ use crate::{Coeff, Result};
 
 /// Negacyclic products of residue polynomials (tower-major, as
 /// [`RnsBasis::to_residues`] writes them): tower `i` is multiplied modulo
-/// `q_i` with [`super::polymul`].
+/// `q_i` with [`crate::expert::emulation::polymul`].
 pub fn rns_polymul<W: Coeff>(basis: &RnsBasis<W>, a: &[W], b: &[W]) -> Result<Vec<W>> {
     let towers = basis.towers();
     crate::rns::per_tower(basis.len(), basis.n(), a, b, |i, a, b| super::ntt::polymul(&towers[i], a, b))

@@ -3,7 +3,7 @@
 //!
 //! * [`DgtParams`]: primes `p ≡ 3 (mod 4)` with `N | p + 1`, the roots.
 //! * [`DgtConfig`]: the stage split over kernels and the cluster sizes.
-//! * [`DgtPipeline`]: the kernels an operation launches (fused, or
+//! * [`crate::expert::DgtPipeline`]: the kernels an operation launches (fused, or
 //!   Coala's separate encoding, pointwise and decoding kernels).
 //! * [`DgtView`]: words in the DGT domain.
 //! * `polymul::expert::emulation::dgt`: the kernels' code on the CPU,

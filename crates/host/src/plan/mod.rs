@@ -146,7 +146,8 @@ pub struct PlanOptions {
     /// the Karatsuba-fused butterfly/Hadamard/butterfly step and a truncated
     /// inverse (first stage omitted), so the plan stores and reads only the
     /// first half of each twiddle table ([`NttPlan::twiddle_bytes`]). Such a
-    /// plan multiplies only: [`NttPlan::forward`] and [`NttPlan::inverse`]
+    /// plan multiplies only: its [`crate::Transform::forward`] and
+    /// [`crate::Transform::inverse`]
     /// return [`crate::Error::FusedPlanTransform`]. Needs N ≥ 4.
     pub fused_polymul: bool,
     /// Launches of the lazy kernels over a few polynomials (fewer blocks

@@ -160,11 +160,11 @@ pub fn wisdom_key<W: Coeff>(gpu: &Gpu, n: usize, modulus: &Modulus, batch: usize
 /// Without a GPU, [`Multiplier::cpu`] plans on the CPU backend
 /// ([`CpuRnsPlan`]: the NTT, vectorised, over all cores) and
 /// [`Multiplier::auto`] takes the GPU if there is one, else the CPU;
-/// [`Multiplier::backend`] says which. The host-slice methods
-/// ([`Multiplier::polymul`], [`Multiplier::forward_host`],
-/// [`Multiplier::inverse_host`]) work on both and give the same words; the
-/// device-buffer methods (`upload`, `forward`, …) return
-/// [`Error::NeedsGpu`] on the CPU backend.
+/// [`Plan::backend`] says which. The methods on host slices
+/// ([`Plan::polymul`], and [`Product`] and [`Transform`] on `[W]`) work on
+/// both and give the same words; those on device words (`upload`,
+/// `forward` on a [`DeviceView`], …) return [`Error::NeedsGpu`] on the CPU
+/// backend.
 ///
 /// ```
 /// use polymul::prelude::*;

@@ -8,7 +8,7 @@
 //!
 //! * [`RnsBasis`]: the primes, `Q` and the CRT constants; conversion of
 //!   big-integer coefficients to residues and back.
-//! * [`crate::cpu::rns_polymul`]: the per-tower product on the CPU;
+//! * [`crate::expert::emulation::rns_polymul`]: the per-tower product on the CPU;
 //!   [`RnsPlan`]: the same on a GPU.
 //!
 //! Residues are stored tower-major: tower `i`'s `batch · N` words, then tower
@@ -27,7 +27,7 @@ use crate::{Coeff, Error, Result};
 /// Validates two tower-major residue buffers of `towers` towers of
 /// `N = n` words each (same length, whole polynomials in every tower) and
 /// concatenates `mul(i, a_i, b_i)` over the towers: the loop that the CPU
-/// ([`crate::cpu::rns_polymul`]) and GPU ([`RnsPlan::polymul`]) products share.
+/// ([`crate::expert::emulation::rns_polymul`]) and GPU ([`RnsPlan::polymul`]) products share.
 pub(crate) fn per_tower<W: Coeff>(
     towers: usize,
     n: usize,

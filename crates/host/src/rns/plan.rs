@@ -171,7 +171,7 @@ impl<W: Coeff> RnsPlan<W> {
     ///
     /// # Errors
     /// [`Error::LimbsMismatch`](crate::Error::LimbsMismatch),
-    /// [`Error::LayoutMismatch`](crate::Error::LayoutMismatch) or
+    /// or
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (another
     /// batch), [`Error::ConversionTooLarge`](crate::Error::ConversionTooLarge),
     /// a launch error.
