@@ -50,9 +50,6 @@ mod tests {
     fn defaults_are_the_measured_ones() {
         let o = GpuOptions::default();
         assert!(o.pdl && o.pdl_graph && o.kernel_image.is_none());
-        let p = crate::plan::PlanOptions::default();
-        assert!(p.latency_kernels && p.graph_cache);
-        assert_eq!((p.latency_radix, p.lazy_fused), (None, crate::plan::LazyFused::Auto));
     }
 
     /// The switches are options ([`GpuOptions`], [`crate::expert::PlanOptions`]),

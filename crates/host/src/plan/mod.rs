@@ -493,3 +493,17 @@ pub fn auto_radix(kernel: NttKernel, word_bits: u32, log_n: u32, batched: bool, 
         (_, false, _, _) => 3,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The switches that were environment variables default to what an
+    /// unset variable meant.
+    #[test]
+    fn plan_options_default_to_the_measured_choices() {
+        let p = PlanOptions::default();
+        assert!(p.latency_kernels && p.graph_cache);
+        assert_eq!((p.latency_radix, p.lazy_fused), (None, LazyFused::Auto));
+    }
+}
