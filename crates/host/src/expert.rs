@@ -17,6 +17,7 @@ pub use crate::gpu::{
     LaunchChain, Timing, embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs, median,
 };
 pub use crate::microbench::ModMulBench;
+pub use crate::params::geometry::{geometry_2d, tile_geometry};
 pub use crate::plan::{
     LazyFused, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel,
 };
@@ -25,7 +26,6 @@ pub use crate::reduction::{Multiplicands, Reduction};
 /// The GPU kernels' crate (`no_std`, compiled to PTX), whose code also
 /// runs on the host: argument blocks, geometry, arithmetic.
 pub use polymul_kernels as kernels;
-pub use crate::params::geometry::{geometry_2d, tile_geometry};
 pub use polymul_kernels::ntt::tiled::TileGeometry;
 
 /// The kernels' code run on the CPU, thread by thread and stage by stage:

@@ -11,10 +11,10 @@
 use num_bigint::BigUint;
 use polymul::cpu;
 use polymul::dgt::{self, DgtConfig, DgtParams};
-use polymul::expert::emulation::dgt::{self as emudgt, DgtTables};
 use polymul::expert::Multiplicands;
 use polymul::expert::Reduction;
 use polymul::expert::SplitMix64;
+use polymul::expert::emulation::dgt::{self as emudgt, DgtTables};
 use polymul::expert::emulation::{self, TiledConfig};
 use polymul::expert::kernels::dgt::layout::PassGeometry;
 use polymul::params::{self, MAX_N, MAX_PRIME_COUNT, NttParams, arith};
@@ -939,7 +939,10 @@ fn pass_twiddles_bad_geometry_and_short_roots() {
         emudgt::pass_twiddles(&geo(4, 0, 4), &roots[..7]),
         Err(Error::LengthMismatch { what: "roots", got: 7, expected: 8 })
     ));
-    assert!(matches!(emudgt::pass_twiddles(&geo(1, 0, 1), &[]), Err(Error::LengthMismatch { expected: 1, .. })));
+    assert!(matches!(
+        emudgt::pass_twiddles(&geo(1, 0, 1), &[]),
+        Err(Error::LengthMismatch { expected: 1, .. })
+    ));
     assert!(emudgt::pass_twiddles(&geo(4, 0, 4), &roots[..8]).is_ok());
 }
 

@@ -1,10 +1,10 @@
 //! The DGT kernels' code on the CPU against independent references.
 
 use polymul::dgt::{DgtConfig, DgtParams};
-use polymul::expert::emulation::dgt::{G, gmul, gpow};
 use polymul::expert::DgtPipeline;
 use polymul::expert::SplitMix64;
 use polymul::expert::emulation;
+use polymul::expert::emulation::dgt::{G, gmul, gpow};
 use polymul::params::arith::bit_reverse;
 use polymul::{Coeff, Error, cpu};
 

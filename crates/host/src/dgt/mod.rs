@@ -23,4 +23,3 @@ pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
 pub use domain::DgtView;
 pub use params::{DgtParams, MAX_N, MIN_N, dgt_primes};
 pub use plan::DgtPlan;
-
