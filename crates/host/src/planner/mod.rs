@@ -135,6 +135,15 @@ pub fn decide(key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisd
     Decision { winner, from_wisdom: false, measured_us: None }
 }
 
+/// [`decide`] without wisdom, where there is no key (no device: the CPU
+/// backend): the [`rule`], or for given primes that only the DGT accepts,
+/// the DGT's default configuration. What [`Multiplier::auto`] plans on the
+/// CPU ([`Multiplier::cpu_with_decision`]).
+pub fn decide_without_wisdom(modulus: &Modulus, n: usize) -> Decision {
+    let key = WisdomKey { device: String::new(), log_n: 0, word_bits: 0, towers: 0, batch_bucket: 0 };
+    decide(&key, modulus, n, None)
+}
+
 /// The wisdom key of a multiplication of `batch` polynomials (per tower) of
 /// `n` words `W` modulo `modulus` on `gpu`: what [`Multiplier::with_wisdom`]
 /// looks up, for a caller that calls [`decide`] itself (to constrain the
@@ -180,6 +189,9 @@ pub struct Multiplier<W: Coeff> {
     plan: Chosen<W>,
     decision: Decision,
     primes: Vec<u64>,
+    /// The basis of [`Multiplier::polymul_limbs`]'s CPU conversions, built
+    /// on first use.
+    limbs_basis: std::sync::OnceLock<RnsBasis<W>>,
 }
 
 /// What a [`Multiplier`] computes with: the plan it chose.
@@ -300,7 +312,7 @@ impl<W: Coeff> Multiplier<W> {
                 (Chosen::Dgt(plan), primes)
             }
         };
-        Ok(Self { plan, decision, primes })
+        Ok(Self { plan, decision, primes, limbs_basis: Default::default() })
     }
 
     /// Plans on the CPU backend (no GPU needed): the NTT ([`rule`]'s
@@ -320,7 +332,8 @@ impl<W: Coeff> Multiplier<W> {
             Modulus::Primes(primes) => RnsBasis::from_primes(n, &primes)?,
         };
         let decision = Decision { winner: rule(), from_wisdom: false, measured_us: None };
-        Ok(Self { plan: Chosen::Cpu(CpuRnsPlan::new(&basis)?), decision, primes: basis.primes() })
+        let plan = Chosen::Cpu(CpuRnsPlan::new(&basis)?);
+        Ok(Self { plan, decision, primes: basis.primes(), limbs_basis: basis.into() })
     }
 
     /// Plans a given decision on the CPU backend (no GPU needed): an NTT
@@ -340,15 +353,21 @@ impl<W: Coeff> Multiplier<W> {
             Choice::Ntt { .. } => Ok(Self { decision, ..Self::cpu(n, modulus)? }),
             Choice::Dgt { config } => {
                 let (towers, primes) = dgt_towers(n, modulus)?;
-                Ok(Self { plan: Chosen::CpuDgt(CpuDgt { towers, config }), decision, primes })
+                Ok(Self {
+                    plan: Chosen::CpuDgt(CpuDgt { towers, config }),
+                    decision,
+                    primes,
+                    limbs_basis: Default::default(),
+                })
             }
         }
     }
 
     /// The GPU if there is one ([`Gpu::new`], then
     /// [`Multiplier::with_wisdom`]), else ([`Error::NoGpu`]) the CPU backend
-    /// ([`Multiplier::cpu`]). Print [`Multiplier::backend`] to tell the user
-    /// which.
+    /// ([`Multiplier::cpu_with_decision`] with [`decide_without_wisdom`]: the
+    /// NTT as [`Multiplier::cpu`], or the DGT's CPU code for primes only the
+    /// DGT takes). Print [`Multiplier::backend`] to tell the user which.
     ///
     /// # Errors
     /// Those of the constructor it calls; GPU errors other than
@@ -357,7 +376,10 @@ impl<W: Coeff> Multiplier<W> {
     pub fn auto(n: usize, modulus: Modulus, batch: usize, wisdom: Option<&Wisdom>) -> Result<Self> {
         match Gpu::new() {
             Ok(gpu) => Self::with_wisdom(&gpu, n, modulus, batch, wisdom),
-            Err(Error::NoGpu { .. }) => Self::cpu(n, modulus),
+            Err(Error::NoGpu { .. }) => {
+                let decision = decide_without_wisdom(&modulus, n);
+                Self::cpu_with_decision(n, modulus, decision)
+            }
             Err(e) => Err(e),
         }
     }
@@ -409,7 +431,7 @@ impl<W: Coeff> Multiplier<W> {
     /// coefficient below `Q`). An RNS plan converts on the GPU
     /// ([`RnsPlan::polymul_limbs`]); one NTT prime on a GPU, and the CPU
     /// backend, convert on the CPU ([`RnsBasis::decompose`],
-    /// [`RnsBasis::reconstruct`], built for each call) around
+    /// [`RnsBasis::reconstruct`]; the basis is built on first use) around
     /// [`Plan::polymul`]. The same words either way.
     ///
     /// # Errors
@@ -421,7 +443,13 @@ impl<W: Coeff> Multiplier<W> {
         if let Chosen::Rns(p) = &self.plan {
             return p.polymul_limbs(a, b);
         }
-        let basis = RnsBasis::<W>::from_primes(self.n(), &self.primes)?;
+        let basis = match self.limbs_basis.get() {
+            Some(b) => b,
+            None => {
+                let b = RnsBasis::<W>::from_primes(self.n(), &self.primes)?;
+                self.limbs_basis.get_or_init(|| b)
+            }
+        };
         let ra = basis.decompose(a)?;
         if b.len() != a.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
@@ -870,6 +898,27 @@ mod tests {
         let l1 = basis1.reconstruct(&a[..2 * n]).unwrap();
         let want1 = crate::expert::emulation::rns_polymul_limbs(&basis1, &l1, &l1).unwrap();
         assert_eq!(one.polymul_limbs(&l1, &l1).unwrap(), want1);
+    }
+
+    #[test]
+    fn without_wisdom_primes_only_the_dgt_takes_choose_the_dgt_on_any_backend() {
+        let n = 1 << 6;
+        let dgt = dgt_primes(30, n, 2).unwrap();
+        let ntt = ntt_primes(30, n, 2).unwrap();
+        assert_eq!(decide_without_wisdom(&Modulus::Bits(30), n).winner, rule());
+        assert_eq!(decide_without_wisdom(&Modulus::Primes(ntt), n).winner, rule());
+        let d = decide_without_wisdom(&Modulus::Primes(dgt.clone()), n);
+        assert_eq!(d, decide(&key(0), &Modulus::Primes(dgt.clone()), n, None));
+        assert_eq!(d.winner, Choice::Dgt { config: DgtConfig::default_for(5) });
+        // `auto`: the GPU's DGT plan if there is a GPU, else the DGT's CPU code.
+        let m = match Multiplier::<u64>::auto(n, Modulus::Primes(dgt.clone()), 2, None) {
+            // A GPU that fails to start is not this test's business.
+            Err(e) if e.kind() == crate::ErrorKind::Device => return,
+            m => m.unwrap(),
+        };
+        assert!(matches!(m.decision().winner, Choice::Dgt { .. }));
+        let a = data(&dgt, n, 2, 5);
+        assert_eq!(m.polymul(&a, &a).unwrap(), naive(&dgt, n, &a, &a));
     }
 
     #[test]
