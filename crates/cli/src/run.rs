@@ -3,10 +3,10 @@
 //!
 //! The modulus is one prime (`--q Q`, or `--bits B`: the largest `B`-bit
 //! NTT-friendly prime for the file's N) or an RNS basis of `K` primes
-//! (`--q Q1,...,QK`, or `--towers K --bits B`: [`RnsBasis::new`]). With `K`
+//! (`--q Q1,...,QK`, or `--towers K --bits B`: [`polymul::rns::RnsBasis::new`]). With `K`
 //! towers an array of `K · batch` rows is **tower-major**: rows
 //! `t·batch .. (t+1)·batch` hold the residues modulo prime `t` of the
-//! batch's polynomials ([`RnsBasis::to_residues`] order), and the result has
+//! batch's polynomials ([`polymul::rns::RnsBasis::to_residues`] order), and the result has
 //! the same layout.
 //!
 //! The transform is chosen only by the planner ([`polymul::planner`]): the
