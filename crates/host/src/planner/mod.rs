@@ -886,7 +886,7 @@ mod tests {
         let basis = RnsBasis::<u64>::from_primes(n, &primes).unwrap();
         let la = basis.reconstruct(&a).unwrap();
         let lb = basis.reconstruct(&b).unwrap();
-        let want = crate::expert::emulation::rns_polymul_limbs(&basis, &la, &lb).unwrap();
+        let want = crate::cpu::emulation::rns_polymul_limbs(&basis, &la, &lb).unwrap();
         assert_eq!(m.polymul_limbs(&la, &lb).unwrap(), want);
         assert!(matches!(
             m.polymul_limbs(&la, &lb[..n]),
@@ -896,7 +896,7 @@ mod tests {
         let one = Multiplier::<u64>::cpu_with_decision(n, Modulus::Prime(primes[0]), decision).unwrap();
         let basis1 = RnsBasis::<u64>::from_primes(n, &primes[..1]).unwrap();
         let l1 = basis1.reconstruct(&a[..2 * n]).unwrap();
-        let want1 = crate::expert::emulation::rns_polymul_limbs(&basis1, &l1, &l1).unwrap();
+        let want1 = crate::cpu::emulation::rns_polymul_limbs(&basis1, &l1, &l1).unwrap();
         assert_eq!(one.polymul_limbs(&l1, &l1).unwrap(), want1);
     }
 
