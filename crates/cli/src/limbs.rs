@@ -8,19 +8,23 @@
 //! `--bits b` bits (default 62 on 64-bit words, 30 with `--word 32`) whose
 //! product has at least `B` bits; `--q Q1,...,QK --limbs` names them. The
 //! result has the inputs' shape: `c = a·b mod (X^N + 1, Q)`, limbs in
-//! `[0, Q)`. On the GPU the conversions (RNS decomposition, CRT) run on the
-//! device ([`polymul::rns::RnsPlan::polymul_limbs`]); with `--cpu` the same
-//! code runs on every core ([`polymul::expert::emulation::rns_polymul_limbs`]).
+//! `[0, Q)`. The product runs on the planner's [`Multiplier`] for the
+//! towers' primes (the NTT: the rule, or the wisdom `polymul tune` wrote,
+//! as for `mul`), through [`Multiplier::polymul_limbs`]: on the GPU with
+//! several towers the conversions (RNS decomposition, CRT) run on the
+//! device ([`polymul::rns::RnsPlan::polymul_limbs`]); with one tower, and
+//! with `--cpu`, the same code runs on every core
+//! ([`polymul::rns::RnsBasis::decompose`], [`polymul::rns::RnsBasis::reconstruct`]).
 
 use polymul::Coeff;
-use polymul::expert::emulation;
-use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::planner::{Modulus, Multiplier};
+use polymul::rns::RnsBasis;
 use polymul_npy::NpyArray;
 use std::path::Path;
 
 use crate::error::{CliError, Result};
 use crate::io::{Word, shape_str};
-use crate::run::{Job, ModulusSpec};
+use crate::run::{Job, ModulusSpec, Op};
 
 /// A limb array read from a file.
 struct Limbs {
@@ -101,13 +105,20 @@ fn run_word<W: Coeff>(job: &Job, inputs: &[Limbs]) -> Result<()> {
         basis.check_limbs("coefficients", &input.data).map_err(|e| located(e, input, n))?;
     }
     let (a, b) = (&inputs[0].data, &inputs[1].data);
-    let result = if job.cpu {
-        emulation::rns_polymul_limbs(&basis, a, b)?
+    let primes = basis.primes();
+    let m = if job.cpu {
+        Multiplier::<W>::cpu_with_decision(
+            n,
+            Modulus::Primes(primes),
+            crate::run::family_default(Op::Mul, n),
+        )?
     } else {
+        let wisdom = if job.wisdom { crate::run::load_wisdom()? } else { None };
         let gpu = polymul_bench::env_options::gpu()?;
-        RnsPlan::with_options(&gpu, &basis, polymul_bench::env_options::plan_options())?
-            .polymul_limbs(a, b)?
+        let batch = a.len() / (n * l);
+        crate::run::gpu_multiplier::<W>(Op::Mul, &gpu, n, primes, batch, wisdom.as_ref())?
     };
+    let result = m.polymul_limbs(a, b)?;
     NpyArray { shape: first.shape.clone(), data: result }.write_file_nd(&job.out, 3)?;
     Ok(())
 }

@@ -3,31 +3,35 @@
 //!
 //! The modulus is one prime (`--q Q`, or `--bits B`: the largest `B`-bit
 //! NTT-friendly prime for the file's N) or an RNS basis of `K` primes
-//! (`--q Q1,...,QK`, or `--towers K --bits B`: [`RnsBasis::new`]). With `K`
+//! (`--q Q1,...,QK`, or `--towers K --bits B`: [`polymul::rns::RnsBasis::new`]). With `K`
 //! towers an array of `K · batch` rows is **tower-major**: rows
 //! `t·batch .. (t+1)·batch` hold the residues modulo prime `t` of the
-//! batch's polynomials ([`RnsBasis::to_residues`] order), and the result has
+//! batch's polynomials ([`polymul::rns::RnsBasis::to_residues`] order), and the result has
 //! the same layout.
 //!
-//! The primes are resolved once, from the command line, before anything
-//! runs (the coefficients are checked against them). On the GPU they go to
-//! the planner as [`Modulus::Primes`]: one [`Multiplier`] runs the
-//! transform or the product. The command fixes the transform family (the
-//! NTT for `ntt`, `intt` and `mul`; the DGT for `mul --dgt`, whose primes
-//! only the DGT takes) and the wisdom `polymul tune` wrote
-//! ([`Wisdom::load_default`]; not with `--no-wisdom`) picks the kernel and
-//! radix, or the DGT's configuration, for this device, N, word, towers and
-//! batch; without wisdom for the key, the planner's rule. The result does
-//! not depend on the choice: every plan computes the same words.
+//! The transform is chosen only by the planner ([`polymul::planner`]): the
+//! command fixes the transform family (the NTT for `ntt`, `intt` and `mul`;
+//! the DGT for `mul --dgt`, whose primes only the DGT takes) and the wisdom
+//! `polymul tune` wrote ([`Wisdom::load_default`]; not with `--no-wisdom`)
+//! picks the kernel and radix, or the DGT's configuration, for this device,
+//! N, word, towers and batch; without wisdom for the key, the planner's
+//! rule (or the DGT's default configuration). The primes are resolved and
+//! validated once, before the GPU is touched, by the planner's CPU plan for
+//! the family ([`Multiplier::cpu_with_decision`]), and the coefficients are
+//! checked against them. On the GPU the primes go to the planner as
+//! [`Modulus::Primes`]: one [`Multiplier`]
+//! ([`Multiplier::with_decision_and_options`], with the developers'
+//! `POLYMUL_*` switches) runs the transform or the product; on the CPU the
+//! CPU plan does. The result does not depend on the choice: every plan
+//! computes the same words.
 
 use std::path::PathBuf;
 
-use polymul::dgt::{self, DgtConfig, DgtParams};
+use polymul::dgt::{self, DgtConfig};
 use polymul::expert::kernels::arith::{Barrett4, ModMul};
 use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey};
 use polymul::prelude::*;
-use polymul::rns::RnsBasis;
-use polymul::{Coeff, Gpu, NttParams};
+use polymul::{Coeff, Gpu};
 use polymul_npy::NpyWord;
 
 use crate::error::{CliError, Result};
@@ -93,28 +97,6 @@ pub struct Job {
     pub limbs: bool,
 }
 
-/// The primes of the command line, resolved once and validated for the
-/// transform (the CPU path computes with these parameters; the GPU path
-/// hands their primes to the planner).
-enum Moduli<W: Coeff> {
-    /// One NTT prime.
-    Single(NttParams<W>),
-    /// RNS towers of NTT primes.
-    Rns(RnsBasis<W>),
-    /// DGT primes (one or several towers).
-    Dgt(Vec<DgtParams<W>>),
-}
-
-impl<W: Coeff> Moduli<W> {
-    fn primes(&self) -> Vec<u64> {
-        match self {
-            Moduli::Single(p) => vec![p.q().as_u64()],
-            Moduli::Rns(b) => b.primes(),
-            Moduli::Dgt(t) => t.iter().map(|p| p.p().as_u64()).collect(),
-        }
-    }
-}
-
 /// Runs `job`: the result is at `job.out`, or nothing is written and the
 /// error says why.
 ///
@@ -164,8 +146,12 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
     if !(n.is_power_of_two() && (min..=max).contains(&n)) {
         return Err(CliError::from(polymul::Error::InvalidN { n, min, max }).context(shape_context()));
     }
-    let moduli = resolve::<W>(job, n)?;
-    let primes = moduli.primes();
+    let modulus = modulus::<W>(job)?;
+    // The primes, validated by the planner's CPU plan for the command's
+    // transform family (cheap tables), before the GPU is touched.
+    let cpu = Multiplier::<W>::cpu_with_decision(n, modulus, family_default(job.op, n))
+        .map_err(|e| prime_hint::<W>(e, n, job.op == Op::MulDgt))?;
+    let primes = cpu.primes().to_vec();
     let towers = primes.len();
     let rows = first.rows();
     if rows == 0 {
@@ -182,21 +168,24 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
     let words = inputs.iter_mut().map(Input::take_words::<W>).collect::<Result<Vec<_>>>()?;
     let first = &inputs[0];
     for (input, data) in inputs.iter().zip(&words) {
-        check_reduced(&moduli, data).map_err(|e| reduced_error(e, input, towers))?;
+        check_reduced(&primes, data).map_err(|e| reduced_error(e, input, towers))?;
     }
 
     let result = if job.cpu {
-        compute_cpu(job.op, n, &moduli, &words)?
+        compute(job.op, &cpu, &words)?
     } else {
         // With valid inputs, the wisdom file (a broken one is an error, on
         // every machine), and only then the GPU; without one, the CPU
         // backend, said once on stderr.
         let wisdom = if job.wisdom { load_wisdom()? } else { None };
         match polymul_bench::env_options::gpu() {
-            Ok(gpu) => compute_gpu(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref(), &words)?,
+            Ok(gpu) => {
+                let m = gpu_multiplier::<W>(job.op, &gpu, n, primes, rows / towers, wisdom.as_ref())?;
+                compute(job.op, &m, &words)?
+            }
             Err(polymul::Error::NoGpu { detail }) => {
                 eprintln!("polymul: note: no CUDA GPU ({detail}); running on the CPU backend");
-                compute_cpu(job.op, n, &moduli, &words)?
+                compute(job.op, &cpu, &words)?
             }
             Err(e) => return Err(e.into()),
         }
@@ -206,39 +195,19 @@ fn run_word<W: Coeff + NpyWord>(job: &Job, mut inputs: Vec<Input>) -> Result<()>
 
 /// The wisdom at [`polymul::planner::default_wisdom_path`], if any: a file
 /// that exists but cannot be read or parsed is an error (exit code 2).
-fn load_wisdom() -> Result<Option<Wisdom>> {
+pub(crate) fn load_wisdom() -> Result<Option<Wisdom>> {
     Wisdom::load_default().map_err(|e| {
         let err = CliError::from(e);
         CliError { message: format!("{}, or pass --no-wisdom", err.message), ..err }
     })
 }
 
-/// The parameters for `n` and words `W` from the command line.
-fn resolve<W: Coeff>(job: &Job, n: usize) -> Result<Moduli<W>> {
+/// The planner's modulus for the command line (`--q`: the primes, one
+/// tower each; `--bits B`: the largest `B`-bit prime of the command's
+/// transform; `--towers K`: `K` of them), after the checks that speak in
+/// the tool's terms. The primes themselves are checked by the planner.
+pub(crate) fn modulus<W: Coeff>(job: &Job) -> Result<Modulus> {
     let max_bits = Barrett4::<W>::MAX_BITS;
-    // What to do about a `--q` the library refused, in the tool's terms:
-    // the word to pass, or the command that lists primes that fit.
-    let dgt = matches!(job.op, Op::MulDgt);
-    let word_hint = |e: polymul::Error| {
-        let hint = match e {
-            polymul::Error::ModulusTooWide { .. } if W::BITS == 32 => {
-                Some("this run computes on 32-bit words: pass --word 64".to_string())
-            }
-            polymul::Error::NotPrime { q }
-            | polymul::Error::NotNttFriendly { q, .. }
-            | polymul::Error::NotDgtFriendly { p: q, .. } => Some(format!(
-                "`polymul params{} --n {n} --bits {}` lists primes that fit",
-                if dgt { " --dgt" } else { "" },
-                (64 - q.leading_zeros()).clamp(polymul::params::MIN_PRIME_BITS, max_bits)
-            )),
-            _ => None,
-        };
-        let err = CliError::from(e);
-        match hint {
-            Some(h) => CliError { message: format!("{} ({h})", err.message), ..err },
-            None => err,
-        }
-    };
     if let ModulusSpec::Bits { bits, .. } = job.modulus
         && bits > max_bits
         && W::BITS == 32
@@ -249,73 +218,55 @@ fn resolve<W: Coeff>(job: &Job, n: usize) -> Result<Moduli<W>> {
              uint32 input), which take primes of at most {max_bits} bits; pass --word 64"
         )));
     }
-    if let ModulusSpec::Primes(primes) = &job.modulus {
-        let max = polymul::params::MAX_PRIME_COUNT;
-        if primes.len() > max {
-            return Err(polymul::Error::TooManyPrimes { wanted: primes.len(), max }.into());
+    Ok(match job.modulus {
+        ModulusSpec::Primes(ref primes) => Modulus::Primes(primes.clone()),
+        ModulusSpec::Bits { towers: Some(0), .. } => {
+            return Err(CliError::usage("--towers must be at least 1"));
         }
-        let mut seen = std::collections::HashSet::with_capacity(primes.len());
-        if let Some(&q) = primes.iter().find(|&&q| !seen.insert(q)) {
-            return Err(polymul::Error::DuplicatePrime { q }.into());
-        }
-    }
-    if let ModulusSpec::Bits { towers: Some(0), .. } = job.modulus {
-        return Err(CliError::usage("--towers must be at least 1"));
-    }
-    Ok(match (&job.modulus, job.op) {
-        (ModulusSpec::Primes(primes), Op::MulDgt) => Moduli::Dgt(
-            primes
-                .iter()
-                .map(|&p| DgtParams::new(n, p))
-                .collect::<polymul::Result<_>>()
-                .map_err(word_hint)?,
-        ),
-        (&ModulusSpec::Bits { bits, towers }, Op::MulDgt) => {
-            let primes = dgt::dgt_primes(bits, n, towers.unwrap_or(1))?;
-            Moduli::Dgt(primes.iter().map(|&p| DgtParams::new(n, p)).collect::<polymul::Result<_>>()?)
-        }
-        (ModulusSpec::Primes(primes), _) if primes.len() == 1 => {
-            Moduli::Single(NttParams::new(n, primes[0]).map_err(word_hint)?)
-        }
-        (ModulusSpec::Primes(primes), _) => Moduli::Rns(RnsBasis::from_primes(n, primes).map_err(word_hint)?),
-        (&ModulusSpec::Bits { bits, towers: None }, _) => {
-            Moduli::Single(NttParams::with_prime_bits(n, bits)?)
-        }
-        (&ModulusSpec::Bits { bits, towers: Some(k) }, _) => Moduli::Rns(RnsBasis::new(n, bits, k)?),
+        ModulusSpec::Bits { bits, towers: None } => Modulus::Bits(bits),
+        ModulusSpec::Bits { bits, towers: Some(towers) } => Modulus::Rns { bits, towers },
         // `run` sends these to `crate::limbs` before resolving anything.
-        (ModulusSpec::ModulusBits { .. }, _) => {
+        ModulusSpec::ModulusBits { .. } => {
             return Err(CliError::usage("--modulus-bits works with limb arrays and mul only"));
         }
     })
 }
 
-/// Checks that every tower's rows of `data` are below its prime: the
-/// library's own check ([`NttParams::check_batch`]) for the NTT; the same
-/// typed error for the DGT. Errors carry the flat index into `data`.
-fn check_reduced<W: Coeff>(moduli: &Moduli<W>, data: &[W]) -> polymul::Result<()> {
-    let towers = moduli.primes();
-    let len = data.len() / towers.len();
-    for (t, &q) in towers.iter().enumerate() {
+/// A prime the library refused, with what to do about it in the tool's
+/// terms: the word to pass, or the command that lists primes that fit.
+pub(crate) fn prime_hint<W: Coeff>(e: polymul::Error, n: usize, dgt: bool) -> CliError {
+    let max_bits = Barrett4::<W>::MAX_BITS;
+    let hint = match e {
+        polymul::Error::ModulusTooWide { .. } if W::BITS == 32 => {
+            Some("this run computes on 32-bit words: pass --word 64".to_string())
+        }
+        polymul::Error::NotPrime { q }
+        | polymul::Error::NotNttFriendly { q, .. }
+        | polymul::Error::NotDgtFriendly { p: q, .. } => Some(format!(
+            "`polymul params{} --n {n} --bits {}` lists primes that fit",
+            if dgt { " --dgt" } else { "" },
+            (64 - q.leading_zeros()).clamp(polymul::params::MIN_PRIME_BITS, max_bits)
+        )),
+        _ => None,
+    };
+    let err = CliError::from(e);
+    match hint {
+        Some(h) => CliError { message: format!("{} ({h})", err.message), ..err },
+        None => err,
+    }
+}
+
+/// Checks that every tower's rows of `data` are below its prime (the
+/// plans' own check, made before any plan runs so that the error can name
+/// the file). Errors carry the flat index into `data`.
+fn check_reduced<W: Coeff>(primes: &[u64], data: &[W]) -> polymul::Result<()> {
+    let len = data.len() / primes.len();
+    for (t, &q) in primes.iter().enumerate() {
         let part = &data[t * len..(t + 1) * len];
-        let checked = match moduli {
-            Moduli::Single(p) => p.check_batch("coefficients", part).map(drop),
-            Moduli::Rns(b) => b.towers()[t].check_batch("coefficients", part).map(drop),
-            Moduli::Dgt(_) => match part.iter().position(|v| v.as_u64() >= q) {
-                Some(index) => Err(polymul::Error::CoefficientOutOfRange {
-                    what: "coefficients",
-                    index,
-                    value: part[index].as_u64(),
-                    q,
-                }),
-                None => Ok(()),
-            },
-        };
-        checked.map_err(|e| match e {
-            polymul::Error::CoefficientOutOfRange { what, index, value, q } => {
-                polymul::Error::CoefficientOutOfRange { what, index: index + t * len, value, q }
-            }
-            e => e,
-        })?;
+        if let Some(i) = part.iter().position(|v| v.as_u64() >= q) {
+            let (index, value) = (t * len + i, part[i].as_u64());
+            return Err(polymul::Error::CoefficientOutOfRange { what: "coefficients", index, value, q });
+        }
     }
     Ok(())
 }
@@ -349,7 +300,14 @@ fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option
     if matches!(decided.winner, Choice::Dgt { .. }) == want_dgt {
         return decided;
     }
-    let winner = if want_dgt {
+    family_default(op, n)
+}
+
+/// The planner's default of the transform family `op` fixes, without
+/// wisdom: [`planner::rule`] (the NTT), or the DGT's default configuration
+/// for `mul --dgt`.
+pub(crate) fn family_default(op: Op, n: usize) -> Decision {
+    let winner = if op == Op::MulDgt {
         Choice::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
     } else {
         planner::rule()
@@ -357,24 +315,23 @@ fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option
     Decision { winner, from_wisdom: false, measured_us: None }
 }
 
-/// The result of `op` on `inputs` (one array, two for the products) on the
-/// GPU: one [`Multiplier`] for `primes`, `batch` polynomials per tower.
-fn compute_gpu<W: Coeff>(
+/// The GPU multiplier for `op`: [`decision`] for `primes` and `batch`
+/// polynomials per tower, built with the developers' `POLYMUL_*` switches
+/// ([`polymul_bench::env_options::plan_options`]).
+pub(crate) fn gpu_multiplier<W: Coeff>(
     op: Op,
     gpu: &Gpu,
     n: usize,
     primes: Vec<u64>,
     batch: usize,
     wisdom: Option<&Wisdom>,
-    inputs: &[Vec<W>],
-) -> Result<Vec<W>> {
-    let a = &inputs[0];
-    let b = inputs.get(1).unwrap_or(a);
+) -> Result<Multiplier<W>> {
     let modulus = Modulus::Primes(primes);
     let key = planner::wisdom_key::<W>(gpu, n, &modulus, batch);
     let decision = decision(op, &key, &modulus, n, wisdom);
     let (from_wisdom, summary) = (decision.from_wisdom, decision.summary());
-    let plan = Multiplier::<W>::with_decision(gpu, n, modulus, decision).map_err(|e| {
+    let options = polymul_bench::env_options::plan_options();
+    Multiplier::<W>::with_decision_and_options(gpu, n, modulus, decision, options).map_err(|e| {
         let err = CliError::from(e);
         // The inputs are valid: a plan the wisdom file chose that cannot be
         // built (an edited file) says where it came from.
@@ -384,45 +341,22 @@ fn compute_gpu<W: Coeff>(
         } else {
             err
         }
-    })?;
-    Ok(match op {
-        Op::Ntt | Op::Intt => {
-            let mut d = plan.upload(a)?;
-            if op == Op::Ntt {
-                plan.forward(&mut d)?
-            } else {
-                plan.inverse(&mut d)?
-            }
-            plan.download(&d)?
-        }
-        Op::Mul | Op::MulDgt => plan.polymul(a, b)?,
     })
 }
 
-/// The result of `op` on `inputs` (one array, two for the products) on the
-/// CPU: the NTT on the planner's CPU backend ([`Multiplier::cpu`]: all
-/// towers and rows over all cores), the DGT on its reference code
-/// ([`polymul::expert::emulation::dgt`]), tower by tower.
-fn compute_cpu<W: Coeff>(op: Op, n: usize, moduli: &Moduli<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
+/// The result of `op` on `inputs` (one array, two for the products) with
+/// the planner's multiplier `m`, on the GPU or the CPU (the CPU backend's
+/// NTT over all cores, or the DGT's CPU code tower by tower).
+fn compute<W: Coeff>(op: Op, m: &Multiplier<W>, inputs: &[Vec<W>]) -> Result<Vec<W>> {
     let a = &inputs[0];
     let b = inputs.get(1).unwrap_or(a);
-    if let Moduli::Dgt(towers) = moduli {
-        let len = a.len() / towers.len();
-        let config = DgtConfig::default_for(towers[0].log_m());
-        let mut out = Vec::with_capacity(a.len());
-        for ((p, a), b) in towers.iter().zip(a.chunks(len)).zip(b.chunks(len)) {
-            out.extend(polymul::expert::emulation::dgt::polymul(p, &config, a, b)?);
-        }
-        return Ok(out);
-    }
-    let m = Multiplier::<W>::cpu(n, Modulus::Primes(moduli.primes()))?;
     Ok(match op {
         Op::Ntt | Op::Intt => {
             let mut d = a.clone();
             if op == Op::Ntt {
-                m.forward(&mut d)?
+                Transform::<W, [W]>::forward(m, &mut d)?
             } else {
-                m.inverse(&mut d)?
+                Transform::<W, [W]>::inverse(m, &mut d)?
             }
             d
         }

@@ -8,16 +8,20 @@
 //! `polymul.GpuOutOfMemory` for its memory, `OSError` for files) and never
 //! panics.
 //!
-//! A `Core` is a [`Multiplier`] (an NTT, RNS or DGT plan on the GPU, or the
-//! CPU backend) for `u32` or `u64` words, or the CPU DGT (the CPU backend
-//! has no DGT plan: the DGT's CPU model, `polymul::expert::emulation::dgt`,
-//! runs it).
+//! A `Core` is a [`Multiplier`] for `u32` or `u64` words: an NTT, RNS or DGT
+//! plan on the GPU, or on the CPU the CPU backend's NTT or the DGT's CPU
+//! model. The transform is chosen only by the planner: `NttPlan` and
+//! `DgtPlan` force theirs (a [`Decision`] planned with
+//! [`Multiplier::with_decision`] / [`Multiplier::cpu_with_decision`]),
+//! `Multiplier` takes the planner's ([`Multiplier::new`], or on the CPU
+//! [`planner::decide_without_wisdom`]). Big-integer products run on the same
+//! multiplier ([`Multiplier::polymul_limbs`]).
 
 use num_bigint::BigUint;
-use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::dgt::DgtConfig;
 use polymul::expert::NttKernel;
-use polymul::planner::{Choice, Decision, Modulus, Multiplier};
-use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::planner::{self, Choice, Decision, Modulus, Multiplier};
+use polymul::rns::RnsBasis;
 // The plan traits, unnamed: `Transform` here is this module's enum.
 use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, Plan as _, Product as _, Transform as _};
 use pyo3::create_exception;
@@ -138,17 +142,13 @@ enum Transform {
     Ntt,
     /// The DGT.
     Dgt,
-    /// The planner's choice (`Multiplier::auto`, no wisdom).
+    /// The planner's choice (`Multiplier::new` on a GPU, no wisdom;
+    /// `planner::decide_without_wisdom` on the CPU).
     Auto,
 }
 
-/// One word size's engine.
-enum Eng<W: Coeff> {
-    /// Boxed: a multiplier is far larger than the other variant.
-    Mul(Box<Multiplier<W>>),
-    /// The DGT on the CPU: its CPU model, tower by tower.
-    DgtCpu { towers: Vec<DgtParams<W>>, config: DgtConfig },
-}
+/// One word size's engine: the planner's multiplier (boxed: it is large).
+struct Eng<W: Coeff>(Box<Multiplier<W>>);
 
 fn no_decision(winner: Choice) -> Decision {
     Decision { winner, from_wisdom: false, measured_us: None }
@@ -157,105 +157,56 @@ fn no_decision(winner: Choice) -> Decision {
 impl<W: Coeff> Eng<W> {
     fn new(t: Transform, gpu: Option<Gpu>, n: usize, modulus: Modulus, batch: usize) -> Result<Self, Error> {
         polymul::params::check_n(n)?;
-        let dgt_config = || DgtConfig::default_for(n.trailing_zeros().saturating_sub(1));
-        match (t, gpu) {
-            (Transform::Auto, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::new(&g, n, modulus, batch)?))),
-            (Transform::Ntt, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::with_decision(
-                &g,
-                n,
-                modulus,
-                no_decision(Choice::Ntt { kernel: NttKernel::Auto, radix: None }),
-            )?))),
-            (Transform::Dgt, Some(g)) => Ok(Eng::Mul(Box::new(Multiplier::with_decision(
-                &g,
-                n,
-                modulus,
-                no_decision(Choice::Dgt { config: dgt_config() }),
-            )?))),
-            (Transform::Ntt | Transform::Auto, None) => Ok(Eng::Mul(Box::new(Multiplier::cpu(n, modulus)?))),
-            (Transform::Dgt, None) => {
-                let primes = match modulus {
-                    Modulus::Prime(p) => vec![p],
-                    Modulus::Primes(p) => p,
-                    Modulus::Bits(b) => polymul::dgt::dgt_primes(b, n, 1)?,
-                    Modulus::Rns { bits, towers } => polymul::dgt::dgt_primes(bits, n, towers)?,
-                };
-                if primes.is_empty() {
-                    return Err(Error::EmptyBasis);
-                }
-                let towers = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>, _>>()?;
-                Ok(Eng::DgtCpu { towers, config: dgt_config() })
+        // `NttPlan` and `DgtPlan` force their transform; `Multiplier` asks the planner.
+        let forced = match t {
+            Transform::Ntt => Some(no_decision(Choice::Ntt { kernel: NttKernel::Auto, radix: None })),
+            Transform::Dgt => Some(no_decision(Choice::Dgt {
+                config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)),
+            })),
+            Transform::Auto => None,
+        };
+        let m = match (forced, gpu) {
+            (Some(d), Some(g)) => Multiplier::with_decision(&g, n, modulus, d)?,
+            (Some(d), None) => Multiplier::cpu_with_decision(n, modulus, d)?,
+            (None, Some(g)) => Multiplier::new(&g, n, modulus, batch)?,
+            (None, None) => {
+                let d = planner::decide_without_wisdom(&modulus, n);
+                Multiplier::cpu_with_decision(n, modulus, d)?
             }
-        }
+        };
+        Ok(Eng(Box::new(m)))
+    }
+
+    /// The DGT on the CPU: its CPU model (exact, not fast).
+    fn dgt_model(&self) -> bool {
+        self.0.gpu().is_none() && matches!(self.0.decision().winner, Choice::Dgt { .. })
     }
 
     fn primes(&self) -> Vec<u64> {
-        match self {
-            Eng::Mul(m) => m.primes().to_vec(),
-            Eng::DgtCpu { towers, .. } => {
-                towers.iter().map(|t| polymul::expert::kernels::Word::as_u64(t.p())).collect()
-            }
-        }
+        self.0.primes().to_vec()
     }
 
     fn backend(&self) -> String {
-        match self {
-            Eng::Mul(m) => m.backend().to_string(),
-            Eng::DgtCpu { .. } => "CPU (DGT model)".to_string(),
-        }
+        if self.dgt_model() { "CPU (DGT model)".to_string() } else { self.0.backend().to_string() }
     }
 
     fn gpu(&self) -> Option<&Gpu> {
-        match self {
-            Eng::Mul(m) => m.gpu(),
-            Eng::DgtCpu { .. } => None,
-        }
+        self.0.gpu()
     }
 
     fn decision(&self) -> String {
-        match self {
-            Eng::Mul(m) => m.decision().summary(),
-            Eng::DgtCpu { config, .. } => format!("DGT {config} (CPU model)"),
-        }
-    }
-
-    /// Checks a tower-major host array: a whole number of polynomials per
-    /// tower.
-    fn check_len(&self, n: usize, len: usize) -> Result<(), Error> {
-        let towers = self.primes().len();
-        let per = n * towers;
-        if len == 0 || !len.is_multiple_of(per) {
-            return Err(Error::NotAMultipleOfN { what: "data", got: len, n: per });
-        }
-        Ok(())
+        let summary = self.0.decision().summary();
+        if self.dgt_model() { format!("{summary} (CPU model)") } else { summary }
     }
 
     fn transform_host(&self, data: &mut [W], inverse: bool) -> Result<(), Error> {
-        match self {
-            // `**m`: method lookup on the Box itself would stop at the plan traits' blanket impls.
-            Eng::Mul(m) if inverse => (**m).inverse(data),
-            Eng::Mul(m) => (**m).forward(data),
-            Eng::DgtCpu { .. } => Err(Error::FusedPlanTransform),
-        }
+        // `*self.0`: method lookup on the Box itself would stop at the plan traits' blanket impls.
+        let m = &*self.0;
+        if inverse { m.inverse(data) } else { m.forward(data) }
     }
 
-    fn polymul_host(&self, n: usize, a: &[W], b: &[W], out: &mut [W]) -> Result<(), Error> {
-        let c = match self {
-            Eng::Mul(m) => m.polymul(a, b)?,
-            Eng::DgtCpu { towers, config } => {
-                if b.len() != a.len() {
-                    return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
-                }
-                self.check_len(n, a.len())?;
-                let per = a.len() / towers.len();
-                let mut c = Vec::with_capacity(a.len());
-                for (t, p) in towers.iter().enumerate() {
-                    let r = t * per..(t + 1) * per;
-                    c.extend(polymul::expert::emulation::dgt::polymul(p, config, &a[r.clone()], &b[r])?);
-                }
-                c
-            }
-        };
+    fn polymul_host(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<(), Error> {
+        let c = self.0.polymul(a, b)?;
         if c.len() != out.len() {
             return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: c.len() });
         }
@@ -272,12 +223,9 @@ impl<W: Coeff> Eng<W> {
     /// nor `b` (which may be the same array); `stream` as for
     /// [`Gpu::ordered_with`].
     unsafe fn device(&self, op: DevOp, ptrs: [u64; 3], len: usize, stream: u64) -> Result<(), Error> {
-        let (m, g) = match self {
-            Eng::Mul(m) => match m.gpu() {
-                Some(g) => (&**m, g.clone()),
-                None => return Err(Error::NeedsGpu { what: "device arrays" }),
-            },
-            Eng::DgtCpu { .. } => return Err(Error::NeedsGpu { what: "device arrays" }),
+        let m = &*self.0;
+        let Some(g) = m.gpu().cloned() else {
+            return Err(Error::NeedsGpu { what: "device arrays" });
         };
         // SAFETY: forwarded to the caller: each pointer is `len` words of
         // device memory of the primary context, alive for the call and
@@ -343,14 +291,9 @@ struct Core {
     eng: AnyEng,
     n: usize,
     word: u32,
-    /// The RNS basis for big-integer products (made on first use).
-    basis: OnceLock<Result<BigPlan, String>>,
-}
-
-/// What big-integer products run on.
-enum BigPlan {
-    Cpu(RnsBasis<u64>),
-    Gpu(Box<RnsPlan<u64>>),
+    /// The RNS basis for big-integer products' limb encoding (made on
+    /// first use).
+    basis: OnceLock<Result<RnsBasis<u64>, String>>,
 }
 
 fn modulus_of(bits: u32, towers: usize, primes: Option<Vec<u64>>, q: Option<u64>) -> Modulus {
@@ -467,20 +410,19 @@ impl Core {
 
     /// `out ← a ⊗ b` for `len` host words each (tower-major).
     fn polymul_host(&self, py: Python<'_>, a: usize, b: usize, out: usize, len: usize) -> PyResult<()> {
-        let n = self.n;
         match &self.eng {
             AnyEng::U32(e) => {
                 // SAFETY: the Python layer's contract (see `host`); `out`
                 // is a fresh array, distinct from `a` and `b`.
                 let (a, b, o) =
                     unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
-                py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
+                py.detach(|| e.polymul_host(a, b, o)).map_err(to_py)
             }
             AnyEng::U64(e) => {
                 // SAFETY: as above.
                 let (a, b, o) =
                     unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
-                py.detach(|| e.polymul_host(n, a, b, o)).map_err(to_py)
+                py.detach(|| e.polymul_host(a, b, o)).map_err(to_py)
             }
         }
     }
@@ -531,22 +473,19 @@ impl Core {
         };
         let n = self.n;
         py.detach(|| -> Result<Vec<BigUint>, PyErr> {
-            let plan = self.basis.get_or_init(|| -> Result<BigPlan, String> {
-                let basis = RnsBasis::<u64>::from_primes(n, &e.primes()).map_err(|x| x.to_string())?;
-                match e.gpu() {
-                    Some(g) => {
-                        RnsPlan::new(g, &basis).map(|p| BigPlan::Gpu(Box::new(p))).map_err(|x| x.to_string())
-                    }
-                    None => Ok(BigPlan::Cpu(basis)),
-                }
-            });
-            match plan {
-                Ok(BigPlan::Cpu(basis)) => {
-                    polymul::expert::emulation::rns_polymul_big(basis, &a, &b).map_err(to_py)
-                }
-                Ok(BigPlan::Gpu(p)) => p.polymul_big(&a, &b).map_err(to_py),
-                Err(msg) => Err(PyValueError::new_err(msg.clone())),
+            let basis = self
+                .basis
+                .get_or_init(|| RnsBasis::<u64>::from_primes(n, &e.primes()).map_err(|x| x.to_string()))
+                .as_ref()
+                .map_err(|msg| PyValueError::new_err(msg.clone()))?;
+            let la = basis.to_limbs(&a).map_err(to_py)?;
+            if b.len() != a.len() {
+                return Err(to_py(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() }));
             }
+            let lb = basis.to_limbs(&b).map_err(to_py)?;
+            // The core's own plan: device conversions on an RNS plan, CPU ones otherwise.
+            let c = e.0.polymul_limbs(&la, &lb).map_err(to_py)?;
+            basis.from_limbs(&c).map_err(to_py)
         })
     }
 

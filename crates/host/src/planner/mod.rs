@@ -135,6 +135,15 @@ pub fn decide(key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisd
     Decision { winner, from_wisdom: false, measured_us: None }
 }
 
+/// [`decide`] without wisdom, where there is no key (no device: the CPU
+/// backend): the [`rule`], or for given primes that only the DGT accepts,
+/// the DGT's default configuration. What [`Multiplier::auto`] plans on the
+/// CPU ([`Multiplier::cpu_with_decision`]).
+pub fn decide_without_wisdom(modulus: &Modulus, n: usize) -> Decision {
+    let key = WisdomKey { device: String::new(), log_n: 0, word_bits: 0, towers: 0, batch_bucket: 0 };
+    decide(&key, modulus, n, None)
+}
+
 /// The wisdom key of a multiplication of `batch` polynomials (per tower) of
 /// `n` words `W` modulo `modulus` on `gpu`: what [`Multiplier::with_wisdom`]
 /// looks up, for a caller that calls [`decide`] itself (to constrain the
@@ -180,6 +189,9 @@ pub struct Multiplier<W: Coeff> {
     plan: Chosen<W>,
     decision: Decision,
     primes: Vec<u64>,
+    /// The basis of [`Multiplier::polymul_limbs`]'s CPU conversions, built
+    /// on first use.
+    limbs_basis: std::sync::OnceLock<RnsBasis<W>>,
 }
 
 /// What a [`Multiplier`] computes with: the plan it chose.
@@ -192,6 +204,8 @@ enum Chosen<W: Coeff> {
     Dgt(DgtPlan<W>),
     /// The CPU backend (the NTT).
     Cpu(CpuRnsPlan<W>),
+    /// The DGT's CPU code (a forced DGT decision on the CPU).
+    CpuDgt(CpuDgt<W>),
 }
 
 /// Runs `$body` with `$p` bound to the chosen plan, whatever its kind.
@@ -202,6 +216,7 @@ macro_rules! any_plan {
             Chosen::Rns($p) => $body,
             Chosen::Dgt($p) => $body,
             Chosen::Cpu($p) => $body,
+            Chosen::CpuDgt($p) => $body,
         }
     };
 }
@@ -214,7 +229,7 @@ macro_rules! gpu_plan {
             Chosen::Ntt($p) => $body,
             Chosen::Rns($p) => $body,
             Chosen::Dgt($p) => $body,
-            Chosen::Cpu(_) => return Err(Error::NeedsGpu { what: $what }),
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => return Err(Error::NeedsGpu { what: $what }),
         }
     };
 }
@@ -248,11 +263,34 @@ impl<W: Coeff> Multiplier<W> {
     }
 
     /// Plans a given decision (what `polymul tune` times, and what a caller
-    /// that wants one transform forces).
+    /// that wants one transform forces), with the default [`PlanOptions`]:
+    /// [`Multiplier::with_decision_and_options`].
     pub fn with_decision(gpu: &Gpu, n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
+        Self::with_decision_and_options(gpu, n, modulus, decision, PlanOptions::default())
+    }
+
+    /// Plans a given decision with `options` (the kernel switches of
+    /// [`crate::expert::PlanOptions`], e.g. a front end's developer
+    /// switches). The decision's kernel and radix replace the options'
+    /// `kernel` and `radix`; every other field applies to the NTT plans as
+    /// given. For the DGT only `graph_cache` applies
+    /// ([`DgtPlan::set_graph_cache`]).
+    ///
+    /// # Errors
+    /// Those of the plan it builds ([`NttPlan::with_options`],
+    /// [`RnsPlan::with_options`], [`DgtPlan::with_towers`]) and of its
+    /// parameters: N, a prime the decision's transform does not accept, too
+    /// wide for `W`, no prime, one twice, too many.
+    pub fn with_decision_and_options(
+        gpu: &Gpu,
+        n: usize,
+        modulus: Modulus,
+        decision: Decision,
+        options: PlanOptions,
+    ) -> Result<Self> {
         let (plan, primes): (Chosen<W>, Vec<u64>) = match decision.winner {
             Choice::Ntt { kernel, radix } => {
-                let options = PlanOptions { kernel, radix, ..PlanOptions::default() };
+                let options = PlanOptions { kernel, radix, ..options };
                 let one = |q: u64| -> Result<(Chosen<W>, Vec<u64>)> {
                     Ok((Chosen::Ntt(NttPlan::with_options(gpu, NttParams::new(n, q)?, options)?), vec![q]))
                 };
@@ -268,20 +306,13 @@ impl<W: Coeff> Multiplier<W> {
                 }
             }
             Choice::Dgt { config } => {
-                let primes = match modulus {
-                    Modulus::Prime(p) => vec![p],
-                    Modulus::Primes(primes) => {
-                        check_given_primes(&primes)?;
-                        primes
-                    }
-                    Modulus::Bits(b) => dgt_primes(b, n, 1)?,
-                    Modulus::Rns { bits, towers } => dgt_primes(bits, n, towers)?,
-                };
-                let params = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>>>()?;
-                (Chosen::Dgt(DgtPlan::with_towers(gpu, &params, config)?), primes)
+                let (params, primes) = dgt_towers(n, modulus)?;
+                let mut plan = DgtPlan::with_towers(gpu, &params, config)?;
+                plan.set_graph_cache(options.graph_cache);
+                (Chosen::Dgt(plan), primes)
             }
         };
-        Ok(Self { plan, decision, primes })
+        Ok(Self { plan, decision, primes, limbs_basis: Default::default() })
     }
 
     /// Plans on the CPU backend (no GPU needed): the NTT ([`rule`]'s
@@ -301,13 +332,42 @@ impl<W: Coeff> Multiplier<W> {
             Modulus::Primes(primes) => RnsBasis::from_primes(n, &primes)?,
         };
         let decision = Decision { winner: rule(), from_wisdom: false, measured_us: None };
-        Ok(Self { plan: Chosen::Cpu(CpuRnsPlan::new(&basis)?), decision, primes: basis.primes() })
+        let plan = Chosen::Cpu(CpuRnsPlan::new(&basis)?);
+        Ok(Self { plan, decision, primes: basis.primes(), limbs_basis: basis.into() })
+    }
+
+    /// Plans a given decision on the CPU backend (no GPU needed): an NTT
+    /// decision as [`Multiplier::cpu`] does (the kernel and radix are the
+    /// GPU's and mean nothing here), a DGT decision on the DGT's CPU code
+    /// ([`crate::expert::emulation::dgt::polymul`] with the decision's
+    /// configuration, tower by tower). A multiplier on the CPU DGT
+    /// multiplies only: its [`Transform`] methods return
+    /// [`Error::NotNttDomain`], as on a GPU.
+    ///
+    /// # Errors
+    /// Those of [`Multiplier::cpu`] for the NTT; for the DGT those of
+    /// [`DgtParams::new`] (N, a prime `p ≢ −1 mod N`, too wide for `W`) and
+    /// of the list of primes (none, one twice, too many).
+    pub fn cpu_with_decision(n: usize, modulus: Modulus, decision: Decision) -> Result<Self> {
+        match decision.winner {
+            Choice::Ntt { .. } => Ok(Self { decision, ..Self::cpu(n, modulus)? }),
+            Choice::Dgt { config } => {
+                let (towers, primes) = dgt_towers(n, modulus)?;
+                Ok(Self {
+                    plan: Chosen::CpuDgt(CpuDgt { towers, config }),
+                    decision,
+                    primes,
+                    limbs_basis: Default::default(),
+                })
+            }
+        }
     }
 
     /// The GPU if there is one ([`Gpu::new`], then
     /// [`Multiplier::with_wisdom`]), else ([`Error::NoGpu`]) the CPU backend
-    /// ([`Multiplier::cpu`]). Print [`Multiplier::backend`] to tell the user
-    /// which.
+    /// ([`Multiplier::cpu_with_decision`] with [`decide_without_wisdom`]: the
+    /// NTT as [`Multiplier::cpu`], or the DGT's CPU code for primes only the
+    /// DGT takes). Print [`Multiplier::backend`] to tell the user which.
     ///
     /// # Errors
     /// Those of the constructor it calls; GPU errors other than
@@ -316,7 +376,10 @@ impl<W: Coeff> Multiplier<W> {
     pub fn auto(n: usize, modulus: Modulus, batch: usize, wisdom: Option<&Wisdom>) -> Result<Self> {
         match Gpu::new() {
             Ok(gpu) => Self::with_wisdom(&gpu, n, modulus, batch, wisdom),
-            Err(Error::NoGpu { .. }) => Self::cpu(n, modulus),
+            Err(Error::NoGpu { .. }) => {
+                let decision = decide_without_wisdom(&modulus, n);
+                Self::cpu_with_decision(n, modulus, decision)
+            }
             Err(e) => Err(e),
         }
     }
@@ -337,7 +400,7 @@ impl<W: Coeff> Multiplier<W> {
             Chosen::Ntt(p) => Some(p),
             Chosen::Rns(p) => Some(p),
             Chosen::Dgt(p) => Some(p),
-            Chosen::Cpu(_) => None,
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => None,
         }
     }
 
@@ -347,8 +410,52 @@ impl<W: Coeff> Multiplier<W> {
             Chosen::Ntt(p) => Some(Box::new(p)),
             Chosen::Rns(p) => Some(Box::new(p)),
             Chosen::Dgt(p) => Some(Box::new(p)),
-            Chosen::Cpu(_) => None,
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => None,
         }
+    }
+
+    /// The RNS plan it chose (the NTT on a GPU, several towers); `None`
+    /// otherwise. For the device-side limb conversions
+    /// ([`RnsPlan::polymul_limbs`], [`RnsPlan::decompose`], …); see also
+    /// [`Multiplier::polymul_limbs`], which works on every backend.
+    pub fn rns_plan(&self) -> Option<&RnsPlan<W>> {
+        match &self.plan {
+            Chosen::Rns(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Negacyclic products modulo `Q`, the product of [`Multiplier::primes`],
+    /// of limb-encoded polynomials (the layout of [`RnsBasis::limbs`]:
+    /// `batch · N · L` little-endian `u64` words, coefficient-major, every
+    /// coefficient below `Q`). An RNS plan converts on the GPU
+    /// ([`RnsPlan::polymul_limbs`]); one NTT prime on a GPU, and the CPU
+    /// backend, convert on the CPU ([`RnsBasis::decompose`],
+    /// [`RnsBasis::reconstruct`]; the basis is built on first use) around
+    /// [`Plan::polymul`]. The same words either way.
+    ///
+    /// # Errors
+    /// Those of [`RnsBasis::check_limbs`] for `a` and `b`,
+    /// [`Error::LengthMismatch`] if their lengths differ; the DGT's primes
+    /// make no [`RnsBasis`] ([`Error::NotNttFriendly`] from
+    /// [`RnsBasis::from_primes`]).
+    pub fn polymul_limbs(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+        if let Chosen::Rns(p) = &self.plan {
+            return p.polymul_limbs(a, b);
+        }
+        let basis = match self.limbs_basis.get() {
+            Some(b) => b,
+            None => {
+                let b = RnsBasis::<W>::from_primes(self.n(), &self.primes)?;
+                self.limbs_basis.get_or_init(|| b)
+            }
+        };
+        let ra = basis.decompose(a)?;
+        if b.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let rb = basis.decompose(b)?;
+        basis.reconstruct(&self.polymul(&ra, &rb)?)
     }
 
     /// The CPU plan; `None` on a GPU.
@@ -385,7 +492,7 @@ impl<W: Coeff> Multiplier<W> {
             Chosen::Ntt(p) => p.set_stream(stream),
             Chosen::Rns(p) => p.set_stream(stream),
             Chosen::Dgt(p) => p.set_stream(stream),
-            Chosen::Cpu(_) => {}
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => {}
         }
     }
 
@@ -393,7 +500,7 @@ impl<W: Coeff> Multiplier<W> {
     /// methods return when done).
     pub fn synchronize(&self) -> Result<()> {
         match &self.plan {
-            Chosen::Cpu(_) => Ok(()),
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => Ok(()),
             _ => gpu_plan!(&self.plan, "synchronize", p => p.synchronize()),
         }
     }
@@ -404,7 +511,7 @@ impl<W: Coeff> Multiplier<W> {
         match &self.plan {
             Chosen::Ntt(p) => Ok(NttRef::Gpu(p)),
             Chosen::Rns(p) => Ok(NttRef::Gpu(p)),
-            Chosen::Dgt(_) => Err(Error::NotNttDomain),
+            Chosen::Dgt(_) | Chosen::CpuDgt(_) => Err(Error::NotNttDomain),
             Chosen::Cpu(p) => Ok(NttRef::Cpu(p)),
         }
     }
@@ -510,6 +617,99 @@ impl<W: Coeff> Transform<W, DeviceView<W>> for Multiplier<W> {
     }
 }
 
+/// The DGT's towers for `modulus` (one [`DgtParams`] per prime) and their
+/// primes: [`Modulus::Bits`] and [`Modulus::Rns`] take the largest DGT
+/// primes ([`dgt_primes`]); given primes are checked as a list
+/// ([`check_given_primes`]) and each by [`DgtParams::new`].
+fn dgt_towers<W: Coeff>(n: usize, modulus: Modulus) -> Result<(Vec<DgtParams<W>>, Vec<u64>)> {
+    let primes = match modulus {
+        Modulus::Prime(p) => vec![p],
+        Modulus::Primes(primes) => {
+            check_given_primes(&primes)?;
+            primes
+        }
+        Modulus::Bits(b) => dgt_primes(b, n, 1)?,
+        Modulus::Rns { bits, towers } => dgt_primes(bits, n, towers)?,
+    };
+    let params = primes.iter().map(|&p| DgtParams::new(n, p)).collect::<Result<Vec<_>>>()?;
+    Ok((params, primes))
+}
+
+/// The DGT on the CPU: its kernels' code ([`crate::dgt::cpu::polymul`]),
+/// tower by tower, for [`Multiplier::cpu_with_decision`].
+#[derive(Debug)]
+struct CpuDgt<W: Coeff> {
+    towers: Vec<DgtParams<W>>,
+    config: DgtConfig,
+}
+
+impl<W: Coeff> CpuDgt<W> {
+    /// Validates tower-major `data` (a positive multiple of `towers · N`
+    /// words, every word below its tower's prime, indexed into the whole
+    /// buffer) and returns the words per tower.
+    fn tower_len(&self, what: &'static str, data: &[W]) -> Result<usize> {
+        let whole = self.towers.len() * self.n();
+        if data.is_empty() || whole == 0 || !data.len().is_multiple_of(whole) {
+            return Err(Error::NotAMultipleOfN { what, got: data.len(), n: whole });
+        }
+        let len = data.len() / self.towers.len();
+        for (t, p) in self.towers.iter().enumerate() {
+            let part = &data[t * len..(t + 1) * len];
+            if let Some(i) = part.iter().position(|v| *v >= p.p()) {
+                let (index, value, q) = (t * len + i, part[i].as_u64(), p.p().as_u64());
+                return Err(Error::CoefficientOutOfRange { what, index, value, q });
+            }
+        }
+        Ok(len)
+    }
+}
+
+impl<W: Coeff> Plan<W> for CpuDgt<W> {
+    fn n(&self) -> usize {
+        self.towers.first().map_or(0, |p| p.n())
+    }
+
+    fn moduli(&self) -> Vec<u64> {
+        self.towers.iter().map(|p| p.p().as_u64()).collect()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Cpu { threads: rayon::current_num_threads() }
+    }
+
+    fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        let len = self.tower_len("a", a)?;
+        self.tower_len("b", b)?;
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+        }
+        let mut out = Vec::with_capacity(a.len());
+        for (t, p) in self.towers.iter().enumerate() {
+            let part = t * len..(t + 1) * len;
+            let c = crate::dgt::cpu::polymul(p, &self.config, &a[part.clone()], &b[part])
+                .map_err(|e| crate::rns::in_whole(e, t * len))?;
+            out.extend(c);
+        }
+        Ok(out)
+    }
+}
+
+impl<W: Coeff> Product<W, [W]> for CpuDgt<W> {
+    fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        if out.len() != a.len() {
+            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
+        }
+        out.copy_from_slice(&self.polymul(a, b)?);
+        Ok(())
+    }
+
+    fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
+        let c = self.polymul(a, b)?;
+        a.copy_from_slice(&c);
+        Ok(())
+    }
+}
+
 /// The checks [`RnsBasis::from_primes`] makes of a list of primes, for the
 /// DGT's towers: at least one, at most [`crate::params::MAX_PRIME_COUNT`],
 /// none twice.
@@ -598,6 +798,127 @@ mod tests {
         assert!(!d.from_wisdom && d.winner == rule());
         // No prime: the rule (the plan reports Error::EmptyBasis).
         assert_eq!(decide(&key(0), &Modulus::Primes(vec![]), n, None).winner, rule());
+    }
+
+    /// Tower-major data below each prime: `towers × batch` polynomials.
+    fn data(primes: &[u64], n: usize, batch: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        primes.iter().flat_map(|&q| (0..batch * n).map(|_| next() % q).collect::<Vec<_>>()).collect()
+    }
+
+    /// The schoolbook product, tower by tower, polynomial by polynomial.
+    fn naive(primes: &[u64], n: usize, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let len = a.len() / primes.len();
+        let mut out = Vec::with_capacity(a.len());
+        for (t, &q) in primes.iter().enumerate() {
+            for k in (t * len..(t + 1) * len).step_by(n) {
+                out.extend(crate::cpu::negacyclic_naive(&a[k..k + n], &b[k..k + n], q).unwrap());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_forced_dgt_decision_runs_on_the_cpu() {
+        let n = 1 << 6;
+        let primes = dgt_primes(30, n, 2).unwrap();
+        let decision = Decision {
+            winner: Choice::Dgt { config: DgtConfig::default_for(5) },
+            from_wisdom: false,
+            measured_us: None,
+        };
+        let m = Multiplier::<u64>::cpu_with_decision(n, Modulus::Primes(primes.clone()), decision.clone())
+            .unwrap();
+        assert_eq!((m.primes(), m.n(), m.moduli()), (&primes[..], n, primes.clone()));
+        assert!(matches!(m.backend(), Backend::Cpu { .. }) && m.plan().is_none() && m.rns_plan().is_none());
+        assert_eq!(m.decision(), &decision);
+        let (a, b) = (data(&primes, n, 3, 1), data(&primes, n, 3, 2));
+        let want = naive(&primes, n, &a, &b);
+        assert_eq!(m.polymul(&a, &b).unwrap(), want);
+        let mut out = vec![0; a.len()];
+        m.polymul_into(&a[..], &b[..], &mut out[..]).unwrap();
+        assert_eq!(out, want);
+        let (mut x, mut y) = (a.clone(), b.clone());
+        m.polymul_in_place(&mut x[..], &mut y[..]).unwrap();
+        assert_eq!(x, want);
+        // Not the NTT domain; no device.
+        assert!(matches!(Transform::<u64, [u64]>::forward(&m, &mut x[..]), Err(Error::NotNttDomain)));
+        assert!(matches!(m.upload(&a), Err(Error::NeedsGpu { .. })));
+        assert!(m.synchronize().is_ok());
+        // Checked before anything runs: the index is into the whole buffer.
+        let mut bad = a.clone();
+        bad[n * 3 + 5] = primes[1];
+        let e = m.polymul(&a, &bad).unwrap_err();
+        assert!(
+            matches!(e, Error::CoefficientOutOfRange { what: "b", index, .. } if index == n * 3 + 5),
+            "{e:?}"
+        );
+        assert!(matches!(m.polymul(&a[..n], &a[..n]), Err(Error::NotAMultipleOfN { .. })));
+        assert!(matches!(m.polymul(&a, &b[..2 * n]), Err(Error::LengthMismatch { .. })));
+        // An NTT prime is no DGT prime; the modulus by width takes DGT primes.
+        let q = ntt_primes(30, n, 1).unwrap()[0];
+        assert!(Multiplier::<u64>::cpu_with_decision(n, Modulus::Prime(q), decision.clone()).is_err());
+        let m =
+            Multiplier::<u32>::cpu_with_decision(n, Modulus::Rns { bits: 30, towers: 2 }, decision).unwrap();
+        assert_eq!(m.primes(), &primes[..]);
+    }
+
+    #[test]
+    fn an_ntt_decision_on_the_cpu_is_the_cpu_backend_and_multiplies_limbs() {
+        let n = 1 << 6;
+        let decision = Decision {
+            winner: Choice::Ntt { kernel: crate::plan::NttKernel::TwoD, radix: Some(8) },
+            from_wisdom: true,
+            measured_us: Some(1.0),
+        };
+        let primes = ntt_primes(62, n, 2).unwrap();
+        let m = Multiplier::<u64>::cpu_with_decision(n, Modulus::Primes(primes.clone()), decision.clone())
+            .unwrap();
+        assert!(m.cpu_plan().is_some() && m.rns_plan().is_none());
+        assert_eq!((m.decision(), m.primes()), (&decision, &primes[..]));
+        let (a, b) = (data(&primes, n, 2, 3), data(&primes, n, 2, 4));
+        assert_eq!(m.polymul(&a, &b).unwrap(), naive(&primes, n, &a, &b));
+        // Limbs: as the emulation computes them, on any NTT backend.
+        let basis = RnsBasis::<u64>::from_primes(n, &primes).unwrap();
+        let la = basis.reconstruct(&a).unwrap();
+        let lb = basis.reconstruct(&b).unwrap();
+        let want = crate::cpu::emulation::rns_polymul_limbs(&basis, &la, &lb).unwrap();
+        assert_eq!(m.polymul_limbs(&la, &lb).unwrap(), want);
+        assert!(matches!(
+            m.polymul_limbs(&la, &lb[..n]),
+            Err(Error::LengthMismatch { .. } | Error::NotAMultipleOfN { .. })
+        ));
+        // One prime too (L = 1).
+        let one = Multiplier::<u64>::cpu_with_decision(n, Modulus::Prime(primes[0]), decision).unwrap();
+        let basis1 = RnsBasis::<u64>::from_primes(n, &primes[..1]).unwrap();
+        let l1 = basis1.reconstruct(&a[..2 * n]).unwrap();
+        let want1 = crate::cpu::emulation::rns_polymul_limbs(&basis1, &l1, &l1).unwrap();
+        assert_eq!(one.polymul_limbs(&l1, &l1).unwrap(), want1);
+    }
+
+    #[test]
+    fn without_wisdom_primes_only_the_dgt_takes_choose_the_dgt_on_any_backend() {
+        let n = 1 << 6;
+        let dgt = dgt_primes(30, n, 2).unwrap();
+        let ntt = ntt_primes(30, n, 2).unwrap();
+        assert_eq!(decide_without_wisdom(&Modulus::Bits(30), n).winner, rule());
+        assert_eq!(decide_without_wisdom(&Modulus::Primes(ntt), n).winner, rule());
+        let d = decide_without_wisdom(&Modulus::Primes(dgt.clone()), n);
+        assert_eq!(d, decide(&key(0), &Modulus::Primes(dgt.clone()), n, None));
+        assert_eq!(d.winner, Choice::Dgt { config: DgtConfig::default_for(5) });
+        // `auto`: the GPU's DGT plan if there is a GPU, else the DGT's CPU code.
+        let m = match Multiplier::<u64>::auto(n, Modulus::Primes(dgt.clone()), 2, None) {
+            // A GPU that fails to start is not this test's business.
+            Err(e) if e.kind() == crate::ErrorKind::Device => return,
+            m => m.unwrap(),
+        };
+        assert!(matches!(m.decision().winner, Choice::Dgt { .. }));
+        let a = data(&dgt, n, 2, 5);
+        assert_eq!(m.polymul(&a, &a).unwrap(), naive(&dgt, n, &a, &a));
     }
 
     #[test]
