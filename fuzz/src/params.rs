@@ -681,7 +681,7 @@ fn planner(c: &Case) {
             }
             _ => false,
         };
-        match d.winner {
+        match d.choice {
             Choice::Dgt { config } => {
                 assert!(dgt, "decide chose the DGT for {modulus:?}, N = {}", c.n);
                 let _ = config.to_string();

@@ -45,7 +45,7 @@ pub fn check(data: &[u8]) {
         let n = 1usize << e.key.log_n.min(24);
         let d = decide(&e.key, &Modulus::Bits(30), n, Some(&w));
         assert!(d.from_wisdom);
-        assert_eq!(d.winner, found.winner);
+        assert_eq!(d.choice, found.winner);
         let _ = d.summary();
         deduplicated.insert(e.clone());
     }

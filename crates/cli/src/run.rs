@@ -297,7 +297,7 @@ fn reduced_error(e: polymul::Error, input: &Input, towers: usize) -> CliError {
 fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option<&Wisdom>) -> Decision {
     let decided = planner::decide(key, modulus, n, wisdom);
     let want_dgt = op == Op::MulDgt;
-    if matches!(decided.winner, Choice::Dgt { .. }) == want_dgt {
+    if matches!(decided.choice, Choice::Dgt { .. }) == want_dgt {
         return decided;
     }
     family_default(op, n)
@@ -307,12 +307,12 @@ fn decision(op: Op, key: &WisdomKey, modulus: &Modulus, n: usize, wisdom: Option
 /// wisdom: [`planner::rule`] (the NTT), or the DGT's default configuration
 /// for `mul --dgt`.
 pub(crate) fn family_default(op: Op, n: usize) -> Decision {
-    let winner = if op == Op::MulDgt {
+    let choice = if op == Op::MulDgt {
         Choice::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
     } else {
         planner::rule()
     };
-    Decision { winner, from_wisdom: false, measured_us: None }
+    Decision { choice, from_wisdom: false, measured_us: None }
 }
 
 /// The GPU multiplier for `op`: [`decision`] for `primes` and `batch`
@@ -387,30 +387,30 @@ mod tests {
         let default_dgt = Choice::Dgt { config: DgtConfig::default_for(11) };
         // No wisdom: the rule, or the DGT's default for mul --dgt.
         for op in [Op::Ntt, Op::Intt, Op::Mul] {
-            assert_eq!(decision(op, &key, &ntt, n, None).winner, planner::rule());
+            assert_eq!(decision(op, &key, &ntt, n, None).choice, planner::rule());
         }
-        assert_eq!(decision(Op::MulDgt, &key, &dgt, n, None).winner, default_dgt);
+        assert_eq!(decision(Op::MulDgt, &key, &dgt, n, None).choice, default_dgt);
         // Wisdom of the command's family decides.
         for op in [Op::Ntt, Op::Intt, Op::Mul] {
             let d = decision(op, &key, &ntt, n, Some(&wisdom(tuned_ntt)));
-            assert!(d.from_wisdom && d.winner == tuned_ntt, "{op:?}: {d:?}");
+            assert!(d.from_wisdom && d.choice == tuned_ntt, "{op:?}: {d:?}");
         }
         let d = decision(Op::MulDgt, &key, &dgt, n, Some(&wisdom(tuned_dgt)));
-        assert!(d.from_wisdom && d.winner == tuned_dgt, "{d:?}");
+        assert!(d.from_wisdom && d.choice == tuned_dgt, "{d:?}");
         // Wisdom of the other family does not.
         let d = decision(Op::MulDgt, &key, &dgt, n, Some(&wisdom(tuned_ntt)));
-        assert!(!d.from_wisdom && d.winner == default_dgt, "{d:?}");
+        assert!(!d.from_wisdom && d.choice == default_dgt, "{d:?}");
         let d = decision(Op::Mul, &key, &ntt, n, Some(&wisdom(tuned_dgt)));
-        assert!(!d.from_wisdom && d.winner == planner::rule(), "{d:?}");
+        assert!(!d.from_wisdom && d.choice == planner::rule(), "{d:?}");
         // N = 2: every odd prime is p ≡ −1 (mod N), so the planner would take
         // DGT wisdom for an NTT prime; ntt and intt stay NTTs.
         let key2 = WisdomKey { log_n: 1, ..key.clone() };
         let q = Modulus::Primes(vec![polymul::params::ntt_primes(30, 2, 1).unwrap()[0]]);
         let mut w = Wisdom::new();
         w.insert(WisdomEntry { key: key2.clone(), winner: tuned_dgt, us_per_poly: 1.0, candidates: 2 });
-        assert!(matches!(planner::decide(&key2, &q, 2, Some(&w)).winner, Choice::Dgt { .. }));
+        assert!(matches!(planner::decide(&key2, &q, 2, Some(&w)).choice, Choice::Dgt { .. }));
         for op in [Op::Ntt, Op::Intt, Op::Mul] {
-            assert_eq!(decision(op, &key2, &q, 2, Some(&w)).winner, planner::rule(), "{op:?}");
+            assert_eq!(decision(op, &key2, &q, 2, Some(&w)).choice, planner::rule(), "{op:?}");
         }
     }
 }

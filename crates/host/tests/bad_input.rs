@@ -1058,13 +1058,13 @@ fn key() -> WisdomKey {
 fn decide_bad_n_or_prime() {
     for n in [0usize, 3, 12, usize::MAX] {
         for m in [Modulus::Prime(0), Modulus::Prime(7), Modulus::Prime(u64::MAX), Modulus::Bits(999)] {
-            assert_eq!(planner::decide(&key(), &m, n, None).winner, planner::rule(), "{n} {m:?}");
+            assert_eq!(planner::decide(&key(), &m, n, None).choice, planner::rule(), "{n} {m:?}");
         }
     }
     // p = 2^64 − 1 ≡ −1 (mod 4) and ≢ 1 (mod 8): the DGT's form (p + 1 = 2^64
     // does not overflow the check).
     let d = planner::decide(&key(), &Modulus::Prime(u64::MAX), 4, None);
-    assert!(matches!(d.winner, Choice::Dgt { .. }), "{d:?}");
+    assert!(matches!(d.choice, Choice::Dgt { .. }), "{d:?}");
 }
 
 #[test]

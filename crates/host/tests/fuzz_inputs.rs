@@ -166,12 +166,12 @@ fn planner_helpers_take_any_number() {
     assert_eq!((batch_bucket(0), batch_bucket(1), batch_bucket(3), batch_bucket(512)), (0, 0, 2, 9));
     let key = WisdomKey { device: "GPU".into(), log_n: 0, word_bits: 64, towers: 1, batch_bucket: 0 };
     for (q, n) in [(7, 0), (u64::MAX, usize::MAX), (1 << 40, 1 << 62), ((1 << 62) + 1, 1 << 63)] {
-        assert_eq!(decide(&key, &Modulus::Prime(q), n, None).winner, rule(), "q = {q}, N = {n}");
+        assert_eq!(decide(&key, &Modulus::Prime(q), n, None).choice, rule(), "q = {q}, N = {n}");
     }
     // p + 1 overflowing u64 (N = 2^i divides 2^64): the DGT's rule, as for any p ≡ −1 (mod N).
     for n in [1 << 10, 1 << 63] {
         let d = decide(&key, &Modulus::Prime(u64::MAX), n, None);
-        assert!(matches!(d.winner, Choice::Dgt { .. }), "N = {n}");
+        assert!(matches!(d.choice, Choice::Dgt { .. }), "N = {n}");
     }
 }
 

@@ -150,8 +150,8 @@ enum Transform {
 /// One word size's engine: the planner's multiplier (boxed: it is large).
 struct Eng<W: Coeff>(Box<Multiplier<W>>);
 
-fn no_decision(winner: Choice) -> Decision {
-    Decision { winner, from_wisdom: false, measured_us: None }
+fn no_decision(choice: Choice) -> Decision {
+    Decision { choice, from_wisdom: false, measured_us: None }
 }
 
 impl<W: Coeff> Eng<W> {
@@ -179,7 +179,7 @@ impl<W: Coeff> Eng<W> {
 
     /// The DGT on the CPU: its CPU model (exact, not fast).
     fn dgt_model(&self) -> bool {
-        self.0.gpu().is_none() && matches!(self.0.decision().winner, Choice::Dgt { .. })
+        self.0.gpu().is_none() && matches!(self.0.decision().choice, Choice::Dgt { .. })
     }
 
     fn primes(&self) -> Vec<u64> {

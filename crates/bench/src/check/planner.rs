@@ -33,7 +33,7 @@ pub(super) fn planner_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, t: &mut T
                     let mut w = Wisdom::new();
                     w.insert(WisdomEntry { key, winner, us_per_poly: 1.0, candidates: 1 });
                     let m = Multiplier::<W>::with_wisdom(gpu, n, modulus, batch, Some(&w)).map_err(s)?;
-                    if !m.decision().from_wisdom || m.decision().winner != winner {
+                    if !m.decision().from_wisdom || m.decision().choice != winner {
                         return Err(format!("decision {:?}", m.decision()));
                     }
                     let mut rng = SplitMix64::new(seed ^ n as u64 ^ towers as u64);

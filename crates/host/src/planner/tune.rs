@@ -118,7 +118,7 @@ fn bits_for(word: u32) -> u32 {
 }
 
 fn time_one<W: Coeff>(gpu: &Gpu, n: usize, m: Modulus, batch: usize, w: Choice, quick: bool) -> Result<f64> {
-    let d = Decision { winner: w, from_wisdom: false, measured_us: None };
+    let d = Decision { choice: w, from_wisdom: false, measured_us: None };
     let plan = Multiplier::<W>::with_decision(gpu, n, m, d)?;
     let mut rng = SplitMix64::new(n as u64 ^ batch as u64);
     let data: Vec<W> = plan.primes().iter().flat_map(|&q| rng.coeffs(batch * n, W::from_u64(q))).collect();

@@ -50,8 +50,8 @@ pub(super) fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
         mk(n, Modulus::Rns { bits: 62, towers: usize::MAX }),
         |e| matches!(e, Error::TooManyPrimes { .. }),
     );
-    let decided = |winner: Choice, m: Modulus| {
-        Multiplier::<u64>::with_decision(gpu, n, m, Decision { winner, from_wisdom: true, measured_us: None })
+    let decided = |choice: Choice, m: Modulus| {
+        Multiplier::<u64>::with_decision(gpu, n, m, Decision { choice, from_wisdom: true, measured_us: None })
     };
     let q = polymul::params::ntt_primes(62, n, 1).map(|v| v[0]).unwrap_or(0);
     let p = dgt::dgt_primes(62, n, 1).map(|v| v[0]).unwrap_or(0);
@@ -158,7 +158,7 @@ pub(super) fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
 
 /// The DGT configuration a multiplier chose.
 fn mul_cfg(m: &Multiplier<u64>) -> DgtConfig {
-    match m.decision().winner {
+    match m.decision().choice {
         Choice::Dgt { config } => config,
         Choice::Ntt { .. } => DgtConfig::default_for(0),
     }
