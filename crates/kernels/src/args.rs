@@ -372,4 +372,105 @@ mod tests {
         assert_eq!(ok.fused(at(7), 4, &g).err(), Some(ArgsError::Short));
         assert_eq!(ok.fused(at(8), 3, &g).err(), Some(ArgsError::Count));
     }
+
+    #[test]
+    fn dgt_blocks_check_operands_and_tables() {
+        use crate::dgt::codec::{DgtCodecArgs, DgtPointwiseArgs};
+        use crate::dgt::layout::PassGeometry;
+        use crate::dgt::pass::{DgtArgs, DgtStep, DgtTables, Op, Order};
+        // M = 8 Gaussians, 2 polynomials: 32 words; one pass of all 3 stages.
+        let g = TowerGrid::<u32>::new(Buf::none(), 1, 32, 64).unwrap();
+        let geo = PassGeometry { log_m: 3, s0: 0, s1: 3, log_cluster: 0 };
+        let tl = geo.twiddle_len() as usize;
+        let tables = DgtTables { tw: at(64), tw_inv: at(64), weights: at(64), inv_weights: at(64) };
+        let step = |op| DgtStep { geo, op, load: Order::Natural, store: Order::Natural, batch: 2 };
+        let s = (Q, 0, 13);
+        assert!(DgtArgs::new((at(32), at(32), Buf::none()), &tables, &g, step(Op::Forward), s).is_ok());
+        assert_eq!(
+            DgtArgs::new((at(32), at(32), Buf::none()), &tables, &g, step(Op::Polymul), s).err(),
+            Some(ArgsError::Null)
+        );
+        assert_eq!(
+            DgtArgs::new((at(32), at(31), Buf::none()), &tables, &g, step(Op::Inverse), s).err(),
+            Some(ArgsError::Short)
+        );
+        let short = DgtTables { tw: at(tl - 1), ..tables };
+        assert_eq!(
+            DgtArgs::new((at(32), at(32), Buf::none()), &short, &g, step(Op::Forward), s).err(),
+            Some(ArgsError::Short)
+        );
+        let bad = DgtStep { geo: PassGeometry { s1: 4, ..geo }, ..step(Op::Forward) };
+        assert_eq!(
+            DgtArgs::new((at(32), at(32), Buf::none()), &tables, &g, bad, s).err(),
+            Some(ArgsError::Size)
+        );
+        let wrong_batch = DgtStep { batch: 3, ..step(Op::Forward) };
+        assert_eq!(
+            DgtArgs::new((at(32), at(32), Buf::none()), &tables, &g, wrong_batch, s).err(),
+            Some(ArgsError::Count)
+        );
+        assert!(
+            DgtCodecArgs::new(
+                at(32),
+                Buf::new(core::ptr::dangling::<u32>().wrapping_add(1), 32),
+                at(8),
+                &g,
+                3,
+                3,
+                Q
+            )
+            .is_ok()
+        );
+        assert_eq!(DgtCodecArgs::new(at(32), at(32), at(8), &g, 3, 3, Q).err(), Some(ArgsError::Count));
+        assert!(DgtPointwiseArgs::new(at(32), at(32), &g, 3, s).is_ok());
+        assert_eq!(DgtPointwiseArgs::new(at(32), at(16), &g, 3, s).err(), Some(ArgsError::Short));
+    }
+
+    #[test]
+    fn conversions_check_buffers_and_counts() {
+        use crate::rns::crt::{self, CrtArgs};
+        use crate::rns::decompose::{self, DecomposeArgs};
+        let (count, l, k) = (16u32, 2u32, 3u32);
+        let dt = decompose::table_words(k as usize, l as usize);
+        let ct = crt::table_words(k as usize, l as usize);
+        let a = DecomposeArgs::<u32>::new(at(32), at(48), at(dt), (count, l, k), 2).unwrap();
+        assert_eq!(a.magic, crate::rns::div_magic(l));
+        assert_eq!(
+            DecomposeArgs::<u32>::new(at(31), at(48), at(dt), (count, l, k), 2).err(),
+            Some(ArgsError::Short)
+        );
+        assert_eq!(
+            DecomposeArgs::<u32>::new(at(32), at(48), at(dt - 1), (count, l, k), 2).err(),
+            Some(ArgsError::Short)
+        );
+        assert_eq!(
+            DecomposeArgs::<u32>::new(at(32), at(48), at(dt), (0, l, k), 2).err(),
+            Some(ArgsError::Count)
+        );
+        assert!(CrtArgs::<u32>::new(at(48), at(32), at(ct), (count, l, k)).is_ok());
+        assert_eq!(CrtArgs::<u32>::new(at(47), at(32), at(ct), (count, l, k)).err(), Some(ArgsError::Short));
+        assert_eq!(
+            CrtArgs::<u32>::new(at(48), at(32), at(ct), (count, l, crt::MAX_TOWERS as u32 + 1)).err(),
+            Some(ArgsError::Count)
+        );
+    }
+
+    #[test]
+    fn microbench_blocks_check_buffers_and_modulus() {
+        use crate::arith::harvey::ShoupPair;
+        use crate::microbench::{ButterflyFloorArgs, CHAINS, ModMulBenchArgs};
+        assert!(ModMulBenchArgs::<u32>::new(at(CHAINS * 8), (at(8), Buf::none()), 8, 4, (Q, 0, 0)).is_ok());
+        assert_eq!(
+            ModMulBenchArgs::<u32>::new(at(CHAINS * 8 - 1), (at(8), Buf::none()), 8, 4, (Q, 0, 0)).err(),
+            Some(ArgsError::Short)
+        );
+        assert_eq!(
+            ModMulBenchArgs::<u32>::new(at(CHAINS * 8), (at(8), at(7)), 8, 4, (Q, 0, 0)).err(),
+            Some(ArgsError::Short)
+        );
+        let w = ShoupPair { w: 3u32, wp: 0 };
+        assert!(ButterflyFloorArgs::new(at(256), 256, 1, w, Q).is_ok());
+        assert_eq!(ButterflyFloorArgs::new(at(255), 256, 1, w, Q).err(), Some(ArgsError::Short));
+        assert_eq!(ButterflyFloorArgs::new(at(256), 256, 1, w, 1u32 << 30).err(), Some(ArgsError::Modulus));
+    }
 }

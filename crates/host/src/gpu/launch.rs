@@ -46,16 +46,6 @@ impl<'a> Queue<'a> {
     }
 }
 
-/// A device pointer as the raw pointer an argument block holds.
-pub(crate) fn raw_mut<W: Coeff>(p: DevicePointer<W>) -> *mut W {
-    p.as_raw() as *mut W
-}
-
-/// A device pointer as the raw pointer an argument block holds.
-pub(crate) fn raw<W: Coeff>(p: DevicePointer<W>) -> *const W {
-    p.as_raw() as *const W
-}
-
 /// The RNS tower arguments of a launch (`polymul_kernels::towers`): block
 /// row `y` of the grid is tower `y`.
 #[derive(Debug, Clone, Copy)]

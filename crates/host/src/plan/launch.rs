@@ -303,7 +303,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
 /// constructors take them (a null auxiliary table where the reduction needs
 /// none).
 fn twiddles<W: Coeff>(tw: &DeviceMultiplicands<W>) -> (Buf<W>, Buf<W>) {
-    (buf(tw.main.ptr(), tw.main.len()), tw.aux.as_ref().map_or(Buf::none(), |x| buf(x.ptr(), x.len())))
+    tw.bufs()
 }
 
 /// Direction of a transform.
