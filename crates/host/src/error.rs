@@ -245,6 +245,18 @@ pub enum Error {
         code: i32,
     },
 
+    /// A kernel's argument block was refused by its constructor
+    /// (`polymul_kernels::args`): a buffer null or shorter than what the
+    /// kernel would index, or a size, count or modulus outside its range.
+    /// The plans check their inputs first, so this is polymul's bug.
+    #[error("refused to launch {kernel}: {why}")]
+    BadLaunch {
+        /// The kernel (family).
+        kernel: &'static str,
+        /// Why.
+        why: &'static str,
+    },
+
     /// A whole forward or inverse transform was asked of a fused-polymul
     /// plan, which holds only half of each twiddle table.
     #[error(
@@ -533,7 +545,10 @@ impl Error {
             | Error::FusedPlanTransform
             | Error::NotNttDomain
             | Error::NoTransformFor { .. } => K::Unsupported,
-            Error::KernelImage { .. } | Error::Cuda { .. } | Error::CudaCode { .. } => K::Device,
+            Error::KernelImage { .. }
+            | Error::Cuda { .. }
+            | Error::CudaCode { .. }
+            | Error::BadLaunch { .. } => K::Device,
             Error::OutOfDeviceMemory { .. } => K::OutOfMemory,
             Error::Wisdom { .. } => K::Wisdom,
             Error::Io { .. } => K::Io,
@@ -622,6 +637,7 @@ mod tests {
             (Error::BadTile { bytes: 3, min: 8, max: 1 << 16 }, K::InvalidInput),
             (Error::ForeignMemory { ptr: 16, why: "not device memory" }, K::InvalidInput),
             (Error::CudaCode { during: "capturing", code: 900 }, K::Device),
+            (Error::BadLaunch { kernel: "a radix-2 NTT stage", why: "a buffer is null" }, K::Device),
             (Error::FusedPlanTransform, K::Unsupported),
             (Error::NotNttDomain, K::Unsupported),
             (Error::DuplicatePrime { q: 17 }, K::InvalidInput),

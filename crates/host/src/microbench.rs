@@ -3,7 +3,7 @@
 //! bench and checked against the kernels' own chain body on the CPU.
 
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, blocks, raw, raw_mut};
+use crate::gpu::launch::{Queue, blocks, refused, view};
 use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::plan::twiddles::DeviceMultiplicands;
 use crate::reduction::{Multiplicands, Reduction};
@@ -110,19 +110,11 @@ fn modmul_bench<W: Coeff>(
     q.gpu.bind()?;
     let id = names::ModMulBenchKernel { select, reduction: reduction.kind() };
     let f = TypedKernel::get::<W, _>(q.gpu, id)?;
-    let (q_, k, m) = ops.parts;
-    let args = ModMulBenchArgs {
-        data: raw_mut(data.ptr()),
-        ops: raw(ops.main.ptr()),
-        ops_aux: raw(ops.aux_ptr()),
-        threads,
-        iters,
-        m,
-        q: q_,
-        k,
-    };
+    let args = ModMulBenchArgs::new(view(data), ops.bufs(), threads, iters, ops.parts)
+        .map_err(refused("the reduction microbenchmark"))?;
     // SAFETY: the invariants of `ModMulBenchArgs` (polymul-kernels
-    // `microbench.rs`): `data` is `ModMulBench::data`, `CHAINS · threads` words
+    // `microbench.rs`); `ModMulBenchArgs::new` checked the buffers' extents and
+    // `q`'s range: `data` is `ModMulBench::data`, `CHAINS · threads` words
     // below `q` (`ModMulBench::new` uploads them; `reset` copies the same `start`
     // back), `ops` (and `ops_aux` where the reduction has auxiliary words) hold
     // `threads` prepared words (`Multiplicands::new` in `ModMulBench::new`),

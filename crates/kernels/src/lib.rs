@@ -22,6 +22,8 @@
 // what the kernels share.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod args;
 pub mod arith;
 pub mod dgt;
 pub mod gmem;

@@ -4,6 +4,8 @@
 //! measurement is throughput of the reduction, not memory traffic.
 
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf};
 use crate::arith::ModMul;
 use crate::gmem::Gmem;
 
@@ -22,27 +24,33 @@ pub const CHAINS: usize = 4;
 /// [`CHAINS`]` · threads` words below `q`, `ops` (and `ops_aux` where the
 /// reduction has auxiliary words) to `threads` prepared words, and
 /// `(q, k, m)` are [`ModMul::parts`] of the reduction for `q`.
+/// [`ModMulBenchArgs::new`] (host only) checks the buffers' extents
+/// (`data`: `CHAINS · threads` words; `ops` and a non-null `ops_aux`:
+/// `threads` words; `threads > 0`) and `q` in `3..2^(β−1)`; the words being
+/// below `q`, the operands' preparation and `(q, k, m)` matching the
+/// kernel's reduction stay the caller's.
 /// Established by `polymul::microbench::ModMulBench::new` (the buffers
-/// and the prepared operands) and `polymul::microbench::modmul_bench` (the block).
+/// and the prepared operands) and `polymul::microbench::modmul_bench` (the
+/// block, through [`ModMulBenchArgs::new`]).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct ModMulBenchArgs<W> {
     /// The chains' values, [`CHAINS`] words per thread.
-    pub data: *mut W,
+    pub(crate) data: *mut W,
     /// The prepared operands, one per thread.
-    pub ops: *const W,
+    pub(crate) ops: *const W,
     /// Their auxiliary words, or null when the reduction needs none.
-    pub ops_aux: *const W,
+    pub(crate) ops_aux: *const W,
     /// Threads that run (the launch may have more).
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Steps per chain.
-    pub iters: u32,
+    pub(crate) iters: u32,
     /// The reduction's third constant (`m` of [`ModMul::parts`]).
-    pub m: u32,
+    pub(crate) m: u32,
     /// The modulus.
-    pub q: W,
+    pub(crate) q: W,
     /// The reduction's second constant.
-    pub k: W,
+    pub(crate) k: W,
 }
 
 /// The argument block of the compute-floor kernels
@@ -53,22 +61,86 @@ pub struct ModMulBenchArgs<W> {
 ///
 /// What the `unsafe` store of `butterfly_floor_*` relies on: `out` points to
 /// one word per launched thread (`gridDim.x · blockDim.x` words).
-/// Established by `polymul::Gpu::lazy_butterfly_rate` (`gpu/timing.rs`),
-/// which also checks `3 <= q` below the lazy butterflies' limit
-/// ([`harvey::max_bits`](crate::arith::harvey::max_bits)).
+/// [`ButterflyFloorArgs::new`] (host only) checks that `out` holds the
+/// launch's threads' words and `3 ≤ q < 2^`[`harvey::max_bits`](crate::arith::harvey::max_bits);
+/// the grid having that many threads stays the caller's.
+/// Established by `polymul::Gpu::lazy_butterfly_rate` (`gpu/timing.rs`,
+/// through [`ButterflyFloorArgs::new`]), which also checks `q` and
+/// `rounds` first to report them as its own errors.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct ButterflyFloorArgs<W> {
     /// One word per launched thread.
-    pub out: *mut W,
+    pub(crate) out: *mut W,
     /// Rounds of four butterflies.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// The twiddle.
-    pub w: W,
+    pub(crate) w: W,
     /// Its Shoup companion.
-    pub wp: W,
+    pub(crate) wp: W,
     /// The modulus.
-    pub q: W,
+    pub(crate) q: W,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> ModMulBenchArgs<W> {
+    /// The block of `threads` threads' chains over `data` with the prepared
+    /// operands `(ops, ops_aux)` (`ops_aux`: [`Buf::none`] for a reduction
+    /// without auxiliary words), `iters` steps each, and the reduction's
+    /// `(q, k, m)` ([`ModMul::parts`]). Checks what the
+    /// [`ModMulBenchArgs`] docs say.
+    pub fn new(
+        data: Buf<W>,
+        (ops, ops_aux): (Buf<W>, Buf<W>),
+        threads: u32,
+        iters: u32,
+        (q, k, m): (W, W, u32),
+    ) -> Result<Self, ArgsError> {
+        if threads == 0 {
+            return Err(ArgsError::Count);
+        }
+        data.holds(CHAINS as u64 * threads as u64)?;
+        ops.holds(threads as u64)?;
+        ops_aux.holds_if_any(threads as u64)?;
+        let q64 = q.as_u64();
+        if !(3..1u64 << (W::BITS - 1)).contains(&q64) {
+            return Err(ArgsError::Modulus);
+        }
+        Ok(ModMulBenchArgs {
+            data: data.mut_ptr(),
+            ops: ops.ptr,
+            ops_aux: ops_aux.ptr,
+            threads,
+            iters,
+            m,
+            q,
+            k,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> ButterflyFloorArgs<W> {
+    /// The block of a launch of `threads` threads in all, each storing its
+    /// result in `out`, `rounds` rounds with the twiddle `w` modulo `q`.
+    /// Checks what the [`ButterflyFloorArgs`] docs say.
+    pub fn new(
+        out: Buf<W>,
+        threads: u64,
+        rounds: u32,
+        w: crate::arith::harvey::ShoupPair<W>,
+        q: W,
+    ) -> Result<Self, ArgsError> {
+        if threads == 0 {
+            return Err(ArgsError::Count);
+        }
+        out.holds(threads)?;
+        let q64 = q.as_u64();
+        if !(3..1u64 << crate::arith::harvey::max_bits(W::BITS)).contains(&q64) {
+            return Err(ArgsError::Modulus);
+        }
+        Ok(ButterflyFloorArgs { out: out.mut_ptr(), rounds, w: w.w, wp: w.wp, q })
+    }
 }
 
 /// Runs thread `t`'s chains over `data[4t .. 4t+4]` in place, multiplying by

@@ -4,6 +4,11 @@ use crate::arith::{Barrett4, ModMul, add_mod, sub_mod};
 use crate::gmem::Gmem;
 use crate::ntt::radix2::Twiddles;
 use crate::towers::Towers;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::{
+    Word,
+    args::{ArgsError, Buf, TowerGrid, one_tower_modulus},
+};
 
 /// The argument block of the element-wise product kernel
 /// (`pointwise_mul_<word>`, [`crate::names::PointwiseKernel`]): one
@@ -23,7 +28,15 @@ use crate::towers::Towers;
 /// * a one-tower launch's `(q, mu, qbits)` are Algorithm 4's constants of
 ///   its modulus.
 ///
-/// Established by `polymul::plan::launch::pointwise_mul` (host: `len = data_words`,
+/// [`PointwiseArgs::new`] (host only) checks what it can see: the tower
+/// table ([`TowerGrid`]); `out`, `a` and `b` non-null and holding
+/// `rows · data_words` words, `0 < data_words < 2^32`, `len = data_words`;
+/// a one-tower modulus with `4q < 2^β`. That `out` is `a` exactly or
+/// disjoint from both, the words' reduction, the constants being Algorithm
+/// 4's for the modulus and the grid stay the caller's.
+///
+/// Established by `polymul::plan::launch::pointwise_mul` (host, through
+/// [`PointwiseArgs::new`]: `len = data_words`,
 /// grid `⌈len / 256⌉ × rows`), whose callers
 /// (`polymul::plan::engine::NttEngine::pointwise_mul`, `NttEngine::polymul_in_place`)
 /// checked both buffers with `polymul::layout::Towers::operands`.
@@ -31,21 +44,21 @@ use crate::towers::Towers;
 #[repr(C)]
 pub struct PointwiseArgs<W> {
     /// The product, tower 0's (may be `a` itself).
-    pub out: *mut W,
+    pub(crate) out: *mut W,
     /// The first factor, tower 0's.
-    pub a: *const W,
+    pub(crate) a: *const W,
     /// The second factor, tower 0's.
-    pub b: *const W,
+    pub(crate) b: *const W,
     /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// Elements per tower.
-    pub len: u32,
+    pub(crate) len: u32,
     /// Algorithm 4's bit length `m` of a one-tower launch's modulus.
-    pub qbits: u32,
+    pub(crate) qbits: u32,
     /// A one-tower launch's modulus.
-    pub q: W,
+    pub(crate) q: W,
     /// Algorithm 4's `µ` of that modulus.
-    pub mu: W,
+    pub(crate) mu: W,
 }
 
 /// The argument block of the fused Hadamard kernels
@@ -67,35 +80,120 @@ pub struct PointwiseArgs<W> {
 /// * `total = batch · N/2`; the one-tower constants are those of the
 ///   plan's reduction and Algorithm 4 for its modulus.
 ///
-/// Established by `polymul::plan::launch::fused_hadamard` (host), called by
+/// [`FusedHadamardArgs::new`] (host only) checks what it can see: the tower
+/// table ([`TowerGrid`]); `a` and `b` non-null and holding
+/// `rows · data_words` words, `data_words` a non-zero multiple of `N` with
+/// `total = data_words / 2` below `2^32`; `2 ≤ log_n < 32`; `tw.main` (and
+/// a non-null `tw.aux`) holding `N/2` words per tower; a one-tower modulus
+/// with `4q < 2^β`. The words' reduction, the tables' contents, `tw.aux`
+/// being there where the reduction needs it, the constants and the grid
+/// stay the caller's.
+///
+/// Established by `polymul::plan::launch::fused_hadamard` (host, through
+/// [`FusedHadamardArgs::new`]), called by
 /// `polymul::plan::engine::NttEngine::hadamard_step` after `NttEngine::pair`
 /// (`polymul::layout::Towers::operands`) checked both buffers.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct FusedHadamardArgs<W> {
     /// The first operand, updated in place, tower 0's.
-    pub a: *mut W,
+    pub(crate) a: *mut W,
     /// The second operand, tower 0's.
-    pub b: *const W,
+    pub(crate) b: *const W,
     /// Tower 0's prepared forward twiddles (only the first half is read).
-    pub tw: Twiddles<W>,
+    pub(crate) tw: Twiddles<W>,
     /// The RNS tower arguments ([`crate::towers`]).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// Pairs per tower: `batch · N/2`.
-    pub total: u32,
+    pub(crate) total: u32,
     /// `log2 N`.
-    pub log_n: u32,
+    pub(crate) log_n: u32,
     /// A one-tower launch's third reduction constant (`m` of
     /// [`ModMul::parts`]).
-    pub m: u32,
+    pub(crate) m: u32,
     /// Algorithm 4's bit length of a one-tower launch's modulus.
-    pub qbits: u32,
+    pub(crate) qbits: u32,
     /// A one-tower launch's modulus.
-    pub q: W,
+    pub(crate) q: W,
     /// A one-tower launch's second reduction constant.
-    pub k: W,
+    pub(crate) k: W,
     /// Algorithm 4's `µ` of that modulus.
-    pub mu: W,
+    pub(crate) mu: W,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> PointwiseArgs<W> {
+    /// The block of `out ← a ⊗ b` over every tower's `grid.data_words()`
+    /// words (`out` may be `a` itself), a one-tower launch's modulus and
+    /// Algorithm 4's constants `barrett`. The block reads no twiddles
+    /// (`tw_words` is set to 0). Checks what the [`PointwiseArgs`] docs say.
+    pub fn new(
+        out: Buf<W>,
+        a: Buf<W>,
+        b: Buf<W>,
+        grid: &TowerGrid<W>,
+        barrett: Barrett4<W>,
+    ) -> Result<Self, ArgsError> {
+        let dw = grid.data_words();
+        if dw == 0 || dw > u32::MAX as u64 {
+            return Err(ArgsError::Count);
+        }
+        for buf in [&out, &a, &b] {
+            grid.data(buf, dw)?;
+        }
+        one_tower_modulus(grid, barrett.q, W::BITS - 2)?;
+        Ok(PointwiseArgs {
+            out: out.mut_ptr(),
+            a: a.ptr,
+            b: b.ptr,
+            towers: grid.with_tw_words(0).towers(),
+            len: dw as u32,
+            qbits: barrett.m,
+            q: barrett.q,
+            mu: barrett.mu,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> FusedHadamardArgs<W> {
+    /// The block of the fused Hadamard step over `a` (updated) and `b`,
+    /// `grid.data_words()` words per tower of `2^log_n`-word polynomials,
+    /// with the prepared forward twiddles `(main, aux)` (`aux`:
+    /// [`Buf::none`] for a reduction without auxiliary words), a one-tower
+    /// launch's reduction constants `(q, k, m)` ([`ModMul::parts`]) and
+    /// Algorithm 4's `barrett` for the same modulus. Checks what the
+    /// [`FusedHadamardArgs`] docs say.
+    pub fn new(
+        a: Buf<W>,
+        b: Buf<W>,
+        (main, aux): (Buf<W>, Buf<W>),
+        grid: &TowerGrid<W>,
+        log_n: u32,
+        (q, k, m): (W, W, u32),
+        barrett: Barrett4<W>,
+    ) -> Result<Self, ArgsError> {
+        grid.batch(log_n, 2)?;
+        let dw = grid.data_words();
+        grid.data(&a, dw)?;
+        grid.data(&b, dw)?;
+        let tw = grid.twiddles(&main, &aux, 1u64 << (log_n - 1))?;
+        one_tower_modulus(grid, barrett.q, W::BITS - 2)?;
+        one_tower_modulus(grid, q, W::BITS - 2)?;
+        Ok(FusedHadamardArgs {
+            a: a.mut_ptr(),
+            b: b.ptr,
+            tw,
+            towers: grid.towers(),
+            total: (dw >> 1) as u32,
+            log_n,
+            m,
+            qbits: barrett.m,
+            q,
+            k,
+            mu: barrett.mu,
+        })
+    }
 }
 
 /// `out[i] = a[i] · b[i] mod q` for element `i`.

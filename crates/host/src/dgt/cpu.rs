@@ -7,6 +7,7 @@ use super::params::DgtParams;
 use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::{Coeff, Error, Result};
+use polymul_kernels::args::{ArgsError, Buf as KBuf, TowerGrid};
 use polymul_kernels::arith::{ModMul, Shoup};
 use polymul_kernels::dgt::pass::{self, GaussTable};
 use polymul_kernels::smem::HostShared;
@@ -40,19 +41,25 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
     let mut scratch =
         if steps.iter().any(Step::uses_scratch) { vec![W::zero(); a.len()] } else { Vec::new() };
     let (pa, pb, ps) = (a.as_mut_ptr(), b.as_mut_ptr(), scratch.as_mut_ptr());
+    let (la, lb, ls) = (a.len(), b.len(), scratch.len());
     let buf = |x: Buf| match x {
         Buf::A => pa,
         Buf::B => pb,
         Buf::Scratch => ps,
     };
+    let kbuf = |x: Buf| match x {
+        Buf::A => KBuf::new(pa, la),
+        Buf::B => KBuf::new(pb, lb),
+        Buf::Scratch => KBuf::new(ps, ls),
+    };
     let barrett = p.barrett();
+    let bad = |e: ArgsError| Error::BadLaunch { kernel: "a DGT pass (CPU)", why: e.why() };
     let ctx = ArgsContext {
         tables: t.words.as_ptr(),
+        tables_len: t.words.len(),
         layout: t,
         batch: batch as u32,
-        moduli: std::ptr::null(),
-        data_words: a.len() as u64,
-        tw_words: t.words.len() as u32,
+        grid: TowerGrid::new(KBuf::none(), 1, a.len() as u64, t.words.len() as u32).map_err(bad)?,
         scalars: (p.p(), barrett.mu, barrett.m),
     };
     let polys = (0..batch).map(|i| i * n);
@@ -65,7 +72,8 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
         // `a.len() == b.len()`; a transform passes an empty `b` its steps never
         // name), the scratch `a.len()` words when a step uses it; the tables and
         // passes are `DgtTables::new`'s for `p` (`ArgsContext`: one tower, null
-        // `moduli`, `data_words = a.len()`); thread ids below the launch's
+        // `moduli`, `data_words = a.len()`; the pass blocks' buffer and table
+        // extents checked by `DgtArgs::new` in `pass_args`); thread ids below the launch's
         // threads, blocks below its blocks, the tile `shared_words()` words
         // (`HostShared` indexes logical words, no padding); phases in order,
         // every thread of one before the next (the barrier). Blocks of a pass
@@ -73,7 +81,7 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
         unsafe {
             match *step {
                 Step::Pass(s) => {
-                    let args = pass_args(&s, &ctx, buf);
+                    let args = pass_args(&s, &ctx, kbuf).map_err(bad)?;
                     let mut tile = vec![W::zero(); args.shared_words()];
                     let sh = HostShared(tile.as_mut_ptr());
                     // Each thread's twiddle, carried from phase to phase.

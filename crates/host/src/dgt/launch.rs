@@ -4,14 +4,13 @@
 
 use crate::gpu::Gpu;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, raw, raw_mut, set_max_dynamic_smem};
+use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, refused, set_max_dynamic_smem};
 use crate::{Coeff, Result};
-use cust::memory::DevicePointer;
 use polymul_kernels::BLOCK_THREADS;
+use polymul_kernels::args::Buf;
 use polymul_kernels::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs};
 use polymul_kernels::names;
 use polymul_kernels::smem::padded_words;
-use polymul_kernels::towers::Towers;
 /// The DGT kernels of one word.
 pub(crate) struct DgtKernels<W> {
     /// The pass kernels, by `Op`.
@@ -64,14 +63,17 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
-    let f = &k.pass[args.op as usize];
+    let f = &k.pass[args.op() as usize];
     // SAFETY: the invariants of `DgtArgs` (polymul-kernels `dgt/pass.rs`,
-    // `# Invariants`): `args` is `schedule::pass_args`'s (dgt/schedule.rs) from
+    // `# Invariants`): `args` was built and checked by `DgtArgs::new` (the
+    // buffers' and tables' extents, the tower table, the geometry's ranges,
+    // `batch`, the blocks and the one-tower prime) in `schedule::pass_args`
+    // (dgt/schedule.rs), from
     // the `ArgsContext` that `DgtPlan::run_on` (dgt/plan.rs) builds out of
     // `DgtPlan::launch_args` (the operand checked by `Towers::layout_of`, both
     // operands by `Towers::operands` in `DgtPlan::in_place`; the scratch
     // `GrowBuffer::at_least` of the operand's length, `DgtPlan::scratch_ptr`) and
-    // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op`;
+    // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op()`;
     // the grid is `args.blocks()` by the towers, `args.threads()` threads, `smem`
     // the padded `args.shared_words()`, at most the `pass_smem`
     // `DgtPlan::with_pipeline` sized over the schedule's passes, which
@@ -93,27 +95,22 @@ pub(crate) fn dgt_code<W: Coeff>(
     decode: bool,
     log_m: u32,
     s1: u32,
-    src: DevicePointer<W>,
-    dst: DevicePointer<W>,
-    w: DevicePointer<W>,
+    src: Buf<W>,
+    dst: Buf<W>,
+    w: Buf<W>,
     l: &DgtLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
     let f = if decode { &k.decode } else { &k.encode };
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);
-    let args = DgtCodecArgs {
-        src: raw(src),
-        dst: raw_mut(dst),
-        table: raw(w),
-        towers: l.towers.towers(),
-        total,
-        log_m,
-        s1,
-        p: l.p,
-    };
-    // SAFETY: the invariants of `DgtCodecArgs` (polymul-kernels `dgt/codec.rs`):
-    // `src` and `dst` are two distinct buffers of the operation
+    const KERNEL: &str = "DGT encoding/decoding";
+    let args =
+        DgtCodecArgs::new(src, dst, w, &l.towers.grid(KERNEL)?, log_m, s1, l.p).map_err(refused(KERNEL))?;
+    // SAFETY: the invariants of `DgtCodecArgs` (polymul-kernels `dgt/codec.rs`);
+    // `DgtCodecArgs::new` checked the buffers' and table's extents, that `src`
+    // and `dst` differ, the tower table, `total`, `s1 ≤ log_m` and the
+    // one-tower prime: `src` and `dst` are two distinct buffers of the operation
     // (`DgtPlan::run_on`: an operand, `rows · batch · 2M` words by
     // `DgtPlan::launch_args` / `Towers::layout_of`, and the scratch,
     // `GrowBuffer::at_least` of the operand's length); `w` is the weights or
@@ -129,26 +126,20 @@ pub(crate) fn dgt_pointwise<W: Coeff>(
     q: Queue<'_>,
     k: &DgtKernels<W>,
     log_m: u32,
-    a: DevicePointer<W>,
-    b: DevicePointer<W>,
+    a: Buf<W>,
+    b: Buf<W>,
     l: &DgtLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
     let total = (l.batch << log_m) as u32;
     let grid = (blocks(total), 1, l.towers.rows);
-    let args = DgtPointwiseArgs {
-        a: raw_mut(a),
-        b: raw(b),
-        // The kernel reads no tables: only the data stride and the constants.
-        towers: Towers { tw_words: 0, ..l.towers.towers() },
-        total,
-        log_m,
-        qbits: l.qbits,
-        p: l.p,
-        mu: l.mu,
-    };
+    const KERNEL: &str = "the DGT pointwise product";
+    // The kernel reads no tables: only the data stride and the constants.
+    let args = DgtPointwiseArgs::new(a, b, &l.towers.grid(KERNEL)?, log_m, (l.p, l.mu, l.qbits))
+        .map_err(refused(KERNEL))?;
     // SAFETY: the invariants of `DgtPointwiseArgs` (polymul-kernels
-    // `dgt/codec.rs`): `a` and `b` each hold `rows · batch · 2M` words: the
+    // `dgt/codec.rs`); `DgtPointwiseArgs::new` checked the buffers' extents, the
+    // tower table, `total` and the one-tower prime: `a` and `b` each hold `rows · batch · 2M` words: the
     // callers (`DgtPlan::pointwise_mul`, and `DgtPlan::run_on` for
     // `DgtPlan::in_place`, dgt/plan.rs) checked both with `Towers::operands` and
     // built `l` with `DgtPlan::launch_args`; `total = batch · M`; the grid

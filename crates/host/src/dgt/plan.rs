@@ -8,12 +8,13 @@ use super::params::DgtParams;
 use super::schedule::{ArgsContext, Buf, DgtPipeline, Schedule, Step, pass_args};
 use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
-use crate::gpu::launch::{Queue, TowerLaunch};
+use crate::gpu::launch::{Queue, TowerLaunch, buf, refused};
 use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
+use polymul_kernels::args::Buf as KBuf;
 use polymul_kernels::dgt::layout::PassGeometry;
 use polymul_kernels::dgt::pass::{Op, op_shared_words};
 use polymul_kernels::smem::padded_words;
@@ -203,6 +204,7 @@ impl<W: Coeff> DgtPlan<W> {
                 rows: self.towers.len() as u32,
                 data_words: (batch * self.tower_set.n()) as u64,
                 tw_words: self.tw_words as u32,
+                moduli_words: self.moduli.as_ref().map_or(0, |m| m.len()),
             },
             p: self.towers[0].p(),
             mu: b.mu,
@@ -210,17 +212,20 @@ impl<W: Coeff> DgtPlan<W> {
         })
     }
 
-    /// Coala's scratch for `len` words, or null for the fused pipeline.
-    fn scratch_ptr(&self, len: usize) -> Result<DevicePointer<W>> {
+    /// Coala's scratch for `len` words (and `len`), or null (and 0) for the
+    /// fused pipeline.
+    fn scratch_ptr(&self, len: usize) -> Result<KBuf<W>> {
         if self.schedule.needs_scratch() {
-            self.scratch.at_least(&self.queue(), len)
+            Ok(buf(self.scratch.at_least(&self.queue(), len)?, len))
         } else {
-            Ok(DevicePointer::null())
+            Ok(KBuf::none())
         }
     }
 
-    fn table(&self, offset: usize) -> DevicePointer<W> {
-        self.tables.ptr().wrapping_add(offset)
+    /// The tables from `offset` words on (tower 0's table there, the
+    /// others `tw_words` further).
+    fn table(&self, offset: usize) -> KBuf<W> {
+        buf(self.tables.ptr().wrapping_add(offset), self.tables.len().saturating_sub(offset))
     }
 
     /// Queues the launches `steps` of the schedule on `g`, on operands `a`
@@ -229,7 +234,7 @@ impl<W: Coeff> DgtPlan<W> {
         &self,
         g: Queue<'_>,
         steps: &[Step],
-        (a, b, s): (DevicePointer<W>, DevicePointer<W>, DevicePointer<W>),
+        (a, b, s): (KBuf<W>, KBuf<W>, KBuf<W>),
         l: &DgtLaunch<W>,
     ) -> Result<()> {
         let dev = |x: Buf| match x {
@@ -237,20 +242,20 @@ impl<W: Coeff> DgtPlan<W> {
             Buf::B => b,
             Buf::Scratch => s,
         };
+        const KERNEL: &str = "a DGT pass";
         let ctx = ArgsContext {
             tables: self.tables.ptr().as_raw() as *const W,
+            tables_len: self.tables.len(),
             layout: &self.layout,
             batch: l.batch as u32,
-            moduli: l.towers.moduli.as_raw() as *const W,
-            data_words: l.towers.data_words,
-            tw_words: l.towers.tw_words,
+            grid: l.towers.grid(KERNEL)?,
             scalars: (l.p, l.mu, l.qbits),
         };
         let (k, log_m, s1) = (&self.kernels, self.towers[0].log_m(), self.layout.passes[0].s1);
         for step in steps {
             match *step {
                 Step::Pass(p) => {
-                    let args = pass_args(&p, &ctx, |x| dev(x).as_raw() as *mut W);
+                    let args = pass_args(&p, &ctx, dev).map_err(refused(KERNEL))?;
                     launch::dgt_pass(g, k, args, l.towers.rows)?
                 }
                 Step::Encode { from, to } | Step::Decode { from, to } => {
@@ -286,10 +291,10 @@ impl<W: Coeff> DgtPlan<W> {
         let l = self.launch_args("data", data)?;
         let d = data.ptr();
         let s = self.scratch_ptr(data.len())?;
+        let operands = (buf(d, data.len()), KBuf::none(), s);
         let key = CallKey { op: u8::from(inverse), a: (d.as_raw(), data.len()), b: (0, 0) };
         let steps = if inverse { &self.schedule.inverse } else { &self.schedule.forward };
-        self.graphs
-            .run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (d, DevicePointer::null(), s), &l))
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, operands, &l))
     }
 
     /// Queues `a ← a · b` elementwise in the DGT domain.
@@ -298,7 +303,14 @@ impl<W: Coeff> DgtPlan<W> {
         self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
-        launch::dgt_pointwise(self.queue(), &self.kernels, log_m, a.ptr(), b.ptr(), &l)
+        launch::dgt_pointwise(
+            self.queue(),
+            &self.kernels,
+            log_m,
+            buf(a.ptr(), a.len()),
+            buf(b.ptr(), b.len()),
+            &l,
+        )
     }
 
     fn in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
@@ -308,7 +320,8 @@ impl<W: Coeff> DgtPlan<W> {
         let s = self.scratch_ptr(a.len())?;
         let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
         let steps = &self.schedule.polymul;
-        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, (pa, pb, s), &l))
+        let operands = (buf(pa, a.len()), buf(pb, b.len()), s);
+        self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, operands, &l))
     }
 }
 

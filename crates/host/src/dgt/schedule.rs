@@ -24,8 +24,9 @@
 
 use super::tables::DgtTables;
 use crate::Coeff;
+use polymul_kernels::args::{ArgsError, Buf as KBuf, TowerGrid};
 use polymul_kernels::dgt::layout::PassGeometry;
-use polymul_kernels::dgt::pass::{DgtArgs, Op, Order};
+use polymul_kernels::dgt::pass::{DgtArgs, DgtStep, DgtTables as KTables, Op, Order};
 
 /// How a DGT plan arranges its kernels (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -188,49 +189,37 @@ impl Schedule {
 pub(crate) struct ArgsContext<'a, W: Coeff> {
     /// Each tower's tables, back to back (`tw_words` apart), starting here.
     pub tables: *const W,
+    /// Words from `tables` to the end of the last tower's tables.
+    pub tables_len: usize,
     /// The layout of one tower's tables.
     pub layout: &'a DgtTables<W>,
     /// Polynomials per operand and tower.
     pub batch: u32,
-    /// The tower constants table (null for one tower).
-    pub moduli: *const W,
-    /// Words between consecutive towers' data.
-    pub data_words: u64,
-    /// Words between consecutive towers' tables.
-    pub tw_words: u32,
+    /// The towers: constants table, data and table strides, checked by
+    /// `TowerGrid::new`.
+    pub grid: TowerGrid<W>,
     /// Tower 0's prime and Algorithm 4's `(µ, m)` for it.
     pub scalars: (W, W, u32),
 }
 
-/// The kernel arguments of pass launch `s`, its buffers given by `buf`.
+/// The kernel arguments of pass launch `s`, its buffers (first word and
+/// words) given by `buf`, built and checked by `DgtArgs::new`.
 pub(crate) fn pass_args<W: Coeff>(
     s: &PassStep,
     c: &ArgsContext<'_, W>,
-    buf: impl Fn(Buf) -> *mut W,
-) -> DgtArgs<W> {
-    let t = |offset: usize| c.tables.wrapping_add(offset);
-    let (p, mu, qbits) = c.scalars;
-    DgtArgs {
-        src: buf(s.from),
-        dst: buf(s.to),
-        b: s.second.map_or(std::ptr::null_mut(), &buf),
+    buf: impl Fn(Buf) -> KBuf<W>,
+) -> Result<DgtArgs<W>, ArgsError> {
+    let t = |offset: usize| KBuf::new(c.tables.wrapping_add(offset), c.tables_len.saturating_sub(offset));
+    let tables = KTables {
         tw: t(c.layout.fwd[s.pass]),
         tw_inv: t(c.layout.inv[s.pass]),
         weights: t(c.layout.weights),
         inv_weights: t(c.layout.inv_weights),
-        moduli: c.moduli,
-        data_words: c.data_words,
-        tw_words: c.tw_words,
-        geo: c.layout.passes[s.pass],
-        op: s.op,
-        load: s.load,
-        store: s.store,
-        batch: c.batch,
-        operands: if s.op == Op::Forward && s.second.is_some() { 2 } else { 1 },
-        qbits,
-        p,
-        mu,
-    }
+    };
+    let step =
+        DgtStep { geo: c.layout.passes[s.pass], op: s.op, load: s.load, store: s.store, batch: c.batch };
+    let b = s.second.map_or(KBuf::none(), &buf);
+    DgtArgs::new((buf(s.from), buf(s.to), b), &tables, &c.grid, step, c.scalars)
 }
 
 #[cfg(test)]

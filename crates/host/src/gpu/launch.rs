@@ -10,7 +10,7 @@ use crate::{Coeff, Error, Result};
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 use polymul_kernels::BLOCK_THREADS;
-use polymul_kernels::towers::Towers;
+use polymul_kernels::args::{ArgsError, Buf, TowerGrid};
 /// Where a launch goes: the GPU (its context) and the stream to queue on
 /// (the GPU's own, or one a plan was bound to).
 #[derive(Clone, Copy)]
@@ -46,16 +46,6 @@ impl<'a> Queue<'a> {
     }
 }
 
-/// A device pointer as the raw pointer an argument block holds.
-pub(crate) fn raw_mut<W: Coeff>(p: DevicePointer<W>) -> *mut W {
-    p.as_raw() as *mut W
-}
-
-/// A device pointer as the raw pointer an argument block holds.
-pub(crate) fn raw<W: Coeff>(p: DevicePointer<W>) -> *const W {
-    p.as_raw() as *const W
-}
-
 /// The RNS tower arguments of a launch (`polymul_kernels::towers`): block
 /// row `y` of the grid is tower `y`.
 #[derive(Debug, Clone, Copy)]
@@ -68,13 +58,36 @@ pub(crate) struct TowerLaunch<W: Coeff> {
     pub data_words: u64,
     /// Words between consecutive towers' twiddle tables.
     pub tw_words: u32,
+    /// Words of the constants table (0 for one tower).
+    pub moduli_words: usize,
 }
 
 impl<W: Coeff> TowerLaunch<W> {
-    /// The kernels' tower arguments.
-    pub(crate) fn towers(&self) -> Towers<W> {
-        Towers { moduli: raw(self.moduli), data_words: self.data_words, tw_words: self.tw_words }
+    /// The kernels' tower arguments with the grid's tower extent, checked
+    /// by `TowerGrid::new` (a null table and one row, or a table of
+    /// `rows · TOWER_WORDS` words); `kernel` names the launch a refusal
+    /// reports.
+    pub(crate) fn grid(&self, kernel: &'static str) -> Result<TowerGrid<W>> {
+        TowerGrid::new(buf(self.moduli, self.moduli_words), self.rows, self.data_words, self.tw_words)
+            .map_err(refused(kernel))
     }
+}
+
+/// A device buffer of `len` elements at `p` as the argument blocks'
+/// constructors take it.
+pub(crate) fn buf<T: cust::memory::DeviceCopy>(p: DevicePointer<T>, len: usize) -> Buf<T> {
+    Buf::new(p.as_raw() as *const T, len)
+}
+
+/// A device view as the argument blocks' constructors take it.
+pub(crate) fn view<W: Coeff>(v: &DeviceView<W>) -> Buf<W> {
+    buf(v.ptr(), v.len())
+}
+
+/// Maps an argument block that `kernel`'s constructor refused to
+/// [`Error::BadLaunch`].
+pub(crate) fn refused(kernel: &'static str) -> impl Fn(ArgsError) -> Error {
+    move |e| Error::BadLaunch { kernel, why: e.why() }
 }
 
 /// Raises `f`'s dynamic shared-memory limit to `bytes` (above the default

@@ -79,17 +79,21 @@ impl Gpu {
         let (blocks, threads) = (self.info().multiprocessors.max(1) as u32 * 8, 256u32);
         let out: DeviceVec<W> = self.zeros((blocks * threads) as usize)?;
         let f = super::kernel::TypedKernel::get::<W, _>(self, polymul_kernels::names::ButterflyFloorKernel)?;
-        let args = polymul_kernels::microbench::ButterflyFloorArgs {
-            out: out.ptr().as_raw() as *mut W,
+        const KERNEL: &str = "the butterfly floor";
+        let out_buf = super::launch::buf(out.ptr(), out.len());
+        let args = polymul_kernels::microbench::ButterflyFloorArgs::new(
+            out_buf,
+            u64::from(blocks * threads),
             rounds,
-            w: w.w,
-            wp: w.wp,
+            w,
             q,
-        };
+        )
+        .map_err(super::launch::refused(KERNEL))?;
         let queue = super::launch::Queue::of(self);
         let t = self.time(1, reps, || {
             // SAFETY: the invariants of `ButterflyFloorArgs` (polymul-kernels
-            // `microbench.rs`): `out` holds `blocks · threads` words
+            // `microbench.rs`), `out`'s extent and `q`'s range checked by
+            // `ButterflyFloorArgs::new`: `out` holds `blocks · threads` words
             // (`self.zeros` above), one per launched thread of the `blocks` ×
             // `threads` grid, and outlives `self.time`, which waits for every run
             // before it returns `Ok`; `q` is in `3..=limit` (checked above). The

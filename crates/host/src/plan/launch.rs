@@ -12,7 +12,7 @@ use super::lazy::{LazyPass, LazySchedule};
 use super::twiddles::DeviceMultiplicands;
 use crate::gpu::cluster::ClusterLaunch;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, raw, raw_mut, set_max_dynamic_smem};
+use crate::gpu::launch::{Queue, TowerLaunch, blocks, buf, check, refused, set_max_dynamic_smem, view};
 use crate::gpu::{DeviceView, Gpu};
 use crate::reduction::Reduction;
 use crate::{Coeff, Error, Result};
@@ -20,16 +20,16 @@ use cust::function::{BlockSize, GridSize};
 use cust::memory::DevicePointer;
 use cust::stream::{Stream, StreamFlags};
 use polymul_kernels::BLOCK_THREADS;
+use polymul_kernels::args::{Buf, TowerGrid};
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::arith::harvey::ShoupPair;
 use polymul_kernels::names;
 use polymul_kernels::ntt::cluster::ClusterShape;
-use polymul_kernels::ntt::lazy::{self, LaunchArgs};
-use polymul_kernels::ntt::radix2::{Radix2Args, Twiddles};
-use polymul_kernels::ntt::tiled::{self, TileGeometry, TiledArgs};
+use polymul_kernels::ntt::lazy::{self, LaunchArgs, LazyTwiddles};
+use polymul_kernels::ntt::radix2::Radix2Args;
+use polymul_kernels::ntt::tiled::{self, TileGeometry, TiledArgs, TiledPass};
 use polymul_kernels::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use polymul_kernels::smem::padded_words;
-use polymul_kernels::towers::Towers;
 /// Kernel handles one plan needs, looked up once at plan creation.
 pub(crate) struct Radix2Kernels<W> {
     fwd: TypedKernel<Radix2Args<W>>,
@@ -186,7 +186,7 @@ fn wait(stream: &Stream, event: &RawEvent) -> Result<()> {
 fn tiled_passes<W: Coeff>(
     k: &TiledKernels<W>,
     dir: Direction,
-    a: DevicePointer<W>,
+    (a, words): (DevicePointer<W>, usize),
     tw: &DeviceMultiplicands<W>,
     batch: usize,
     cfg: &TiledLaunch,
@@ -204,25 +204,24 @@ fn tiled_passes<W: Coeff>(
     let threads = tiled::block_threads(geo.log_tile, cfg.log_radix).min(k.max_threads);
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(1usize << geo.log_tile, w) * w) as u32;
-    let (q_, k_, m) = tw.parts;
-    let mut args = TiledArgs {
-        a: raw_mut(a),
-        tw: twiddles(tw),
-        towers: towers.towers(),
-        geo: *geo,
-        strided: 0,
-        log_radix: cfg.log_radix,
-        direct: u32::from(cfg.direct),
-        stop: cfg.stop,
-        m,
-        q: q_,
-        k: k_,
-    };
+    const KERNEL: &str = "a shared-memory NTT pass";
+    let grid_t = towers.grid(KERNEL)?;
     for &strided in order {
-        args.strided = strided;
+        let pass = TiledPass {
+            geo: *geo,
+            strided: strided == 1,
+            log_radix: cfg.log_radix,
+            direct: cfg.direct,
+            stop: cfg.stop,
+        };
+        let args = TiledArgs::new(buf(a, words), twiddles(tw), &grid_t, batch as u64, pass, tw.parts)
+            .map_err(refused(KERNEL))?;
         // SAFETY: the invariants of `TiledArgs` (polymul-kernels `ntt/tiled.rs`,
-        // `# Invariants`):
-        // - `a` points to `rows · batch · N` words: `batch` comes from
+        // `# Invariants`); `TiledArgs::new` checked the buffers' extents (`a`:
+        // `batch · N` words of the last tower, `data_words` apart; the tables:
+        // the `2^stop` words per tower the pass reads), the tower table, the
+        // geometry's ranges, `log_radix`, `stop` and the one-tower modulus:
+        // - `a` holds `rows · batch · N` words: `batch` comes from
         //   `NttEngine::batch_of` (`Towers::layout_of`, layout.rs) in
         //   `NttEngine::transform` (plan/engine/mod.rs), or is 1 at polynomial
         //   `i < batch` of such a buffer (`tiled_ntt_pipelined`); `towers` is
@@ -261,7 +260,7 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    tiled_passes(k, dir, data.ptr(), tw, batch, cfg, &q, towers)
+    tiled_passes(k, dir, (data.ptr(), data.len()), tw, batch, cfg, &q, towers)
 }
 
 /// Queues a transform polynomial by polynomial, alternating between the
@@ -291,7 +290,7 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
         // words, checked by the plan).
         let a = base.wrapping_add(i * n);
         let on = Queue { gpu: q.gpu, stream: &pipe.streams[i % 2] };
-        tiled_passes(k, dir, a, tw, 1, cfg, &on, towers)?;
+        tiled_passes(k, dir, (a, data.len().saturating_sub(i * n)), tw, 1, cfg, &on, towers)?;
     }
     for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
         e.record(s)?;
@@ -300,10 +299,11 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     Ok(())
 }
 
-/// A prepared table as the kernels' [`Twiddles`] (a null auxiliary table
-/// where the reduction needs none).
-fn twiddles<W: Coeff>(tw: &DeviceMultiplicands<W>) -> Twiddles<W> {
-    Twiddles { main: raw(tw.main.ptr()), aux: raw(tw.aux_ptr()) }
+/// A prepared table's main and auxiliary buffers as the argument blocks'
+/// constructors take them (a null auxiliary table where the reduction needs
+/// none).
+fn twiddles<W: Coeff>(tw: &DeviceMultiplicands<W>) -> (Buf<W>, Buf<W>) {
+    tw.bufs()
 }
 
 /// Direction of a transform.
@@ -334,23 +334,15 @@ pub(crate) fn radix2_ntt<W: Coeff>(
         Direction::Inverse => (&k.inv, stages.rev().collect()),
     };
     let grid = (blocks(total), towers.rows);
-    let (q_, k_, m) = tw.parts;
-    let mut args = Radix2Args {
-        a: raw_mut(data.ptr()),
-        tw: twiddles(tw),
-        towers: towers.towers(),
-        total,
-        log_n,
-        log_m: 0,
-        m,
-        q: q_,
-        k: k_,
-    };
+    const KERNEL: &str = "an NTT stage";
+    let grid_t = towers.grid(KERNEL)?;
     for log_m in stages {
-        args.log_m = log_m;
+        let args = Radix2Args::new(view(data), twiddles(tw), &grid_t, log_n, log_m, tw.parts)
+            .map_err(refused(KERNEL))?;
         // SAFETY: the invariants of `Radix2Args` (polymul-kernels
-        // `ntt/radix2.rs`, `# Invariants`): `data` holds `rows · batch · N`
-        // words, `batch` from `NttEngine::batch_of` / `NttEngine::pair`
+        // `ntt/radix2.rs`, `# Invariants`); `Radix2Args::new` checked the
+        // buffers' extents, the tower table, `log_n`, `log_m < log_n`, `total`
+        // and the one-tower modulus: `data` holds `rows · batch · N` words, `batch` from `NttEngine::batch_of` / `NttEngine::pair`
         // (`Towers::layout_of` / `Towers::operands`, layout.rs, which also keep
         // `batch · N` below 2^32, so `total` does not wrap); `towers` is
         // `NttEngine::tower_launch(batch)` (plan/engine/mod.rs); `tw` is one of
@@ -422,6 +414,8 @@ impl<W: Coeff> LazyKernels<W> {
 pub(crate) struct LazyTables<W: Coeff> {
     pub fwd: DevicePointer<W>,
     pub inv: DevicePointer<W>,
+    /// Words of `fwd` and of `inv` (two a pair).
+    pub words: (usize, usize),
     pub tw_pairs: u32,
     /// Tower 0's modulus and Algorithm-4 constants (the scalars of a
     /// one-tower launch).
@@ -430,33 +424,27 @@ pub(crate) struct LazyTables<W: Coeff> {
 
 impl<W: Coeff> LazyTables<W> {
     /// The argument block of a lazy or cluster launch over `data` (`b`: the
-    /// second operand, or null) with these tables and `towers`.
+    /// second operand, or null) with these tables and `towers`, built and
+    /// checked by `LaunchArgs::new` (the buffers cover every tower, the
+    /// sizes and the one-tower modulus are in the kernels' range).
+    #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
     fn launch_args(
         &self,
-        data: DevicePointer<W>,
-        b: DevicePointer<W>,
+        data: Buf<W>,
+        b: Buf<W>,
         log_n: u32,
         subs: u32,
         log_polys: u32,
-        towers: &TowerLaunch<W>,
-    ) -> LaunchArgs<W> {
-        LaunchArgs {
-            data: data.as_raw() as *mut W,
-            tw: self.fwd.as_raw() as *const ShoupPair<W>,
-            tw_inv: self.inv.as_raw() as *const ShoupPair<W>,
-            moduli: towers.moduli.as_raw() as *const W,
-            data_words: towers.data_words,
-            tw_pairs: self.tw_pairs,
-            log_n,
-            subs,
-            qbits: self.barrett.m,
-            log_polys,
-            q: self.barrett.q,
-            mu: self.barrett.mu,
-            b: b.as_raw() as *const W,
-            ctrl: std::ptr::null_mut(),
-            lag: 0,
-        }
+        grid: &TowerGrid<W>,
+        kernel: &'static str,
+    ) -> Result<LaunchArgs<W>> {
+        let pair = |p: DevicePointer<W>, words: usize| Buf::new(p.as_raw() as *const ShoupPair<W>, words / 2);
+        let tables = LazyTwiddles {
+            fwd: pair(self.fwd, self.words.0),
+            inv: pair(self.inv, self.words.1),
+            pairs: self.tw_pairs,
+        };
+        LaunchArgs::new(data, b, &tables, grid, log_n, subs, log_polys, self.barrett).map_err(refused(kernel))
     }
 }
 
@@ -466,22 +454,28 @@ impl<W: Coeff> LazyTables<W> {
 fn lazy_pass<W: Coeff>(
     q: &Queue<'_>,
     (f, p): &LazyPassKernel<W>,
-    data: DevicePointer<W>,
-    b: DevicePointer<W>,
+    data: Buf<W>,
+    b: Buf<W>,
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
-    let args = t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), towers);
+    const KERNEL: &str = "a lazy NTT pass";
+    let grid = towers.grid(KERNEL)?;
+    let args =
+        t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), &grid, KERNEL)?;
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
     let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels `ntt/lazy/args.rs`,
-    // `# Invariants`): the block is `LazyTables::launch_args`'s over `data` (and
-    // `b`), each `rows · batch · N` words (`batch` from `NttEngine::batch_of` /
-    // `NttEngine::pair`, `Towers::layout_of`, plan/engine/mod.rs); the tables and
+    // `# Invariants`): the buffers' extents (`data` and `b` each `rows · batch ·
+    // N` words, the tables `rows · tw_pairs` pairs), the tower table, `log_n`,
+    // `subs` and the one-tower modulus are checked by `LaunchArgs::new`
+    // (through `LazyTables::launch_args` and `TowerLaunch::grid`); `batch` comes
+    // from `NttEngine::batch_of` / `NttEngine::pair` (`Towers::layout_of`,
+    // plan/engine/mod.rs); the tables' contents and
     // the kernels are one schedule's, paired by `LazyState::path_for`
     // (plan/engine/lazy_state.rs): `LazyTableSet::new` uploaded `tw_pairs` pairs
     // per tower for it and `LazyKernels::new` looked its passes up. `subs`, the
@@ -503,7 +497,7 @@ pub(crate) fn lazy_ntt<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<W>,
     dir: Direction,
-    a: DevicePointer<W>,
+    (a, words): (DevicePointer<W>, usize),
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
@@ -515,7 +509,7 @@ pub(crate) fn lazy_ntt<W: Coeff>(
         Direction::Inverse => &k.inverse,
     };
     for p in passes {
-        lazy_pass(&q, p, a, DevicePointer::null(), t, batch, log_n, towers)?;
+        lazy_pass(&q, p, buf(a, words), Buf::none(), t, batch, log_n, towers)?;
     }
     Ok(())
 }
@@ -630,17 +624,24 @@ pub(crate) fn fused_ntt<W: Coeff>(
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
     let ctrl = k.ctrl.at_least(&q, words)?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
-    let mut args = t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, lp, towers);
-    args.ctrl = ctrl.as_raw() as *mut u32;
-    args.lag = k.lag();
+    const KERNEL: &str = "a fused lazy NTT";
+    let grid_t = towers.grid(KERNEL)?;
+    let args = t
+        .launch_args(view(data), Buf::none(), log_n, batch as u32, lp, &grid_t, KERNEL)?
+        .fused(buf(ctrl, words), k.lag(), &grid_t)
+        .map_err(refused(KERNEL))?;
     let f = match dir {
         Direction::Forward => &k.fwd,
         Direction::Inverse => &k.inv,
     };
     let grid = GridSize::xy(2 * batch as u32 * k.per_poly, towers.rows);
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels
-    // `ntt/lazy/args.rs`), fused case: `data` holds `rows · batch · N` words
-    // (`NttEngine::batch_of`, `Towers::layout_of`), the tables are
+    // `ntt/lazy/args.rs`), fused case: the buffers' extents (`data`: `rows ·
+    // batch · N` words; the tables; `ctrl`: `fused_ctrl_words(batch)` words per
+    // tower), the tower table, `log_n`, `subs = batch` and `lag` (at least a row
+    // block's polynomials) are checked by `LaunchArgs::new` and
+    // `LaunchArgs::fused`; `batch` comes from `NttEngine::batch_of`
+    // (`Towers::layout_of`), the tables are
     // `LazyTableSet::new`'s (plan/engine/lazy_state.rs) for the schedule
     // `FusedKernels::new` checked these kernels against; the grid is
     // `2 · batch · per_poly` blocks per tower (every ticket of every tower), the
@@ -649,7 +650,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
     // `fused_ctrl_words(batch)` words per tower, zeroed on this stream by
     // `GrowBuffer::at_least` (gpu/graph.rs) when allocated and left zero by the
     // kernels, and stays allocated while the plan lives (retired buffers are
-    // kept); `lag` is at least a row block's polynomials (`FusedKernels::lag`).
+    // kept); `lag` comes from `FusedKernels::lag`.
     // The context is current: `Gpu::bind` above.
     unsafe { f.launch(&q, grid, k.row.threads(), k.smem, &args, "launching a fused lazy NTT") }
 }
@@ -712,13 +713,16 @@ pub(crate) fn cluster_ntt<W: Coeff>(
         Direction::Inverse => &k.inv,
     };
     // The cluster kernels take the batch and derive both passes' counts.
-    let args = t.launch_args(data.ptr(), DevicePointer::null(), log_n, batch as u32, 0, towers);
+    const KERNEL: &str = "a cluster NTT";
+    let grid_t = towers.grid(KERNEL)?;
+    let args = t.launch_args(view(data), Buf::none(), log_n, batch as u32, 0, &grid_t, KERNEL)?;
     let cs = k.shape.cluster_blocks();
     let (threads, smem) = (k.shape.threads(), ClusterKernels::<W>::smem_bytes(&k.shape));
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels
-    // `ntt/lazy/args.rs`), cluster case: `data` holds `rows · batch · N` words
-    // (`NttEngine::batch_of`, `Towers::layout_of`, plan/engine/mod.rs),
-    // `subs = batch`, the tables are `LazyTableSet::new`'s
+    // `ntt/lazy/args.rs`), cluster case: the buffers' extents (`data`: `rows ·
+    // batch · N` words, the tables), the tower table, `log_n` and `subs = batch`
+    // are checked by `LaunchArgs::new`; `batch` comes from `NttEngine::batch_of`
+    // (`Towers::layout_of`, plan/engine/mod.rs), the tables are `LazyTableSet::new`'s
     // (plan/engine/lazy_state.rs); the grid is `batch · cs` blocks per tower, a
     // whole number of clusters of `cs = 2^lcs` blocks (`launch_cluster`'s
     // condition), with the shape's threads and shared memory, which
@@ -736,14 +740,14 @@ pub(crate) fn cluster_ntt<W: Coeff>(
 pub(crate) fn lazy_polymul<W: Coeff>(
     q: Queue<'_>,
     k: &LazyKernels<W>,
-    (pa, pb): (DevicePointer<W>, DevicePointer<W>),
+    (pa, pb): (Buf<W>, Buf<W>),
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let null = DevicePointer::null();
+    let null = Buf::none();
     let cols = k.forward.len() > 1;
     if cols {
         // Both operands' column passes in one launch.
@@ -774,23 +778,14 @@ pub(crate) fn fused_hadamard<W: Coeff>(
     q.gpu.bind()?;
     let total = (batch << (log_n - 1)) as u32;
     let grid = (blocks(total), towers.rows);
-    let (q_, k_, m) = tw.parts;
-    let args = FusedHadamardArgs {
-        a: raw_mut(a.ptr()),
-        b: raw(b.ptr()),
-        tw: twiddles(tw),
-        towers: towers.towers(),
-        total,
-        log_n,
-        m,
-        qbits: b4.m,
-        q: q_,
-        k: k_,
-        mu: b4.mu,
-    };
+    const KERNEL: &str = "the fused Hadamard step";
+    let args =
+        FusedHadamardArgs::new(view(a), view(b), twiddles(tw), &towers.grid(KERNEL)?, log_n, tw.parts, *b4)
+            .map_err(refused(KERNEL))?;
     // SAFETY: the invariants of `FusedHadamardArgs` (polymul-kernels
-    // `pointwise.rs`, `# Invariants`): `a` and `b` each hold `rows · batch · N`
-    // words (`NttEngine::hadamard_step` checked both with `NttEngine::pair`,
+    // `pointwise.rs`, `# Invariants`); `FusedHadamardArgs::new` checked the
+    // buffers' extents, the tower table, `log_n`, `total` and the one-tower
+    // modulus: `a` and `b` each hold `rows · batch · N` words (`NttEngine::hadamard_step` checked both with `NttEngine::pair`,
     // `Towers::operands`, plan/engine/mod.rs, and passes `tower_launch(batch)`),
     // `tw` holds the first N/2 prepared forward twiddles per tower
     // (`NttEngine::new`, `tw_words = N/2` for a fused plan),
@@ -818,21 +813,14 @@ pub(crate) fn pointwise_mul<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
-    let out = acc.ptr();
+    const KERNEL: &str = "the pointwise product";
+    let out = view(acc);
+    let args =
+        PointwiseArgs::new(out, out, view(other), &towers.grid(KERNEL)?, *red).map_err(refused(KERNEL))?;
     let len = towers.data_words as u32;
-    let args = PointwiseArgs {
-        out: raw_mut(out),
-        a: raw(out),
-        b: raw(other.ptr()),
-        // The kernel reads no twiddles: only the data stride and the table.
-        towers: Towers { tw_words: 0, ..towers.towers() },
-        len,
-        qbits: red.m,
-        q: red.q,
-        mu: red.mu,
-    };
     // SAFETY: the invariants of `PointwiseArgs` (polymul-kernels `pointwise.rs`,
-    // `# Invariants`): `acc` and `other` each hold `rows · data_words` words and
+    // `# Invariants`); `PointwiseArgs::new` checked the buffers' extents, the
+    // tower table, `len` and the one-tower modulus: `acc` and `other` each hold `rows · data_words` words and
     // `len = data_words`: the callers (`NttEngine::pointwise_mul`,
     // plan/engine/mod.rs) checked both with `Towers::operands` (layout.rs) and
     // pass `tower_launch(batch)`; `out` is `a` exactly; the grid is

@@ -14,9 +14,12 @@ pub(crate) struct DeviceMultiplicands<W: Coeff> {
 }
 
 impl<W: Coeff> DeviceMultiplicands<W> {
-    /// The auxiliary words, or null for a reduction without them.
-    pub(crate) fn aux_ptr(&self) -> cust::memory::DevicePointer<W> {
-        self.aux.as_ref().map_or(cust::memory::DevicePointer::null(), |a| a.ptr())
+    /// The main and auxiliary words as the argument blocks' constructors
+    /// take them (a null auxiliary buffer for a reduction without them).
+    pub(crate) fn bufs(&self) -> (polymul_kernels::args::Buf<W>, polymul_kernels::args::Buf<W>) {
+        use crate::gpu::launch::buf;
+        let aux = self.aux.as_ref().map_or(polymul_kernels::args::Buf::none(), |a| buf(a.ptr(), a.len()));
+        (buf(self.main.ptr(), self.main.len()), aux)
     }
 
     /// Device bytes of the table (main and auxiliary words).

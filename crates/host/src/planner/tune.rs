@@ -173,7 +173,9 @@ pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &
             // configuration) is skipped; device errors end the run.
             let t = match t {
                 Ok(t) => t,
-                Err(e @ (Error::Cuda { .. } | Error::CudaCode { .. })) => return Err(e),
+                Err(e @ (Error::Cuda { .. } | Error::CudaCode { .. } | Error::BadLaunch { .. })) => {
+                    return Err(e);
+                }
                 Err(_) => continue,
             };
             timed += 1;

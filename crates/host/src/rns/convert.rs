@@ -19,16 +19,21 @@
 
 use super::RnsBasis;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, raw, raw_mut};
+use crate::gpu::launch::{Queue, buf, refused, view};
 use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
+use polymul_kernels::args::{ArgsError, Buf};
 use polymul_kernels::rns::crt::{self, CrtArgs};
 use polymul_kernels::rns::decompose::{self, DecomposeArgs};
-use polymul_kernels::rns::{block_coeffs, div_magic, padded_stride};
+use polymul_kernels::rns::{block_coeffs, padded_stride};
 use polymul_kernels::smem::HostShared;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The conversion kernels as a refusal names them.
+const DEC: &str = "the RNS decomposition";
+const CRT: &str = "the CRT reconstruction";
 
 /// Shared memory one conversion block may use: the default per-block limit
 /// (no opt-in), so that the same block size runs on every GPU.
@@ -80,6 +85,38 @@ impl Tables {
             crt::table(&q_limbs, primes, inv, &qh, &mut crt_t);
         }
         Self { l, k, block, dec, crt: crt_t, q_limbs, q_bits: modulus.bits() }
+    }
+
+    /// The decomposition's argument block over `count` coefficients, for
+    /// both paths: the CPU's (`RnsBasis::decompose`, host slices, the
+    /// table `self.dec`, `log_groups = 0`) and the GPU's
+    /// (`DeviceConvert::decompose`, device buffers, the uploaded table,
+    /// `GPU_LOG_GROUPS`), built and checked by `DecomposeArgs::new`.
+    pub(crate) fn dec_args<W: Coeff>(
+        &self,
+        limbs: Buf<u64>,
+        out: Buf<W>,
+        table: Buf<u64>,
+        count: usize,
+        log_groups: u32,
+    ) -> Result<DecomposeArgs<W>> {
+        let count = u32::try_from(count).map_err(|_| refused(DEC)(ArgsError::Count))?;
+        DecomposeArgs::new(limbs, out, table, (count, self.l as u32, self.k as u32), log_groups)
+            .map_err(refused(DEC))
+    }
+
+    /// The CRT reconstruction's argument block over `count` coefficients,
+    /// for both paths (as [`Tables::dec_args`]), built and checked by
+    /// `CrtArgs::new`.
+    pub(crate) fn crt_args<W: Coeff>(
+        &self,
+        residues: Buf<W>,
+        limbs: Buf<u64>,
+        table: Buf<u64>,
+        count: usize,
+    ) -> Result<CrtArgs<W>> {
+        let count = u32::try_from(count).map_err(|_| refused(CRT)(ArgsError::Count))?;
+        CrtArgs::new(residues, limbs, table, (count, self.l as u32, self.k as u32)).map_err(refused(CRT))
     }
 
     /// The block size, or the error saying `Q` is too large.
@@ -265,16 +302,13 @@ impl<W: Coeff> RnsBasis<W> {
         let t = &*self.conv;
         let b = t.block()?;
         let mut out = vec![W::zero(); t.k * count];
-        let args = Shared(DecomposeArgs {
-            limbs: limbs.as_ptr(),
-            out: out.as_mut_ptr(),
-            table: t.dec.as_ptr(),
-            count: count as u32,
-            l: t.l as u32,
-            k: t.k as u32,
-            log_groups: 0,
-            magic: div_magic(t.l as u32),
-        });
+        let args = Shared(t.dec_args(
+            Buf::new(limbs.as_ptr(), limbs.len()),
+            Buf::new(out.as_mut_ptr(), out.len()),
+            Buf::new(t.dec.as_ptr(), t.dec.len()),
+            count,
+            0,
+        )?);
         let words = (b * padded_stride(t.l as u32)) as usize;
         for_blocks::<W>((count as u32).div_ceil(b), words, 0, |blk, s, _| {
             let a = args.get();
@@ -283,7 +317,8 @@ impl<W: Coeff> RnsBasis<W> {
             // `decompose::residues` (polymul-kernels `rns/decompose.rs`, as the
             // kernel's `DecomposeArgs` invariants): `limbs` holds `count · L`
             // words and `out` `K · count` (`RnsBasis::check_limbs` above, `out`
-            // sized here), the table is this basis's (`Tables`, its `dec`); `s`
+            // sized here; both checked by `DecomposeArgs::new` in
+            // `Tables::dec_args`), the table is this basis's (`Tables`, its `dec`); `s`
             // is `for_blocks`'s scratch of `B · padded_stride(L)` words, the
             // block `B = t.block()` (non-zero: checked, a power of two:
             // `block_coeffs`), `blk < ⌈count / B⌉`; `log_groups = 0`, so the
@@ -316,15 +351,12 @@ impl<W: Coeff> RnsBasis<W> {
         let t = &*self.conv;
         let b = t.block()?;
         let mut out = vec![0u64; t.l * count];
-        let args = Shared(CrtArgs {
-            residues: residues.as_ptr(),
-            limbs: out.as_mut_ptr(),
-            table: t.crt.as_ptr(),
-            count: count as u32,
-            l: t.l as u32,
-            k: t.k as u32,
-            magic: div_magic(t.l as u32),
-        });
+        let args = Shared(t.crt_args(
+            Buf::new(residues.as_ptr(), residues.len()),
+            Buf::new(out.as_mut_ptr(), out.len()),
+            Buf::new(t.crt.as_ptr(), t.crt.len()),
+            count,
+        )?);
         let words = (b * padded_stride(t.l as u32)) as usize;
         for_blocks::<W>((count as u32).div_ceil(b), words, t.k * b as usize, |blk, s, w| {
             let a = args.get();
@@ -333,7 +365,8 @@ impl<W: Coeff> RnsBasis<W> {
             // (polymul-kernels `rns/crt.rs`): as in `decompose`, with `residues`
             // of `K · count` words, each below its prime
             // (`RnsBasis::check_residues` above), `limbs` = `out` of `count · L`
-            // words (sized here), the table this basis's `crt`; `s` holds
+            // words (sized here; the extents checked by `CrtArgs::new` in
+            // `Tables::crt_args`), the table this basis's `crt`; `s` holds
             // `B · padded_stride(L)` words and `w` `K · B` (`for_blocks`'s
             // scratch), `blk < ⌈count / B⌉`; the phases run in order, every
             // thread of the first before the second.
@@ -437,21 +470,20 @@ impl<W: Coeff> DeviceConvert<W> {
     ) -> Result<()> {
         let (dec, _) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
-        let args = DecomposeArgs {
-            limbs: raw(limbs.data.ptr()),
-            out: raw_mut(out.ptr()),
-            table: raw(dec.ptr()),
-            count: count as u32,
-            l: t.l as u32,
-            k: t.k as u32,
-            log_groups: decompose::GPU_LOG_GROUPS,
-            magic: div_magic(t.l as u32),
-        };
+        let args = t.dec_args(
+            buf(limbs.data.ptr(), limbs.data.len()),
+            view(out),
+            buf(dec.ptr(), dec.len()),
+            count,
+            decompose::GPU_LOG_GROUPS,
+        )?;
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
         let threads = t.block << decompose::GPU_LOG_GROUPS;
         // SAFETY: the invariants of `DecomposeArgs` (polymul-kernels
-        // `rns/decompose.rs`): `limbs` holds `count · L` words (`DeviceLimbs`:
+        // `rns/decompose.rs`); `DecomposeArgs::new` (through `Tables::dec_args`)
+        // checked the buffers' and table's extents and the counts, and set
+        // `magic`: `limbs` holds `count · L` words (`DeviceLimbs`:
         // `batch · N · L` by construction in `RnsPlan::upload_limbs` /
         // `zeros_limbs`) and `out` `K · count` words, both of this plan's shape
         // (`RnsPlan::check_pair`, rns/plan.rs: same `N`, `L` and batch); `table`
@@ -476,19 +508,17 @@ impl<W: Coeff> DeviceConvert<W> {
     ) -> Result<()> {
         let (_, crt_t) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
-        let args = CrtArgs {
-            residues: raw(residues.ptr()),
-            limbs: raw_mut(limbs.data.ptr()),
-            table: raw(crt_t.ptr()),
-            count: count as u32,
-            l: t.l as u32,
-            k: t.k as u32,
-            magic: div_magic(t.l as u32),
-        };
+        let args = t.crt_args(
+            view(residues),
+            buf(limbs.data.ptr(), limbs.data.len()),
+            buf(crt_t.ptr(), crt_t.len()),
+            count,
+        )?;
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
-        // SAFETY: the invariants of `CrtArgs` (polymul-kernels `rns/crt.rs`):
-        // `residues` holds `K · count` words and `limbs` `count · L`, both of
+        // SAFETY: the invariants of `CrtArgs` (polymul-kernels `rns/crt.rs`);
+        // `CrtArgs::new` (through `Tables::crt_args`) checked the buffers' and
+        // table's extents and the counts, and set `magic`: `residues` holds `K · count` words and `limbs` `count · L`, both of
         // this plan's shape (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by
         // construction); `table` is this basis's (`DeviceConvert::new` uploaded
         // `t.crt`); the grid is `⌈count / B⌉` blocks of `B` threads with

@@ -9,6 +9,8 @@ use super::gauss::Gauss;
 use super::layout::PassGeometry;
 use super::pass::GaussTable;
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus};
 use crate::arith::{Barrett4, ModMul};
 use crate::towers::Towers;
 
@@ -124,30 +126,37 @@ pub unsafe fn pointwise<W: Word>(a: *mut W, b: *const W, m: usize, j: usize, red
 /// `data_words = batch · 2M`; `src` and `dst` each point to
 /// `rows · batch · 2M` words; `table` holds `M` entries per tower,
 /// `towers.tw_words` apart; `total = batch · M`; `s1` is the plan's first
-/// pass's. Established by `polymul::dgt::launch::dgt_code` (host), from the
+/// pass's. [`DgtCodecArgs::new`] (host only) checks the tower table
+/// ([`TowerGrid`]), `src` and `dst` non-null, distinct and holding
+/// `rows · batch · 2M` words (`data_words` a non-zero multiple of `2M`,
+/// `total` below `2^32`), `table` holding `M` entries of the last tower,
+/// `tw_words` after the previous one's, `s1 ≤ log_m < 31` and a one-tower
+/// prime with `4p < 2^β`; the table's contents and `s1` being the plan's
+/// stay the caller's. Established by `polymul::dgt::launch::dgt_code`
+/// (host, through [`DgtCodecArgs::new`]), from the
 /// `DgtLaunch` of `polymul::dgt::plan::DgtPlan::launch_args` (the buffer checked by
 /// `polymul::layout::Towers::layout_of`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtCodecArgs<W> {
     /// The input, tower 0's.
-    pub src: *const W,
+    pub(crate) src: *const W,
     /// The output (distinct from `src`), tower 0's.
-    pub dst: *mut W,
+    pub(crate) dst: *mut W,
     /// Tower 0's weights `ξ^j` (encoding) or inverse weights `ξ^−j / M`
     /// (decoding), `M` entries; tower `z`'s are `towers.tw_words · z`
     /// further.
-    pub table: *const W,
+    pub(crate) table: *const W,
     /// The RNS tower arguments ([`crate::towers`]; grid z is the tower).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// Elements per tower: `batch · M`.
-    pub total: u32,
+    pub(crate) total: u32,
     /// `log2 M`.
-    pub log_m: u32,
+    pub(crate) log_m: u32,
     /// The first pass's `s1` (its packing, [`PassGeometry`]).
-    pub s1: u32,
+    pub(crate) s1: u32,
     /// A one-tower launch's prime.
-    pub p: W,
+    pub(crate) p: W,
 }
 
 /// The argument block of Coala's pointwise Gaussian product kernel
@@ -162,26 +171,118 @@ pub struct DgtCodecArgs<W> {
 /// `towers` satisfies the invariants of [`Towers`] with
 /// `data_words = batch · 2M` (`tw_words` unused); `a` and `b` each point to
 /// `rows · batch · 2M` words below the tower's prime; `total = batch · M`.
-/// Established by `polymul::dgt::launch::dgt_pointwise` (host), from the `DgtLaunch`
+/// [`DgtPointwiseArgs::new`] (host only) checks the tower table
+/// ([`TowerGrid`]), `a` and `b` non-null and holding `rows · batch · 2M`
+/// words (`data_words` a non-zero multiple of `2M`, `total` below `2^32`),
+/// `log_m < 31` and a one-tower prime with `4p < 2^β`; the words being below
+/// the prime stays the caller's.
+/// Established by `polymul::dgt::launch::dgt_pointwise` (host, through
+/// [`DgtPointwiseArgs::new`]), from the `DgtLaunch`
 /// of `polymul::dgt::plan::DgtPlan::launch_args`; `DgtPlan::pointwise_mul` checks
 /// both buffers with `polymul::layout::Towers::operands`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DgtPointwiseArgs<W> {
     /// The first factor and the product, tower 0's.
-    pub a: *mut W,
+    pub(crate) a: *mut W,
     /// The second factor, tower 0's.
-    pub b: *const W,
+    pub(crate) b: *const W,
     /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// Elements per tower: `batch · M`.
-    pub total: u32,
+    pub(crate) total: u32,
     /// `log2 M`.
-    pub log_m: u32,
+    pub(crate) log_m: u32,
     /// Algorithm 4's bit length of a one-tower launch's prime.
-    pub qbits: u32,
+    pub(crate) qbits: u32,
     /// A one-tower launch's prime.
-    pub p: W,
+    pub(crate) p: W,
     /// Algorithm 4's `µ` of that prime.
-    pub mu: W,
+    pub(crate) mu: W,
+}
+
+/// `data_words / 2`, the Gaussians per tower (`batch · M`), checked: `M =
+/// 2^log_m` with `log_m < 31`, `data_words` a non-zero multiple of `2M`,
+/// the count below `2^32`.
+#[cfg(not(target_arch = "nvptx64"))]
+fn gaussians<W: Copy>(grid: &TowerGrid<W>, log_m: u32) -> Result<u32, ArgsError> {
+    if log_m >= 31 {
+        return Err(ArgsError::Size);
+    }
+    let dw = grid.data_words();
+    if dw == 0 || dw & ((2u64 << log_m) - 1) != 0 || dw >> 1 > u32::MAX as u64 {
+        return Err(ArgsError::Count);
+    }
+    Ok((dw >> 1) as u32)
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> DgtCodecArgs<W> {
+    /// The block of Coala's encoding or decoding of every polynomial of
+    /// `src` into `dst` (distinct buffers) with the weights `table` (tower
+    /// 0's, `tw_words` apart), the first pass's `s1` and a one-tower launch's
+    /// prime `p`. Checks what the [`DgtCodecArgs`] docs say.
+    pub fn new(
+        src: Buf<W>,
+        dst: Buf<W>,
+        table: Buf<W>,
+        grid: &TowerGrid<W>,
+        log_m: u32,
+        s1: u32,
+        p: W,
+    ) -> Result<Self, ArgsError> {
+        let total = gaussians(grid, log_m)?;
+        if s1 > log_m {
+            return Err(ArgsError::Size);
+        }
+        let dw = grid.data_words();
+        grid.data(&src, dw)?;
+        grid.data(&dst, dw)?;
+        if core::ptr::eq(src.ptr, dst.ptr) {
+            return Err(ArgsError::Count);
+        }
+        grid.table(&table, 1 << log_m)?;
+        one_tower_modulus(grid, p, W::BITS - 2)?;
+        Ok(DgtCodecArgs {
+            src: src.ptr,
+            dst: dst.mut_ptr(),
+            table: table.ptr,
+            towers: grid.towers(),
+            total,
+            log_m,
+            s1,
+            p,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> DgtPointwiseArgs<W> {
+    /// The block of `a ← a · b` (Gaussian products) over every polynomial,
+    /// with a one-tower launch's prime `p` and Algorithm 4's `(µ, m)` for
+    /// it. The block reads no tables (`tw_words` is set to 0). Checks what
+    /// the [`DgtPointwiseArgs`] docs say.
+    pub fn new(
+        a: Buf<W>,
+        b: Buf<W>,
+        grid: &TowerGrid<W>,
+        log_m: u32,
+        (p, mu, qbits): (W, W, u32),
+    ) -> Result<Self, ArgsError> {
+        let total = gaussians(grid, log_m)?;
+        let dw = grid.data_words();
+        grid.data(&a, dw)?;
+        grid.data(&b, dw)?;
+        one_tower_modulus(grid, p, W::BITS - 2)?;
+        Ok(DgtPointwiseArgs {
+            a: a.mut_ptr(),
+            b: b.ptr,
+            towers: grid.with_tw_words(0).towers(),
+            total,
+            log_m,
+            qbits,
+            p,
+            mu,
+        })
+    }
 }

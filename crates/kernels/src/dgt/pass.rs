@@ -26,6 +26,8 @@
 use super::gauss::{Gauss, GaussOp};
 use super::layout::PassGeometry;
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus, span};
 use crate::arith::{Barrett4, ModMul, Shoup, add_mod, sub_mod};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
@@ -339,7 +341,20 @@ pub enum Op {
 ///   `weights`, `inv_weights` `M` entries per tower, `tw_words` apart;
 /// * `geo` is one of the plan's passes.
 ///
-/// Established by `polymul::dgt::schedule::pass_args` (host), from the
+/// [`DgtArgs::new`] (host only) checks what it can see: the tower table
+/// ([`TowerGrid`]); `geo` valid (`s0 < s1 ≤ log_m < 31`,
+/// `log_cluster ≤ log_sets`); `data_words = batch · 2M` with `batch > 0`
+/// and the grid's blocks below `2^32`; `src`, `dst` (and `b` where `op`
+/// reads it: always for [`Op::Polymul`], which requires it, and for a
+/// two-operand [`Op::Forward`]) non-null and holding `rows · data_words`
+/// words; `tw`, `tw_inv` holding `twiddle_len` and `weights`,
+/// `inv_weights` `M` entries of the last tower, `tw_words` after the
+/// previous one's; a one-tower prime with `4p < 2^β`. The words being below
+/// the prime, the tables' contents, `geo` being one of the plan's passes,
+/// the kernel, grid, threads and shared memory stay the caller's.
+///
+/// Established by `polymul::dgt::schedule::pass_args` (host, through
+/// [`DgtArgs::new`]), from the
 /// `ArgsContext` that `polymul::dgt::plan::DgtPlan::run_on` builds out of
 /// `DgtPlan::launch_args` (the buffer checked by
 /// `polymul::layout::Towers::layout_of`), the tables and passes of `DgtTables::new`
@@ -350,29 +365,69 @@ pub enum Op {
 #[repr(C)]
 pub struct DgtArgs<W> {
     /// The first operand's input.
-    pub src: *const W,
+    pub(crate) src: *const W,
     /// Its output (`src` itself when both orders are natural).
-    pub dst: *mut W,
+    pub(crate) dst: *mut W,
     /// The second operand, transformed in place: a [`Op::Polymul`] launch
     /// reads it (its forward result stays in shared memory), a
     /// [`Op::Forward`] launch with `operands = 2` transforms it with the
     /// second half of the blocks; else null.
-    pub b: *mut W,
+    pub(crate) b: *mut W,
     /// The pass's forward twiddles ([`PassGeometry::twiddle_len`] entries).
-    pub tw: *const W,
+    pub(crate) tw: *const W,
     /// Its inverse twiddles.
-    pub tw_inv: *const W,
+    pub(crate) tw_inv: *const W,
     /// `ξ^j` (a [`Order::Weighted`] load), `M` entries.
-    pub weights: *const W,
+    pub(crate) weights: *const W,
     /// `ξ^−j / M` (a [`Order::Weighted`] store), `M` entries.
-    pub inv_weights: *const W,
+    pub(crate) inv_weights: *const W,
     /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
     /// one tower (then `p`, `mu`, `qbits` are used).
-    pub moduli: *const W,
+    pub(crate) moduli: *const W,
     /// Words between consecutive towers' data.
-    pub data_words: u64,
+    pub(crate) data_words: u64,
     /// Words between consecutive towers' tables.
-    pub tw_words: u32,
+    pub(crate) tw_words: u32,
+    /// The pass.
+    pub(crate) geo: PassGeometry,
+    /// What the launch does.
+    pub(crate) op: Op,
+    /// Where it reads.
+    pub(crate) load: Order,
+    /// Where it writes.
+    pub(crate) store: Order,
+    /// Polynomials per operand and tower.
+    pub(crate) batch: u32,
+    /// Operands of a [`Op::Forward`] launch (1, or 2 with `b`).
+    pub(crate) operands: u32,
+    /// Algorithm 4's bit length of a one-tower launch's prime.
+    pub(crate) qbits: u32,
+    /// The prime of a one-tower launch.
+    pub(crate) p: W,
+    /// Algorithm 4's `µ` of that prime.
+    pub(crate) mu: W,
+}
+
+/// A DGT pass launch's tables as [`DgtArgs::new`] takes them: tower 0's
+/// region of each (its first entry and the entries from there to the end
+/// of the tables), tower `z`'s `tw_words` further.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Debug, Clone, Copy)]
+pub struct DgtTables<W> {
+    /// The pass's forward twiddles.
+    pub tw: Buf<W>,
+    /// Its inverse twiddles.
+    pub tw_inv: Buf<W>,
+    /// `ξ^j`, `M` entries.
+    pub weights: Buf<W>,
+    /// `ξ^−j / M`, `M` entries.
+    pub inv_weights: Buf<W>,
+}
+
+/// What a DGT pass launch does, as [`DgtArgs::new`] takes it.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DgtStep {
     /// The pass.
     pub geo: PassGeometry,
     /// What the launch does.
@@ -383,17 +438,74 @@ pub struct DgtArgs<W> {
     pub store: Order,
     /// Polynomials per operand and tower.
     pub batch: u32,
-    /// Operands of a [`Op::Forward`] launch (1, or 2 with `b`).
-    pub operands: u32,
-    /// Algorithm 4's bit length of a one-tower launch's prime.
-    pub qbits: u32,
-    /// The prime of a one-tower launch.
-    pub p: W,
-    /// Algorithm 4's `µ` of that prime.
-    pub mu: W,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> DgtArgs<W> {
+    /// The block of one pass launch over `src → dst` (and `b`: the second
+    /// operand, or [`Buf::none`]) with `tables`, the towers of `grid` and a
+    /// one-tower launch's prime and Algorithm 4's `(µ, m)` for it. A
+    /// [`Op::Forward`] launch with `b` transforms both operands. Checks what
+    /// the [`DgtArgs`] docs say.
+    pub fn new(
+        (src, dst, b): (Buf<W>, Buf<W>, Buf<W>),
+        tables: &DgtTables<W>,
+        grid: &TowerGrid<W>,
+        step: DgtStep,
+        (p, mu, qbits): (W, W, u32),
+    ) -> Result<Self, ArgsError> {
+        let geo = step.geo;
+        if geo.s0 >= geo.s1 || geo.s1 > geo.log_m || geo.log_m >= 31 || geo.log_cluster > geo.log_sets() {
+            return Err(ArgsError::Size);
+        }
+        let dw = grid.data_words();
+        let operands = if step.op == Op::Forward && !b.is_null() { 2 } else { 1 };
+        let blocks = span(geo.blocks_per_poly() as u64 * step.batch as u64, operands, 0)?;
+        if step.batch == 0 || dw != (step.batch as u64) << (geo.log_m + 1) || blocks > u32::MAX as u64 {
+            return Err(ArgsError::Count);
+        }
+        grid.data(&src, dw)?;
+        grid.data(&dst, dw)?;
+        if step.op == Op::Polymul || operands == 2 {
+            grid.data(&b, dw)?;
+        }
+        grid.table(&tables.tw, geo.twiddle_len() as u64)?;
+        grid.table(&tables.tw_inv, geo.twiddle_len() as u64)?;
+        grid.table(&tables.weights, 1 << geo.log_m)?;
+        grid.table(&tables.inv_weights, 1 << geo.log_m)?;
+        one_tower_modulus(grid, p, W::BITS - 2)?;
+        let towers = grid.towers();
+        Ok(DgtArgs {
+            src: src.ptr,
+            dst: dst.mut_ptr(),
+            b: b.mut_ptr(),
+            tw: tables.tw.ptr,
+            tw_inv: tables.tw_inv.ptr,
+            weights: tables.weights.ptr,
+            inv_weights: tables.inv_weights.ptr,
+            moduli: towers.moduli,
+            data_words: dw,
+            tw_words: towers.tw_words,
+            geo,
+            op: step.op,
+            load: step.load,
+            store: step.store,
+            batch: step.batch,
+            operands: operands as u32,
+            qbits,
+            p,
+            mu,
+        })
+    }
 }
 
 impl<W: Gmem> DgtArgs<W> {
+    /// What the launch does (the kernel to launch it on).
+    #[inline(always)]
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
     /// Blocks of the launch's grid x: `λ`-set clusters of every polynomial
     /// of every operand.
     #[inline(always)]

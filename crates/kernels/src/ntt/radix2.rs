@@ -7,6 +7,11 @@
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
 use crate::gmem::Gmem;
 use crate::towers::Towers;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::{
+    Word,
+    args::{ArgsError, Buf, TowerGrid, one_tower_modulus},
+};
 
 /// The argument block of the radix-2 stage kernels
 /// (`ntt_{fwd,inv}_radix2_stage_<reduction>_<word>`,
@@ -30,7 +35,18 @@ use crate::towers::Towers;
 /// * a one-tower launch's `(q, k, m)` are [`ModMul::parts`] of the
 ///   reduction for a modulus it accepts.
 ///
-/// Established by `polymul::plan::launch::radix2_ntt` (host), called by
+/// [`Radix2Args::new`] (host only) checks what it can see: the tower table
+/// ([`TowerGrid`]); `a` non-null and holding `rows · data_words` words,
+/// `data_words` a non-zero multiple of `N` with `total = data_words / 2`
+/// below `2^32`; `1 ≤ log_n < 32`, `log_m < log_n`; `tw.main` (and a
+/// non-null `tw.aux`) holding the `2^(log_m + 1)` words per tower the stage
+/// reads, `tw_words` apart; a one-tower modulus in `3..2^(β−1)`. The words'
+/// reduction, the tables' contents, `tw.aux` being there where the
+/// reduction needs it, the constants matching the kernel's reduction and
+/// the grid stay the caller's.
+///
+/// Established by `polymul::plan::launch::radix2_ntt` (host, through
+/// [`Radix2Args::new`]), called by
 /// `polymul::plan::engine::NttEngine` after `NttEngine::batch_of` / `NttEngine::pair`
 /// (`polymul::layout::Towers::layout_of`) checked the buffers, with the tables and
 /// constants that `NttEngine::new` prepared from moduli `polymul::NttParams::new`
@@ -39,25 +55,53 @@ use crate::towers::Towers;
 #[repr(C)]
 pub struct Radix2Args<W> {
     /// The batch, tower 0's (tower `y` is `towers.data_words · y` further).
-    pub a: *mut W,
+    pub(crate) a: *mut W,
     /// Tower 0's prepared twiddles (`Ψ_br` forward, `Ψ⁻¹_br` inverse), `N`
     /// words per tower.
-    pub tw: Twiddles<W>,
+    pub(crate) tw: Twiddles<W>,
     /// The RNS tower arguments ([`crate::towers`]).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// Butterflies per tower: `batch · N/2` (threads past it do nothing).
-    pub total: u32,
+    pub(crate) total: u32,
     /// `log2 N`.
-    pub log_n: u32,
+    pub(crate) log_n: u32,
     /// The stage: `log2` of its twiddle groups, `0 <= log_m < log_n`.
-    pub log_m: u32,
+    pub(crate) log_m: u32,
     /// A one-tower launch's third reduction constant (`m` of
     /// [`ModMul::parts`]; a null tower table reads `q`, `k`, `m` from here).
-    pub m: u32,
+    pub(crate) m: u32,
     /// A one-tower launch's modulus.
-    pub q: W,
+    pub(crate) q: W,
     /// A one-tower launch's second reduction constant.
-    pub k: W,
+    pub(crate) k: W,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> Radix2Args<W> {
+    /// The block of stage `log_m` of a `2^log_n`-point transform of every
+    /// polynomial of `a` (`grid.data_words()` words per tower) with the
+    /// prepared twiddles `(main, aux)` (`aux`: [`Buf::none`] for a reduction
+    /// without auxiliary words) and a one-tower launch's `(q, k, m)`
+    /// ([`ModMul::parts`]). Checks what the [`Radix2Args`] docs say.
+    pub fn new(
+        a: Buf<W>,
+        (main, aux): (Buf<W>, Buf<W>),
+        grid: &TowerGrid<W>,
+        log_n: u32,
+        log_m: u32,
+        (q, k, m): (W, W, u32),
+    ) -> Result<Self, ArgsError> {
+        grid.batch(log_n, 1)?;
+        if log_m >= log_n {
+            return Err(ArgsError::Size);
+        }
+        let dw = grid.data_words();
+        grid.data(&a, dw)?;
+        let tw = grid.twiddles(&main, &aux, 2u64 << log_m)?;
+        one_tower_modulus(grid, q, W::BITS - 1)?;
+        let total = (dw >> 1) as u32;
+        Ok(Radix2Args { a: a.mut_ptr(), tw, towers: grid.towers(), total, log_n, log_m, m, q, k })
+    }
 }
 
 /// Where the butterfly of thread `t` lives in stage `log_m` of an `N = 2^log_n`

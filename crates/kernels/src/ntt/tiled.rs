@@ -22,6 +22,8 @@
 
 use super::radix2::Twiddles;
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus, span};
 use crate::arith::{ModMul, add_mod, half_mod, sub_mod};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
@@ -53,8 +55,21 @@ use crate::towers::Towers;
 /// * a one-tower launch's `(q, k, m)` are [`ModMul::parts`] of the
 ///   reduction for a modulus it accepts.
 ///
-/// Established by `polymul::plan::launch::tiled_passes` (host: grid, threads, shared
-/// memory), with the geometry from `polymul::params::tile_geometry` /
+/// [`TiledArgs::new`] (host only) checks what it can see: the tower table
+/// ([`TowerGrid`]); `geo` valid (`l1 ≤ log_tile ≤ log_n`, `1 ≤ log_n < 32`,
+/// `data_words` a non-zero multiple of `N`); `a` non-null and holding the
+/// `batch · N` words of the last tower, `data_words` after the previous
+/// one's (a pipelined launch covers one polynomial of a bigger batch);
+/// `1 ≤ log_radix ≤ 4`, `stop ≤ log_n`, `strided ≤ 1` (and `0` for a
+/// geometry without a strided pass); `tw.main` (and a non-null `tw.aux`)
+/// holding the `2^stop` words per tower the transform reads; a one-tower
+/// modulus in `3..2^(β−1)`. The words' reduction, the tables' contents,
+/// `tw.aux` being there where the reduction needs it, the constants
+/// matching the kernel's reduction, the grid, threads and shared memory
+/// stay the caller's.
+///
+/// Established by `polymul::plan::launch::tiled_passes` (host, through
+/// [`TiledArgs::new`]: grid, threads, shared memory), with the geometry from `polymul::params::tile_geometry` /
 /// `polymul::params::geometry_2d` that `polymul::plan::engine::NttEngine::new` checked against
 /// the device's shared memory, and the buffers checked by
 /// `NttEngine::batch_of` (`polymul::layout::Towers::layout_of`).
@@ -62,32 +77,95 @@ use crate::towers::Towers;
 #[repr(C)]
 pub struct TiledArgs<W> {
     /// The batch, tower 0's (tower `y` is `towers.data_words · y` further).
-    pub a: *mut W,
+    pub(crate) a: *mut W,
     /// Tower 0's prepared twiddles of the direction, `N` words per tower.
-    pub tw: Twiddles<W>,
+    pub(crate) tw: Twiddles<W>,
     /// The RNS tower arguments ([`crate::towers`]).
-    pub towers: Towers<W>,
+    pub(crate) towers: Towers<W>,
     /// The transform's split and tile.
-    pub geo: TileGeometry,
+    pub(crate) geo: TileGeometry,
     /// `1`: the strided pass (stages `0..l1`); `0`: the contiguous pass
     /// (stages `l1..log_n`).
-    pub strided: u32,
+    pub(crate) strided: u32,
     /// Stages per shared-memory round trip (`log2` of the radix), clamped
     /// to the kernel's own largest radix.
-    pub log_radix: u32,
+    pub(crate) log_radix: u32,
     /// `1`: the pass's first step reads from and its last writes to global
     /// memory where that stays coalesced ([`direct_io`]).
-    pub direct: u32,
+    pub(crate) direct: u32,
     /// Stages run: `log_n`, or `log_n − 1` for the fused polymul's
     /// truncated transforms.
-    pub stop: u32,
+    pub(crate) stop: u32,
     /// A one-tower launch's third reduction constant (`m` of
     /// [`ModMul::parts`]; a null tower table reads `q`, `k`, `m` from here).
-    pub m: u32,
+    pub(crate) m: u32,
     /// A one-tower launch's modulus.
-    pub q: W,
+    pub(crate) q: W,
     /// A one-tower launch's second reduction constant.
-    pub k: W,
+    pub(crate) k: W,
+}
+
+/// A tiled launch's pass choices as [`TiledArgs::new`] takes them.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TiledPass {
+    /// The transform's split and tile.
+    pub geo: TileGeometry,
+    /// `true`: the strided pass; `false`: the contiguous pass.
+    pub strided: bool,
+    /// Stages per shared-memory round trip (`log2` of the radix).
+    pub log_radix: u32,
+    /// Direct global I/O ([`direct_io`]).
+    pub direct: bool,
+    /// Stages run.
+    pub stop: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> TiledArgs<W> {
+    /// The block of one pass over `batch` polynomials per tower starting at
+    /// `a` with the prepared twiddles `(main, aux)` (`aux`: [`Buf::none`] for
+    /// a reduction without auxiliary words) and a one-tower launch's
+    /// `(q, k, m)` ([`ModMul::parts`]). Checks what the [`TiledArgs`] docs
+    /// say.
+    pub fn new(
+        a: Buf<W>,
+        (main, aux): (Buf<W>, Buf<W>),
+        grid: &TowerGrid<W>,
+        batch: u64,
+        pass: TiledPass,
+        (q, k, m): (W, W, u32),
+    ) -> Result<Self, ArgsError> {
+        let geo = pass.geo;
+        grid.batch(geo.log_n, 1)?;
+        if geo.l1 > geo.log_tile
+            || geo.log_tile > geo.log_n
+            || !(1..=4).contains(&pass.log_radix)
+            || pass.stop > geo.log_n
+            || (pass.strided && geo.l1 == 0)
+        {
+            return Err(ArgsError::Size);
+        }
+        if batch == 0 {
+            return Err(ArgsError::Count);
+        }
+        grid.data(&a, span(batch, 1 << geo.log_n, 0)?)?;
+        let tw = grid.twiddles(&main, &aux, 1u64 << pass.stop)?;
+        one_tower_modulus(grid, q, W::BITS - 1)?;
+        Ok(TiledArgs {
+            a: a.mut_ptr(),
+            tw,
+            towers: grid.towers(),
+            geo,
+            strided: u32::from(pass.strided),
+            log_radix: pass.log_radix,
+            direct: u32::from(pass.direct),
+            stop: pass.stop,
+            m,
+            q,
+            k,
+        })
+    }
 }
 
 /// Where a block's tile lives and how it is shaped (`#[repr(C)]`: part of

@@ -57,6 +57,8 @@
 use super::acc::Acc192;
 use super::{block_words, padded_stride, stage};
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
@@ -83,26 +85,62 @@ pub const MAX_TOWERS: usize = 1024;
 /// `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
 /// words; `table` to [`table`]`(k towers, l)`; the grid is `⌈count / B⌉`
 /// blocks of `B` threads with [`shared_bytes`]`(B, l, k, word bytes)` of
-/// dynamic shared memory; `magic = div_magic(l)`. Established by
-/// `polymul::rns::convert::DeviceConvert::reconstruct`, after
-/// `polymul::rns::plan::RnsPlan::check_pair` checked both buffers' shapes.
+/// dynamic shared memory; `magic = div_magic(l)`. [`CrtArgs::new`] (host
+/// only) checks the buffers (non-null, holding those words), the counts
+/// (non-zero, `l ≤ 2^12`, `k ≤` [`MAX_TOWERS`]) and sets `magic`; the
+/// residues being reduced, the table's contents and the grid and shared
+/// memory stay the caller's. Established by
+/// `polymul::rns::convert::Tables::crt_args` (through [`CrtArgs::new`]; both
+/// the CPU path `RnsBasis::reconstruct` and the GPU launch
+/// `DeviceConvert::reconstruct`), after `polymul::rns::plan::RnsPlan::check_pair`
+/// (GPU) or `RnsBasis::check_residues` (CPU) checked the buffers' shapes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct CrtArgs<W> {
     /// `k · count` residues, tower-major (tower `i`'s below `q_i`).
-    pub residues: *const W,
+    pub(crate) residues: *const W,
     /// `count · l` limbs, coefficient-major.
-    pub limbs: *mut u64,
+    pub(crate) limbs: *mut u64,
     /// [`table`].
-    pub table: *const u64,
+    pub(crate) table: *const u64,
     /// Coefficients (`batch · N`).
-    pub count: u32,
+    pub(crate) count: u32,
     /// Limbs per coefficient (`⌈log2 Q / 64⌉`).
-    pub l: u32,
+    pub(crate) l: u32,
     /// Towers.
-    pub k: u32,
+    pub(crate) k: u32,
     /// [`super::div_magic`]`(l)`.
-    pub magic: u32,
+    pub(crate) magic: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> CrtArgs<W> {
+    /// The block of the reconstruction of `count` coefficients from `k`
+    /// towers' residues (`residues`) into `l` limbs each (`limbs`) with
+    /// `table` ([`table`]`(k towers, l)`). Checks what the [`CrtArgs`] docs
+    /// say.
+    pub fn new(
+        residues: Buf<W>,
+        limbs: Buf<u64>,
+        table: Buf<u64>,
+        (count, l, k): (u32, u32, u32),
+    ) -> Result<Self, ArgsError> {
+        if count == 0 || l == 0 || k == 0 || l > 1 << 12 || k as usize > MAX_TOWERS {
+            return Err(ArgsError::Count);
+        }
+        residues.holds(k as u64 * count as u64)?;
+        limbs.holds(count as u64 * l as u64)?;
+        table.holds(table_words(k as usize, l as usize) as u64)?;
+        Ok(CrtArgs {
+            residues: residues.ptr,
+            limbs: limbs.mut_ptr(),
+            table: table.ptr,
+            count,
+            l,
+            k,
+            magic: super::div_magic(l),
+        })
+    }
 }
 
 /// Bytes of dynamic shared memory of a block of `b` threads: the limb rows

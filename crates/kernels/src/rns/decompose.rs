@@ -27,6 +27,8 @@
 use super::acc::Acc192;
 use super::{block_words, stage};
 use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
@@ -48,31 +50,68 @@ pub const ROW_HEAD: usize = 6;
 /// `count · l` words, `out` to `k · count` words, `table` to
 /// [`table`]`(k towers, l)`; the grid is `⌈count / B⌉` blocks of
 /// `B · 2^log_groups` threads with `B · padded_stride(l) · 8` bytes of
-/// dynamic shared memory; `magic = div_magic(l)`. Established by
-/// `polymul::rns::convert::DeviceConvert::decompose` (block, grid and shared memory
-/// from the basis's `Tables`), after `polymul::rns::plan::RnsPlan::check_pair` checked
-/// both buffers' shapes.
+/// dynamic shared memory; `magic = div_magic(l)`. [`DecomposeArgs::new`]
+/// (host only) checks the buffers (non-null, holding those words), the
+/// counts (non-zero, `l ≤ 2^12`, `log_groups ≤ 4`) and sets `magic`; the
+/// table's contents and the grid and shared memory stay the caller's.
+/// Established by `polymul::rns::convert::Tables::dec_args` (through
+/// [`DecomposeArgs::new`]; both the CPU path `RnsBasis::decompose` and the
+/// GPU launch `DeviceConvert::decompose`, which sets grid and shared memory
+/// from the basis's `Tables`), after `polymul::rns::plan::RnsPlan::check_pair`
+/// (GPU) or `RnsBasis::check_limbs` (CPU) checked the buffers' shapes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct DecomposeArgs<W> {
     /// `count · l` limbs, coefficient-major.
-    pub limbs: *const u64,
+    pub(crate) limbs: *const u64,
     /// `k · count` residues, tower-major.
-    pub out: *mut W,
+    pub(crate) out: *mut W,
     /// [`table`]: `k` rows of [`ROW_HEAD`]` + l` words.
-    pub table: *const u64,
+    pub(crate) table: *const u64,
     /// Coefficients (`batch · N`).
-    pub count: u32,
+    pub(crate) count: u32,
     /// Limbs per coefficient.
-    pub l: u32,
+    pub(crate) l: u32,
     /// Towers.
-    pub k: u32,
+    pub(crate) k: u32,
     /// `log2` of the threads per coefficient (tower groups): more threads
     /// per SM where one thread per coefficient leaves the GPU half idle
     /// (the GPU launches use [`GPU_LOG_GROUPS`], the CPU path 0).
-    pub log_groups: u32,
+    pub(crate) log_groups: u32,
     /// [`super::div_magic`]`(l)`.
-    pub magic: u32,
+    pub(crate) magic: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> DecomposeArgs<W> {
+    /// The block of the decomposition of `count` coefficients of `l` limbs
+    /// (`limbs`) into `k` towers' residues (`out`) with `table`
+    /// ([`table`]`(k towers, l)`), `2^log_groups` threads per coefficient.
+    /// Checks what the [`DecomposeArgs`] docs say.
+    pub fn new(
+        limbs: Buf<u64>,
+        out: Buf<W>,
+        table: Buf<u64>,
+        (count, l, k): (u32, u32, u32),
+        log_groups: u32,
+    ) -> Result<Self, ArgsError> {
+        if count == 0 || l == 0 || k == 0 || l > 1 << 12 || log_groups > 4 {
+            return Err(ArgsError::Count);
+        }
+        limbs.holds(count as u64 * l as u64)?;
+        out.holds(k as u64 * count as u64)?;
+        table.holds(table_words(k as usize, l as usize) as u64)?;
+        Ok(DecomposeArgs {
+            limbs: limbs.ptr,
+            out: out.mut_ptr(),
+            table: table.ptr,
+            count,
+            l,
+            k,
+            log_groups,
+            magic: super::div_magic(l),
+        })
+    }
 }
 
 /// The GPU launches' `log_groups`: 4 threads per coefficient.

@@ -84,13 +84,25 @@ impl<W: Coeff> LazyTableSet<W> {
     }
 
     pub(super) fn tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
-        LazyTables { fwd: self.fwd.ptr(), inv: self.inv.ptr(), tw_pairs: self.tw_pairs, barrett }
+        LazyTables {
+            fwd: self.fwd.ptr(),
+            inv: self.inv.ptr(),
+            words: (self.fwd.len(), self.inv.len()),
+            tw_pairs: self.tw_pairs,
+            barrett,
+        }
     }
 
     /// The tables every pass of a polymul reads.
     pub(super) fn product_tables(&self, barrett: Barrett4<W>) -> LazyTables<W> {
         match &self.product {
-            Some((f, i, pairs)) => LazyTables { fwd: f.ptr(), inv: i.ptr(), tw_pairs: *pairs, barrett },
+            Some((f, i, pairs)) => LazyTables {
+                fwd: f.ptr(),
+                inv: i.ptr(),
+                words: (f.len(), i.len()),
+                tw_pairs: *pairs,
+                barrett,
+            },
             None => self.tables(barrett),
         }
     }

@@ -13,7 +13,7 @@ use super::lazy::LazySchedule;
 use super::twiddles::DeviceMultiplicands;
 use super::{AUTO_TILES, NttKernel, PlanOptions};
 use crate::gpu::graph::{CallKey, GraphCache};
-use crate::gpu::launch::{Queue, TowerLaunch};
+use crate::gpu::launch::{Queue, TowerLaunch, buf};
 use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
@@ -309,6 +309,7 @@ impl<W: Coeff> NttEngine<W> {
             rows: self.towers as u32,
             data_words: (batch * self.n()) as u64,
             tw_words: self.tw_words as u32,
+            moduli_words: self.moduli.as_ref().map_or(0, |m| m.len()),
         }
     }
 
@@ -346,9 +347,9 @@ impl<W: Coeff> NttEngine<W> {
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
             let path = lz.path_for(batch.saturating_mul(self.towers));
-            let a = data.ptr();
+            let (a, words) = (data.ptr(), data.len());
             let record = |q: Queue<'_>| {
-                launch::lazy_ntt(q, path.kernels, dir, a, &path.tables, batch, self.log_n, &towers)
+                launch::lazy_ntt(q, path.kernels, dir, (a, words), &path.tables, batch, self.log_n, &towers)
             };
             if lz.is_small(batch.saturating_mul(self.towers)) {
                 // A few polynomials: the launches cost more than the work,
@@ -469,8 +470,9 @@ impl<W: Coeff> NttEngine<W> {
             let path = lz.path_for(batch.saturating_mul(self.towers));
             let towers = self.tower_launch(batch);
             let (pa, pb) = (a.ptr(), b.ptr());
+            let operands = (buf(pa, a.len()), buf(pb, b.len()));
             let record = |q: Queue<'_>| {
-                launch::lazy_polymul(q, path.kernels, (pa, pb), &path.product, batch, log_n, &towers)
+                launch::lazy_polymul(q, path.kernels, operands, &path.product, batch, log_n, &towers)
             };
             if lz.is_small(batch.saturating_mul(self.towers)) {
                 // As for the transforms: repeated calls replay one graph.

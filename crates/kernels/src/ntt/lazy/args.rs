@@ -8,10 +8,16 @@ use crate::arith::Barrett4;
 use crate::arith::harvey::ShoupPair;
 
 use super::geometry::Shape;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus, span};
 
 /// What one launch of a pass works on (one tower: the entry point resolves
 /// the tower's data, table and modulus).
 #[derive(Debug, Clone, Copy)]
+///
+/// Its fields stay `pub`: the host's CPU emulation (`polymul::cpu::lazy`)
+/// builds it per tower as the entry points do; it is no kernel's argument
+/// block, and a kernel only ever gets one from [`LaunchArgs::tower`].
 pub struct PassArgs<W> {
     /// The tower's data (`batch · N` words).
     pub data: *mut W,
@@ -74,8 +80,19 @@ pub struct PassArgs<W> {
 ///   has `subs = batch` and `batch · 2^lcs` blocks per tower in clusters of
 ///   `2^lcs`.
 ///
+/// [`LaunchArgs::new`] (host only) checks what it can see: `data` (and a
+/// non-null `b`) non-null and holding `rows · data_words` words, with
+/// `data_words` a non-zero multiple of `N`; the tower table (through
+/// [`TowerGrid`](crate::args::TowerGrid)); `tw` and `tw_inv` non-null and
+/// holding `rows · tw_pairs` pairs, `tw_pairs ≥ N + 1`; `2 ≤ log_n < 32`;
+/// `0 < subs ≤ data_words`; a one-tower modulus with `4q < 2^β`;
+/// [`LaunchArgs::fused`] checks `ctrl` and `lag`. What it cannot see stays
+/// the caller's: the tables' contents and layout for the launch's shape,
+/// the table rows' constants, `subs` being the pass's count, and the grid,
+/// block and shared memory of the launch.
+///
 /// Established by `polymul::plan::launch::LazyTables::launch_args` (the
-/// block) and its launchers `polymul::plan::launch::lazy_pass`, `fused_ntt` and
+/// block, through [`LaunchArgs::new`]) and its launchers `polymul::plan::launch::lazy_pass`, `fused_ntt` and
 /// `cluster_ntt` (grids, threads, shared memory, `ctrl`, `lag`); the tables
 /// by `polymul::plan::engine::LazyTableSet::new` (`polymul::plan::lazy::tables`, `tw_pairs`
 /// from `LazySchedule::table_pairs`); the batch by
@@ -86,39 +103,39 @@ pub struct PassArgs<W> {
 #[repr(C)]
 pub struct LaunchArgs<W> {
     /// The batch, tower after tower.
-    pub data: *mut W,
+    pub(crate) data: *mut W,
     /// The forward twiddle tables, `tw_pairs` pairs per tower.
-    pub tw: *const ShoupPair<W>,
+    pub(crate) tw: *const ShoupPair<W>,
     /// The inverse twiddle tables, `tw_pairs` pairs per tower.
-    pub tw_inv: *const ShoupPair<W>,
+    pub(crate) tw_inv: *const ShoupPair<W>,
     /// `TOWER_WORDS` constants per tower ([`crate::towers`]), or null for
     /// one tower (then `q` is used).
-    pub moduli: *const W,
+    pub(crate) moduli: *const W,
     /// Words between consecutive towers' data.
-    pub data_words: u64,
+    pub(crate) data_words: u64,
     /// Pairs between consecutive towers' tables (`N + 1`).
-    pub tw_pairs: u32,
+    pub(crate) tw_pairs: u32,
     /// `log2 N`.
-    pub log_n: u32,
+    pub(crate) log_n: u32,
     /// Sub-transforms per tower ([`PassArgs::subs`]).
-    pub subs: u32,
+    pub(crate) subs: u32,
     /// Algorithm 4's bit length `m` of a one-tower launch's modulus (the
     /// product pass's pointwise multiplication).
-    pub qbits: u32,
+    pub(crate) qbits: u32,
     /// [`PassArgs::log_polys`].
-    pub log_polys: u32,
+    pub(crate) log_polys: u32,
     /// The modulus of a one-tower launch.
-    pub q: W,
+    pub(crate) q: W,
     /// Algorithm 4's `µ` of a one-tower launch's modulus.
-    pub mu: W,
+    pub(crate) mu: W,
     /// The product pass's second operand, transformed (null for the other
     /// passes), laid out as `data`.
-    pub b: *const W,
+    pub(crate) b: *const W,
     /// A fused launch's control words ([`fused_ctrl_words`](super::fused_ctrl_words) per tower, all
     /// zero), null for the other kernels.
-    pub ctrl: *mut u32,
+    pub(crate) ctrl: *mut u32,
     /// A fused launch's lag in polynomials ([`fused_item`](super::fused_item)).
-    pub lag: u32,
+    pub(crate) lag: u32,
 }
 
 impl<W: Word> PassArgs<W> {
@@ -167,5 +184,88 @@ impl<W: Word> LaunchArgs<W> {
             barrett: Barrett4 { q, mu, m: qbits },
             log_polys: self.log_polys,
         }
+    }
+}
+
+/// The twiddle tables of a lazy launch as [`LaunchArgs::new`] takes them:
+/// both directions' buffers, `pairs` pairs per tower.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Debug, Clone, Copy)]
+pub struct LazyTwiddles<W> {
+    /// The forward tables.
+    pub fwd: Buf<ShoupPair<W>>,
+    /// The inverse tables.
+    pub inv: Buf<ShoupPair<W>>,
+    /// Pairs between consecutive towers' tables.
+    pub pairs: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> LaunchArgs<W> {
+    /// The block of a lazy pass, fused or cluster launch over `data` (and
+    /// `b`, the product pass's or a paired forward pass's second operand, or
+    /// [`Buf::none`]) with `tables` and the towers of `grid`; a one-tower
+    /// launch's constants are `barrett`'s. Checks what the [`LaunchArgs`]
+    /// docs say; `ctrl` is null and `lag` zero (see [`LaunchArgs::fused`]).
+    #[allow(clippy::too_many_arguments)] // what the block is about: buffers, counts, constants
+    pub fn new(
+        data: Buf<W>,
+        b: Buf<W>,
+        tables: &LazyTwiddles<W>,
+        grid: &TowerGrid<W>,
+        log_n: u32,
+        subs: u32,
+        log_polys: u32,
+        barrett: Barrett4<W>,
+    ) -> Result<Self, ArgsError> {
+        if !(2..32).contains(&log_n) {
+            return Err(ArgsError::Size);
+        }
+        let dw = grid.data_words();
+        if dw == 0 || dw & ((1 << log_n) - 1) != 0 || subs == 0 || subs as u64 > dw {
+            return Err(ArgsError::Count);
+        }
+        grid.data(&data, dw)?;
+        if !b.is_null() {
+            grid.data(&b, dw)?;
+        }
+        if (tables.pairs as u64) < (1u64 << log_n) + 1 {
+            return Err(ArgsError::Short);
+        }
+        let pairs = span(grid.rows() as u64, tables.pairs as u64, 0)?;
+        tables.fwd.holds(pairs)?;
+        tables.inv.holds(pairs)?;
+        one_tower_modulus(grid, barrett.q, W::BITS - 2)?;
+        Ok(LaunchArgs {
+            data: data.mut_ptr(),
+            tw: tables.fwd.ptr,
+            tw_inv: tables.inv.ptr,
+            moduli: grid.towers().moduli,
+            data_words: dw,
+            tw_pairs: tables.pairs,
+            log_n,
+            subs,
+            qbits: barrett.m,
+            log_polys,
+            q: barrett.q,
+            mu: barrett.mu,
+            b: b.ptr,
+            ctrl: core::ptr::null_mut(),
+            lag: 0,
+        })
+    }
+
+    /// The block of a fused launch: this one with its control words `ctrl`
+    /// (checked to hold [`fused_ctrl_words`](super::fused_ctrl_words)`(subs)`
+    /// words per tower; that they are zero stays the caller's) and `lag`
+    /// (checked to be at least a row block's polynomials,
+    /// `2^`[`ROW_POLYS_LOG_MAX`](super::ROW_POLYS_LOG_MAX)).
+    pub fn fused(self, ctrl: Buf<u32>, lag: u32, grid: &TowerGrid<W>) -> Result<Self, ArgsError> {
+        let per = super::fused_ctrl_words(self.subs as usize) as u64;
+        ctrl.holds(span(grid.rows() as u64, per, 0)?)?;
+        if lag < 1 << super::ROW_POLYS_LOG_MAX {
+            return Err(ArgsError::Count);
+        }
+        Ok(LaunchArgs { ctrl: ctrl.mut_ptr(), lag, ..self })
     }
 }
