@@ -2,6 +2,7 @@
 //! optimisation step, measured as ratios in one run.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{NttKernel, PlanOptions, Reduction, SplitMix64};
 use polymul::prelude::*;
 use polymul::{Coeff, Gpu, NttParams, NttPlan};

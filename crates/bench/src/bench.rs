@@ -9,6 +9,7 @@ use crate::plot::{self, Series};
 use crate::reductions;
 use crate::report::{self, Table};
 use crate::{Options, WORD_CONFIGS, log_ns};
+use polymul::expert::GpuTiming;
 use polymul::expert::{NttKernel, PlanOptions, SplitMix64, emulation, median};
 use polymul::prelude::*;
 use polymul::{Coeff, Gpu, NttParams, NttPlan};

@@ -5,6 +5,7 @@
 //! reference, so the timing is of a transform that computes the same thing.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{SplitMix64, emulation};
 use polymul::prelude::*;
 use polymul::{Gpu, NttParams, NttPlan};

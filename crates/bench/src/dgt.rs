@@ -7,6 +7,7 @@
 use crate::plot::{self, Series};
 use crate::report::Table;
 use polymul::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
+use polymul::expert::GpuTiming;
 use polymul::expert::SplitMix64;
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};

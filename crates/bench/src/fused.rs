@@ -2,6 +2,7 @@
 //! default plan with and without `fused_polymul`, timed in one run.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{PlanOptions, SplitMix64};
 use polymul::prelude::*;
 use polymul::{Coeff, Gpu, NttParams, NttPlan};

@@ -9,6 +9,7 @@
 //! bandwidth.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{NttKernel, PlanOptions, SplitMix64};
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};

@@ -18,6 +18,7 @@
 
 use crate::report::Table;
 use polymul::dgt::{DgtConfig, DgtParams, DgtPlan, dgt_primes};
+use polymul::expert::GpuTiming;
 use polymul::expert::{DgtPipeline, SplitMix64};
 use polymul::prelude::*;
 use polymul::{Coeff, Gpu, Graph, NttParams, NttPlan, Result};

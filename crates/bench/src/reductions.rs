@@ -3,6 +3,7 @@
 //! radix-2 NTT with each variant swapped in.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{ModMulBench, NttKernel, PlanOptions, Reduction, SplitMix64};
 use polymul::params::ntt_primes;
 use polymul::prelude::*;

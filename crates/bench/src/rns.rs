@@ -5,6 +5,7 @@
 
 use crate::plot::{self, Series};
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{PlanOptions, SplitMix64};
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};

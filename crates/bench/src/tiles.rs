@@ -2,6 +2,7 @@
 //! the tiled kernel (Shoup, the automatic radix) with tiles from 2 KiB to 128 KiB.
 
 use crate::report::Table;
+use polymul::expert::GpuTiming;
 use polymul::expert::{NttKernel, PlanOptions, SplitMix64};
 use polymul::prelude::*;
 use polymul::{Coeff, Gpu, NttParams, NttPlan};

@@ -5,6 +5,7 @@
 //! cargo run --release -p polymul --example choose_kernel
 //! ```
 
+use polymul::expert::GpuTiming;
 use polymul::expert::SplitMix64;
 use polymul::expert::{NttKernel, PlanOptions, Reduction};
 use polymul::prelude::*;

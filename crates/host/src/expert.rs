@@ -14,7 +14,8 @@ pub mod conformance {
 }
 pub use crate::dgt::schedule::DgtPipeline;
 pub use crate::gpu::{
-    LaunchChain, Timing, embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs, median,
+    GpuTiming, LaunchChain, Timing, embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs,
+    median,
 };
 pub use crate::microbench::ModMulBench;
 pub use crate::params::geometry::{geometry_2d, tile_geometry};

@@ -14,6 +14,7 @@ mod rns;
 
 use super::{Tally, eq, s};
 use polymul::dgt::{DgtConfig, DgtParams};
+use polymul::expert::GpuTiming;
 use polymul::expert::{ModMulBench, Reduction, emulation};
 use polymul::planner::tune;
 use polymul::{Coeff, Error, Gpu};

@@ -19,7 +19,7 @@ pub use buffer::{DeviceVec, DeviceView};
 pub use graph::Graph;
 pub use image::{embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs};
 pub use options::GpuOptions;
-pub use timing::{LaunchChain, Timing, median};
+pub use timing::{GpuTiming, LaunchChain, Timing, median};
 
 use crate::{Coeff, Error, Result};
 use cust::CudaFlags;

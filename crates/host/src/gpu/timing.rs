@@ -29,11 +29,42 @@ pub fn median(v: &mut [f64]) -> f64 {
     if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
 }
 
-impl Gpu {
+/// Timing tools on a [`Gpu`] (for benchmarks: `polymul::expert`): CUDA
+/// events around queued work, and the floors a measurement is compared
+/// with (the lazy-butterfly compute rate, the copy bandwidth).
+pub trait GpuTiming {
     /// Runs `work` `warmup` times, then times `reps` runs with CUDA events.
     ///
     /// `work` must only queue work on this GPU's stream (plans do).
-    pub fn time<F: FnMut() -> Result<()>>(&self, warmup: usize, reps: usize, mut work: F) -> Result<Timing> {
+    fn time<F: FnMut() -> Result<()>>(&self, warmup: usize, reps: usize, work: F) -> Result<Timing>;
+
+    /// The compute floor of the lazy NTT on this GPU: Harvey butterflies
+    /// per second, device-wide, from a register-only kernel (8 blocks of
+    /// 256 threads per SM, each thread 4 independent butterflies per round,
+    /// `rounds` rounds; median of `reps` timed runs) modulo `q`.
+    /// A `2^k`-point NTT needs `k · 2^(k−1)` of them.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] for `q` wider than the lazy kernels
+    /// allow (62 bits on `u64`, 30 on `u32`) or below 3, or `rounds = 0`;
+    /// then launch errors.
+    fn lazy_butterfly_rate<W: Coeff>(&self, q: W, rounds: u32, reps: usize) -> Result<f64>;
+
+    /// Device-to-device copy bandwidth in GB/s (bytes read + bytes written),
+    /// measured with a `bytes`-sized buffer: the ceiling for memory-bound
+    /// kernels that every GPU timing is compared with.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
+    /// [`Error::OutOfDeviceMemory`] if two such buffers do not fit.
+    fn copy_bandwidth_gbs(&self, bytes: usize, reps: usize) -> Result<f64>;
+}
+
+impl GpuTiming for Gpu {
+    /// Runs `work` `warmup` times, then times `reps` runs with CUDA events.
+    ///
+    /// `work` must only queue work on this GPU's stream (plans do).
+    fn time<F: FnMut() -> Result<()>>(&self, warmup: usize, reps: usize, mut work: F) -> Result<Timing> {
         self.bind()?;
         let ev = |_| Event::new(EventFlags::DEFAULT).map_err(Error::cuda("creating an event", 0));
         let (start, stop) = (ev(())?, ev(())?);
@@ -66,7 +97,7 @@ impl Gpu {
     /// [`Error::ArgumentOutOfRange`] for `q` wider than the lazy kernels
     /// allow (62 bits on `u64`, 30 on `u32`) or below 3, or `rounds = 0`;
     /// then launch errors.
-    pub fn lazy_butterfly_rate<W: Coeff>(&self, q: W, rounds: u32, reps: usize) -> Result<f64> {
+    fn lazy_butterfly_rate<W: Coeff>(&self, q: W, rounds: u32, reps: usize) -> Result<f64> {
         let max = polymul_kernels::arith::harvey::max_bits(W::BITS);
         let (q64, limit) = (q.as_u64(), (1u64 << max) - 1);
         if !(3..=limit).contains(&q64) {
@@ -110,7 +141,7 @@ impl Gpu {
     /// # Errors
     /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
     /// [`Error::OutOfDeviceMemory`] if two such buffers do not fit.
-    pub fn copy_bandwidth_gbs(&self, bytes: usize, reps: usize) -> Result<f64> {
+    fn copy_bandwidth_gbs(&self, bytes: usize, reps: usize) -> Result<f64> {
         if bytes < 8 {
             let (value, max) = (bytes as u64, usize::MAX as u64);
             return Err(Error::ArgumentOutOfRange { what: "bytes", value, min: 8, max });

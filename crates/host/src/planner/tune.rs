@@ -3,6 +3,7 @@
 
 use super::{Choice, Decision, Modulus, Multiplier, Wisdom, WisdomEntry, WisdomKey, batch_bucket};
 use crate::dgt::DgtConfig;
+use crate::gpu::GpuTiming;
 use crate::plan::NttKernel;
 use crate::random::SplitMix64;
 use crate::{Coeff, Error, Gpu, Product, Result};
