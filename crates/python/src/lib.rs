@@ -3,7 +3,7 @@
 //! arrays (NumPy, CuPy, PyTorch, object arrays of ints) and calls the one
 //! class here, `Core`, with raw addresses of memory it keeps alive for the
 //! call; this layer maps every [`polymul::Error`] to a Python exception by
-//! its [`ErrorKind`] ([`exception_for`]: `ValueError` for bad input and for
+//! its [`ErrorKind`] (`exception_for`: `ValueError` for bad input and for
 //! operations a plan does not offer, `polymul.GpuError` for the device,
 //! `polymul.GpuOutOfMemory` for its memory, `OSError` for files) and never
 //! panics.

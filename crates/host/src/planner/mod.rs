@@ -50,8 +50,8 @@ pub enum Modulus {
     /// These primes, one tower each (tower-major data; one prime is the
     /// same as [`Modulus::Prime`]): only a transform that accepts every one
     /// of them is considered. The NTT builds them into an
-    /// [`RnsBasis::from_primes`] (its errors: no prime, too many, one twice,
-    /// one not NTT-friendly), the DGT into one [`DgtParams`] per prime.
+    /// [`crate::RnsBasis::from_primes`] (its errors: no prime, too many, one twice,
+    /// one not NTT-friendly), the DGT into one [`crate::DgtParams`] per prime.
     Primes(Vec<u64>),
 }
 
