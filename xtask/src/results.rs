@@ -220,10 +220,16 @@ impl Table {
 
     /// The header cell that closes a group split by a `|` inside parentheses
     /// (`floor µs (compute | memory)`), if there is one.
+    ///
+    /// Also the cell `floor µs (compute / memory)` of the goals tables written between
+    /// the header fix and the matching row fix (2026-11-26), whose rows still print the
+    /// two floors as two cells.
     fn split_group_end(&self) -> Option<usize> {
         let depth = |c: &str| c.matches('(').count() as isize - c.matches(')').count() as isize;
-        let open = self.header.iter().position(|c| depth(c) > 0)?;
-        self.header.iter().enumerate().skip(open + 1).find(|(_, c)| depth(c) < 0).map(|(i, _)| i)
+        let split = self.header.iter().position(|c| depth(c) > 0).and_then(|open| {
+            self.header.iter().enumerate().skip(open + 1).find(|(_, c)| depth(c) < 0).map(|(i, _)| i)
+        });
+        split.or_else(|| self.header.iter().position(|c| c == "floor µs (compute / memory)"))
     }
 
     /// The table with only the named columns (in the order given); `None` if one is missing.
@@ -585,6 +591,15 @@ mod tests {
         );
         assert_eq!(t.select(&["goal"]).unwrap().rows[2], ["≥ 80%"]);
         assert!(t.select(&["row", "nope"]).is_none());
+        // The one-cell header of 2026-11-26 with rows that still print two floor cells.
+        let mid = Table {
+            header: ["row", "floor µs (compute / memory)", "met"].map(String::from).to_vec(),
+            rows: vec![
+                ["a", "0.6", "0.3", "yes"].map(String::from).to_vec(),
+                ["b", "—", "no"].map(String::from).to_vec(),
+            ],
+        };
+        assert_eq!(mid.select(&["row", "met"]).unwrap().rows, vec![vec!["a", "yes"], vec!["b", "no"]]);
         let st = stamp(MD);
         assert_eq!(st[0].1, "NVIDIA H100 80GB HBM3 (sm_90)");
         assert_eq!(st[1].1, "2026-11-25");

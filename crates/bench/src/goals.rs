@@ -381,7 +381,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> polymul::Result<Table> {
             format!("{} ({})", if moderate { format!("{:.0}%", m.now) } else { fmt(m.now) }, m.now_kernel),
             if moderate { "—".into() } else { format!("{:.2}×", m.before / m.now) },
             if best.is_finite() { format!("{:.2}×", best / m.now) } else { "—".into() },
-            if moderate { "—".into() } else { format!("{} | {}", fmt(floors.compute), fmt(floors.memory)) },
+            if moderate { "—".into() } else { format!("{} / {}", fmt(floors.compute), fmt(floors.memory)) },
             pct_floor,
             gbs,
             pct_copy,
