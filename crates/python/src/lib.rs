@@ -147,14 +147,14 @@ enum Transform {
     Auto,
 }
 
-/// One word size's engine: the planner's multiplier (boxed: it is large).
-struct Eng<W: Coeff>(Box<Multiplier<W>>);
+/// The planner's multiplier for one word size (boxed: it is large).
+struct WordMultiplier<W: Coeff>(Box<Multiplier<W>>);
 
 fn no_decision(choice: Choice) -> Decision {
     Decision { choice, from_wisdom: false, measured_us: None }
 }
 
-impl<W: Coeff> Eng<W> {
+impl<W: Coeff> WordMultiplier<W> {
     fn new(t: Transform, gpu: Option<Gpu>, n: usize, modulus: Modulus, batch: usize) -> Result<Self, Error> {
         polymul::params::check_n(n)?;
         // `NttPlan` and `DgtPlan` force their transform; `Multiplier` asks the planner.
@@ -174,7 +174,7 @@ impl<W: Coeff> Eng<W> {
                 Multiplier::cpu_with_decision(n, modulus, d)?
             }
         };
-        Ok(Eng(Box::new(m)))
+        Ok(WordMultiplier(Box::new(m)))
     }
 
     /// The DGT on the CPU: its CPU model (exact, not fast).
@@ -256,16 +256,17 @@ enum DevOp {
     Polymul,
 }
 
-enum AnyEng {
-    U32(Eng<u32>),
-    U64(Eng<u64>),
+/// The multiplier of whichever word size the Python object was made for.
+enum AnyWordMultiplier {
+    U32(WordMultiplier<u32>),
+    U64(WordMultiplier<u64>),
 }
 
 macro_rules! each {
     ($self:expr, $e:ident => $body:expr) => {
         match $self {
-            AnyEng::U32($e) => $body,
-            AnyEng::U64($e) => $body,
+            AnyWordMultiplier::U32($e) => $body,
+            AnyWordMultiplier::U64($e) => $body,
         }
     };
 }
@@ -288,7 +289,7 @@ unsafe fn host<'a, W>(ptr: usize, len: usize) -> PyResult<&'a mut [W]> {
 /// `Multiplier` (use those; this class takes raw addresses).
 #[pyclass(module = "polymul._polymul", frozen)]
 struct Core {
-    eng: AnyEng,
+    eng: AnyWordMultiplier,
     n: usize,
     word: u32,
     /// The RNS basis for big-integer products' limb encoding (made on
@@ -338,11 +339,11 @@ impl Core {
         }
         let modulus = modulus_of(bits, towers, primes, q);
         let eng = py
-            .detach(|| -> Result<AnyEng, Error> {
+            .detach(|| -> Result<AnyWordMultiplier, Error> {
                 let g = pick(device)?;
                 match word {
-                    32 => Ok(AnyEng::U32(Eng::new(t, g, n, modulus, batch.max(1))?)),
-                    _ => Ok(AnyEng::U64(Eng::new(t, g, n, modulus, batch.max(1))?)),
+                    32 => Ok(AnyWordMultiplier::U32(WordMultiplier::new(t, g, n, modulus, batch.max(1))?)),
+                    _ => Ok(AnyWordMultiplier::U64(WordMultiplier::new(t, g, n, modulus, batch.max(1))?)),
                 }
             })
             .map_err(to_py)?;
@@ -395,12 +396,12 @@ impl Core {
     /// host words at `ptr` (tower-major).
     fn transform_host(&self, py: Python<'_>, ptr: usize, len: usize, inverse: bool) -> PyResult<()> {
         match &self.eng {
-            AnyEng::U32(e) => {
+            AnyWordMultiplier::U32(e) => {
                 // SAFETY: the Python layer's contract (see `host`).
                 let d = unsafe { host::<u32>(ptr, len)? };
                 py.detach(|| e.transform_host(d, inverse)).map_err(to_py)
             }
-            AnyEng::U64(e) => {
+            AnyWordMultiplier::U64(e) => {
                 // SAFETY: as above.
                 let d = unsafe { host::<u64>(ptr, len)? };
                 py.detach(|| e.transform_host(d, inverse)).map_err(to_py)
@@ -411,14 +412,14 @@ impl Core {
     /// `out ← a ⊗ b` for `len` host words each (tower-major).
     fn polymul_host(&self, py: Python<'_>, a: usize, b: usize, out: usize, len: usize) -> PyResult<()> {
         match &self.eng {
-            AnyEng::U32(e) => {
+            AnyWordMultiplier::U32(e) => {
                 // SAFETY: the Python layer's contract (see `host`); `out`
                 // is a fresh array, distinct from `a` and `b`.
                 let (a, b, o) =
                     unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
                 py.detach(|| e.polymul_host(a, b, o)).map_err(to_py)
             }
-            AnyEng::U64(e) => {
+            AnyWordMultiplier::U64(e) => {
                 // SAFETY: as above.
                 let (a, b, o) =
                     unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
@@ -466,7 +467,7 @@ impl Core {
     /// Negacyclic products modulo Q (the product of the primes) of
     /// big-integer polynomials, through the RNS conversions.
     fn polymul_big(&self, py: Python<'_>, a: Vec<BigUint>, b: Vec<BigUint>) -> PyResult<Vec<BigUint>> {
-        let AnyEng::U64(e) = &self.eng else {
+        let AnyWordMultiplier::U64(e) = &self.eng else {
             return Err(PyValueError::new_err(
                 "big-integer products need a plan of 64-bit words (word=64): the RNS conversions run on u64 towers",
             ));
