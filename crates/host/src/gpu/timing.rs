@@ -170,6 +170,7 @@ impl GpuTiming for Gpu {
 /// times it beside the operations.
 ///
 /// ```no_run
+/// use polymul::expert::GpuTiming;
 /// let gpu = polymul::Gpu::new()?;
 /// let two = polymul::expert::LaunchChain::new(&gpu, 2)?;
 /// let t = gpu.time(10, 100, || two.queue())?;
