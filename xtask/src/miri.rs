@@ -32,6 +32,18 @@ pub const SKIP: &[(&str, &str)] = &[
         "twiddle tables of a 62-bit prime at N = 2^16: safe code, minutes under Miri",
     ),
     (
+        "planner::multiplier::tests::a_forced_dgt_decision_runs_on_the_cpu",
+        "runs rayon's pool: Stacked Borrows flags crossbeam-epoch's intrusive list (in the dependency)",
+    ),
+    (
+        "planner::multiplier::tests::an_ntt_decision_on_the_cpu_is_the_cpu_backend_and_multiplies_limbs",
+        "runs rayon's pool: Stacked Borrows flags crossbeam-epoch's intrusive list (in the dependency)",
+    ),
+    (
+        "planner::multiplier::tests::without_wisdom_primes_only_the_dgt_takes_choose_the_dgt_on_any_backend",
+        "runs rayon's pool: Stacked Borrows flags crossbeam-epoch's intrusive list (in the dependency)",
+    ),
+    (
         "error::tests::messages_name_no_rust_paths",
         "formats every error, Error::Cuda too, whose driver message comes from cuGetErrorString (FFI)",
     ),
