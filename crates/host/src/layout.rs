@@ -91,21 +91,44 @@ impl<W: Coeff> Towers<W> {
         Ok(Layout { n: self.n, towers: self.len(), batch })
     }
 
+    /// The layout of `batch` polynomials per tower of any size (a buffer a
+    /// split call takes, gpu/split.rs): at least one
+    /// ([`Error::NotAMultipleOfN`] for 0), `towers · batch · N` words
+    /// addressable ([`Error::OutOfDeviceMemory`] otherwise: no memory holds
+    /// them).
+    pub(crate) fn shape(&self, batch: usize) -> Result<Layout> {
+        if batch == 0 {
+            return Err(Error::NotAMultipleOfN { what: "batch", got: 0, n: self.n });
+        }
+        let layout = Layout { n: self.n, towers: self.len(), batch };
+        match batch.checked_mul(self.n * self.len()).and_then(|w| w.checked_mul(std::mem::size_of::<W>())) {
+            Some(_) => Ok(layout),
+            None => Err(Error::OutOfDeviceMemory { during: "sizing a buffer", bytes: usize::MAX }),
+        }
+    }
+
     /// The layout of a buffer of `len` words (`what` names it in errors):
     /// a positive multiple of `towers · N` within the batch limit.
     pub(crate) fn layout_of(&self, what: &'static str, len: usize) -> Result<Layout> {
+        let layout = self.shape_of(what, len)?;
+        self.layout(layout.batch)
+    }
+
+    /// The layout of a buffer of `len` words of any batch (`what` names it
+    /// in errors): a positive multiple of `towers · N`.
+    pub(crate) fn shape_of(&self, what: &'static str, len: usize) -> Result<Layout> {
         let per = self.len() * self.n;
         if len == 0 || !len.is_multiple_of(per) {
             return Err(Error::NotAMultipleOfN { what, got: len, n: per });
         }
-        self.layout(len / per)
+        Ok(Layout { n: self.n, towers: self.len(), batch: len / per })
     }
 
-    /// Validates tower-major host words: [`Towers::layout_of`], then every
-    /// word of tower `i` below its modulus ([`Error::CoefficientOutOfRange`],
-    /// indexed into the whole buffer).
+    /// Validates tower-major host words of any batch: [`Towers::shape_of`],
+    /// then every word of tower `i` below its modulus
+    /// ([`Error::CoefficientOutOfRange`], indexed into the whole buffer).
     pub(crate) fn check(&self, what: &'static str, words: &[W]) -> Result<Layout> {
-        let layout = self.layout_of(what, words.len())?;
+        let layout = self.shape_of(what, words.len())?;
         let len = layout.batch * self.n;
         for (i, (part, &q)) in words.chunks_exact(len).zip(&self.moduli).enumerate() {
             if let Some((j, v)) = part.iter().enumerate().find(|(_, v)| **v >= q) {
@@ -133,6 +156,15 @@ impl<W: Coeff> Towers<W> {
             return Err(Error::LengthMismatch { what, got, expected: a });
         }
         self.layout_of("a", a)
+    }
+
+    /// [`Towers::operands`] of any batch (a split call's, gpu/split.rs):
+    /// the common layout without the launch limit.
+    pub(crate) fn operand_shape(&self, a: usize, others: &[(&'static str, usize)]) -> Result<Layout> {
+        if let Some(&(what, got)) = others.iter().find(|o| o.1 != a) {
+            return Err(Error::LengthMismatch { what, got, expected: a });
+        }
+        self.shape_of("a", a)
     }
 
     /// Two operands of one product: equal lengths, then each checked.
@@ -171,6 +203,14 @@ mod tests {
         assert_eq!(t.operands(24, &[("b", 24)]).unwrap().batch, 3);
         assert!(matches!(t.layout(0), Err(Error::NotAMultipleOfN { .. })));
         assert!(matches!(t.layout(usize::MAX), Err(Error::BatchTooLarge { .. })));
+        // Any batch a buffer can hold has a shape; only launches are limited.
+        let max = crate::params::max_batch(4);
+        assert_eq!(t.shape(max + 1).unwrap().batch, max + 1);
+        assert!(matches!(t.layout(max + 1), Err(Error::BatchTooLarge { .. })));
+        assert_eq!(t.shape_of("x", 8 * (max + 1)).unwrap().batch, max + 1);
+        assert!(matches!(t.layout_of("x", 8 * (max + 1)), Err(Error::BatchTooLarge { .. })));
+        assert!(matches!(t.shape(0), Err(Error::NotAMultipleOfN { .. })));
+        assert!(matches!(t.shape(usize::MAX), Err(Error::OutOfDeviceMemory { .. })));
     }
 
     #[test]

@@ -167,14 +167,29 @@ pub trait DevicePlan<W: Coeff>: Product<W, DeviceView<W>> {
 }
 
 /// [`Product`] on host slices for a GPU plan type, from its device
-/// methods: validated and uploaded, computed on the device, downloaded.
-/// With `transform`, [`Transform`] on host slices too. (A macro, not a
-/// blanket implementation over [`DevicePlan`]: coherence could not tell
-/// the GPU plans' implementations from the CPU plans' then.)
+/// methods: validated, then uploaded, computed on the device and
+/// downloaded — in pieces that overlap their copies and kernels where the
+/// batch exceeds one launch or the device's free memory
+/// (`gpu/split.rs`; the type implements its `SplitPlan`). With
+/// `transform, "words"`, [`Transform`] on host slices too (`"words"`
+/// names the data in errors). (A macro, not a blanket implementation over
+/// [`DevicePlan`]: coherence could not tell the GPU plans' implementations
+/// from the CPU plans' then.)
 macro_rules! host_slices_via_device {
     ($plan:ident) => {
+        /// Any batch: one above the launch limit
+        /// ([`NttParams::max_batch`](crate::NttParams::max_batch)) or the
+        /// device's free memory runs in pieces, the next piece's upload
+        /// overlapping this one's kernels and download, with the words of
+        /// the unsplit call. Should the device run out of memory, pieces
+        /// shrink; at one polynomial the call returns
+        /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory)
+        /// with `out` (`a`) holding the products of a leading part of the
+        /// batch (the same polynomials in every tower) and otherwise
+        /// untouched. Input errors leave everything untouched.
         impl<W: $crate::Coeff> $crate::Product<W, [W]> for $plan<W> {
             fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> $crate::Result<()> {
+                use $crate::gpu::split::SplitPlan as _;
                 if out.len() != a.len() {
                     return Err($crate::Error::LengthMismatch {
                         what: "out",
@@ -182,43 +197,61 @@ macro_rules! host_slices_via_device {
                         expected: a.len(),
                     });
                 }
-                out.copy_from_slice(&$crate::Plan::polymul(self, a, b)?);
-                Ok(())
+                let layout = self.split_towers().check_pair(a, b)?;
+                let io = $crate::gpu::split::HostIo { a: Some(a), b: Some(b), out };
+                $crate::gpu::split::host_call(self, $crate::gpu::split::Op::Product, io, layout)
             }
 
             fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> $crate::Result<()> {
-                let c = $crate::Plan::polymul(self, a, b)?;
-                a.copy_from_slice(&c);
-                Ok(())
+                use $crate::gpu::split::SplitPlan as _;
+                let layout = self.split_towers().check_pair(a, b)?;
+                let io = $crate::gpu::split::HostIo { a: None, b: Some(b), out: a };
+                $crate::gpu::split::host_call(self, $crate::gpu::split::Op::Product, io, layout)
             }
         }
     };
-    ($plan:ident, transform) => {
+    ($plan:ident, transform, $words:literal) => {
         $crate::traits::host_slices_via_device!($plan);
 
+        /// Any batch, in pieces where it must be, as the host-slice
+        /// [`Product`](crate::Product) (out of memory: `data` / `acc`
+        /// holds the results of a leading part of the batch, the rest is
+        /// untouched).
         impl<W: $crate::Coeff> $crate::Transform<W, [W]> for $plan<W> {
             fn forward(&self, data: &mut [W]) -> $crate::Result<()> {
-                use $crate::DevicePlan as _;
-                let mut d = self.upload(data)?;
-                $crate::Transform::<W, $crate::DeviceView<W>>::forward(self, &mut *d)?;
-                data.copy_from_slice(&self.download(&d)?);
-                Ok(())
+                self.host_transform($crate::gpu::split::Op::Forward, data)
             }
 
             fn inverse(&self, data: &mut [W]) -> $crate::Result<()> {
-                use $crate::DevicePlan as _;
-                let mut d = self.upload(data)?;
-                $crate::Transform::<W, $crate::DeviceView<W>>::inverse(self, &mut *d)?;
-                data.copy_from_slice(&self.download(&d)?);
-                Ok(())
+                self.host_transform($crate::gpu::split::Op::Inverse, data)
             }
 
             fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> $crate::Result<()> {
-                use $crate::DevicePlan as _;
-                let (mut a, b) = (self.upload(acc)?, self.upload(other)?);
-                $crate::Transform::<W, $crate::DeviceView<W>>::pointwise_mul(self, &mut *a, &b)?;
-                acc.copy_from_slice(&self.download(&a)?);
-                Ok(())
+                use $crate::gpu::split::SplitPlan as _;
+                let layout = self.split_towers().check($words, acc)?;
+                self.split_towers().check($words, other)?;
+                if other.len() != acc.len() {
+                    return Err($crate::Error::LengthMismatch {
+                        what: "other",
+                        got: other.len(),
+                        expected: acc.len(),
+                    });
+                }
+                let io = $crate::gpu::split::HostIo { a: None, b: Some(other), out: acc };
+                $crate::gpu::split::host_call(self, $crate::gpu::split::Op::Pointwise, io, layout)
+            }
+        }
+
+        impl<W: $crate::Coeff> $plan<W> {
+            /// A forward or inverse transform of host words, any batch.
+            fn host_transform(&self, op: $crate::gpu::split::Op, data: &mut [W]) -> $crate::Result<()> {
+                use $crate::gpu::split::SplitPlan as _;
+                let layout = self.split_towers().check($words, data)?;
+                if self.engine.options.fused_polymul {
+                    return Err($crate::Error::FusedPlanTransform);
+                }
+                let io = $crate::gpu::split::HostIo { a: None, b: None, out: data };
+                $crate::gpu::split::host_call(self, op, io, layout)
             }
         }
     };

@@ -10,6 +10,7 @@ use super::tables::DgtTables;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch, buf, refused};
 use crate::gpu::scratch::{self, Scratch};
+use crate::gpu::split::{self, PieceB, Second, SplitPlan};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
@@ -287,7 +288,24 @@ impl<W: Coeff> DgtPlan<W> {
         Ok(words)
     }
 
+    /// The largest batch per tower of one launch.
+    fn max_batch(&self) -> usize {
+        crate::params::max_batch(self.tower_set.n())
+    }
+
+    /// A transform of any batch: above the launch limit, piece by piece.
     fn transform(&self, data: &mut DeviceView<W>, inverse: bool) -> Result<()> {
+        let layout = self.tower_set.shape_of("data", data.len())?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            return split::device_call(&q, layout, self.max_batch(), None, data, None, false, |x, _| {
+                self.transform_one(x, inverse)
+            });
+        }
+        self.transform_one(data, inverse)
+    }
+
+    fn transform_one(&self, data: &mut DeviceView<W>, inverse: bool) -> Result<()> {
         let l = self.launch_args("data", data)?;
         let d = data.ptr();
         let s = self.scratch_ptr(data.len())?;
@@ -297,9 +315,24 @@ impl<W: Coeff> DgtPlan<W> {
         self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, operands, &l))
     }
 
-    /// Queues `a ← a · b` elementwise in the DGT domain.
+    /// Queues `a ← a · b` elementwise in the DGT domain (any batch: above
+    /// the launch limit, piece by piece).
     pub fn pointwise_mul(&self, a: &mut DgtView<W>, b: &DgtView<W>) -> Result<()> {
         let (a, b) = (a.words_mut(), b.words());
+        let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len())])?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            let second = Some(Second::Shared(b));
+            return split::device_call(&q, layout, self.max_batch(), None, a, second, false, |x, y| match y {
+                PieceB::Ref(o) => self.pointwise_one(x, o),
+                PieceB::Mut(o) => self.pointwise_one(x, o),
+                PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: x.len() }),
+            });
+        }
+        self.pointwise_one(a, b)
+    }
+
+    fn pointwise_one(&self, a: &mut DeviceView<W>, b: &DeviceView<W>) -> Result<()> {
         self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
         let log_m = self.towers[0].log_m();
@@ -313,7 +346,29 @@ impl<W: Coeff> DgtPlan<W> {
         )
     }
 
+    /// `a ← a ⊗ b` of any batch: above the launch limit, piece by piece.
     fn in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
+        let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len())])?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            let second = Some(Second::Clobbered(b));
+            return split::device_call(&q, layout, self.max_batch(), None, a, second, true, |x, y| {
+                self.product_piece(x, y)
+            });
+        }
+        self.in_place_one(a, b)
+    }
+
+    /// The in-place product of one piece of a split call.
+    fn product_piece(&self, a: &mut DeviceView<W>, b: PieceB<'_, W>) -> Result<()> {
+        match b {
+            PieceB::Mut(b) => self.in_place_one(a, b),
+            // `device_call` hands a writable second operand to calls that ask.
+            PieceB::Ref(_) | PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() }),
+        }
+    }
+
+    fn in_place_one(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
         self.tower_set.operands(a.len(), &[("b", b.len())])?;
         let l = self.launch_args("a", a)?;
         let (pa, pb) = (a.ptr(), b.ptr());
@@ -339,7 +394,11 @@ impl<W: Coeff> crate::Plan<W> for DgtPlan<W> {
     }
 
     fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.in_place(x, y))
+        let layout = self.tower_set.check_pair(a, b)?;
+        let mut out = vec![W::default(); a.len()];
+        let io = split::HostIo { a: Some(a), b: Some(b), out: &mut out };
+        split::host_call(self, split::Op::Product, io, layout)?;
+        Ok(out)
     }
 }
 
@@ -348,6 +407,13 @@ impl<W: Coeff> crate::Plan<W> for DgtPlan<W> {
 impl<W: Coeff> crate::Product<W, DeviceView<W>> for DgtPlan<W> {
     fn polymul_into(&self, a: &DeviceView<W>, b: &DeviceView<W>, out: &mut DeviceView<W>) -> Result<()> {
         let q = self.queue();
+        let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len()), ("out", out.len())])?;
+        if layout.batch > self.max_batch() {
+            let second = Some(Second::Shared(b));
+            return split::device_call(&q, layout, self.max_batch(), Some(a), out, second, true, |x, y| {
+                self.product_piece(x, y)
+            });
+        }
         scratch::product_into(&self.tower_set, &q, &self.copy_of_b, (a, b, out), |x, y| self.in_place(x, y))
     }
 
@@ -367,7 +433,7 @@ impl<W: Coeff> crate::DevicePlan<W> for DgtPlan<W> {
     }
 
     fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        let layout = self.tower_set.layout(batch)?;
+        let layout = self.tower_set.shape(batch)?;
         Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
     }
 
@@ -381,6 +447,28 @@ impl<W: Coeff> crate::DevicePlan<W> for DgtPlan<W> {
 
     fn synchronize(&self) -> Result<()> {
         self.queue().synchronize()
+    }
+}
+
+impl<W: Coeff> SplitPlan<W> for DgtPlan<W> {
+    fn split_towers(&self) -> &Towers<W> {
+        &self.tower_set
+    }
+
+    fn split_queue(&self) -> Queue<'_> {
+        self.queue()
+    }
+
+    fn run_piece(&self, op: split::Op, a: &mut DeviceView<W>, b: Option<&mut DeviceView<W>>) -> Result<()> {
+        match (op, b) {
+            (split::Op::Product, Some(b)) => self.in_place(a, b),
+            // The DGT's host slices are products only (no NTT transform).
+            _ => Err(Error::NotNttDomain),
+        }
+    }
+
+    fn own_buffers(&self) -> usize {
+        usize::from(self.schedule.needs_scratch())
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 /// Queues `dst ← src` (equal lengths, checked by the caller) on `q`'s
 /// stream, after the work queued there before.
-fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -> Result<()> {
+pub(crate) fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -> Result<()> {
     debug_assert_eq!(src.len(), dst.len());
     if src.is_empty() {
         return Ok(());
@@ -17,11 +17,13 @@ fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut DeviceView<W>) -
     q.gpu.bind()?;
     let bytes = src.len() * std::mem::size_of::<W>();
     // SAFETY: `src` and `dst` view live allocations (`DeviceView`'s contract) of
-    // equal lengths, checked by both callers (`product_into`: `Towers::operands`;
-    // `Scratch::with_copy`: it sizes `dst` to `src.len()`), so `bytes` is in
-    // range of both; they are distinct (`dst` is borrowed mutably). The words
-    // must stay allocated until the copy runs: the scratch buffer is replaced
-    // only after `q.synchronize()` (`Scratch::with_copy`); a caller's buffer may
+    // equal lengths, checked by the callers (`product_into`: `Towers::operands`;
+    // `Scratch::with_copy`: it sizes `dst` to `src.len()`; gpu/split.rs: both
+    // sub-views of `l` words), so `bytes` is in range of both; they are
+    // distinct (`dst` is borrowed mutably). The words must stay allocated until
+    // the copy runs: the scratch buffer is replaced only after
+    // `q.synchronize()` (`Scratch::with_copy`), split.rs's piece buffers are
+    // freed only after `q.synchronize()` (`device_call`); a caller's buffer may
     // be dropped earlier, freed by `cuMemFree`, which the crate relies on to wait
     // for the queued work. The stream is of the current context: `Gpu::bind`
     // above.
@@ -48,21 +50,6 @@ pub(crate) fn product_into<W: Coeff>(
     towers.operands(a.len(), &[("b", b.len()), ("out", out.len())])?;
     copy(q, a, out)?;
     scratch.with_copy(q, b, |s| in_place(out, s))
-}
-
-/// The host-in, host-out product of any plan: both operands validated
-/// against `towers` before the device is touched, uploaded, multiplied in
-/// place, and `a`'s result downloaded after the work queued on `q`.
-pub(crate) fn host_product<W: Coeff>(
-    towers: &Towers<W>,
-    q: &Queue<'_>,
-    (a, b): (&[W], &[W]),
-    in_place: impl FnOnce(&mut DeviceView<W>, &mut DeviceView<W>) -> Result<()>,
-) -> Result<Vec<W>> {
-    towers.check_pair(a, b)?;
-    let (mut da, mut db) = (q.gpu.upload(a)?, q.gpu.upload(b)?);
-    in_place(&mut da, &mut db)?;
-    q.download(&da)
 }
 
 /// One device buffer a plan lends its out-of-place products as the second

@@ -67,6 +67,34 @@ impl Staging {
         f(&mut buf[..words])
     }
 
+    /// Runs `f` on `words` pinned words of type `W` (the staging buffer,
+    /// grown first if it must be), holding the staging lock throughout: the
+    /// split calls' pipeline (gpu/split.rs), which must drain every copy
+    /// into or out of them before `f` returns. The context must be current.
+    pub(crate) fn with_words<W: crate::Coeff, R>(
+        &self,
+        words: usize,
+        f: impl FnOnce(&mut [W]) -> Result<R>,
+    ) -> Result<R> {
+        let size = std::mem::size_of::<W>();
+        let Some(bytes) = words.checked_mul(size) else {
+            return Err(Error::OutOfDeviceMemory { during: "allocating pinned host memory", bytes: usize::MAX });
+        };
+        self.with(bytes.div_ceil(8), |st| {
+            let len = st.len() * 8 / size;
+            // SAFETY: `st` is `st.len()` initialised-or-not `u64`s of pinned
+            // memory, exclusively borrowed for `f`; `W` is `u32` or `u64`
+            // (`Coeff` is sealed), whose alignment divides a `u64`'s and for
+            // which every bit pattern is a value, so the same bytes are `len`
+            // valid `W`s (`len · size = 8 · st.len()`). The words may be
+            // uninitialised pinned memory (`with`): the pipeline writes each
+            // piece before any DMA reads it and reads one only after a DMA
+            // wrote it, as `upload`/`download` do.
+            let ws = unsafe { std::slice::from_raw_parts_mut(st.as_mut_ptr().cast::<W>(), len) };
+            f(&mut ws[..words])
+        })
+    }
+
     /// Copies `src` into the new device buffer `dst` (of `src.len()`
     /// words) on `q`'s stream and waits for it.
     pub(crate) fn upload(&self, q: &Queue<'_>, src: &[u64], dst: &mut DeviceView<u64>) -> Result<()> {

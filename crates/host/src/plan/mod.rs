@@ -409,7 +409,25 @@ macro_rules! engine_plan {
                 self.engine.queue().synchronize()
             }
         }
-        $crate::traits::host_slices_via_device!($plan, transform);
+        impl<W: $crate::Coeff> $crate::gpu::split::SplitPlan<W> for $plan<W> {
+            fn split_towers(&self) -> &$crate::layout::Towers<W> {
+                self.engine.split_towers()
+            }
+
+            fn split_queue(&self) -> $crate::gpu::launch::Queue<'_> {
+                self.engine.split_queue()
+            }
+
+            fn run_piece(
+                &self,
+                op: $crate::gpu::split::Op,
+                a: &mut $crate::DeviceView<W>,
+                b: Option<&mut $crate::DeviceView<W>>,
+            ) -> $crate::Result<()> {
+                self.engine.run_piece(op, a, b)
+            }
+        }
+        $crate::traits::host_slices_via_device!($plan, transform, $words);
     };
 }
 pub(crate) use engine_plan;

@@ -302,6 +302,24 @@ impl<W: Coeff> Multiplier<W> {
                 self.limbs_basis.get_or_init(|| b)
             }
         };
+        // The CPU conversions take one launch's worth of polynomials at a
+        // time: a larger batch converts and multiplies in such pieces.
+        let per = self.n() * basis.limbs();
+        let piece = crate::params::max_batch(self.n()) * per;
+        if a.len() > piece && b.len() == a.len() {
+            basis.check_limbs_any("a", a)?;
+            basis.check_limbs_any("b", b)?;
+            let mut out = Vec::with_capacity(a.len());
+            for (x, y) in a.chunks(piece).zip(b.chunks(piece)) {
+                out.extend(self.limbs_whole(basis, x, y)?);
+            }
+            return Ok(out);
+        }
+        self.limbs_whole(basis, a, b)
+    }
+
+    /// [`Multiplier::polymul_limbs`] on the CPU conversions, one piece.
+    fn limbs_whole(&self, basis: &RnsBasis<W>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         let ra = basis.decompose(a)?;
         if b.len() != a.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });

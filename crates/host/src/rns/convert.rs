@@ -232,8 +232,18 @@ impl<W: Coeff> RnsBasis<W> {
         if limbs.is_empty() || !limbs.len().is_multiple_of(per) {
             return Err(Error::NotAMultipleOfN { what, got: limbs.len(), n: per });
         }
+        crate::params::check_batch_size(self.n(), limbs.len() / per)?;
+        self.check_limbs_any(what, limbs)
+    }
+
+    /// [`RnsBasis::check_limbs`] without the launch limit (the split
+    /// products, which convert in pieces).
+    pub(crate) fn check_limbs_any(&self, what: &'static str, limbs: &[u64]) -> Result<usize> {
+        let per = self.n() * self.limbs();
+        if limbs.is_empty() || !limbs.len().is_multiple_of(per) {
+            return Err(Error::NotAMultipleOfN { what, got: limbs.len(), n: per });
+        }
         let batch = limbs.len() / per;
-        crate::params::check_batch_size(self.n(), batch)?;
         if let Some((index, bits)) = self.conv.first_not_below_q(limbs) {
             return Err(Error::BigCoefficientOutOfRange { what, index, bits, q_bits: self.conv.q_bits });
         }

@@ -2,6 +2,7 @@
 
 use super::RnsBasis;
 use super::convert::{DeviceConvert, DeviceLimbs};
+use crate::gpu::split;
 use crate::gpu::{DeviceView, Gpu};
 use crate::plan::{NttEngine, NttKernel, PlanOptions};
 use crate::{Coeff, DevicePlan, Error, Product, Result};
@@ -233,13 +234,58 @@ impl<W: Coeff> RnsPlan<W> {
     /// ([`Error::LengthMismatch`](crate::Error::LengthMismatch) if their
     /// lengths differ), [`Error::ConversionTooLarge`](crate::Error::ConversionTooLarge),
     /// device errors.
+    ///
+    /// Any batch: one above the launch limit or the device's free memory
+    /// runs in pieces of polynomials, one after the other (each piece's
+    /// copies pipelined through pinned memory), with the words of the
+    /// unsplit call; out of memory, the pieces shrink down to one
+    /// polynomial before the error is returned.
     pub fn polymul_limbs(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         if a.len() != b.len() {
-            self.basis.check_limbs("a", a)?;
+            self.basis.check_limbs_any("a", a)?;
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
-        let batch = self.basis.check_limbs("a", a)?;
-        self.basis.check_limbs("b", b)?;
+        let batch = self.basis.check_limbs_any("a", a)?;
+        self.basis.check_limbs_any("b", b)?;
+        let (n, l, w) = (self.basis.n(), self.basis.limbs(), std::mem::size_of::<W>());
+        let q = self.engine.queue();
+        let limits = split::Limits {
+            max_batch: crate::params::max_batch(n),
+            // Limbs of both operands and their residues.
+            poly_bytes: n * l * 8 + self.basis.len() * n * w,
+            whole_buffers: 2,
+            piece_buffers: 2,
+            budget: split::budget(&q)?,
+            target: 0,
+        };
+        let pieces = split::Pieces::plan(batch, &limits);
+        if pieces.is_whole() {
+            match self.limbs_piece(a, b, batch) {
+                Err(Error::OutOfDeviceMemory { .. }) if batch > 1 => {}
+                r => return r,
+            }
+        }
+        let per = n * l;
+        let mut out = vec![0u64; a.len()];
+        let (mut start, mut piece) = (0, if pieces.is_whole() { batch.div_ceil(2) } else { pieces.piece() });
+        while start < batch {
+            let r = start..(start + piece).min(batch);
+            let words = r.start * per..r.end * per;
+            match self.limbs_piece(&a[words.clone()], &b[words.clone()], r.len()) {
+                Ok(c) => {
+                    out[words].copy_from_slice(&c);
+                    start = r.end;
+                }
+                Err(Error::OutOfDeviceMemory { .. }) if piece > 1 => piece /= 2,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`RnsPlan::polymul_limbs`] of validated limbs of `batch` polynomials
+    /// (at most one launch's), whole.
+    fn limbs_piece(&self, a: &[u64], b: &[u64], batch: usize) -> Result<Vec<u64>> {
         let da = self.stage_limbs(a, batch)?;
         let mut db = self.stage_limbs(b, batch)?;
         let (mut ra, mut rb) = (self.zeros(batch)?, self.zeros(batch)?);

@@ -140,7 +140,7 @@ pub(super) fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
                 matches!(e, Error::LengthMismatch { .. } | Error::NotAMultipleOfN { .. })
             })?;
             expect(mul.zeros(0), |e| matches!(e, Error::NotAMultipleOfN { what: "batch", got: 0, .. }))?;
-            expect(mul.zeros(usize::MAX), |e| matches!(e, Error::BatchTooLarge { .. }))?;
+            expect(mul.zeros(usize::MAX), |e| matches!(e, Error::OutOfDeviceMemory { .. }))?;
             let (mut a, mut b) = (mul.zeros(1).map_err(s)?, mul.zeros(2).map_err(s)?);
             expect(mul.polymul_in_place(&mut a, &mut b), |e| matches!(e, Error::LengthMismatch { .. }))?;
             let want: Vec<u64> = match tag {

@@ -66,12 +66,17 @@ pub(super) fn ntt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
         matches!(e, Error::NotAMultipleOfN { what: "batch", got: 0, .. })
     });
     let max = plan.params().max_batch();
+    // Buffers above one launch are fine (calls on them split); the launch
+    // limit is still what `check_batch_size` reports.
     check(
         t,
-        &name("zeros", "batch above max_batch"),
-        plan.zeros(max + 1),
+        &name("check_batch_size", "batch above max_batch"),
+        plan.params().check_batch_size(max + 1),
         |e| matches!(e, Error::BatchTooLarge { batch, max: m, .. } if *batch == max + 1 && *m == max),
     );
+    check(t, &name("zeros", "batch beyond the address space"), plan.zeros(usize::MAX / 2), |e| {
+        matches!(e, Error::OutOfDeviceMemory { .. })
+    });
 
     // Device data.
     let res = (|| -> Result<(), String> {

@@ -51,13 +51,10 @@ pub(super) fn rns_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
     check(t, &name("zeros", "empty batch"), plan.zeros(0), |e| {
         matches!(e, Error::NotAMultipleOfN { what: "batch", got: 0, .. })
     });
-    let max = u32::MAX as usize / n;
-    check(
-        t,
-        &name("zeros", "batch above u32::MAX / N per tower"),
-        plan.zeros(max + 1),
-        |e| matches!(e, Error::BatchTooLarge { batch, max: m, .. } if *batch == max + 1 && *m == max),
-    );
+    // Buffers above one launch are fine (calls on them split).
+    check(t, &name("zeros", "batch beyond the address space"), plan.zeros(usize::MAX / 2), |e| {
+        matches!(e, Error::OutOfDeviceMemory { .. })
+    });
     let res = (|| -> Result<(), String> {
         let mut two_towers: DeviceVec<W> = gpu.zeros(2 * n).map_err(s)?;
         let mut two_towers_b: DeviceVec<W> = gpu.zeros(2 * n).map_err(s)?;

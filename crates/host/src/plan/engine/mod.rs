@@ -15,6 +15,7 @@ use super::{AUTO_TILES, NttKernel, PlanOptions};
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch, buf};
 use crate::gpu::scratch::{self, Scratch};
+use crate::gpu::split::{self, Op, PieceB, Second, SplitPlan};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::layout::Towers;
 use crate::params::NttParams;
@@ -269,15 +270,22 @@ impl<W: Coeff> NttEngine<W> {
         &self.tower_set
     }
 
-    /// `batch` zero polynomials per tower on the device (validated first).
+    /// `batch` zero polynomials per tower on the device (validated first;
+    /// any batch: calls above the launch limit split, gpu/split.rs).
     pub(crate) fn zeros(&self, batch: usize) -> Result<DeviceVec<W>> {
-        let layout = self.tower_set.layout(batch)?;
-        // batch · N < 2^32 and towers < 2^16: no overflow.
+        let layout = self.tower_set.shape(batch)?;
+        // `shape` checked that the words (and bytes) do not overflow.
         Ok(self.gpu.zeros(layout.words())?.with_layout(layout))
     }
 
+    /// The largest batch per tower of one launch.
+    fn max_batch(&self) -> usize {
+        crate::params::max_batch(self.n())
+    }
+
     /// `out ← a ⊗ b`, operands intact: `a` copied into `out`, `b` into the
-    /// plan's scratch, the in-place product on those.
+    /// plan's scratch, the in-place product on those; above the launch
+    /// limit, piece by piece (a piece of `b` copied at a time).
     pub(crate) fn polymul_into(
         &self,
         a: &DeviceView<W>,
@@ -285,15 +293,35 @@ impl<W: Coeff> NttEngine<W> {
         out: &mut DeviceView<W>,
     ) -> Result<()> {
         let q = self.queue();
+        let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len()), ("out", out.len())])?;
+        if layout.batch > self.max_batch() {
+            let second = Some(Second::Shared(b));
+            return split::device_call(&q, layout, self.max_batch(), Some(a), out, second, true, |x, y| {
+                self.product_piece(x, y)
+            });
+        }
         scratch::product_into(&self.tower_set, &q, &self.scratch, (a, b, out), |x, y| {
             self.polymul_in_place(x, y)
         })
     }
 
-    /// The host-in, host-out product: both operands validated, uploaded,
-    /// multiplied in place, `a`'s result downloaded.
+    /// The in-place product of one piece of a split call.
+    fn product_piece(&self, a: &mut DeviceView<W>, b: PieceB<'_, W>) -> Result<()> {
+        match b {
+            PieceB::Mut(b) => self.polymul_in_place(a, b),
+            // `device_call` hands a writable second operand to calls that ask.
+            PieceB::Ref(_) | PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() }),
+        }
+    }
+
+    /// The host-in, host-out product: both operands validated, then
+    /// computed whole or in pieces (gpu/split.rs).
     pub(crate) fn host_product(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        scratch::host_product(&self.tower_set, &self.queue(), (a, b), |x, y| self.polymul_in_place(x, y))
+        let layout = self.tower_set.check_pair(a, b)?;
+        let mut out = vec![W::default(); a.len()];
+        let io = split::HostIo { a: Some(a), b: Some(b), out: &mut out };
+        split::host_call(self, Op::Product, io, layout)?;
+        Ok(out)
     }
 
     /// Validates tower-major host words ([`Towers::check`]) and uploads them.
@@ -398,9 +426,21 @@ impl<W: Coeff> NttEngine<W> {
         }
     }
 
-    /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime).
+    /// `acc ← acc ⊙ other` (element-wise, each tower modulo its prime);
+    /// above the launch limit, piece by piece.
     pub(crate) fn pointwise_mul(&self, acc: &mut DeviceView<W>, other: &DeviceView<W>) -> Result<()> {
         // `acc` first, then `other` (the order of the errors before issue 17).
+        self.tower_set.shape_of("acc", acc.len())?;
+        let layout = self.tower_set.operand_shape(acc.len(), &[("other", other.len())])?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            let second = Some(Second::Shared(other));
+            return split::device_call(&q, layout, self.max_batch(), None, acc, second, false, |x, y| match y {
+                PieceB::Ref(o) => self.pointwise_mul(x, o),
+                PieceB::Mut(o) => self.pointwise_mul(x, o),
+                PieceB::None => Err(Error::LengthMismatch { what: "other", got: 0, expected: x.len() }),
+            });
+        }
         self.batch_of("acc", acc)?;
         let batch = self.tower_set.operands(acc.len(), &[("other", other.len())])?.batch;
         let towers = self.tower_launch(batch);
@@ -444,6 +484,14 @@ impl<W: Coeff> NttEngine<W> {
     /// `a ← a ⊗ b` for every pair (and tower); `b` is clobbered (transformed, or
     /// with the lazy kernels only column-transformed).
     pub(crate) fn polymul_in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
+        let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len())])?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            let second = Some(Second::Clobbered(b));
+            return split::device_call(&q, layout, self.max_batch(), None, a, second, true, |x, y| {
+                self.product_piece(x, y)
+            });
+        }
         self.pair(a, b)?;
         let log_n = self.log_n;
         if self.fused.is_some() {
@@ -487,11 +535,40 @@ impl<W: Coeff> NttEngine<W> {
         self.whole(Direction::Inverse, a)
     }
 
-    /// A whole transform; refused by a fused-polymul plan.
+    /// A whole transform; refused by a fused-polymul plan. Above the
+    /// launch limit, piece by piece.
     pub(crate) fn whole(&self, dir: Direction, data: &mut DeviceView<W>) -> Result<()> {
         if self.options.fused_polymul {
             return Err(Error::FusedPlanTransform);
         }
+        let layout = self.tower_set.shape_of("data", data.len())?;
+        if layout.batch > self.max_batch() {
+            let q = self.queue();
+            return split::device_call(&q, layout, self.max_batch(), None, data, None, false, |x, _| {
+                self.transform(dir, x, self.log_n)
+            });
+        }
         self.transform(dir, data, self.log_n)
+    }
+}
+
+impl<W: Coeff> SplitPlan<W> for NttEngine<W> {
+    fn split_towers(&self) -> &Towers<W> {
+        &self.tower_set
+    }
+
+    fn split_queue(&self) -> Queue<'_> {
+        self.queue()
+    }
+
+    fn run_piece(&self, op: Op, a: &mut DeviceView<W>, b: Option<&mut DeviceView<W>>) -> Result<()> {
+        let missing = |len| Error::LengthMismatch { what: "b", got: 0, expected: len };
+        match (op, b) {
+            (Op::Product, Some(b)) => self.polymul_in_place(a, b),
+            (Op::Pointwise, Some(b)) => self.pointwise_mul(a, b),
+            (Op::Forward, _) => self.whole(Direction::Forward, a),
+            (Op::Inverse, _) => self.whole(Direction::Inverse, a),
+            (Op::Product | Op::Pointwise, None) => Err(missing(a.len())),
+        }
     }
 }
