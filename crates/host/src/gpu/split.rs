@@ -109,7 +109,7 @@ impl Pieces {
     /// The polynomials of piece `i` (`i < len()`).
     pub(crate) fn get(&self, i: usize) -> Range<usize> {
         let s = self.start + i * self.piece;
-        s..(s + self.piece).min(self.batch)
+        s..s.saturating_add(self.piece).min(self.batch)
     }
 
     /// Every piece, in order.
@@ -661,13 +661,20 @@ mod tests {
             poly_bytes: usize::MAX,
             whole_buffers: usize::MAX,
             piece_buffers: usize::MAX,
-            budget: usize::MAX,
+            budget: usize::MAX - 1,
             target: usize::MAX,
         };
+        // Every product saturates: above the budget, so split, one at a time.
         let p = Pieces::plan(usize::MAX, &l);
         assert_eq!(p.piece(), 1);
         assert_eq!(p.get(0), 0..1);
         assert_eq!(p.get(p.len() - 1).end, usize::MAX);
+        // A huge batch of small polynomials: pieces of max_batch, the last
+        // one ends at the batch.
+        let p = Pieces::plan(usize::MAX, &limits(4095, 1, usize::MAX));
+        assert_eq!((p.piece(), p.len()), (4095, usize::MAX.div_ceil(4095)));
+        assert_eq!(p.get(p.len() - 1).end, usize::MAX);
+        assert!(p.get(p.len() - 1).len() <= 4095);
     }
 
     #[test]

@@ -58,6 +58,22 @@ pub trait GpuTiming {
     /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
     /// [`Error::OutOfDeviceMemory`] if two such buffers do not fit.
     fn copy_bandwidth_gbs(&self, bytes: usize, reps: usize) -> Result<f64>;
+
+    /// Host ↔ device copy bandwidth over the bus in GB/s, `(host to
+    /// device, device to host)`, each the median of `reps` copies of
+    /// `bytes` bytes between page-locked (pinned) host memory and the
+    /// device: the ceiling of host-slice calls, whose words cross the bus.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
+    /// [`Error::OutOfDeviceMemory`] if the buffers do not fit.
+    fn host_copy_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)>;
+
+    /// The device's `(free, total)` memory in bytes (`cuMemGetInfo`).
+    ///
+    /// # Errors
+    /// A driver error.
+    fn device_memory(&self) -> Result<(usize, usize)>;
 }
 
 impl GpuTiming for Gpu {
@@ -160,6 +176,39 @@ impl GpuTiming for Gpu {
             unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }.map_err(Error::cuda("copying", bytes))
         })?;
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
+    }
+
+    fn host_copy_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)> {
+        if bytes < 8 {
+            let (value, max) = (bytes as u64, usize::MAX as u64);
+            return Err(Error::ArgumentOutOfRange { what: "bytes", value, min: 8, max });
+        }
+        let words = bytes / 8;
+        let mut dev: DeviceVec<u64> = self.zeros(words)?;
+        // `zeros` bound the context (`cuMemAllocHost` needs it).
+        let mut host = cust::memory::LockedBuffer::new(&0u64, words)
+            .map_err(Error::cuda("allocating pinned host memory", words * 8))?;
+        let up = self.time(2, reps, || {
+            // SAFETY: `async_copy_from` needs `host` to stay allocated and
+            // unwritten until the copy has run: it is a live pinned buffer of
+            // `words` words, the length of `dev`, and both outlive `self.time`,
+            // which waits for every run before it returns `Ok` (and `host` is
+            // not written meanwhile). The stream is this GPU's, of the context
+            // `Gpu::time` binds first.
+            unsafe { dev.buf.async_copy_from(&*host, self.stream()) }.map_err(Error::cuda("uploading", bytes))
+        })?;
+        let down = self.time(2, reps, || {
+            // SAFETY: as above, the other way: `host` is written by the copies
+            // and read by no one until `self.time` has waited for all of them.
+            unsafe { dev.buf.async_copy_to(&mut *host, self.stream()) }.map_err(Error::cuda("downloading", bytes))
+        })?;
+        let gbs = |t: Timing| (words * 8) as f64 / (t.median_us * 1e3);
+        Ok((gbs(up), gbs(down)))
+    }
+
+    fn device_memory(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        cust::memory::mem_get_info().map_err(Error::cuda("reading free device memory", 0))
     }
 }
 
