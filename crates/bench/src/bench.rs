@@ -466,6 +466,17 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    // Most of the device's memory and tens of GiB of host memory: only
+    // when named (`--only split`).
+    if opts.only.iter().any(|o| o == "split") && opts.runs("split") {
+        match crate::split::table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: split: {e}");
+                return 1;
+            }
+        }
+    }
     let code = finish(opts, "gpu", &stamp(&device, opts), &tables, &figures);
     if let (Some(w), Some(dir)) = (wisdom, opts.out.as_ref())
         && let Err(e) = std::fs::write(dir.join("dgt-wisdom.json"), w)

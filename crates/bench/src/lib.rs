@@ -16,6 +16,7 @@ pub mod plot;
 pub mod reductions;
 pub mod report;
 pub mod rns;
+pub mod split;
 pub mod tiles;
 
 use std::path::PathBuf;
@@ -31,8 +32,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// The command line, recorded in the results.
     pub command_line: String,
-    /// Run only these sections of the GPU benchmark (`ntt`, `reductions`,
-    /// `table3`, `tiles`, `fused`, `rns`, `dgt`, `anchor`, `goals`, `latency`); empty = all.
+    /// Run only these sections of the benchmark ([`SECTIONS`]); empty =
+    /// all. `check`: these suites.
     pub only: Vec<String>,
     /// `check`: the suite's seed (default: from the clock; printed either way).
     pub seed: Option<u64>,
@@ -44,6 +45,27 @@ pub struct Options {
     /// sizes of the DGT section's configuration search.
     pub log_n: Option<Vec<u32>>,
 }
+
+/// Every section of `polymul-bench bench` that `--only` selects: the GPU
+/// run's (`goals` … `split`), then the CPU run's (`cpu-backend`,
+/// `cpu-scaling`, `cpu-reference`; `anchor` runs in both). The CLI's
+/// `polymul bench --only` takes exactly these.
+pub const SECTIONS: [&str; 14] = [
+    "goals",
+    "latency",
+    "ntt",
+    "reductions",
+    "table3",
+    "tiles",
+    "fused",
+    "rns",
+    "anchor",
+    "dgt",
+    "split",
+    "cpu-backend",
+    "cpu-scaling",
+    "cpu-reference",
+];
 
 impl Options {
     /// Whether the benchmark section `name` runs.
@@ -68,5 +90,32 @@ pub fn repetitions(batch: usize, quick: bool) -> (usize, usize) {
         (1, true) => (10, 50),
         (_, false) => (3, 20),
         (_, true) => (2, 5),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SECTIONS;
+
+    /// Every section name the runner tests for (`opts.runs("…")` in the
+    /// GPU run, `want("…")` in the CPU run) is in [`SECTIONS`], and every
+    /// entry of it is tested for somewhere: one list, never two.
+    #[test]
+    fn sections_are_the_runners_own() {
+        let src = include_str!("bench.rs");
+        let mut named = Vec::new();
+        for pat in ["opts.runs(\"", "want(\""] {
+            for (i, _) in src.match_indices(pat) {
+                let rest = &src[i + pat.len()..];
+                named.push(&rest[..rest.find('"').unwrap_or(0)]);
+            }
+        }
+        assert!(named.len() >= 10, "{named:?}");
+        for n in &named {
+            assert!(SECTIONS.contains(n), "bench.rs runs section {n:?}, missing from SECTIONS");
+        }
+        for s in SECTIONS {
+            assert!(named.contains(&s), "SECTIONS names {s:?}, which bench.rs never runs");
+        }
     }
 }

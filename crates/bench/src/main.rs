@@ -1,10 +1,11 @@
 //! `polymul-bench`: the GPU check suite and the benchmark runner.
 //!
 //! ```text
-//! polymul-bench check [--quick] [--only words,lazy-fused,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors]
+//! polymul-bench check [--quick] [--only words,lazy-fused,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors,split]
 //!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
-//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor]
+//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]
+//!                       (split, and check's split suite, run only when named)
 //!                       (without a GPU or with --cpu: --only cpu-backend,cpu-scaling,cpu-reference,anchor)
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
@@ -19,7 +20,7 @@ use polymul_bench::{Options, bench, check};
 fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
-         [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor]\n       \
+         [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]\n       \
          polymul-bench replot DIR"
     );
     std::process::exit(2)

@@ -233,4 +233,18 @@ mod tests {
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
     }
+
+    /// Every section of the bench runner is accepted by `--only` (alone
+    /// and all together), and a name that is none is refused.
+    #[test]
+    fn every_bench_section_is_accepted() {
+        use clap::Parser;
+        for s in polymul_bench::SECTIONS {
+            let r = Cli::try_parse_from(["polymul", "bench", "--only", s]);
+            assert!(r.is_ok(), "--only {s}: {:?}", r.err());
+        }
+        let all = polymul_bench::SECTIONS.join(",");
+        assert!(Cli::try_parse_from(["polymul", "bench", "--only", &all]).is_ok());
+        assert!(Cli::try_parse_from(["polymul", "bench", "--only", "no-such-section"]).is_err());
+    }
 }

@@ -17,9 +17,11 @@ mod plans;
 mod props;
 mod reductions;
 mod rns;
+mod split;
 mod tiles;
 mod words;
 
+pub(crate) use split::par_coeffs as split_coeffs;
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::Coeff;
 use polymul::expert::{NttKernel, PlanOptions};
@@ -147,7 +149,7 @@ pub fn run(opts: &Options) -> i32 {
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
     // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, options, props, errors; lazy-fused
-    // (part of words).
+    // (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
         for (word, bits) in WORD_CONFIGS {
@@ -245,6 +247,12 @@ pub fn run(opts: &Options) -> i32 {
     }
     if runs("errors") {
         errors::error_suite(&gpu, &mut t);
+    }
+    // Batches above the launch limit and the free memory: 48 GiB of host
+    // memory and most of the device, minutes; only when named
+    // (`--only split`).
+    if opts.only.iter().any(|o| o == "split") {
+        split::split_suite(&gpu, seed ^ 26, &mut t);
     }
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }
