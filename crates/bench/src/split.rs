@@ -60,7 +60,10 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
             format!("{gbs:.1}"),
             format!("{:.0}%", 100.0 * gbs / copy_gbs),
         ]);
-        eprintln!("  split {label} batch {batch} {what}: {gbs:.1} GB/s ({:.0}% of the copies)", 100.0 * gbs / copy_gbs);
+        eprintln!(
+            "  split {label} batch {batch} {what}: {gbs:.1} GB/s ({:.0}% of the copies)",
+            100.0 * gbs / copy_gbs
+        );
     };
     row(&format!("pinned copies (H2D {up:.1} GB/s, D2H {down:.1} GB/s)"), copy_s);
     let whole = wall(reps, || plan.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;

@@ -194,7 +194,14 @@ pub enum Error {
         n: usize,
     },
 
-    /// The batch needs more threads than one launch can address.
+    /// The batch needs more threads than one launch can address, where a
+    /// call does not split: the launch-limit check itself
+    /// ([`crate::NttParams::check_batch_size`]), the RNS limb conversions
+    /// (`RnsBasis::check_limbs`, `decompose`, `reconstruct`;
+    /// `RnsPlan::upload_limbs`, `zeros_limbs`), `NttPlan::hadamard_step`
+    /// and `tune`. The plans' products and transforms take any batch, on
+    /// host slices and on device views, splitting it into launches
+    /// (and, for host slices, pieces that fit the device's free memory).
     #[error(
         "a batch of {batch} polynomials of N = {n} is too large for one launch (at most {max}); split it"
     )]

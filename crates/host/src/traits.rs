@@ -101,6 +101,15 @@ pub trait Plan<W: Coeff>: Send + Sync + std::fmt::Debug {
 /// device methods queue work on the plan's stream and return without
 /// waiting (errors inside a kernel surface at the next synchronisation);
 /// the host methods return when the result is in place.
+///
+/// **Any batch.** A GPU plan's calls take batches above one launch's limit
+/// ([`crate::NttParams::max_batch`] polynomials per tower): device views
+/// run in launches of at most that many (with several towers, whose rows of
+/// a piece are not contiguous, each piece goes through a device buffer and
+/// the call waits for its work before it returns); host slices above the
+/// limit or the device's free memory run in pieces whose uploads overlap
+/// the previous piece's kernels and download. The words are those of the
+/// unsplit call.
 pub trait Product<W: Coeff, B: ?Sized>: Plan<W> {
     /// `out ← a ⊗ b`, leaving `a` and `b` intact (all three of one
     /// length). On a GPU this costs two device copies more than
@@ -148,12 +157,14 @@ pub trait DevicePlan<W: Coeff>: Product<W, DeviceView<W>> {
     /// buffer remembers its [`Layout`].
     fn upload(&self, words: &[W]) -> Result<DeviceVec<W>>;
 
-    /// `batch` zero polynomials per tower on the device.
+    /// `batch` zero polynomials per tower on the device: any batch (the
+    /// plans' device methods split one above the launch limit into
+    /// launches).
     ///
     /// # Errors
-    /// [`crate::Error::NotAMultipleOfN`] for `batch = 0`,
-    /// [`crate::Error::BatchTooLarge`] above the launch limit (both before
-    /// any allocation), [`crate::Error::OutOfDeviceMemory`].
+    /// [`crate::Error::NotAMultipleOfN`] for `batch = 0` (before any
+    /// allocation), [`crate::Error::OutOfDeviceMemory`] (also for a batch
+    /// whose bytes overflow the address space).
     fn zeros(&self, batch: usize) -> Result<DeviceVec<W>>;
 
     /// Copies device words back after the work queued on the plan's stream.

@@ -21,10 +21,10 @@ mod split;
 mod tiles;
 mod words;
 
-pub(crate) use split::par_coeffs as split_coeffs;
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::Coeff;
 use polymul::expert::{NttKernel, PlanOptions};
+pub(crate) use split::par_coeffs as split_coeffs;
 
 /// Every kernel configuration the suite checks everywhere: each kernel, each
 /// largest radix of the tiled kernel (with and without direct global I/O),

@@ -71,7 +71,15 @@ fn sample(batch: usize, max_batch: usize, rng: &mut SplitMix64) -> Vec<usize> {
 
 /// Every product `c = a ⊗ b` (batch of `n`-word polynomials) satisfies
 /// `c(ψ^e) = a(ψ^e) · b(ψ^e)` for an odd `e`; the first that does not.
-fn evaluation_check<W: Coeff>(a: &[W], b: &[W], c: &[W], n: usize, psi: u64, q: u64, e: u64) -> Result<(), String> {
+fn evaluation_check<W: Coeff>(
+    a: &[W],
+    b: &[W],
+    c: &[W],
+    n: usize,
+    psi: u64,
+    q: u64,
+    e: u64,
+) -> Result<(), String> {
     let x = (0..e).fold(1u64, |acc, _| mulmod(acc, psi, q));
     let bad = a
         .par_chunks(n)
@@ -100,7 +108,11 @@ fn above_launch_limit(gpu: &Gpu, seed: u64, t: &mut Tally) {
     match gpu.device_memory() {
         Ok((free, _)) if free < needed + (2 << 30) => {
             return t.record(
-                &format!("{tag}: skipped, {} GiB free on the device, {} GiB needed", free >> 30, (needed >> 30) + 2),
+                &format!(
+                    "{tag}: skipped, {} GiB free on the device, {} GiB needed",
+                    free >> 30,
+                    (needed >> 30) + 2
+                ),
                 Ok(()),
             );
         }
@@ -215,7 +227,10 @@ fn above_free_memory(gpu: &Gpu, seed: u64, t: &mut Tally) {
         ))
     })();
     match r {
-        Ok(what) => t.record(&format!("split RNS u64 N=2^16 host slices above free memory ({what}) == CPU, every word"), Ok(())),
+        Ok(what) => t.record(
+            &format!("split RNS u64 N=2^16 host slices above free memory ({what}) == CPU, every word"),
+            Ok(()),
+        ),
         Err(e) => t.record("split RNS u64 N=2^16 host slices above free memory == CPU", Err(e)),
     }
     let r = (|| {
@@ -232,7 +247,8 @@ fn above_free_memory(gpu: &Gpu, seed: u64, t: &mut Tally) {
         let cfg = plan.config();
         for i in sample(batch, usize::MAX, &mut rng) {
             let r = i * n..(i + 1) * n;
-            let want = polymul::expert::emulation::dgt::polymul(&p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+            let want = polymul::expert::emulation::dgt::polymul(&p, &cfg, &a[r.clone()], &b[r.clone()])
+                .map_err(s)?;
             eq(&format!("dgt polynomial {i}"), &got[r], &want)?;
         }
         Ok::<_, String>(batch)

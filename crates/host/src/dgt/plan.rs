@@ -323,11 +323,20 @@ impl<W: Coeff> DgtPlan<W> {
         if layout.batch > self.max_batch() {
             let q = self.queue();
             let second = Some(Second::Shared(b));
-            return split::device_call(&q, layout, self.max_batch(), None, a, second, false, |x, y| match y {
-                PieceB::Ref(o) => self.pointwise_one(x, o),
-                PieceB::Mut(o) => self.pointwise_one(x, o),
-                PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: x.len() }),
-            });
+            return split::device_call(
+                &q,
+                layout,
+                self.max_batch(),
+                None,
+                a,
+                second,
+                false,
+                |x, y| match y {
+                    PieceB::Ref(o) => self.pointwise_one(x, o),
+                    PieceB::Mut(o) => self.pointwise_one(x, o),
+                    PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: x.len() }),
+                },
+            );
         }
         self.pointwise_one(a, b)
     }
@@ -364,7 +373,9 @@ impl<W: Coeff> DgtPlan<W> {
         match b {
             PieceB::Mut(b) => self.in_place_one(a, b),
             // `device_call` hands a writable second operand to calls that ask.
-            PieceB::Ref(_) | PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() }),
+            PieceB::Ref(_) | PieceB::None => {
+                Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() })
+            }
         }
     }
 

@@ -268,7 +268,10 @@ impl Event {
         // `stream` a live stream borrowed for the call, both of the current
         // context (the pipeline's, bound before the events were made, on this
         // thread).
-        super::launch::check(unsafe { cust::sys::cuEventRecord(self.0, stream.as_inner()) }, "recording an event")
+        super::launch::check(
+            unsafe { cust::sys::cuEventRecord(self.0, stream.as_inner()) },
+            "recording an event",
+        )
     }
 
     /// `stream` waits for the work this event recorded.
@@ -518,7 +521,9 @@ pub(crate) fn device_call<W: Coeff>(
                     gather_device(q, layout, &r, b, t)?;
                     PieceB::Mut(t)
                 }
-                (Some(Second::Clobbered(b)), None) => PieceB::Mut(b.get_mut(span.clone()).ok_or(bad(span.end))?),
+                (Some(Second::Clobbered(b)), None) => {
+                    PieceB::Mut(b.get_mut(span.clone()).ok_or(bad(span.end))?)
+                }
                 (Some(Second::Shared(b)), None) => PieceB::Ref(b.get(span.clone()).ok_or(bad(span.end))?),
                 (None, _) => PieceB::None,
             };
@@ -528,7 +533,11 @@ pub(crate) fn device_call<W: Coeff>(
                     gather_device(q, layout, &r, src.unwrap_or(dst), t)?;
                     f(t, b_piece)?;
                     for (at, to, l) in rows(layout, &r) {
-                        copy(q, t.get(to..to + l).ok_or(bad(l))?, dst.get_mut(at..at + l).ok_or(bad(at + l))?)?;
+                        copy(
+                            q,
+                            t.get(to..to + l).ok_or(bad(l))?,
+                            dst.get_mut(at..at + l).ok_or(bad(at + l))?,
+                        )?;
                     }
                 }
                 None => {
@@ -562,7 +571,8 @@ fn gather_device<W: Coeff>(
     for (at, to, l) in rows(layout, r) {
         let bad = Error::LengthMismatch { what: "piece", got: at + l, expected: src.len() };
         let from = src.get(at..at + l).ok_or(bad)?;
-        let into = dst.get_mut(to..to + l).ok_or(Error::LengthMismatch { what: "piece", got: l, expected: 0 })?;
+        let into =
+            dst.get_mut(to..to + l).ok_or(Error::LengthMismatch { what: "piece", got: l, expected: 0 })?;
         copy(q, from, into)?;
     }
     Ok(())

@@ -78,7 +78,10 @@ impl Staging {
     ) -> Result<R> {
         let size = std::mem::size_of::<W>();
         let Some(bytes) = words.checked_mul(size) else {
-            return Err(Error::OutOfDeviceMemory { during: "allocating pinned host memory", bytes: usize::MAX });
+            return Err(Error::OutOfDeviceMemory {
+                during: "allocating pinned host memory",
+                bytes: usize::MAX,
+            });
         };
         self.with(bytes.div_ceil(8), |st| {
             let len = st.len() * 8 / size;

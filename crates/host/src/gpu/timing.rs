@@ -200,7 +200,8 @@ impl GpuTiming for Gpu {
         let down = self.time(2, reps, || {
             // SAFETY: as above, the other way: `host` is written by the copies
             // and read by no one until `self.time` has waited for all of them.
-            unsafe { dev.buf.async_copy_to(&mut *host, self.stream()) }.map_err(Error::cuda("downloading", bytes))
+            unsafe { dev.buf.async_copy_to(&mut *host, self.stream()) }
+                .map_err(Error::cuda("downloading", bytes))
         })?;
         let gbs = |t: Timing| (words * 8) as f64 / (t.median_us * 1e3);
         Ok((gbs(up), gbs(down)))

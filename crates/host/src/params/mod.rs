@@ -185,7 +185,9 @@ impl<W: Coeff> NttParams<W> {
     }
 
     /// Largest batch one launch handles: the `batch · N` coefficients must be
-    /// addressable by a 32-bit thread index.
+    /// addressable by a 32-bit thread index. The plans split larger batches
+    /// into launches of at most this many polynomials (see
+    /// [`crate::Product`] on any batch).
     pub fn max_batch(&self) -> usize {
         max_batch(self.n)
     }

@@ -310,7 +310,9 @@ impl<W: Coeff> NttEngine<W> {
         match b {
             PieceB::Mut(b) => self.polymul_in_place(a, b),
             // `device_call` hands a writable second operand to calls that ask.
-            PieceB::Ref(_) | PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() }),
+            PieceB::Ref(_) | PieceB::None => {
+                Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() })
+            }
         }
     }
 
@@ -435,11 +437,20 @@ impl<W: Coeff> NttEngine<W> {
         if layout.batch > self.max_batch() {
             let q = self.queue();
             let second = Some(Second::Shared(other));
-            return split::device_call(&q, layout, self.max_batch(), None, acc, second, false, |x, y| match y {
-                PieceB::Ref(o) => self.pointwise_mul(x, o),
-                PieceB::Mut(o) => self.pointwise_mul(x, o),
-                PieceB::None => Err(Error::LengthMismatch { what: "other", got: 0, expected: x.len() }),
-            });
+            return split::device_call(
+                &q,
+                layout,
+                self.max_batch(),
+                None,
+                acc,
+                second,
+                false,
+                |x, y| match y {
+                    PieceB::Ref(o) => self.pointwise_mul(x, o),
+                    PieceB::Mut(o) => self.pointwise_mul(x, o),
+                    PieceB::None => Err(Error::LengthMismatch { what: "other", got: 0, expected: x.len() }),
+                },
+            );
         }
         self.batch_of("acc", acc)?;
         let batch = self.tower_set.operands(acc.len(), &[("other", other.len())])?.batch;
