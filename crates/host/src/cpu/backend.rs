@@ -17,6 +17,24 @@ use std::any::TypeId;
 /// so that scheduling costs stay small against the work.
 pub const GRAIN: usize = 1 << 14;
 
+/// Calls on fewer words than this (`batch · N`, every tower) run on the
+/// calling thread, without rayon: handing a short call to the pool costs
+/// the wake-up of its threads (tens of µs, issue 19:
+/// docs/results/2026-11-26-cpu-scaling), more than a second core gains.
+///
+/// 2 · [`GRAIN`] = 2^15: below it rayon cannot form two tasks of at least
+/// `GRAIN` words, so the pool only adds its hand-off. Measured for issue 32
+/// (a throwaway example timing one `CpuPlan::polymul_in_place` call on the
+/// batch against the same polynomials one call each, medians of ≥ 21
+/// alternated runs, release build) on the 2-vCPU build machine while other
+/// builds kept its load average near 8, so the pool's second thread never
+/// helped there: serial / rayon 0.97–1.06 from 2^9 to 2^14 words (u32 and
+/// u64, N = 2^6 to 2^12), and rayon up to 3× slower from 2^15 words on (its
+/// second thread competing with the other builds). On two idle cores (issue
+/// 19, the H100 host) batches of 2^16 words gained 1.1–1.9×, so 2^15 is
+/// conservative: it never takes a second task away from an idle core.
+pub(crate) const SERIAL_WORDS: usize = 2 * GRAIN;
+
 /// `s` as a slice of `T` when `W` is `T` (the same type, so the cast is the
 /// identity).
 fn cast_mut<W: Coeff, T: 'static>(s: &mut [W]) -> Option<&mut [T]> {
@@ -174,7 +192,8 @@ thread_local! {
 ///
 /// Batches and towers: one polynomial per task on rayon's global pool (small
 /// polynomials grouped so a task holds at least [`GRAIN`] words); a single
-/// polynomial runs on the calling thread.
+/// polynomial, and a call on fewer than `SERIAL_WORDS` words in all (see its
+/// docs for the measurement), runs on the calling thread.
 ///
 /// # When to use it
 ///
@@ -291,8 +310,8 @@ impl<W: Coeff> CpuPlan<W> {
     /// several.
     fn each(&self, data: &mut [W], op: impl Fn(&Self, &mut [W]) -> Result<()> + Sync) -> Result<()> {
         let n = self.params.n();
-        if data.len() == n {
-            return op(self, data);
+        if data.len() < SERIAL_WORDS || data.len() == n {
+            return data.chunks_mut(n).try_for_each(|x| op(self, x));
         }
         data.par_chunks_mut(n).with_min_len(self.grain()).try_for_each(|x| op(self, x))
     }
@@ -320,8 +339,8 @@ impl<W: Coeff> CpuPlan<W> {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
         let n = self.params.n();
-        if a.len() == n {
-            return op(self, a, b);
+        if a.len() < SERIAL_WORDS || a.len() == n {
+            return a.chunks_mut(n).zip(b.chunks(n)).try_for_each(|(x, y)| op(self, x, y));
         }
         a.par_chunks_mut(n)
             .zip(b.par_chunks(n))
@@ -450,6 +469,9 @@ impl<W: Coeff> CpuRnsPlan<W> {
         op: impl Fn(&CpuPlan<W>, &mut [W]) -> Result<()> + Sync,
     ) -> Result<()> {
         let n = self.n_words();
+        if data.len() < SERIAL_WORDS {
+            return data.chunks_mut(n).enumerate().try_for_each(|(k, x)| op(&self.towers[k * n / len], x));
+        }
         let grain = self.towers.first().map_or(1, CpuPlan::grain);
         data.par_chunks_mut(n)
             .enumerate()
@@ -471,6 +493,13 @@ impl<W: Coeff> CpuRnsPlan<W> {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
         let n = self.n_words();
+        if a.len() < SERIAL_WORDS {
+            return a
+                .chunks_mut(n)
+                .zip(b.chunks(n))
+                .enumerate()
+                .try_for_each(|(k, (x, y))| op(&self.towers[k * n / len], x, y));
+        }
         let grain = self.towers.first().map_or(1, CpuPlan::grain);
         a.par_chunks_mut(n)
             .zip(b.par_chunks(n))
@@ -537,5 +566,60 @@ impl<W: Coeff> crate::Transform<W, [W]> for CpuRnsPlan<W> {
 
     fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> Result<()> {
         self.mul_all(acc, other, CpuPlan::pointwise_one)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Plan, Product, Transform};
+
+    /// Batches just below `SERIAL_WORDS` (the calling thread) and just above
+    /// (rayon) give each polynomial's own product and transform, for one
+    /// modulus and for towers.
+    #[test]
+    fn serial_and_parallel_batches_agree_with_single_calls() {
+        let n = 1usize << 6;
+        let plan = CpuPlan::new(NttParams::<u32>::with_prime_bits(n, 30).unwrap()).unwrap();
+        let q = plan.params().q();
+        for batch in [SERIAL_WORDS / n - 1, SERIAL_WORDS / n + 1] {
+            let mut rng = crate::random::SplitMix64::new(batch as u64);
+            let (a, b) = (rng.coeffs(batch * n, q), rng.coeffs(batch * n, q));
+            let c = plan.polymul(&a, &b).unwrap();
+            let mut f = a.clone();
+            plan.forward(&mut f[..]).unwrap();
+            for i in 0..batch {
+                let r = i * n..(i + 1) * n;
+                assert_eq!(
+                    c[r.clone()],
+                    plan.polymul(&a[r.clone()], &b[r.clone()]).unwrap()[..],
+                    "{batch}: {i}"
+                );
+                let mut one = a[r.clone()].to_vec();
+                plan.forward(&mut one[..]).unwrap();
+                assert_eq!(f[r], one[..], "{batch}: {i}");
+            }
+        }
+        let basis = RnsBasis::<u32>::new(n, 30, 2).unwrap();
+        let rns = CpuRnsPlan::new(&basis).unwrap();
+        for batch in [SERIAL_WORDS / (2 * n) - 1, SERIAL_WORDS / (2 * n) + 1] {
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            for (t, tw) in basis.towers().iter().enumerate() {
+                let mut rng = crate::random::SplitMix64::new(t as u64);
+                a.extend(rng.coeffs(batch * n, tw.q()));
+                b.extend(rng.coeffs(batch * n, tw.q()));
+            }
+            let mut c = a.clone();
+            rns.polymul_into(&a, &b, &mut c).unwrap();
+            for (t, tower) in rns.towers().iter().enumerate() {
+                let r = t * batch * n..(t + 1) * batch * n;
+                assert_eq!(
+                    c[r.clone()],
+                    tower.polymul(&a[r.clone()], &b[r.clone()]).unwrap()[..],
+                    "tower {t}"
+                );
+            }
+        }
     }
 }
