@@ -46,8 +46,8 @@ HEADER = """\
 // of bindgen's output (bindgen.sh). Do not edit: change the script and rerun it.
 
 //! The CUDA driver API, called through a table of function pointers that
-//! [`loader`](crate::loader) fills at run time instead of through symbols the
-//! linker resolves: a binary that uses these bindings starts, and builds,
+//! the loader (src/loader.rs) fills at run time instead of through symbols
+//! the linker resolves: a binary that uses these bindings starts, and builds,
 //! without `libcuda`.
 //!
 //! Every function here has the name and the signature of bindgen's
@@ -221,6 +221,7 @@ def generate(fns, variants):
         out.append("        // type of the prototype of the symbol it was resolved from.")
         out.append(f"        Some(__f) => unsafe {{ __f({args}) }},")
         if name in ERROR_TEXT:
+            out.append("        // SAFETY: the caller's `pStr` is null or writable, as the driver requires.")
             out.append(f"        None => unsafe {{ super::loader::{ERROR_TEXT[name]}({args}) }},")
         else:
             out.append("        None => super::loader::unavailable(),")

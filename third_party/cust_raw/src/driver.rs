@@ -2,8 +2,8 @@
 // of bindgen's output (bindgen.sh). Do not edit: change the script and rerun it.
 
 //! The CUDA driver API, called through a table of function pointers that
-//! [`loader`](crate::loader) fills at run time instead of through symbols the
-//! linker resolves: a binary that uses these bindings starts, and builds,
+//! the loader (src/loader.rs) fills at run time instead of through symbols
+//! the linker resolves: a binary that uses these bindings starts, and builds,
 //! without `libcuda`.
 //!
 //! Every function here has the name and the signature of bindgen's
@@ -1217,6 +1217,7 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::s
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
         Some(__f) => unsafe { __f(error, pStr) },
+        // SAFETY: the caller's `pStr` is null or writable, as the driver requires.
         None => unsafe { super::loader::error_string(error, pStr) },
     }
 }
@@ -1228,6 +1229,7 @@ pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const ::std
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
         Some(__f) => unsafe { __f(error, pStr) },
+        // SAFETY: the caller's `pStr` is null or writable, as the driver requires.
         None => unsafe { super::loader::error_name(error, pStr) },
     }
 }
