@@ -8,16 +8,14 @@
 #      with its sysroot: `cargo miri setup`); the stable toolchain (the
 #      downstream example, examples/downstream) and the toolchain of the
 #      workspace's rust-version (the MSRV check), both minimal;
-#   2. libcuda.so.1, which every binary using `cust` links against. On a GPU
-#      machine the NVIDIA driver provides it; on a CPU-only Debian machine
-#      this installs Debian's `libcuda1` (non-free), and polymul then reports
-#      "no CUDA GPU available" at run time instead of failing to start. The
-#      vendored cust_raw's build script finds it (third_party/README.md);
-#   3. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
+#   2. ptxas from PyPI's nvidia-cuda-nvcc-cu12 wheel (CUDA 12.9: the last
 #      release that still assembles sm_70) in target/tools/nvcc, for the
 #      offline PTX checks of `cargo xtask test`; ptxas of CUDA 13.0 (PyPI
 #      nvidia-cuda-nvcc) in target/tools/nvcc13, which build.rs uses to embed
 #      SASS; and nvdisasm (PyPI nvidia-cuda-nvdisasm) for `cargo xtask sass`.
+#
+# No NVIDIA driver is needed: polymul loads libcuda.so.1 at run time and runs
+# on the CPU without it (docs/toolchain.md, "Loading libcuda").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
@@ -54,38 +52,7 @@ if ! rustup run "$msrv" rustc --version >/dev/null 2>&1; then
   rustup toolchain install "$msrv" --profile minimal
 fi
 
-# --- 2. libcuda.so.1 -----------------------------------------------------------
-find_libcuda() { ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}'; }
-libcuda=$(find_libcuda || true)
-if [ -z "$libcuda" ]; then
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "setup: libcuda.so.1 not found. Install the NVIDIA driver, or on Debian the package" >&2
-    echo "       libcuda1 from non-free (as root: rerun this script)." >&2
-    exit 1
-  fi
-  . /etc/os-release
-  if [ "${ID:-}" = debian ]; then
-    say "enabling Debian contrib/non-free for libcuda1 ($VERSION_CODENAME)"
-    cat > /etc/apt/sources.list.d/polymul-nonfree.sources <<SRC
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: $VERSION_CODENAME $VERSION_CODENAME-updates
-Components: contrib non-free
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    pkg=libcuda1
-  else
-    pkg=$(apt-cache search --names-only '^libnvidia-compute-[0-9]+$' 2>/dev/null | sort -V | tail -1 | cut -d' ' -f1)
-    pkg=${pkg:-libcuda1}
-  fi
-  say "installing $pkg (provides libcuda.so.1; no GPU needed)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
-  libcuda=$(find_libcuda || true)
-  [ -n "$libcuda" ] || { echo "setup: libcuda.so.1 still missing after installing $pkg" >&2; exit 1; }
-fi
-
-# --- 3. ptxas --------------------------------------------------------------------
+# --- 2. ptxas --------------------------------------------------------------------
 ptxas=target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas
 if [ ! -x "$ptxas" ]; then
   say "installing ptxas (PyPI nvidia-cuda-nvcc-cu12==12.9.86) into target/tools/nvcc"
@@ -94,7 +61,7 @@ if [ ! -x "$ptxas" ]; then
 fi
 "$ptxas" --version | tail -1 | sed 's/^/setup: ptxas: /'
 
-# --- 3b. ptxas of CUDA 13.0 (the compiler of the 13.0 driver's JIT) -----------
+# --- 2b. ptxas of CUDA 13.0 (the compiler of the 13.0 driver's JIT) -----------
 # build.rs assembles the kernels into SASS (cubins, embedded beside the PTX) so
 # that a program does not spend ~10 s JIT-compiling PTX at start-up; with the
 # same compiler version as the driver's JIT the code is the same. CUDA 13
@@ -108,7 +75,7 @@ if [ ! -x "$ptxas13" ]; then
     || echo "setup: CUDA 13 ptxas not installed (cubins will come from ptxas 12.9)" >&2
 fi
 
-# --- 4. nvdisasm (for `cargo xtask sass`; optional, no GPU needed) ---------------
+# --- 3. nvdisasm (for `cargo xtask sass`; optional, no GPU needed) ---------------
 nvdisasm=target/tools/nvdisasm/nvidia/cu13/bin/nvdisasm
 if [ ! -x "$nvdisasm" ]; then
   say "installing nvdisasm (PyPI nvidia-cuda-nvdisasm==13.2.86) into target/tools/nvdisasm"
@@ -116,4 +83,5 @@ if [ ! -x "$nvdisasm" ]; then
     --target target/tools/nvdisasm nvidia-cuda-nvdisasm==13.2.86 \
     || echo "setup: nvdisasm not installed (only \`cargo xtask sass\` needs it)" >&2
 fi
-say "ready ($(rustup run "$channel" rustc --version), miri sysroot $miri_sysroot; stable: $(rustup run stable rustc --version); msrv: $(rustup run "$msrv" rustc --version); libcuda: $libcuda)"
+libcuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}' || true)
+say "ready ($(rustup run "$channel" rustc --version), miri sysroot $miri_sysroot; stable: $(rustup run stable rustc --version); msrv: $(rustup run "$msrv" rustc --version); libcuda: ${libcuda:-none, polymul runs on the CPU})"

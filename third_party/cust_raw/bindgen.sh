@@ -19,3 +19,6 @@ bindgen \
   --size_t-is-usize \
   wrapper.h -- -I/opt/cuda/include \
   > src/cuda.rs
+
+# The extern blocks become run-time-loading wrappers (src/driver.rs).
+python3 gen_dlopen.py

@@ -10,6 +10,7 @@
 //! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
+//! cargo xtask nodriver                       no libcuda linked; the CLI and Python without the driver
 //! cargo xtask fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets (docs/fuzzing.md)
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
 //! cargo xtask tune       [--quick] [--out F]  `polymul tune`: time NTT/DGT candidates, write the wisdom file
@@ -20,6 +21,7 @@
 mod downstream;
 mod fuzz;
 mod miri;
+mod nodriver;
 mod ptxas;
 mod public_api;
 mod python;
@@ -182,6 +184,7 @@ fn test(args: &[String]) -> Res {
     downstream::msrv()?;
     downstream::downstream()?;
     python::ci()?;
+    nodriver::ci()?;
     eprintln!("\nall checks passed");
     Ok(())
 }
@@ -326,6 +329,7 @@ const HELP: &str = "usage: cargo xtask <command>
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
   python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
                               into target/wheels-py (or DIR), install it in target/pyenv, pytest
+  nodriver                    no binary links libcuda; CLI (and Python) run with POLYMUL_CUDA_DRIVER=/nonexistent
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
                               installs cargo-fuzz; docs/fuzzing.md)
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
@@ -360,6 +364,7 @@ fn main() -> ExitCode {
         Some("msrv") => downstream::msrv(),
         Some("downstream") => downstream::downstream(),
         Some("python") => python::python(rest),
+        Some("nodriver") => nodriver::ci(),
         Some("results") => results::results(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");

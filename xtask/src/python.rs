@@ -61,8 +61,8 @@ fn build_wheel(release: bool, out: &Path) -> Res<PathBuf> {
         .arg(out)
         // The glibc tag the extension needs (Rust's std on glibc ≥ 2.34
         // references GLIBC_2.34 symbols): Ubuntu 22.04, Debian 12, RHEL 9 on.
-        // No auditwheel repair: libcuda.so.1 comes from the driver (or
-        // Debian's libcuda1) and is never bundled (pyproject.toml).
+        // No auditwheel repair: libcuda.so.1 comes from the driver, loaded
+        // at run time, and is never bundled (pyproject.toml).
         .args(["--compatibility", "manylinux_2_34"]);
     if release {
         cmd.arg("--release");

@@ -143,6 +143,11 @@ impl Gpu {
 
     /// Number of CUDA devices, or [`Error::NoGpu`].
     pub fn device_count() -> Result<u32> {
+        // The driver library is opened at run time (third_party/cust_raw):
+        // without it, say so rather than the bindings' stand-in error code.
+        if let Err(why) = cust::sys::driver_library() {
+            return Err(Error::NoGpu { detail: no_driver_detail(why) });
+        }
         cust::init(CudaFlags::empty()).map_err(|e| Error::NoGpu { detail: e.to_string() })?;
         let n = Device::num_devices().map_err(|e| Error::NoGpu { detail: e.to_string() })?;
         if n == 0 {
@@ -366,4 +371,15 @@ impl GpuStream {
         gpu.bind()?;
         self.inner.synchronize().map_err(Error::cuda("waiting for a stream", 0))
     }
+}
+
+/// [`Error::NoGpu`]'s detail where the driver library could not be opened
+/// (`why`: the loader's message for each file tried).
+fn no_driver_detail(why: &str) -> String {
+    let lib = cust::sys::DRIVER_NAMES[0];
+    format!(
+        "the NVIDIA driver library {lib} was not found ({why}); install the NVIDIA driver for a GPU, \
+         or set {} to the library's path",
+        cust::sys::DRIVER_ENV
+    )
 }

@@ -28,20 +28,13 @@ import contextlib as _contextlib
 
 import numpy as _np
 
-try:
-    from ._polymul import Core as _Core
-    from ._polymul import GpuError, GpuOutOfMemory, __version__
-    from ._polymul import backend as _backend
-    from ._polymul import gpu_available as _gpu_available
-    from ._polymul import params as _params
-except ImportError as _e:  # pragma: no cover - depends on the machine
-    if "libcuda" in str(_e):
-        raise ImportError(
-            f"{_e}. polymul needs the NVIDIA driver's libcuda.so.1 even to run on the CPU: on a GPU "
-            "machine install the driver; on a machine without a GPU install Debian's libcuda1 "
-            "(non-free) or Ubuntu's libnvidia-compute-<version>, and polymul then runs on the CPU"
-        ) from _e
-    raise
+# The extension opens the NVIDIA driver's libcuda.so.1 at its first GPU query
+# (not at import); without it, polymul runs on the CPU.
+from ._polymul import Core as _Core
+from ._polymul import GpuError, GpuOutOfMemory, __version__
+from ._polymul import backend as _backend
+from ._polymul import gpu_available as _gpu_available
+from ._polymul import params as _params
 
 __all__ = [
     "NttPlan",
