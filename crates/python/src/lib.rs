@@ -134,8 +134,7 @@ enum Device {
 }
 
 /// What `device=` may be, for the error messages.
-const DEVICE_FORMS: &str =
-    "\"auto\", \"cpu\", \"cuda\" (= \"gpu\", GPU 0), \"cuda:N\" (= \"gpu:N\") or a GPU ordinal N (an int ≥ 0)";
+const DEVICE_FORMS: &str = "\"auto\", \"cpu\", \"cuda\" (= \"gpu\", GPU 0), \"cuda:N\" (= \"gpu:N\") or a GPU ordinal N (an int ≥ 0)";
 
 /// `device=` of a plan: `"auto"`, `"cpu"`, `"cuda"`/`"gpu"` (GPU 0),
 /// `"cuda:N"`/`"gpu:N"`, or an int `N ≥ 0` (a CUDA ordinal, as
@@ -523,8 +522,8 @@ impl Core {
     }
 
     /// Whether a wisdom entry decided the transform (else the rule).
-    #[getter]
-    fn from_wisdom(&self) -> bool {
+    #[getter(from_wisdom)]
+    fn decided_by_wisdom(&self) -> bool {
         each!(&self.eng, e => e.0.decision().from_wisdom)
     }
 
