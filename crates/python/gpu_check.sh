@@ -2,8 +2,10 @@
 # The polymul Python package on a GPU machine (no Rust, no network needed):
 # a fresh venv (--system-site-packages: NumPy and CuPy of the machine),
 # `pip install --no-deps` of the prebuilt wheel, then the pytest suite —
-# CPU and GPU products against the pure-Python reference, the CuPy /
-# DLPack zero-copy tests — and the demo script. Results go to $OUT
+# CPU and GPU products against the pure-Python reference, plans on
+# device="cuda:0" / device=0 (and cuda:1 where there are two GPUs), wisdom
+# entries for this GPU used by its plans, the CuPy / DLPack zero-copy
+# tests — and the demo script. Results go to $OUT
 # (default: ./py-gpu-check).
 #
 #   bash gpu_check.sh [WHEEL]
@@ -77,6 +79,11 @@ try:
 except Exception as e:
     print("cupy: not usable:", e)
 assert polymul.gpu_available(), "polymul sees no GPU: the GPU tests would be skipped"
+print("device_count:", polymul.device_count())
+for d in ("cuda:0", 0, "cuda", "auto"):
+    p = polymul.NttPlan(1024, device=d)
+    assert p.on_gpu and p.device == "cuda:0", (d, p.device)
+    print(f"device={d!r}: {p.device}, {p.backend}, {p.decision}")
 PY
 env_rc=${PIPESTATUS[0]}
 

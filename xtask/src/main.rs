@@ -7,7 +7,7 @@
 //!                                            fuzz, msrv, downstream, python (what CI runs)
 //! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
 //! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
-//! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
+//! cargo xtask python     [--release] [--out DIR] [--no-test] [--sdist]  the Python wheel (maturin + auditwheel) + pytest
 //! cargo xtask msrv                           check the host-side crates with the rust-version toolchain
 //! cargo xtask downstream                     build and run examples/downstream on stable
 //! cargo xtask nodriver                       no libcuda linked; the CLI and Python without the driver
@@ -327,8 +327,10 @@ const HELP: &str = "usage: cargo xtask <command>
   miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)
   msrv                        cargo check of the host-side crates with the rust-version toolchain
   downstream                  build examples/downstream (polymul as a dependency) on stable, run it
-  python     [--release] [--out DIR] [--no-test]  build the polymul Python wheel (maturin, abi3)
-                              into target/wheels-py (or DIR), install it in target/pyenv, pytest
+  python     [--release] [--out DIR] [--no-test] [--sdist]  build the polymul Python wheel (maturin,
+                              abi3, auditwheel) into target/wheels-py (or DIR; --sdist: the sdist
+                              too), install it in target/pyenv, pytest; no options: CI's step
+                              (the dev wheel, then pip install of the sdist, pytest on each)
   nodriver                    no binary links libcuda; CLI (and Python) run with POLYMUL_CUDA_DRIVER=/nonexistent
   fuzz       [--seconds N] [--target NAME]  the cargo-fuzz targets of fuzz/, N s each (default 30;
                               installs cargo-fuzz; docs/fuzzing.md)

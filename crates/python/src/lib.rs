@@ -9,25 +9,29 @@
 //! panics.
 //!
 //! A `Core` is a [`Multiplier`] for `u32` or `u64` words: an NTT, RNS or DGT
-//! plan on the GPU, or on the CPU the CPU backend's NTT or the DGT's CPU
-//! model. The transform is chosen only by the planner: `NttPlan` and
-//! `DgtPlan` force theirs (a [`Decision`] planned with
-//! [`Multiplier::with_decision`] / [`Multiplier::cpu_with_decision`]),
-//! `Multiplier` takes the planner's ([`Multiplier::new`], or on the CPU
-//! [`planner::decide_without_wisdom`]). Big-integer products run on the same
+//! plan on a GPU (`device=`: one [`Gpu`] per CUDA ordinal, made once and
+//! shared), or on the CPU the CPU backend's NTT or the DGT's CPU model. The
+//! transform is chosen only by the planner ([`Multiplier::with_decision`] /
+//! [`Multiplier::cpu_with_decision`] of a [`Decision`] made here): on a GPU
+//! with the process's wisdom (`load_wisdom`, the file `polymul tune`
+//! writes), `Multiplier` takes [`planner::decide`]'s choice and `NttPlan` /
+//! `DgtPlan` keep their transform family (as `polymul mul` and `mul --dgt`
+//! do); on the CPU there is no wisdom key: `Multiplier` takes
+//! [`planner::decide_without_wisdom`]. Big-integer products run on the same
 //! multiplier ([`Multiplier::polymul_limbs`]).
 
 use num_bigint::BigUint;
 use polymul::dgt::DgtConfig;
-use polymul::expert::NttKernel;
-use polymul::planner::{self, Choice, Decision, Modulus, Multiplier};
+use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey, default_wisdom_path};
 use polymul::rns::RnsBasis;
 // The plan traits, unnamed: `Transform` here is this module's enum.
 use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, Plan as _, Product as _, Transform as _};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict, PyString};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 create_exception!(
@@ -80,8 +84,12 @@ fn exception_for(kind: ErrorKind) -> PyExc {
 
 /// The Python exception for a library error, with the library's message.
 fn to_py(e: Error) -> PyErr {
-    let msg = e.to_string();
-    match exception_for(e.kind()) {
+    new_err(exception_for(e.kind()), e.to_string())
+}
+
+/// An exception of type `exc` with `msg`.
+fn new_err(exc: PyExc, msg: String) -> PyErr {
+    match exc {
         PyExc::Value => PyValueError::new_err(msg),
         PyExc::Gpu => GpuError::new_err(msg),
         PyExc::GpuOutOfMemory => GpuOutOfMemory::new_err(msg),
@@ -90,44 +98,87 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// The process's GPU handle, made once (a `Gpu` loads the kernels; every
-/// plan shares it). Failures are not cached: each call retries.
-fn gpu() -> Result<Gpu, Error> {
-    static GPU: OnceLock<Mutex<Option<Gpu>>> = OnceLock::new();
-    let cell = GPU.get_or_init(|| Mutex::new(None));
-    let mut slot = cell.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(g) = slot.as_ref() {
+/// [`to_py`] with `extra` appended to the message.
+fn to_py_with(e: Error, extra: &str) -> PyErr {
+    if extra.is_empty() {
+        return to_py(e);
+    }
+    new_err(exception_for(e.kind()), format!("{e}{extra}"))
+}
+
+/// The process's GPU handles, one per ordinal, each made on first use (a
+/// `Gpu` loads the kernels; every plan on that device shares it) under one
+/// lock, so two threads never start the same device twice. Failures are
+/// not cached: each call retries.
+fn gpu(ordinal: u32) -> Result<Gpu, Error> {
+    static GPUS: OnceLock<Mutex<BTreeMap<u32, Gpu>>> = OnceLock::new();
+    let cell = GPUS.get_or_init(|| Mutex::new(BTreeMap::new()));
+    let mut gpus = cell.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(g) = gpus.get(&ordinal) {
         return Ok(g.clone());
     }
-    let g = Gpu::new()?;
-    *slot = Some(g.clone());
+    let g = Gpu::with_device(ordinal)?;
+    gpus.insert(ordinal, g.clone());
     Ok(g)
 }
 
 /// Where a plan runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Device {
+    /// GPU 0 if there is one, else the CPU backend.
     Auto,
+    /// The CPU backend.
     Cpu,
-    Gpu,
+    /// The GPU of this CUDA ordinal.
+    Gpu(u32),
 }
 
-fn parse_device(s: &str) -> PyResult<Device> {
-    match s {
-        "auto" => Ok(Device::Auto),
-        "cpu" => Ok(Device::Cpu),
-        "gpu" | "cuda" => Ok(Device::Gpu),
-        _ => Err(PyValueError::new_err(format!("device = {s:?} is not one of \"auto\", \"cpu\", \"gpu\""))),
+/// What `device=` may be, for the error messages.
+const DEVICE_FORMS: &str = "\"auto\", \"cpu\", \"cuda\" (= \"gpu\", GPU 0), \"cuda:N\" (= \"gpu:N\") or a GPU ordinal N (an int ≥ 0)";
+
+/// `device=` of a plan: `"auto"`, `"cpu"`, `"cuda"`/`"gpu"` (GPU 0),
+/// `"cuda:N"`/`"gpu:N"`, or an int `N ≥ 0` (a CUDA ordinal, as
+/// `CUDA_VISIBLE_DEVICES` numbers them). Anything else is a `ValueError`;
+/// whether GPU `N` exists is only known when it is opened ([`pick`]).
+fn parse_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    let bad = |what: String| PyValueError::new_err(format!("device = {what} is not one of {DEVICE_FORMS}"));
+    if let Ok(s) = obj.cast::<PyString>() {
+        let s = s.to_cow()?;
+        return parse_device_str(&s).ok_or_else(|| bad(format!("{s:?}")));
+    }
+    // An int (Python's, NumPy's: anything with __index__), never a bool.
+    if obj.is_instance_of::<PyBool>() {
+        return Err(bad(obj.repr()?.to_string()));
+    }
+    match obj.extract::<i128>() {
+        Ok(i) => u32::try_from(i).map(Device::Gpu).map_err(|_| bad(i.to_string())),
+        Err(_) => Err(bad(format!("{} (a {})", obj.repr()?, obj.get_type().name()?))),
     }
 }
 
+/// The string forms of [`parse_device`]; `None` if `s` is none of them.
+fn parse_device_str(s: &str) -> Option<Device> {
+    match s {
+        "auto" => return Some(Device::Auto),
+        "cpu" => return Some(Device::Cpu),
+        "gpu" | "cuda" => return Some(Device::Gpu(0)),
+        _ => {}
+    }
+    let digits = s.strip_prefix("cuda:").or_else(|| s.strip_prefix("gpu:"))?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().map(Device::Gpu)
+}
+
 /// The GPU for `device`: `None` for the CPU (asked for, or `auto` without
-/// a GPU); a `GpuError` for `gpu` without one, or a GPU that fails to start.
+/// a GPU); a `GpuError` for a GPU without one, an ordinal the machine does
+/// not have ([`Error::NoSuchDevice`]), or a GPU that fails to start.
 fn pick(device: Device) -> Result<Option<Gpu>, Error> {
     match device {
         Device::Cpu => Ok(None),
-        Device::Gpu => gpu().map(Some),
-        Device::Auto => match gpu() {
+        Device::Gpu(ordinal) => gpu(ordinal).map(Some),
+        Device::Auto => match gpu(0) {
             Ok(g) => Ok(Some(g)),
             Err(Error::NoGpu { .. }) => Ok(None),
             Err(e) => Err(e),
@@ -135,44 +186,108 @@ fn pick(device: Device) -> Result<Option<Gpu>, Error> {
     }
 }
 
+/// The process's wisdom: what `load_wisdom` read (merged, entry by entry),
+/// empty at import. Plans on a GPU look their key up in it.
+fn wisdom() -> std::sync::MutexGuard<'static, Wisdom> {
+    static WISDOM: OnceLock<Mutex<Wisdom>> = OnceLock::new();
+    WISDOM.get_or_init(|| Mutex::new(Wisdom::new())).lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The transform a plan uses.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Transform {
-    /// The NTT (one prime or RNS towers), default kernel choice.
+    /// The NTT (one prime or RNS towers): on a GPU the kernel and radix of
+    /// the wisdom entry for the plan's key if that entry chose the NTT,
+    /// else the automatic kernel choice.
     Ntt,
-    /// The DGT.
+    /// The DGT: on a GPU the configuration of the wisdom entry if it chose
+    /// the DGT, else the default configuration for N.
     Dgt,
-    /// The planner's choice (`Multiplier::new` on a GPU, no wisdom;
-    /// `planner::decide_without_wisdom` on the CPU).
+    /// The planner's choice ([`planner::decide`] with the process's wisdom
+    /// on a GPU; [`planner::decide_without_wisdom`] on the CPU).
     Auto,
+}
+
+fn parse_transform(transform: &str) -> PyResult<Transform> {
+    match transform {
+        "ntt" => Ok(Transform::Ntt),
+        "dgt" => Ok(Transform::Dgt),
+        "auto" => Ok(Transform::Auto),
+        _ => Err(PyValueError::new_err(format!(
+            "transform = {transform:?} is not one of \"auto\", \"ntt\", \"dgt\""
+        ))),
+    }
+}
+
+/// The default decision of the transform family `dgt` fixes, without
+/// wisdom: the [`planner::rule`] (the NTT) or the DGT's default
+/// configuration for N.
+fn family_default(dgt: bool, n: usize) -> Decision {
+    let choice = if dgt {
+        Choice::Dgt { config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)) }
+    } else {
+        planner::rule()
+    };
+    Decision { choice, from_wisdom: false, measured_us: None }
+}
+
+/// The wisdom key of a plan: the device's name (`gpu`'s, else
+/// `device_name`), N, word, towers and batch bucket, as
+/// [`planner::wisdom_key`] makes it; `None` on the CPU (no device, no key).
+fn key_for(
+    gpu: Option<&Gpu>,
+    device_name: Option<&str>,
+    n: usize,
+    word: u32,
+    modulus: &Modulus,
+    batch: usize,
+) -> Option<WisdomKey> {
+    let device = match (device_name, gpu) {
+        (Some(name), _) => name.to_string(),
+        (None, Some(g)) => g.info().name.clone(),
+        (None, None) => return None,
+    };
+    Some(WisdomKey {
+        device,
+        log_n: n.trailing_zeros(),
+        word_bits: word,
+        towers: modulus.towers(),
+        batch_bucket: planner::batch_bucket(batch),
+    })
+}
+
+/// What a plan of transform `t` for `key` (`None`: on the CPU) uses, with
+/// the process's wisdom: as `polymul mul` / `mul --dgt` decide, a forced
+/// family keeps a wisdom entry of its own family and otherwise gives way
+/// to its default. On the CPU: `NttPlan` the NTT, `DgtPlan` the DGT's
+/// default, `Multiplier` [`planner::decide_without_wisdom`].
+fn decide_for(t: Transform, key: Option<&WisdomKey>, modulus: &Modulus, n: usize) -> Decision {
+    let Some(key) = key else {
+        return match t {
+            Transform::Ntt => family_default(false, n),
+            Transform::Dgt => family_default(true, n),
+            Transform::Auto => planner::decide_without_wisdom(modulus, n),
+        };
+    };
+    let decided = planner::decide(key, modulus, n, Some(&wisdom()));
+    let is_dgt = matches!(decided.choice, Choice::Dgt { .. });
+    match t {
+        Transform::Auto => decided,
+        Transform::Ntt if !is_dgt => decided,
+        Transform::Dgt if is_dgt => decided,
+        Transform::Ntt | Transform::Dgt => family_default(t == Transform::Dgt, n),
+    }
 }
 
 /// The planner's multiplier for one word size (boxed: it is large).
 struct WordMultiplier<W: Coeff>(Box<Multiplier<W>>);
 
-fn no_decision(choice: Choice) -> Decision {
-    Decision { choice, from_wisdom: false, measured_us: None }
-}
-
 impl<W: Coeff> WordMultiplier<W> {
-    fn new(t: Transform, gpu: Option<Gpu>, n: usize, modulus: Modulus, batch: usize) -> Result<Self, Error> {
-        polymul::params::check_n(n)?;
-        // `NttPlan` and `DgtPlan` force their transform; `Multiplier` asks the planner.
-        let forced = match t {
-            Transform::Ntt => Some(no_decision(Choice::Ntt { kernel: NttKernel::Auto, radix: None })),
-            Transform::Dgt => Some(no_decision(Choice::Dgt {
-                config: DgtConfig::default_for(n.trailing_zeros().saturating_sub(1)),
-            })),
-            Transform::Auto => None,
-        };
-        let m = match (forced, gpu) {
-            (Some(d), Some(g)) => Multiplier::with_decision(&g, n, modulus, d)?,
-            (Some(d), None) => Multiplier::cpu_with_decision(n, modulus, d)?,
-            (None, Some(g)) => Multiplier::new(&g, n, modulus, batch)?,
-            (None, None) => {
-                let d = planner::decide_without_wisdom(&modulus, n);
-                Multiplier::cpu_with_decision(n, modulus, d)?
-            }
+    /// The multiplier of `decision` on `gpu`, else on the CPU.
+    fn new(gpu: Option<Gpu>, n: usize, modulus: Modulus, decision: Decision) -> Result<Self, Error> {
+        let m = match gpu {
+            Some(g) => Multiplier::with_decision(&g, n, modulus, decision)?,
+            None => Multiplier::cpu_with_decision(n, modulus, decision)?,
         };
         Ok(WordMultiplier(Box::new(m)))
     }
@@ -217,7 +332,7 @@ impl<W: Coeff> WordMultiplier<W> {
     /// Device data: in place (`forward`, `inverse`) or `out ← a ⊗ b`.
     ///
     /// # Safety
-    /// The pointers are device memory of the GPU's primary context, `len`
+    /// The pointers are device memory of the plan GPU's primary context, `len`
     /// words each, alive for the call, that nothing else accesses while
     /// the call's work runs, and for `polymul` `out` overlaps neither `a`
     /// nor `b` (which may be the same array); `stream` as for
@@ -306,11 +421,31 @@ fn modulus_of(bits: u32, towers: usize, primes: Option<Vec<u64>>, q: Option<u64>
     }
 }
 
+/// The modulus of a plan after the checks of its parameters that no plan
+/// constructor makes first: N, the word, at least one tower.
+fn checked_modulus(
+    n: usize,
+    word: u32,
+    bits: u32,
+    towers: usize,
+    primes: Option<Vec<u64>>,
+    q: Option<u64>,
+) -> PyResult<Modulus> {
+    if word != 32 && word != 64 {
+        return Err(PyValueError::new_err(format!("word = {word} is not supported: choose 32 or 64")));
+    }
+    polymul::params::check_n(n).map_err(to_py)?;
+    if towers == 0 {
+        return Err(to_py(Error::EmptyBasis));
+    }
+    Ok(modulus_of(bits, towers, primes, q))
+}
+
 #[pymethods]
 impl Core {
     /// `Core(transform, n, word, bits, towers, primes, q, device, batch)`.
     #[new]
-    #[pyo3(signature = (transform, n, word=64, bits=62, towers=1, primes=None, q=None, device="auto", batch=1))]
+    #[pyo3(signature = (transform, n, word=64, bits=62, towers=1, primes=None, q=None, device=None, batch=1))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -321,32 +456,32 @@ impl Core {
         towers: usize,
         primes: Option<Vec<u64>>,
         q: Option<u64>,
-        device: &str,
+        device: Option<&Bound<'_, PyAny>>,
         batch: usize,
     ) -> PyResult<Self> {
-        let t = match transform {
-            "ntt" => Transform::Ntt,
-            "dgt" => Transform::Dgt,
-            "auto" => Transform::Auto,
-            _ => return Err(PyValueError::new_err(format!("unknown transform {transform:?}"))),
-        };
-        let device = parse_device(device)?;
-        if word != 32 && word != 64 {
-            return Err(PyValueError::new_err(format!("word = {word} is not supported: choose 32 or 64")));
-        }
-        if towers == 0 {
-            return Err(to_py(Error::EmptyBasis));
-        }
-        let modulus = modulus_of(bits, towers, primes, q);
-        let eng = py
-            .detach(|| -> Result<AnyWordMultiplier, Error> {
-                let g = pick(device)?;
-                match word {
-                    32 => Ok(AnyWordMultiplier::U32(WordMultiplier::new(t, g, n, modulus, batch.max(1))?)),
-                    _ => Ok(AnyWordMultiplier::U64(WordMultiplier::new(t, g, n, modulus, batch.max(1))?)),
-                }
-            })
-            .map_err(to_py)?;
+        let t = parse_transform(transform)?;
+        let device = device.map_or(Ok(Device::Auto), parse_device)?;
+        let modulus = checked_modulus(n, word, bits, towers, primes, q)?;
+        let batch = batch.max(1);
+        let eng = py.detach(|| -> PyResult<AnyWordMultiplier> {
+            let g = pick(device).map_err(to_py)?;
+            let key = key_for(g.as_ref(), None, n, word, &modulus, batch);
+            let decision = decide_for(t, key.as_ref(), &modulus, n);
+            // A plan the wisdom chose that cannot be built (an edited
+            // file) says where it came from.
+            let hint = decision.from_wisdom.then(|| {
+                format!(
+                    "; the loaded wisdom chose {} for this key: fix the wisdom file, or polymul.clear_wisdom() \
+                     to plan by the rule",
+                    decision.summary()
+                )
+            });
+            let made = match word {
+                32 => WordMultiplier::new(g, n, modulus, decision).map(AnyWordMultiplier::U32),
+                _ => WordMultiplier::new(g, n, modulus, decision).map(AnyWordMultiplier::U64),
+            };
+            made.map_err(|e| to_py_with(e, hint.as_deref().unwrap_or("")))
+        })?;
         Ok(Core { eng, n, word, basis: OnceLock::new() })
     }
 
@@ -384,6 +519,12 @@ impl Core {
     #[getter]
     fn decision(&self) -> String {
         each!(&self.eng, e => e.decision())
+    }
+
+    /// Whether a wisdom entry decided the transform (else the rule).
+    #[getter(from_wisdom)]
+    fn decided_by_wisdom(&self) -> bool {
+        each!(&self.eng, e => e.0.decision().from_wisdom)
     }
 
     /// The GPU's ordinal, or `None` on the CPU.
@@ -540,7 +681,7 @@ fn params<'py>(
 /// Raises `GpuError` for a GPU that is present but fails to start.
 #[pyfunction]
 fn backend(py: Python<'_>) -> PyResult<String> {
-    py.detach(|| match gpu() {
+    py.detach(|| match gpu(0) {
         Ok(g) => Ok(format!("GPU {}", g.info().name)),
         Err(Error::NoGpu { .. }) => Ok(format!("CPU backend ({} threads)", rayon_threads())),
         Err(e) => Err(to_py(e)),
@@ -551,10 +692,113 @@ fn rayon_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
-/// Whether a CUDA GPU can be used.
+/// Whether a CUDA GPU (GPU 0) can be used.
 #[pyfunction]
 fn gpu_available(py: Python<'_>) -> bool {
-    py.detach(|| gpu().is_ok())
+    py.detach(|| gpu(0).is_ok())
+}
+
+/// The number of CUDA devices the driver reports (0 without a GPU or
+/// driver): the ordinals `device=` takes are `0..device_count()`.
+#[pyfunction]
+fn device_count(py: Python<'_>) -> u32 {
+    py.detach(|| Gpu::device_count().unwrap_or(0))
+}
+
+/// The planner's decision for a plan of these parameters, without making
+/// the plan: `(summary, from_wisdom, measured µs per polynomial)`. On the
+/// device `device` names (its wisdom key), or with `device_name` on a GPU
+/// of that name (no GPU is opened: what a plan there would use).
+#[pyfunction]
+#[pyo3(signature = (transform, n, word=64, bits=62, towers=1, primes=None, q=None, device=None, batch=1, device_name=None))]
+#[allow(clippy::too_many_arguments)]
+fn decide(
+    py: Python<'_>,
+    transform: &str,
+    n: usize,
+    word: u32,
+    bits: u32,
+    towers: usize,
+    primes: Option<Vec<u64>>,
+    q: Option<u64>,
+    device: Option<&Bound<'_, PyAny>>,
+    batch: usize,
+    device_name: Option<String>,
+) -> PyResult<(String, bool, Option<f64>)> {
+    let t = parse_transform(transform)?;
+    let device = device.map_or(Ok(Device::Auto), parse_device)?;
+    let modulus = checked_modulus(n, word, bits, towers, primes, q)?;
+    let batch = batch.max(1);
+    py.detach(|| {
+        let g = if device_name.is_some() { None } else { pick(device).map_err(to_py)? };
+        let key = key_for(g.as_ref(), device_name.as_deref(), n, word, &modulus, batch);
+        let d = decide_for(t, key.as_ref(), &modulus, n);
+        Ok((d.summary(), d.from_wisdom, d.measured_us))
+    })
+}
+
+/// Reads the wisdom file at `path` (`None`: where `polymul tune` writes
+/// it, [`default_wisdom_path`]) and merges its entries into the process's
+/// wisdom (an entry replaces one of the same key). Returns how many entries
+/// it read and the file. A missing file is `FileNotFoundError` when named,
+/// nothing read (0) at the default path; a file that is not wisdom is a
+/// `ValueError`.
+#[pyfunction]
+#[pyo3(signature = (path=None))]
+fn load_wisdom(py: Python<'_>, path: Option<PathBuf>) -> PyResult<(usize, Option<PathBuf>)> {
+    py.detach(|| {
+        let named = path.is_some();
+        let Some(path) = path.or_else(default_wisdom_path) else {
+            return Ok((0, None));
+        };
+        match Wisdom::load(&path).map_err(to_py)? {
+            Some(w) => {
+                let count = w.entries.len();
+                let mut mine = wisdom();
+                for e in w.entries {
+                    mine.insert(e);
+                }
+                Ok((count, Some(path)))
+            }
+            None if named => Err(PyFileNotFoundError::new_err(format!(
+                "no wisdom file at {}: `polymul tune --out FILE` writes one on a GPU machine, \
+                 polymul.save_wisdom(FILE) saves what this process loaded",
+                path.display()
+            ))),
+            None => Ok((0, Some(path))),
+        }
+    })
+}
+
+/// Writes the process's wisdom to `path` (atomically: a temporary file,
+/// then a rename; the folder is made). `OSError` if it cannot be written.
+#[pyfunction]
+fn save_wisdom(py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    py.detach(|| {
+        let w = wisdom().clone();
+        w.save(&path).map_err(to_py)
+    })
+}
+
+/// Forgets every wisdom entry of the process: plans made after it are
+/// planned by the rule.
+#[pyfunction]
+fn clear_wisdom() {
+    *wisdom() = Wisdom::new();
+}
+
+/// The process's wisdom as the JSON of a wisdom file.
+#[pyfunction]
+fn wisdom_json() -> String {
+    wisdom().to_json()
+}
+
+/// Where `polymul tune` writes wisdom and `load_wisdom()` reads it:
+/// `$POLYMUL_WISDOM`, else `$XDG_CACHE_HOME/polymul/wisdom.json`, else
+/// `~/.cache/polymul/wisdom.json`; `None` if none of these is set.
+#[pyfunction]
+fn wisdom_path() -> Option<PathBuf> {
+    default_wisdom_path()
 }
 
 /// `(kind, exception type)` for every kind of library error, the type
@@ -577,6 +821,17 @@ fn _error_kinds(py: Python<'_>) -> Vec<(String, Option<Bound<'_, pyo3::types::Py
         .collect()
 }
 
+/// How `device=` reads `device`: `"auto"`, `"cpu"` or the GPU ordinal,
+/// without opening anything (for the tests of the parser).
+#[pyfunction]
+fn _parse_device<'py>(py: Python<'py>, device: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match parse_device(device)? {
+        Device::Auto => "auto".into_pyobject(py)?.into_any(),
+        Device::Cpu => "cpu".into_pyobject(py)?.into_any(),
+        Device::Gpu(i) => i.into_pyobject(py)?.into_any(),
+    })
+}
+
 /// The compiled core of the `polymul` package.
 #[pymodule]
 fn _polymul(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -584,7 +839,15 @@ fn _polymul(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(device_count, m)?)?;
+    m.add_function(wrap_pyfunction!(decide, m)?)?;
+    m.add_function(wrap_pyfunction!(load_wisdom, m)?)?;
+    m.add_function(wrap_pyfunction!(save_wisdom, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_wisdom, m)?)?;
+    m.add_function(wrap_pyfunction!(wisdom_json, m)?)?;
+    m.add_function(wrap_pyfunction!(wisdom_path, m)?)?;
     m.add_function(wrap_pyfunction!(_error_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(_parse_device, m)?)?;
     m.add("GpuError", m.py().get_type::<GpuError>())?;
     m.add("GpuOutOfMemory", m.py().get_type::<GpuOutOfMemory>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -170,7 +170,8 @@ def test_multiplier(device, rng):
 def test_backend_properties(device):
     plan = polymul.NttPlan(64, device=device)
     assert plan.on_gpu == (device == "gpu")
-    assert plan.device == device
+    assert plan.device == ("cpu" if device == "cpu" else "cuda:0")
+    assert plan.device_id == (None if device == "cpu" else 0)
     assert plan.backend.startswith("GPU" if device == "gpu" else "CPU")
     assert "NttPlan" in repr(plan)
     assert polymul.backend().startswith("GPU" if polymul.gpu_available() else "CPU")

@@ -14,17 +14,28 @@ there is one, else on polymul's CPU backend.
 Plans: :class:`NttPlan` (one prime), :class:`RnsPlan` (RNS towers, and
 big-integer products modulo Q through the RNS conversions), :class:`DgtPlan`
 (the discrete Galois transform) and :class:`Multiplier` (the planner's
-choice). Errors, each with the library's message: :class:`ValueError` for
+choice). Each takes ``device=`` (``"auto"``, ``"cpu"``, ``"cuda"``,
+``"cuda:N"`` or an ordinal ``N``) and ``dtype=`` (``numpy.uint32`` or
+``numpy.uint64``, the default; ``word=32``/``64`` is the same).
+
+Wisdom: :func:`load_wisdom` reads the decisions ``polymul tune`` measured
+on a GPU (or a file :func:`save_wisdom` wrote); plans made after it on that
+GPU use them. :func:`decide` shows what a plan would use.
+
+Errors, each with the library's message: :class:`ValueError` for
 bad input and for an operation the plan does not offer (a DGT plan's
 ``forward``, a CUDA array given to a plan on the CPU), :class:`GpuError` for
-no GPU where one is required and device failures (:class:`GpuOutOfMemory`,
-a subclass, when the GPU's memory runs out), :class:`OSError` for a file
-that cannot be written.
+no GPU where one is required (or a GPU ordinal the machine does not have)
+and device failures (:class:`GpuOutOfMemory`, a subclass, when the GPU's
+memory runs out), :class:`OSError` for a file that cannot be written
+(:class:`FileNotFoundError` for a wisdom file that is not there).
 """
 
 from __future__ import annotations
 
 import contextlib as _contextlib
+import json as _json
+import os as _os
 
 import numpy as _np
 
@@ -33,6 +44,13 @@ import numpy as _np
 from ._polymul import Core as _Core
 from ._polymul import GpuError, GpuOutOfMemory, __version__
 from ._polymul import backend as _backend
+from ._polymul import clear_wisdom as _clear_wisdom
+from ._polymul import decide as _decide
+from ._polymul import device_count as _device_count
+from ._polymul import load_wisdom as _load_wisdom
+from ._polymul import save_wisdom as _save_wisdom
+from ._polymul import wisdom_json as _wisdom_json
+from ._polymul import wisdom_path as _wisdom_path
 from ._polymul import gpu_available as _gpu_available
 from ._polymul import params as _params
 
@@ -45,6 +63,13 @@ __all__ = [
     "params",
     "backend",
     "gpu_available",
+    "device_count",
+    "decide",
+    "load_wisdom",
+    "save_wisdom",
+    "clear_wisdom",
+    "wisdom_entries",
+    "wisdom_path",
     "GpuError",
     "GpuOutOfMemory",
     "negacyclic_reference",
@@ -74,8 +99,133 @@ def backend():
 
 
 def gpu_available():
-    """Whether a CUDA GPU can be used (plans with ``device="auto"`` use it)."""
+    """Whether a CUDA GPU can be used (GPU 0: plans with ``device="auto"``
+    use it)."""
     return _gpu_available()
+
+
+def device_count():
+    """The number of CUDA GPUs the driver reports (0 without a GPU): the
+    ordinals ``device=`` takes are ``0`` to ``device_count() - 1``, numbered
+    as ``CUDA_VISIBLE_DEVICES`` leaves them."""
+    return _device_count()
+
+
+# --- wisdom ------------------------------------------------------------------
+
+
+def _path(p, name):
+    if isinstance(p, bytes):
+        return _os.fsdecode(p)
+    try:
+        p = _os.fspath(p)
+    except TypeError:
+        raise ValueError(f"{name} = {p!r} is not a file path (a str or os.PathLike)") from None
+    return _os.fsdecode(p) if isinstance(p, bytes) else p
+
+
+def load_wisdom(path=None):
+    """Reads a wisdom file and merges its entries into this process's
+    wisdom (an entry replaces a loaded one of the same key); returns how
+    many entries the file had.
+
+    Wisdom is what ``polymul tune`` measured on a GPU: for each device name,
+    N, word size, tower count and batch bucket, the fastest NTT kernel and
+    radix or DGT configuration. Plans made afterwards on a GPU of that name
+    use the entry of their key (the nearest batch bucket if not the same):
+    :class:`Multiplier` whatever it chose, :class:`NttPlan` /
+    :class:`RnsPlan` an NTT entry, :class:`DgtPlan` a DGT entry (an entry of
+    the other transform leaves them on their default). Plans on the CPU have
+    no wisdom key and never use it. Plans already made keep their choice.
+
+    ``path=None`` reads where ``polymul tune`` writes (:func:`wisdom_path`):
+    nothing there is not an error (returns 0). A named file that does not
+    exist raises ``FileNotFoundError``; a file that is not wisdom of this
+    version (not JSON, another format or version) raises ``ValueError``, and
+    nothing of it is loaded."""
+    count, _ = _load_wisdom(None if path is None else _path(path, "path"))
+    return count
+
+
+def save_wisdom(path):
+    """Writes this process's wisdom (every entry :func:`load_wisdom`
+    merged) to ``path`` as a wisdom file ``load_wisdom`` and the ``polymul``
+    command line read; atomically (a temporary file, then a rename), making
+    the folder. Raises ``OSError`` if it cannot be written."""
+    _save_wisdom(_path(path, "path"))
+
+
+def clear_wisdom():
+    """Forgets every loaded wisdom entry: plans made afterwards follow the
+    planner's rule."""
+    _clear_wisdom()
+
+
+def wisdom_entries():
+    """This process's wisdom entries, as in the file: a list of dicts
+    ``{"key": {"device", "log_n", "word_bits", "towers", "batch_bucket"},
+    "winner": {"transform": "ntt", "kernel", "radix"} or {"transform": "dgt",
+    "config": {...}}, "us_per_poly", "candidates"}``."""
+    return _json.loads(_wisdom_json())["entries"]
+
+
+def wisdom_path():
+    """Where ``polymul tune`` writes wisdom and ``load_wisdom()`` reads it:
+    ``$POLYMUL_WISDOM``, else ``$XDG_CACHE_HOME/polymul/wisdom.json``, else
+    ``~/.cache/polymul/wisdom.json`` (a str; ``None`` if none of these
+    variables is set)."""
+    p = _wisdom_path()
+    return None if p is None else str(p)
+
+
+_TRANSFORMS = ("auto", "ntt", "dgt")
+
+
+def decide(
+    n,
+    bits=62,
+    towers=1,
+    primes=None,
+    q=None,
+    batch=1,
+    word=None,
+    device="auto",
+    *,
+    dtype=None,
+    transform="auto",
+    device_name=None,
+):
+    """What a plan of these parameters would use, without making it: a dict
+    ``{"decision": str, "from_wisdom": bool, "measured_us": float or None}``
+    (``decision`` as a plan's :attr:`~NttPlan.decision`; ``measured_us`` the
+    wisdom entry's µs per polynomial).
+
+    ``transform``: ``"auto"`` (:class:`Multiplier`), ``"ntt"``
+    (:class:`NttPlan`, :class:`RnsPlan`) or ``"dgt"`` (:class:`DgtPlan`).
+    The decision is the one on ``device`` (its wisdom key has the GPU's
+    name; on the CPU no wisdom applies), or with ``device_name`` the one on
+    a GPU of that name (no GPU is needed: e.g. to check a wisdom file made
+    on another machine). Raises ``ValueError`` for bad parameters and
+    :class:`GpuError` as the plan would."""
+    if transform not in _TRANSFORMS:
+        raise ValueError(f'transform = {transform!r} is not one of "auto", "ntt", "dgt"')
+    if device_name is not None and not isinstance(device_name, str):
+        raise ValueError(f"device_name = {device_name!r} is not a str (a GPU's name, as plan.backend shows it)")
+    if transform == "dgt" and q is not None:
+        primes, q = [_u(q, "q")], None
+    summary, from_wisdom, us = _decide(
+        transform,
+        _u(n, "n"),
+        _word(word, dtype),
+        _u(bits, "bits"),
+        _u(towers, "towers"),
+        _primes(primes),
+        None if q is None else _u(q, "q"),
+        device,
+        _u(batch, "batch"),
+        device_name,
+    )
+    return {"decision": summary, "from_wisdom": from_wisdom, "measured_us": us}
 
 
 def negacyclic_reference(a, b, q):
@@ -146,7 +296,8 @@ def _stream_of(x, cai, stream):
         if mod == "cupy":
             import cupy
 
-            return int(cupy.cuda.get_current_stream().ptr)
+            with x.device:  # the current stream of the array's GPU
+                return int(cupy.cuda.get_current_stream().ptr)
         if mod == "torch":
             import torch
 
@@ -154,6 +305,23 @@ def _stream_of(x, cai, stream):
     except Exception:  # noqa: BLE001 - fall back to the legacy default stream
         pass
     return 0
+
+
+def _device_id_of(x):
+    """The CUDA ordinal of a device array where its library says (CuPy,
+    PyTorch, DLPack), else None."""
+    try:
+        mod = type(x).__module__.split(".")[0]
+        if mod == "cupy":
+            return int(x.device.id)
+        if mod == "torch":
+            return int(x.device.index)
+        dev = getattr(x, "__dlpack_device__", None)
+        if dev is not None:
+            return int(dev()[1])
+    except Exception:  # noqa: BLE001 - unknown: the library's own check (the pointer's context) decides
+        pass
+    return None
 
 
 def _c_contiguous(cai, itemsize):
@@ -246,13 +414,26 @@ class _Plan:
 
     @property
     def device(self):
-        """``"gpu"`` or ``"cpu"``."""
-        return "gpu" if self._core.on_gpu else "cpu"
+        """``"cuda:N"`` (the GPU of ordinal N) or ``"cpu"``: a value
+        ``device=`` takes."""
+        i = self._core.device_id
+        return "cpu" if i is None else f"cuda:{i}"
+
+    @property
+    def device_id(self):
+        """The GPU's CUDA ordinal, or ``None`` on the CPU."""
+        return self._core.device_id
 
     @property
     def decision(self):
         """The transform and configuration the plan uses (one line)."""
         return self._core.decision
+
+    @property
+    def from_wisdom(self):
+        """True when a loaded wisdom entry (:func:`load_wisdom`) chose the
+        transform, False when the planner's rule did."""
+        return self._core.from_wisdom
 
     def __repr__(self):
         primes = self.primes
@@ -353,9 +534,15 @@ class _Plan:
         if not self.on_gpu:
             raise ValueError(
                 f"{name} is a CUDA array but this plan runs on the {self.backend}; "
-                "make the plan with device='gpu' (or 'auto' on a machine with a GPU)"
+                "make the plan with device='cuda' (or 'auto' on a machine with a GPU)"
             )
         x, cai = _as_cai(x)
+        dev = _device_id_of(x)
+        if dev is not None and dev != self.device_id:
+            raise ValueError(
+                f"{name} is on cuda:{dev} but this plan runs on {self.device}: "
+                f"make the plan with device='cuda:{dev}', or move the array"
+            )
         want = "<u4" if self.word == 32 else "<u8"
         if cai["typestr"] != want:
             raise ValueError(
@@ -490,43 +677,74 @@ def _primes(primes):
     return primes
 
 
-def _dev(device):
-    if device not in ("auto", "cpu", "gpu", "cuda"):
-        raise ValueError(f'device = {device!r} is not one of "auto", "cpu", "gpu"')
-    return device
+def _word(word, dtype):
+    """The word size (32 or 64) of ``word=`` and ``dtype=``: either, both if
+    they agree, 64 (``uint64``) when neither is given."""
+    w = None if word is None else _u(word, "word")
+    if dtype is None:
+        return 64 if w is None else w
+    try:
+        dt = _np.dtype(dtype)
+    except TypeError:
+        dt = None
+    by_dtype = {_np.dtype(_np.uint32): 32, _np.dtype(_np.uint64): 64}.get(dt)
+    if by_dtype is None:
+        raise ValueError(f"dtype = {dtype!r} is not supported: choose numpy.uint32 or numpy.uint64")
+    if w is not None and w != by_dtype:
+        raise ValueError(
+            f"word = {w} and dtype = {dt} disagree: give one of them ({dt} is word = {by_dtype})"
+        )
+    return by_dtype
 
 
 class NttPlan(_Plan):
     """Negacyclic NTT and products modulo one prime ``q``.
 
-    ``NttPlan(n, q=None, bits=62, word=64, device="auto")``: N a power of
-    two from 2 to 2^24; ``q`` an NTT-friendly prime (``q ≡ 1 mod 2N``, at most
-    62 bits for ``word=64``, 30 for ``word=32``) or, without it, the largest
-    such prime of ``bits`` bits. ``device``: ``"auto"`` (the GPU when there is
-    one, else the CPU backend), ``"cpu"`` or ``"gpu"`` (:class:`GpuError`
-    without one). Raises ``ValueError`` for bad parameters."""
+    ``NttPlan(n, q=None, bits=62, word=None, device="auto", *,
+    dtype=None)``: N a power of two from 2 to 2^24; ``q`` an NTT-friendly
+    prime (``q ≡ 1 mod 2N``, at most 62 bits for ``uint64`` words, 30 for
+    ``uint32``) or, without it, the largest such prime of ``bits`` bits.
+
+    ``dtype``: the words' type, ``numpy.uint64`` (the default) or
+    ``numpy.uint32`` (a type or its name; ``word=64`` / ``word=32`` is the
+    same, and both given must agree). The plan's arrays are of that type
+    (a ``uint64`` plan also takes ``uint32`` input); it is fixed when the
+    plan is made, not inferred from the arrays.
+
+    ``device``: ``"auto"`` (GPU 0 when there is one, else the CPU backend),
+    ``"cpu"``, ``"cuda"`` / ``"gpu"`` (GPU 0), ``"cuda:N"`` / ``"gpu:N"`` or
+    an int ``N`` (the GPU of CUDA ordinal N; :class:`GpuError` without a GPU
+    or for an N the machine does not have, see :func:`device_count`).
+
+    On a GPU the plan uses the NTT kernel and radix of a loaded wisdom entry
+    for its key (:func:`load_wisdom`), else the automatic kernel choice.
+    Raises ``ValueError`` for bad parameters."""
 
     __slots__ = ()
 
-    def __init__(self, n, q=None, bits=62, word=64, device="auto"):
+    def __init__(self, n, q=None, bits=62, word=None, device="auto", *, dtype=None):
         q = None if q is None else _u(q, "q")
-        super().__init__(_Core("ntt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), 1, None, q, _dev(device), 1))
+        super().__init__(_Core("ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), 1, None, q, device, 1))
 
 
 class RnsPlan(_Plan):
     """RNS: products modulo Q = q_0·…·q_{K−1}, one NTT tower per prime.
 
-    ``RnsPlan(n, bits=62, towers=K, primes=None, word=64, device="auto")``:
-    K primes of ``bits`` bits, or the given ``primes``. Word arrays are
-    tower-major (shape ``(K, N)`` or ``(K, batch, N)``: the residues modulo
-    each prime); :meth:`polymul_big` takes big integers modulo Q."""
+    ``RnsPlan(n, bits=62, towers=K, primes=None, word=None,
+    device="auto", *, dtype=None)``: K primes of ``bits`` bits, or the given
+    ``primes``; ``dtype``/``word`` and ``device`` as :class:`NttPlan`. Word
+    arrays are tower-major (shape ``(K, N)`` or ``(K, batch, N)``: the
+    residues modulo each prime); :meth:`polymul_big` takes big integers
+    modulo Q."""
 
     __slots__ = ()
 
-    def __init__(self, n, bits=62, towers=1, primes=None, word=64, device="auto"):
+    def __init__(self, n, bits=62, towers=1, primes=None, word=None, device="auto", *, dtype=None):
         primes = _primes(primes)
         super().__init__(
-            _Core("ntt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), _u(towers, "towers"), primes, None, _dev(device), 1)
+            _Core(
+                "ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), _u(towers, "towers"), primes, None, device, 1
+            )
         )
 
 
@@ -534,17 +752,21 @@ class DgtPlan(_Plan):
     """Products through the discrete Galois transform over GF(p²) (primes
     ``p ≡ −1 mod N``; see ``polymul.params(n, bits, dgt=True)``).
 
-    ``DgtPlan(n, q=None, bits=62, towers=1, primes=None, word=64,
-    device="auto")``. The DGT plan multiplies only: :meth:`forward` and
-    :meth:`inverse` raise ``ValueError``. On the CPU it runs the DGT's CPU
-    model (exact, not fast)."""
+    ``DgtPlan(n, q=None, bits=62, towers=1, primes=None, word=None,
+    device="auto", *, dtype=None)``; ``dtype``/``word`` and ``device`` as
+    :class:`NttPlan`. The DGT plan multiplies only: :meth:`forward` and
+    :meth:`inverse` raise ``ValueError``. On a GPU it uses the configuration
+    of a loaded DGT wisdom entry for its key, else the default for N; on the
+    CPU it runs the DGT's CPU model (exact, not fast)."""
 
     __slots__ = ()
 
-    def __init__(self, n, q=None, bits=62, towers=1, primes=None, word=64, device="auto"):
+    def __init__(self, n, q=None, bits=62, towers=1, primes=None, word=None, device="auto", *, dtype=None):
         primes = [_u(q, "q")] if q is not None else _primes(primes)
         super().__init__(
-            _Core("dgt", _u(n, "n"), _u(word, "word"), _u(bits, "bits"), _u(towers, "towers"), primes, None, _dev(device), 1)
+            _Core(
+                "dgt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), _u(towers, "towers"), primes, None, device, 1
+            )
         )
 
     def forward(self, x, *, stream=None, inplace=False):
@@ -564,26 +786,32 @@ class Multiplier(_Plan):
     GPU, else the CPU backend.
 
     ``Multiplier(n, bits=62, towers=1, primes=None, q=None, batch=1,
-    word=64, device="auto")``; see :attr:`decision` for what was chosen."""
+    word=None, device="auto", *, dtype=None)``; ``dtype``/``word`` and
+    ``device`` as :class:`NttPlan`. On a GPU the planner takes a loaded
+    wisdom entry for the key (device, N, word, towers, batch bucket; see
+    :func:`load_wisdom`), else its rule; see :attr:`decision` for what was
+    chosen and :attr:`from_wisdom` for why."""
 
     __slots__ = ()
 
-    def __init__(self, n, bits=62, towers=1, primes=None, q=None, batch=1, word=64, device="auto"):
+    def __init__(self, n, bits=62, towers=1, primes=None, q=None, batch=1, word=None, device="auto", *, dtype=None):
         super().__init__(
             _Core(
                 "auto",
                 _u(n, "n"),
-                _u(word, "word"),
+                _word(word, dtype),
                 _u(bits, "bits"),
                 _u(towers, "towers"),
                 _primes(primes),
                 None if q is None else _u(q, "q"),
-                _dev(device),
+                device,
                 _u(batch, "batch"),
             )
         )
 
 
-def auto(n, bits=62, towers=1, primes=None, q=None, batch=1, word=64, device="auto"):
+def auto(n, bits=62, towers=1, primes=None, q=None, batch=1, word=None, device="auto", *, dtype=None):
     """``Multiplier(...)``: the planner's choice for these parameters."""
-    return Multiplier(n, bits=bits, towers=towers, primes=primes, q=q, batch=batch, word=word, device=device)
+    return Multiplier(
+        n, bits=bits, towers=towers, primes=primes, q=q, batch=batch, word=word, device=device, dtype=dtype
+    )

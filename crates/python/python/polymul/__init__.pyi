@@ -1,6 +1,7 @@
 """Type stubs of the polymul Python package."""
 
-from typing import Any, Optional, Sequence, TypeVar, Union
+import os
+from typing import Any, Optional, Sequence, TypeVar, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -9,6 +10,16 @@ __version__: str
 
 _Words = Union[npt.NDArray[np.uint32], npt.NDArray[np.uint64], Sequence[int]]
 _A = TypeVar("_A")
+# device=: "auto", "cpu", "cuda", "gpu", "cuda:N", "gpu:N", or a CUDA ordinal N.
+_Device = Union[str, int]
+# dtype=: numpy.uint32 / numpy.uint64, their names, or their np.dtype.
+_DType = Union[type[np.uint32], type[np.uint64], str, np.dtype[Any]]
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
+
+class Decided(TypedDict):
+    decision: str
+    from_wisdom: bool
+    measured_us: Optional[float]
 
 class GpuError(RuntimeError):
     """A CUDA device failed: no GPU where one was required, out of device memory, a driver error.
@@ -23,6 +34,29 @@ class GpuOutOfMemory(GpuError):
 def params(n: int, bits: int = 62, count: int = 1, dgt: bool = False) -> list[dict[str, int]]: ...
 def backend() -> str: ...
 def gpu_available() -> bool: ...
+def device_count() -> int: ...
+def load_wisdom(path: Optional[_Path] = None) -> int:
+    """Merges a wisdom file (default: where `polymul tune` writes) into this process's wisdom; returns its entry count."""
+def save_wisdom(path: _Path) -> None:
+    """Writes this process's wisdom to a file."""
+def clear_wisdom() -> None: ...
+def wisdom_entries() -> list[dict[str, Any]]: ...
+def wisdom_path() -> Optional[str]: ...
+def decide(
+    n: int,
+    bits: int = 62,
+    towers: int = 1,
+    primes: Optional[Sequence[int]] = None,
+    q: Optional[int] = None,
+    batch: int = 1,
+    word: Optional[int] = None,
+    device: _Device = "auto",
+    *,
+    dtype: Optional[_DType] = None,
+    transform: str = "auto",
+    device_name: Optional[str] = None,
+) -> Decided:
+    """What a plan of these parameters would use (with the loaded wisdom), without making it."""
 def negacyclic_reference(a: Sequence[int], b: Sequence[int], q: int) -> list[int]: ...
 
 class _Plan:
@@ -45,9 +79,14 @@ class _Plan:
     @property
     def on_gpu(self) -> bool: ...
     @property
-    def device(self) -> str: ...
+    def device(self) -> str:
+        """"cuda:N" or "cpu"."""
+    @property
+    def device_id(self) -> Optional[int]: ...
     @property
     def decision(self) -> str: ...
+    @property
+    def from_wisdom(self) -> bool: ...
     def forward(self, x: Any, *, stream: Any = None, inplace: bool = False) -> Any:
         """Forward negacyclic NTT of each polynomial (NumPy in → NumPy out; CUDA array in → same library out)."""
     def inverse(self, x: Any, *, stream: Any = None, inplace: bool = False) -> Any:
@@ -58,7 +97,16 @@ class _Plan:
         """Products modulo Q of big-integer polynomials (object arrays of Python ints)."""
 
 class NttPlan(_Plan):
-    def __init__(self, n: int, q: Optional[int] = None, bits: int = 62, word: int = 64, device: str = "auto") -> None: ...
+    def __init__(
+        self,
+        n: int,
+        q: Optional[int] = None,
+        bits: int = 62,
+        word: Optional[int] = None,
+        device: _Device = "auto",
+        *,
+        dtype: Optional[_DType] = None,
+    ) -> None: ...
 
 class RnsPlan(_Plan):
     def __init__(
@@ -67,8 +115,10 @@ class RnsPlan(_Plan):
         bits: int = 62,
         towers: int = 1,
         primes: Optional[Sequence[int]] = None,
-        word: int = 64,
-        device: str = "auto",
+        word: Optional[int] = None,
+        device: _Device = "auto",
+        *,
+        dtype: Optional[_DType] = None,
     ) -> None: ...
 
 class DgtPlan(_Plan):
@@ -79,8 +129,10 @@ class DgtPlan(_Plan):
         bits: int = 62,
         towers: int = 1,
         primes: Optional[Sequence[int]] = None,
-        word: int = 64,
-        device: str = "auto",
+        word: Optional[int] = None,
+        device: _Device = "auto",
+        *,
+        dtype: Optional[_DType] = None,
     ) -> None: ...
 
 class Multiplier(_Plan):
@@ -92,8 +144,10 @@ class Multiplier(_Plan):
         primes: Optional[Sequence[int]] = None,
         q: Optional[int] = None,
         batch: int = 1,
-        word: int = 64,
-        device: str = "auto",
+        word: Optional[int] = None,
+        device: _Device = "auto",
+        *,
+        dtype: Optional[_DType] = None,
     ) -> None: ...
 
 def auto(
@@ -103,6 +157,8 @@ def auto(
     primes: Optional[Sequence[int]] = None,
     q: Optional[int] = None,
     batch: int = 1,
-    word: int = 64,
-    device: str = "auto",
+    word: Optional[int] = None,
+    device: _Device = "auto",
+    *,
+    dtype: Optional[_DType] = None,
 ) -> Multiplier: ...

@@ -1,6 +1,7 @@
 """The compiled core (use the classes of `polymul`; this one takes raw addresses)."""
 
-from typing import Optional, Sequence
+import os
+from typing import Optional, Sequence, Union
 
 __version__: str
 
@@ -8,6 +9,7 @@ class GpuError(RuntimeError): ...
 class GpuOutOfMemory(GpuError): ...
 
 def _error_kinds() -> list[tuple[str, Optional[type]]]: ...
+def _parse_device(device: Union[str, int]) -> Union[str, int]: ...
 
 class Core:
     def __init__(
@@ -19,7 +21,7 @@ class Core:
         towers: int = 1,
         primes: Optional[Sequence[int]] = None,
         q: Optional[int] = None,
-        device: str = "auto",
+        device: Union[str, int, None] = None,
         batch: int = 1,
     ) -> None: ...
     n: int
@@ -28,6 +30,7 @@ class Core:
     backend: str
     on_gpu: bool
     decision: str
+    from_wisdom: bool
     device_id: Optional[int]
     modulus: int
     def transform_host(self, ptr: int, len: int, inverse: bool) -> None: ...
@@ -38,3 +41,21 @@ class Core:
 def params(n: int, bits: int = 62, count: int = 1, dgt: bool = False) -> list[dict[str, int]]: ...
 def backend() -> str: ...
 def gpu_available() -> bool: ...
+def device_count() -> int: ...
+def decide(
+    transform: str,
+    n: int,
+    word: int = 64,
+    bits: int = 62,
+    towers: int = 1,
+    primes: Optional[Sequence[int]] = None,
+    q: Optional[int] = None,
+    device: Union[str, int, None] = None,
+    batch: int = 1,
+    device_name: Optional[str] = None,
+) -> tuple[str, bool, Optional[float]]: ...
+def load_wisdom(path: Optional[Union[str, os.PathLike[str]]] = None) -> tuple[int, Optional[os.PathLike[str]]]: ...
+def save_wisdom(path: Union[str, os.PathLike[str]]) -> None: ...
+def clear_wisdom() -> None: ...
+def wisdom_json() -> str: ...
+def wisdom_path() -> Optional[os.PathLike[str]]: ...
