@@ -120,7 +120,30 @@ pub fn dry_run(build_kernels: bool) -> Res {
     let root = root();
     let scratch = root.join("target/publish");
     let ws = scratch.join("ws");
-    let target = scratch.join("target");
+    // cargo verifies each package against the others unpacked from a local
+    // registry in `<build dir>/package/tmp-registry`, into cargo's home
+    // (`registry/src/-<hash of that path>/`), and reuses an unpacked
+    // `name-version` folder as it finds it: a second run in the same build
+    // folder would verify against the first run's sources. So each run gets
+    // its own build folder `run-*` (removed by the next run), its unpacked
+    // folders are removed after it, and its `debug` is a link to one shared
+    // folder, so the compiled crates.io dependencies are reused.
+    for e in std::fs::read_dir(&scratch).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with("run-") {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let target = scratch.join(format!("run-{stamp}-{}", std::process::id()));
+    let shared = scratch.join("debug");
+    std::fs::create_dir_all(&shared).map_err(|e| format!("{}: {e}", shared.display()))?;
+    std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&shared, target.join("debug"))
+        .map_err(|e| format!("{}: {e}", target.display()))?;
     copy_checkout(&root, &ws)?;
     let manifest = ws.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
@@ -128,17 +151,23 @@ pub fn dry_run(build_kernels: bool) -> Res {
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
     check_publishable_set(&ws)?;
 
-    // Stale packages of an earlier run would be verified again.
-    let _ = std::fs::remove_dir_all(target.join("package"));
     let mut cmd = crate::cargo();
-    cmd.current_dir(&ws).args(["publish", "--dry-run", "--locked", "--target-dir"]).arg(&target);
+    cmd.current_dir(&ws)
+        .args(["publish", "--dry-run", "--target-dir"])
+        .arg(&target)
+        .arg("--config")
+        .arg(format!("build.build-dir = {:?}", target.display().to_string()))
+        .env("POLYMUL_CUBIN", "0")
+        .env_remove("POLYMUL_PTX_CACHE_DIR");
     for p in PUBLISHED {
         cmd.args(["-p", p]);
     }
     let what = if build_kernels {
         // The nested nightly build from the packaged polymul-kernels: one
         // arch keeps it to a few minutes.
-        cmd.env_remove("POLYMUL_PTX_DIR").env("POLYMUL_PTX_ARCHS", Arch(90).to_string());
+        cmd.env_remove("POLYMUL_PTX_DIR")
+            .env("POLYMUL_PTX_ARCHS", Arch(90).to_string())
+            .env("POLYMUL_PTX_CACHE_DIR", scratch.join("ptx"));
         "cargo publish --dry-run (polymul's kernels built from the packaged polymul-kernels, sm_90)"
     } else if let Some(dir) = std::env::var_os("POLYMUL_PTX_DIR") {
         // The caller's prebuilt PTX (and its POLYMUL_PTX_ARCHS, if any).
@@ -150,11 +179,49 @@ pub fn dry_run(build_kernels: bool) -> Res {
         cmd.env("POLYMUL_PTX_DIR", &ptx_dir).env_remove("POLYMUL_PTX_ARCHS");
         "cargo publish --dry-run (polymul's kernels from target/ptx-out)"
     };
-    cmd.env("POLYMUL_CUBIN", "0").env_remove("POLYMUL_PTX_CACHE_DIR");
     let start = Instant::now();
-    run(what, &mut cmd)?;
+    let before = unpacked_dirs();
+    let result = run(what, &mut cmd);
+    remove_new_unpacked(&before);
+    result?;
     eprintln!("publish dry run: {:.0} s", start.elapsed().as_secs_f64());
-    crate_sizes(&target.join("package"))
+    // `cargo publish --dry-run` of several packages leaves the `.crate`
+    // files in `package/tmp-crate` (`cargo package`: in `package`).
+    crate_sizes(&target.join("package/tmp-crate"))
+}
+
+/// cargo's folder of unpacked registry sources.
+fn registry_src() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"));
+    home.join("registry/src")
+}
+
+/// The folders of `registry/src` that belong to nameless registries (local
+/// ones, such as cargo's `tmp-registry`: `-<hash>`).
+fn unpacked_dirs() -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(registry_src()).into_iter().flatten().flatten();
+    entries.filter(|e| e.file_name().to_string_lossy().starts_with('-')).map(|e| e.path()).collect()
+}
+
+/// Removes the nameless-registry folders that appeared since `before` and
+/// hold only packages of [`PUBLISHED`] (this run's `tmp-registry`).
+fn remove_new_unpacked(before: &[PathBuf]) {
+    for dir in unpacked_dirs().into_iter().filter(|d| !before.contains(d)) {
+        let ours = std::fs::read_dir(&dir).into_iter().flatten().flatten().all(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            PUBLISHED.iter().any(|p| {
+                name.strip_prefix(p).and_then(|v| v.strip_prefix('-')).is_some_and(|v| {
+                    v.starts_with(|c: char| c.is_ascii_digit())
+                        && !v.contains(|c: char| c.is_ascii_alphabetic())
+                })
+            })
+        });
+        if ours {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
 }
 
 /// The root manifest with the forks added to `members` and `third_party`
