@@ -75,7 +75,8 @@ fn standalone_manifest(manifest: &str) -> String {
     text
 }
 
-/// Copies the files below `src/rel` to `dst/rel`, noting each in `wanted`.
+/// Copies the files below `src/rel` to `dst/rel` (but the top manifest),
+/// noting each in `wanted`.
 fn copy_tree(src: &Path, dst: &Path, rel: &Path, wanted: &mut Vec<PathBuf>) -> Result<(), BuildError> {
     let dir = src.join(rel);
     let entries = std::fs::read_dir(&dir).map_err(|e| BuildError::Io(dir.clone(), e))?;
@@ -86,7 +87,8 @@ fn copy_tree(src: &Path, dst: &Path, rel: &Path, wanted: &mut Vec<PathBuf>) -> R
         let meta = std::fs::metadata(&from).map_err(|e| BuildError::Io(from.clone(), e))?;
         if meta.is_dir() {
             copy_tree(src, dst, &rel, wanted)?;
-        } else if meta.is_file() {
+        } else if meta.is_file() && rel != Path::new("Cargo.toml") {
+            // (The manifest is written by the caller, made standalone.)
             let bytes = std::fs::read(&from).map_err(|e| BuildError::Io(from.clone(), e))?;
             write_if_changed(&dst.join(&rel), &bytes)?;
             wanted.push(rel);
