@@ -15,7 +15,14 @@
 //! - `POLYMUL_PTX_CACHE_DIR=/abs/dir`: where the nested builds go instead;
 //! - `POLYMUL_KERNEL_TOOLCHAIN`: another nightly for the kernels;
 //! - `POLYMUL_CUBIN=0` (no cubins) or `=1` (no ptxas is an error),
-//!   `POLYMUL_CUBIN_PTXAS`, `PTXAS`: the cubins (SASS).
+//!   `POLYMUL_CUBIN_PTXAS`, `PTXAS`: the cubins (SASS);
+//! - `DOCS_RS` (set by docs.rs): no kernels at all, for documentation only
+//!   (offline, no nightly); `Gpu` constructors then fail with
+//!   `Error::NoEmbeddedKernels`.
+//!
+//! The kernels' source is `polymul_kernels::SOURCE_DIR` (the build-dependency
+//! says where cargo has it): built in place in polymul's repository, from a
+//! copy below the target folder when it is a packaged crate (crates.io).
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
 use std::path::{Path, PathBuf};
@@ -31,7 +38,8 @@ fn main() {
 fn run() -> Result<(), String> {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    let kernels = manifest.join("../kernels");
+    let docs_only = docs_only();
+    let kernels = Path::new(polymul_kernels::SOURCE_DIR);
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-env-changed=POLYMUL_PTX_ARCHS");
@@ -42,6 +50,7 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-env-changed=POLYMUL_KERNEL_TOOLCHAIN");
 
     let archs = match std::env::var("POLYMUL_PTX_ARCHS") {
+        _ if docs_only => Vec::new(),
         Ok(s) => Arch::parse_list(&s).map_err(|e| e.to_string())?,
         Err(_) => Arch::DEFAULTS.to_vec(),
     };
@@ -51,9 +60,13 @@ fn run() -> Result<(), String> {
         Some(dir) => return Err(format!("POLYMUL_PTX_DIR={} must be an absolute path", dir.display())),
         None => None,
     };
-    let ptxas =
-        if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "0") { None } else { locate_ptxas(&manifest) };
-    if ptxas.is_none() {
+    let kernels = kernels_to_build(kernels, &target_root, prebuilt.is_some() || docs_only)?;
+    let ptxas = if docs_only || std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "0") {
+        None
+    } else {
+        locate_ptxas(&manifest)
+    };
+    if ptxas.is_none() && !docs_only {
         let why = "ptxas not found (the CUDA toolkit's; put it on PATH or name it in PTXAS; in polymul's \
                    repository scripts/setup.sh installs it)";
         if std::env::var("POLYMUL_CUBIN").is_ok_and(|v| v == "1") {
@@ -112,6 +125,30 @@ fn run() -> Result<(), String> {
     index.push_str(&cubins);
     index.push_str(&dependent);
     std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
+}
+
+/// Whether this is a documentation-only build: docs.rs sets `DOCS_RS` and
+/// builds offline, without the nightly or a GPU, so no kernels are built or
+/// read and the index lists none (`Gpu` constructors then return
+/// `Error::NoEmbeddedKernels`).
+fn docs_only() -> bool {
+    println!("cargo:rerun-if-env-changed=DOCS_RS");
+    std::env::var_os("DOCS_RS").is_some()
+}
+
+/// The folder the nested build compiles the kernels from: `source`
+/// (`polymul_kernels::SOURCE_DIR`) where it is a checkout (polymul's
+/// repository: the workspace's `Cargo.lock` and `[profile.ptx]` apply, and
+/// the nested cargo writes only to `cache`), a copy in `<cache>/src` where it
+/// is a packaged crate (crates.io, a vendor folder), whose folder cargo
+/// shares between projects and may keep read-only. No copy when nothing is
+/// built (`skip`: prebuilt PTX or a documentation-only build).
+fn kernels_to_build(source: &Path, cache: &Path, skip: bool) -> Result<PathBuf, String> {
+    if skip || !polymul_ptx_builder::standalone::is_packaged(source) {
+        return Ok(source.to_path_buf());
+    }
+    polymul_ptx_builder::standalone::standalone_copy(source, &cache.join("src"))
+        .map_err(|e| format!("copying the kernels' source {}: {e}", source.display()))
 }
 
 /// What every arch's build shares.

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, miri,
+//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, publish-check, miri,
 //!                                            fuzz, msrv, downstream, python (what CI runs)
 //! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
 //! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
@@ -16,6 +16,7 @@
 //! cargo xtask tune       [--quick] [--out F]  `polymul tune`: time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary and the CLI for a GPU machine
 //! cargo xtask results    [--check]           docs/results index, docs/RESULTS.md, README block (docs/testing.md)
+//! cargo xtask publish-check [--build-kernels]  docs.rs build + `cargo publish --dry-run` of the crates.io crates
 //! ```
 
 mod downstream;
@@ -24,6 +25,7 @@ mod miri;
 mod nodriver;
 mod ptxas;
 mod public_api;
+mod publish;
 mod python;
 mod results;
 mod sass;
@@ -179,6 +181,7 @@ fn test(args: &[String]) -> Res {
     public_api::public_api(&["--check".into()])?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
+    publish::ci()?;
     miri::miri()?;
     fuzz::ci()?;
     downstream::msrv()?;
@@ -320,7 +323,7 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
-                              check-ptx, miri, 20 s per fuzz target, msrv, downstream, the Python package's
+                              check-ptx, publish-check, miri, 20 s per fuzz target, msrv, downstream, the Python package's
                               wheel and pytest suite (what CI runs)
   public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
                               an item; --check: against crates/host/public-api.txt
@@ -342,7 +345,10 @@ const HELP: &str = "usage: cargo xtask <command>
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
                               instructions per modular multiplication of each reduction
   results    [--check]        write docs/results/README.md, docs/RESULTS.md and README.md's results
-                              block from the run folders; --check: compare only, and docs/results <= 3 MiB";
+                              block from the run folders; --check: compare only, and docs/results <= 3 MiB
+  publish-check [--build-kernels]  polymul's docs as docs.rs builds them (DOCS_RS), then cargo publish
+                              --dry-run of the crates.io crates (kernels from target/ptx-out, or built
+                              from the packaged polymul-kernels for sm_90); publishes nothing";
 
 fn main() -> ExitCode {
     polymul_ptx_builder::run_as_linker_if_requested();
@@ -368,6 +374,7 @@ fn main() -> ExitCode {
         Some("python") => python::python(rest),
         Some("nodriver") => nodriver::ci(),
         Some("results") => results::results(rest),
+        Some("publish-check") => publish::publish_check(rest),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())

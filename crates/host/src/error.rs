@@ -58,6 +58,15 @@ pub enum Error {
         minor: i32,
     },
 
+    /// This build embeds no GPU kernels at all: it was built for
+    /// documentation only (`DOCS_RS` set, as on docs.rs), so no device can
+    /// run it.
+    #[error(
+        "this build of polymul has no GPU kernels: it was built for documentation only (the DOCS_RS \
+         environment variable was set); build it again without DOCS_RS, or use the CPU backend"
+    )]
+    NoEmbeddedKernels,
+
     /// The kernel image named by [`crate::GpuOptions::kernel_image`] could
     /// not be read or loaded.
     #[error(
@@ -492,8 +501,8 @@ pub enum ErrorKind {
     /// another plan, backend or option.
     Unsupported,
     /// No usable GPU: no driver or device, a device ordinal that does not
-    /// exist, no embedded PTX for the device's architecture. The CPU
-    /// backend still works.
+    /// exist, no embedded PTX for the device's architecture (or none at
+    /// all: a documentation-only build). The CPU backend still works.
     NoGpu,
     /// The GPU ran out of memory; a smaller batch may fit.
     OutOfMemory,
@@ -547,7 +556,10 @@ impl Error {
         use ErrorKind as K;
         // No fallback arm: a new variant must pick its kind here.
         match self {
-            Error::NoGpu { .. } | Error::NoSuchDevice { .. } | Error::NoPtxForDevice { .. } => K::NoGpu,
+            Error::NoGpu { .. }
+            | Error::NoSuchDevice { .. }
+            | Error::NoPtxForDevice { .. }
+            | Error::NoEmbeddedKernels => K::NoGpu,
             Error::NeedsGpu { .. }
             | Error::FusedPlanTransform
             | Error::NotNttDomain
@@ -620,6 +632,7 @@ mod tests {
             (Error::NeedsGpu { what: "upload" }, K::Unsupported),
             (Error::NoSuchDevice { ordinal: 3, count: 1 }, K::NoGpu),
             (Error::NoPtxForDevice { major: 6, minor: 0 }, K::NoGpu),
+            (Error::NoEmbeddedKernels, K::NoGpu),
             (Error::KernelImage { path: "k.cubin".into(), detail: "bad".into() }, K::Device),
             (Error::OutOfDeviceMemory { during: "allocating", bytes: 1 }, K::OutOfMemory),
             (

@@ -53,6 +53,17 @@ pub const BLOCK_THREADS: u32 = 256;
 /// device's per-block limit (dynamic shared memory).
 pub const TILE_BYTES: usize = 32 * 1024;
 
+/// The folder holding this crate's `Cargo.toml` and `src`, as cargo saw it
+/// when it compiled the crate for the host.
+///
+/// polymul's build script (a build-dependency on this crate) builds the
+/// kernels for `nvptx64-nvidia-cuda` from here: in place in polymul's
+/// repository, or from a copy in the target folder when this is a packaged
+/// crate (crates.io, a vendor folder), whose folder cargo may share or keep
+/// read-only.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -18,13 +18,16 @@
 //!    expected kernel present, and the `.target` is the requested arch.
 //!
 //! Callers (the host crate's `build.rs`, `cargo xtask build-ptx`) must call
-//! [`run_as_linker_if_requested`] first thing in `main`.
+//! [`run_as_linker_if_requested`] first thing in `main`. A packaged kernel
+//! crate (crates.io, a vendor folder) is built from a copy
+//! ([`standalone::standalone_copy`]), never in its shared folder.
 //!
 //! `docs/toolchain.md` in the repository explains the whole path.
 
 pub mod check;
 pub mod directives;
 pub mod link;
+pub mod standalone;
 pub mod toolchain;
 mod tools;
 

@@ -29,10 +29,21 @@ pub fn embedded_ptx(sm: u32) -> Option<&'static str> {
     embedded::PTX_MODULES.iter().find(|(s, _)| *s == sm).map(|(_, p)| *p)
 }
 
-/// The newest embedded PTX for compute capability `cc` (`major · 10 +
-/// minor`): its SM version and text.
-pub(super) fn ptx_for(cc: u32) -> Option<&'static (u32, &'static str)> {
-    embedded::PTX_MODULES.iter().rev().find(|(sm, _)| *sm <= cc)
+/// The newest embedded PTX for a device of compute capability
+/// `major.minor`: its SM version and text.
+pub(super) fn ptx_for(major: i32, minor: i32) -> Result<&'static (u32, &'static str)> {
+    newest_ptx(embedded::PTX_MODULES, major, minor)
+}
+
+/// The newest module of `modules` (ascending SM versions) that a device of
+/// compute capability `major.minor` runs; a documentation-only build
+/// (`DOCS_RS`, no modules) says so rather than blaming the device.
+fn newest_ptx<'a, T>(modules: &'a [(u32, T)], major: i32, minor: i32) -> Result<&'a (u32, T)> {
+    if modules.is_empty() {
+        return Err(Error::NoEmbeddedKernels);
+    }
+    let cc = u32::try_from(major.saturating_mul(10).saturating_add(minor)).unwrap_or(0);
+    modules.iter().rev().find(|(sm, _)| *sm <= cc).ok_or(Error::NoPtxForDevice { major, minor })
 }
 
 /// Whether the PTX of `sm_<arch>` has pass kernels that wait for their
@@ -97,4 +108,27 @@ fn kernel_image_override(path: Option<&std::path::Path>) -> Result<Option<(Strin
     let image =
         std::fs::read(path).map_err(|e| Error::KernelImage { path: shown.clone(), detail: e.to_string() })?;
     Ok(Some((shown, image)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newest_ptx_picks_the_newest_arch_the_device_runs() {
+        let modules = [(70, "a"), (80, "b"), (90, "c")];
+        for (major, minor, want) in [(7, 0, 70), (7, 5, 70), (8, 6, 80), (9, 0, 90), (12, 0, 90)] {
+            assert_eq!(newest_ptx(&modules, major, minor).unwrap().0, want, "{major}.{minor}");
+        }
+        assert!(matches!(newest_ptx(&modules, 6, 1), Err(Error::NoPtxForDevice { major: 6, minor: 1 })));
+        assert!(matches!(newest_ptx(&modules, -1, 0), Err(Error::NoPtxForDevice { .. })));
+    }
+
+    #[test]
+    fn a_build_without_kernels_says_so_for_every_device() {
+        let none: [(u32, &str); 0] = [];
+        for (major, minor) in [(7, 0), (9, 0), (12, 1)] {
+            assert!(matches!(newest_ptx(&none, major, minor), Err(Error::NoEmbeddedKernels)));
+        }
+    }
 }

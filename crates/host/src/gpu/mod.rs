@@ -176,8 +176,7 @@ impl Gpu {
         let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = attr(DeviceAttribute::ComputeCapabilityMinor)?;
         let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
-        let cc = (major * 10 + minor) as u32;
-        let (ptx_arch, ptx) = image::ptx_for(cc).ok_or(Error::NoPtxForDevice { major, minor })?;
+        let (ptx_arch, ptx) = image::ptx_for(major, minor)?;
         let mut driver_version = 0i32;
         let mut smem_optin = 0i32;
         // SAFETY: both calls only write their out-parameter, a live local `i32`;
