@@ -24,6 +24,9 @@
 //! says where cargo has it): built in place in polymul's repository, from a
 //! copy below the target folder when it is a packaged crate (crates.io).
 
+#[path = "build/embed.rs"]
+mod embed;
+
 use polymul_ptx_builder::{Arch, PtxBuilder};
 use std::path::{Path, PathBuf};
 
@@ -91,40 +94,8 @@ fn run() -> Result<(), String> {
             .collect()
     });
 
-    let mut index = String::from("/// PTX of `polymul-kernels` by SM version, built by build.rs.\n");
-    index.push_str("pub(crate) static PTX_MODULES: &[(u32, &str)] = &[\n");
-    let mut cubins =
-        String::from("/// SASS (cubin) of `polymul-kernels` by SM version, built by build.rs.\n");
-    cubins.push_str("pub(crate) static CUBIN_MODULES: &[(u32, &[u8])] = &[\n");
-    // The modules whose lazy pass kernels wait for their predecessor
-    // (`griddepcontrol`, the sm_90 build): the host may launch those passes
-    // as programmatic dependents. Found here once, not by every `Gpu::new`.
-    let mut dependent = String::from(
-        "/// SM versions whose PTX has `griddepcontrol.wait` (programmatic dependent launches).\n",
-    );
-    dependent.push_str("pub(crate) static DEPENDENT_LAUNCH_ARCHS: &[u32] = &[");
-    for b in built {
-        let b = b?;
-        if b.dependent {
-            dependent.push_str(&format!("{}, ", b.arch.0));
-        }
-        index.push_str(&format!(
-            "    ({}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{}\"))),\n",
-            b.arch.0, b.ptx_file
-        ));
-        if let Some(cubin) = b.cubin_file {
-            cubins.push_str(&format!(
-                "    ({}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{cubin}\"))),\n",
-                b.arch.0
-            ));
-        }
-    }
-    index.push_str("];\n");
-    cubins.push_str("];\n");
-    dependent.push_str("];\n");
-    index.push_str(&cubins);
-    index.push_str(&dependent);
-    std::fs::write(out_dir.join("ptx_modules.rs"), index).map_err(|e| e.to_string())
+    let built = built.into_iter().collect::<Result<Vec<Built>, String>>()?;
+    embed::write_index(&out_dir, built)
 }
 
 /// Whether this is a documentation-only build: docs.rs sets `DOCS_RS` and
@@ -163,7 +134,8 @@ struct Job<'a> {
 /// One arch's files in `OUT_DIR`.
 struct Built {
     arch: Arch,
-    ptx_file: String,
+    /// The PTX text (also written to `OUT_DIR/<ptx_file>`).
+    ptx: String,
     cubin_file: Option<String>,
     /// Whether the PTX has `griddepcontrol.wait` (the sm_90 pass kernels).
     dependent: bool,
@@ -176,7 +148,7 @@ impl Job<'_> {
         let mut expected = Vec::new();
         polymul_kernels::names::for_each_entry(arch.0, |n| expected.push(n.to_string()));
         let ptx_file = format!("polymul_kernels_{arch}.ptx");
-        let ptx = match self.prebuilt {
+        let ptx: String = match self.prebuilt {
             Some(dir) => read_prebuilt(&dir.join(&ptx_file), arch, &expected)?,
             None => {
                 PtxBuilder::new(self.kernels, self.cache.join(arch.to_string()), arch)
@@ -202,7 +174,7 @@ impl Job<'_> {
         let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps(arch.0))?;
         std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
         let dependent = ptx.contains("griddepcontrol.wait");
-        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx_file, cubin_file: None, dependent }) };
+        let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx, cubin_file: None, dependent }) };
         let cubin = format!("polymul_kernels_{arch}.cubin");
         let out = std::process::Command::new(ptxas)
             .arg(format!("-arch={arch}"))
@@ -223,9 +195,9 @@ impl Job<'_> {
                 let first = why.lines().next().unwrap_or("");
                 println!("cargo:warning=no cubin for {arch} ({}): {first}", ptxas.display());
             }
-            return Ok(Built { arch, ptx_file, cubin_file: None, dependent });
+            return Ok(Built { arch, ptx, cubin_file: None, dependent });
         }
-        Ok(Built { arch, ptx_file, cubin_file: Some(cubin), dependent })
+        Ok(Built { arch, ptx, cubin_file: Some(cubin), dependent })
     }
 }
 

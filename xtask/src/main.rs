@@ -19,6 +19,7 @@
 //! cargo xtask publish-check [--build-kernels]  docs.rs build + `cargo publish --dry-run` of the crates.io crates
 //! ```
 
+mod bundle;
 mod downstream;
 mod fuzz;
 mod miri;
@@ -182,6 +183,7 @@ fn test(args: &[String]) -> Res {
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
     publish::ci()?;
+    bundle::ci()?;
     miri::miri()?;
     fuzz::ci()?;
     downstream::msrv()?;
@@ -253,51 +255,6 @@ fn report_date(md: &str) -> String {
     md.lines().find_map(|l| l.strip_prefix("- date: ")).unwrap_or("undated").to_string()
 }
 
-fn gpu_bundle(args: &[String]) -> Res {
-    let dir = flag_value(args, "--dir").map(PathBuf::from).unwrap_or_else(|| root().join("bundle"));
-    // `--arch sm_90`: embed only that PTX (smaller binaries, quicker builds).
-    let archs = flag_value(args, "--arch");
-    let cargo = || {
-        let mut c = cargo();
-        if let Some(a) = &archs {
-            c.env("POLYMUL_PTX_ARCHS", a);
-        }
-        c
-    };
-    run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let copy = |from: PathBuf, name: &str| {
-        std::fs::copy(&from, dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {e}", from.display()))
-    };
-    copy(root().join("target/release/polymul-bench"), "polymul-bench")?;
-    run("build the polymul CLI (release)", cargo().args(["build", "--release", "-p", "polymul-cli"]))?;
-    copy(root().join("target/release/polymul"), "polymul")?;
-    // The examples are not in the bundle: each binary embeds every kernel
-    // (about 22 MiB for sm_90 alone), and run.sh does not use them.
-    // The PTX is embedded in the binaries; `cargo xtask build-ptx` writes
-    // standalone copies when they are wanted (they would push the bundle
-    // over the device tool's 64 MiB).
-    copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
-    copy(root().join("xtask/bundle/sanitize.sh"), "sanitize.sh")?;
-    copy(root().join("xtask/bundle/perf.sh"), "perf.sh")?;
-    let size: u64 = std::fs::read_dir(&dir)
-        .map_err(|e| e.to_string())?
-        .flatten()
-        .filter_map(|e| e.metadata().ok().map(|m| m.len()))
-        .sum();
-    if size > 64 << 20 {
-        return Err(format!("the bundle is {size} bytes, over the 64 MiB a device call can carry"));
-    }
-    eprintln!(
-        "\nGPU bundle ready: {} ({:.1} MiB). On a GPU machine (no Rust needed): bash {}/run.sh",
-        dir.display(),
-        size as f64 / (1u64 << 20) as f64,
-        dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-    );
-    Ok(())
-}
-
 fn sass_cmd(args: &[String]) -> Res {
     let arch = archs(args)?.into_iter().max().unwrap_or(Arch(90));
     let files = build_ptx(&[arch], &root().join("target/ptx-out"))?;
@@ -364,7 +321,7 @@ fn main() -> ExitCode {
         Some("test") => test(rest),
         Some("bench") => bench(rest),
         Some("tune") => tune(rest),
-        Some("gpu-bundle") => gpu_bundle(rest),
+        Some("gpu-bundle") => bundle::gpu_bundle(rest),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
         Some("public-api") => public_api::public_api(rest),

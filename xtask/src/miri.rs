@@ -43,6 +43,7 @@ pub const SKIP: &[(&str, &str)] = &[
         "planner::multiplier::tests::without_wisdom_primes_only_the_dgt_takes_choose_the_dgt_on_any_backend",
         "runs rayon's pool: Stacked Borrows flags crossbeam-epoch's intrusive list (in the dependency)",
     ),
+    ("gpu::image::tests::unpack_rejects_damaged_frames", "unpacks zstd frames: libzstd is C (FFI)"),
     (
         "error::tests::messages_name_no_rust_paths",
         "formats every error, Error::Cuda too, whose driver message comes from cuGetErrorString (FFI)",

@@ -39,13 +39,15 @@ pub fn locate() -> Res<PathBuf> {
         .into())
 }
 
-/// Assembles `ptx` for `arch`; returns each kernel's resources.
+/// Assembles `ptx` for `arch`; returns each kernel's resources. The cubin
+/// goes beside it (`<ptx>.cubin`: the CI step of xtask/src/bundle.rs
+/// weighs it).
 pub fn assemble(ptxas: &Path, arch: Arch, ptx: &Path) -> Res<Vec<KernelResources>> {
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .arg("-v")
         .arg("-o")
-        .arg("/dev/null")
+        .arg(ptx.with_extension("cubin"))
         .arg(ptx)
         .output()
         .map_err(|e| format!("could not run {}: {e}", ptxas.display()))?;

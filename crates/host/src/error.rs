@@ -80,6 +80,19 @@ pub enum Error {
         detail: String,
     },
 
+    /// A kernel image embedded in this binary (zstd-packed at build time,
+    /// checked then) does not unpack: the binary is damaged.
+    #[error(
+        "the {image} embedded in this binary does not unpack ({detail}); the binary is damaged: \
+         rebuild or reinstall it"
+    )]
+    EmbeddedImage {
+        /// Which image, e.g. `PTX` or `cubin sm_90`.
+        image: String,
+        /// What went wrong.
+        detail: String,
+    },
+
     /// The device ran out of memory.
     #[error("out of GPU memory while {during} ({bytes} bytes requested); use a smaller batch")]
     OutOfDeviceMemory {
@@ -565,6 +578,7 @@ impl Error {
             | Error::NotNttDomain
             | Error::NoTransformFor { .. } => K::Unsupported,
             Error::KernelImage { .. }
+            | Error::EmbeddedImage { .. }
             | Error::Cuda { .. }
             | Error::CudaCode { .. }
             | Error::BadLaunch { .. } => K::Device,
@@ -634,6 +648,7 @@ mod tests {
             (Error::NoPtxForDevice { major: 6, minor: 0 }, K::NoGpu),
             (Error::NoEmbeddedKernels, K::NoGpu),
             (Error::KernelImage { path: "k.cubin".into(), detail: "bad".into() }, K::Device),
+            (Error::EmbeddedImage { image: "cubin sm_90".into(), detail: "bad".into() }, K::Device),
             (Error::OutOfDeviceMemory { during: "allocating", bytes: 1 }, K::OutOfMemory),
             (
                 Error::Cuda {

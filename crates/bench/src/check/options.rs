@@ -134,12 +134,14 @@ fn gpu_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let (major, minor) = gpu.info().compute_capability;
     let sm = (major * 10 + minor) as u32;
     let image = match polymul::expert::embedded_cubin(sm) {
-        Some(bin) => Some(("cubin", bin.to_vec())),
-        None => polymul::expert::embedded_ptx(gpu.info().ptx_arch).map(|p| ("ptx", p.as_bytes().to_vec())),
+        Ok(Some(bin)) => Ok(Some(("cubin", bin.to_vec()))),
+        Ok(None) => polymul::expert::embedded_ptx(gpu.info().ptx_arch)
+            .map(|p| p.map(|p| ("ptx", p.as_bytes().to_vec()))),
+        Err(e) => Err(e),
     };
     let dir = std::env::temp_dir().join(format!("polymul-check-image-{}", std::process::id()));
     match image {
-        Some((ext, bytes)) => {
+        Ok(Some((ext, bytes))) => {
             let path = dir.join(format!("kernels.{ext}"));
             match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, bytes)) {
                 Ok(()) => gpu_case(
@@ -151,7 +153,10 @@ fn gpu_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
                 Err(e) => t.record("options Gpu kernel_image: writing the image", Err(e.to_string())),
             }
         }
-        None => t.record("options Gpu kernel_image: an embedded image to load", Err("none embedded".into())),
+        Ok(None) => {
+            t.record("options Gpu kernel_image: an embedded image to load", Err("none embedded".into()))
+        }
+        Err(e) => t.record("options Gpu kernel_image: an embedded image to load", Err(e.to_string())),
     }
     let r = match Gpu::with_options(
         0,

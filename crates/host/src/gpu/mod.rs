@@ -48,7 +48,9 @@ pub struct DeviceInfo {
     /// The SM version of the embedded PTX that was loaded.
     pub ptx_arch: u32,
     /// What was loaded: prebuilt SASS (a cubin for this architecture, no
-    /// compilation at start-up) or PTX, JIT-compiled by the driver.
+    /// compilation at start-up) or PTX, JIT-compiled by the driver, and how
+    /// long unpacking the embedded image took (zstd, once a process, while
+    /// the driver created the context).
     pub kernel_image: String,
     /// Most shared memory one block may opt in to, in bytes.
     pub max_shared_per_block: usize,
@@ -176,7 +178,7 @@ impl Gpu {
         let major = attr(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = attr(DeviceAttribute::ComputeCapabilityMinor)?;
         let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
-        let (ptx_arch, ptx) = image::ptx_for(major, minor)?;
+        let ptx_arch = image::ptx_arch_for(major, minor)?;
         let mut driver_version = 0i32;
         let mut smem_optin = 0i32;
         // SAFETY: both calls only write their out-parameter, a live local `i32`;
@@ -199,19 +201,34 @@ impl Gpu {
             multiprocessors,
             total_memory: device.total_memory().map_err(cuda("reading the memory size"))?,
             driver_version,
-            ptx_arch: *ptx_arch,
+            ptx_arch,
             max_shared_per_block: smem_optin.max(48 * 1024) as usize,
             kernel_image: String::new(),
         };
-        let ctx = Context::new(device).map_err(cuda("creating a context"))?;
+        // The embedded image to load is unpacked (zstd, once a process) on
+        // a thread of its own while the driver creates the context.
+        let (ctx, unpacked) = std::thread::scope(|s| {
+            let unpack = || image::unpack_for(major, minor, ptx_arch);
+            let unpacking = match options.kernel_image {
+                Some(_) => None,
+                None => std::thread::Builder::new().spawn_scoped(s, unpack).ok(),
+            };
+            let ctx = Context::new(device);
+            let unpacked = match unpacking {
+                Some(h) => h.join().unwrap_or_default(),
+                None => std::time::Duration::ZERO,
+            };
+            (ctx, unpacked)
+        });
+        let ctx = ctx.map_err(cuda("creating a context"))?;
         let (module, kernel_image) =
-            image::load(major, minor, *ptx_arch, ptx, options.kernel_image.as_deref())?;
+            image::load(major, minor, ptx_arch, options.kernel_image.as_deref(), unpacked)?;
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(cuda("creating a stream"))?;
         let info = DeviceInfo { kernel_image, ..info };
         let cluster = if major >= 9 { cluster::ClusterLaunch::resolve() } else { None };
         // Only a module whose pass kernels wait for their predecessor (the
         // sm_90 build has `griddepcontrol`) may launch them as dependents.
-        let pdl = options.pdl && image::dependent_launch(*ptx_arch);
+        let pdl = options.pdl && image::dependent_launch(ptx_arch);
         let pdl_graph = options.pdl_graph;
         let inner = GpuInner {
             module,
