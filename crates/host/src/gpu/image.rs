@@ -38,7 +38,7 @@ pub(super) fn ptx_for(major: i32, minor: i32) -> Result<&'static (u32, &'static 
 /// The newest module of `modules` (ascending SM versions) that a device of
 /// compute capability `major.minor` runs; a documentation-only build
 /// (`DOCS_RS`, no modules) says so rather than blaming the device.
-fn newest_ptx<'a, T>(modules: &'a [(u32, T)], major: i32, minor: i32) -> Result<&'a (u32, T)> {
+fn newest_ptx<T>(modules: &[(u32, T)], major: i32, minor: i32) -> Result<&(u32, T)> {
     if modules.is_empty() {
         return Err(Error::NoEmbeddedKernels);
     }
