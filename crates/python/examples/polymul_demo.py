@@ -35,9 +35,12 @@ z = rns.polymul_big(x, y)  # object array of Python ints, modulo Q
 assert z.tolist() == polymul.negacyclic_reference(x, y, Q)
 print(f"RNS: {rns.towers} towers, Q has {Q.bit_length()} bits; big-integer product checked")
 
-# The planner's choice for a batch.
-m = polymul.Multiplier(1 << 12, bits=30, word=32, batch=16)
-print(f"planner: {m.decision} on {m.backend}")
+# The planner's choice for a batch, on 32-bit words, with the wisdom
+# `polymul tune` left on this machine (if any: nothing read is not an error).
+loaded = polymul.load_wisdom()
+m = polymul.Multiplier(1 << 12, bits=30, dtype=np.uint32, batch=16)
+why = "wisdom" if m.from_wisdom else "rule"
+print(f"planner: {m.decision} ({why}; {loaded} wisdom entries loaded) on {m.backend}, device {m.device}")
 
 # CUDA arrays in, CUDA arrays out (zero copies), where CuPy and a GPU are here.
 try:
