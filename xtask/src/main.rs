@@ -4,7 +4,7 @@
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
 //! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, miri,
-//!                                            fuzz, msrv, downstream, python (what CI runs)
+//!                                            fuzz, msrv, downstream, python, nodriver (what CI runs)
 //! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
 //! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
 //! cargo xtask python     [--release] [--out DIR] [--no-test]  the Python wheel (maturin) + pytest
@@ -321,7 +321,7 @@ const HELP: &str = "usage: cargo xtask <command>
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
                               check-ptx, miri, 20 s per fuzz target, msrv, downstream, the Python package's
-                              wheel and pytest suite (what CI runs)
+                              wheel and pytest suite, nodriver (what CI runs)
   public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
                               an item; --check: against crates/host/public-api.txt
   miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)
