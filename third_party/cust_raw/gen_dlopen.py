@@ -26,14 +26,19 @@ their exported names with macros (`#define cuCtxCreate cuCtxCreate_v2`), so
 bindgen already wrote the exported names (`cuCtxCreate_v2`); the blocks have
 no `#[link_name]`, and the script refuses any it does not understand.
 
+src/driver.rs is then formatted by rustfmt with the repository's
+rustfmt.toml, as `cargo fmt --all` (which reaches this path dependency)
+leaves it.
+
 Reproducible: the bindgen output of polymul commit 33ae286 (the last one
 that linked libcuda; `git show 33ae286:third_party/cust_raw/src/cuda.rs`)
 regenerates today's src/cuda.rs and src/driver.rs byte for byte. Python 3.8+,
-standard library only.
+standard library only, and rustfmt.
 """
 
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -241,8 +246,18 @@ def main():
             die(f"{name} is not among the functions")
     with open(os.path.join(HERE, "src/cuda.rs"), "w", encoding="utf-8") as f:
         f.write(rest)
-    with open(os.path.join(HERE, "src/driver.rs"), "w", encoding="utf-8") as f:
+    driver_rs = os.path.join(HERE, "src/driver.rs")
+    with open(driver_rs, "w", encoding="utf-8") as f:
         f.write(generate(fns, variants))
+    # As `cargo fmt --all` (which reaches path dependencies) leaves it: the
+    # repository's rustfmt.toml, its toolchain (rust-toolchain.toml).
+    config = os.path.join(HERE, "..", "..", "rustfmt.toml")
+    try:
+        subprocess.run(
+            ["rustfmt", "--edition", "2021", "--config-path", config, driver_rs], cwd=HERE, check=True
+        )
+    except (OSError, subprocess.CalledProcessError) as e:
+        die(f"rustfmt of src/driver.rs failed ({e}): `cargo fmt --all -- --check` would reject it")
     print(f"gen_dlopen.py: {len(fns)} driver functions: src/driver.rs; src/cuda.rs keeps the rest")
 
 

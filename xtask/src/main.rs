@@ -3,8 +3,8 @@
 //! ```text
 //! cargo xtask build-ptx  [--arch sm_70,sm_80,sm_90] [--out DIR]   build and check the PTX
 //! cargo xtask check-ptx  [--arch ...]        build-ptx + ptxas: assembles, no spills
-//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, publish-check, miri,
-//!                                            fuzz, msrv, downstream, python (what CI runs)
+//! cargo xtask test                           fmt, clippy, tests, docs, public-api, check-ptx, bundle size,
+//!                                            publish-check, miri, fuzz, msrv, downstream, python, nodriver (what CI runs)
 //! cargo xtask public-api [--check|--bless]  the public API of polymul vs crates/host/public-api.txt
 //! cargo xtask miri                           the host crate's CPU-only unit tests under Miri
 //! cargo xtask python     [--release] [--out DIR] [--no-test] [--sdist]  the Python wheel (maturin + auditwheel) + pytest
@@ -280,8 +280,8 @@ const HELP: &str = "usage: cargo xtask <command>
   check-ptx  [--arch ...]     build-ptx, then ptxas: every kernel assembles with no spills
                               (register-capped kernels: at most a few hundred bytes)
   test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
-                              check-ptx, publish-check, miri, 20 s per fuzz target, msrv, downstream, the Python package's
-                              wheel and pytest suite (what CI runs)
+                              check-ptx, bundle size, publish-check, miri, 20 s per fuzz target, msrv, downstream,
+                              the Python package's wheel and pytest suite, nodriver (what CI runs)
   public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
                               an item; --check: against crates/host/public-api.txt
   miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)

@@ -12,8 +12,9 @@
 //!    (`polymul tune`) fails with the no-GPU exit code and a message naming
 //!    the missing library;
 //! 3. where `cargo xtask python` has installed the wheel in `target/pyenv`
-//!    (the step before this one in `cargo xtask test`), `import polymul`
-//!    works the same way: the CPU product, and `GpuError` for `device="gpu"`.
+//!    (the step before this one in `cargo xtask test`), its extension module
+//!    needs no `libcuda` either, and `import polymul` works the same way:
+//!    the CPU product, and `GpuError` for `device="gpu"`.
 //!    Without that environment this part is skipped (said on stderr).
 //!
 //! `crates/host/tests/no_driver.rs` checks the library's side in-process
@@ -54,7 +55,10 @@ pub fn ci() -> Res {
     cli_product(&cli, &dir)?;
     cli_gpu_command(&cli, &dir)?;
     python()?;
-    eprintln!("nodriver: no libcuda linked; CLI and library work without it ({:.0} s)", start.elapsed().as_secs_f64());
+    eprintln!(
+        "nodriver: no libcuda linked; CLI and library work without it ({:.0} s)",
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -189,6 +193,14 @@ fn python() -> Res {
         eprintln!("  python: no polymul wheel in target/pyenv (cargo xtask python installs it): skipped");
         return Ok(());
     }
+    // The installed extension module links no libcuda either.
+    for ext in extension_modules(&root().join("target/pyenv/lib"))? {
+        let needed = needed_libraries(&ext)?;
+        if let Some(lib) = needed.iter().find(|l| l.contains("libcuda")) {
+            return Err(format!("{} needs {lib}: the driver must be loaded at run time", ext.display()));
+        }
+        eprintln!("  {}: NEEDED {}", ext.display(), needed.join(", "));
+    }
     let script = format!(
         r#"
 import numpy as np, polymul
@@ -211,12 +223,33 @@ print("  python: import polymul, the CPU product, GpuError for device='gpu': ok"
     );
     let what = "python without the driver";
     // From outside the source tree, so `import polymul` is the installed wheel.
-    let out = run_without_driver(what, Command::new(&py).args(["-c", &script]).current_dir(root().join("target")))?;
+    let out =
+        run_without_driver(what, Command::new(&py).args(["-c", &script]).current_dir(root().join("target")))?;
     if !out.status.success() {
         return Err(format!("{what} failed ({}): {}", out.status, text(&out)));
     }
     eprint!("{}", String::from_utf8_lossy(&out.stdout));
     Ok(())
+}
+
+/// The `polymul/_polymul*.so` files under `lib` (`lib/python3.X/site-packages`); at least one.
+fn extension_modules(lib: &Path) -> Res<Vec<PathBuf>> {
+    let read = |d: &Path| std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()));
+    let mut found = Vec::new();
+    for py in read(lib)?.flatten() {
+        let pkg = py.path().join("site-packages/polymul");
+        let Ok(entries) = read(&pkg) else { continue };
+        for f in entries.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with("_polymul") && name.ends_with(".so") {
+                found.push(f.path());
+            }
+        }
+    }
+    if found.is_empty() {
+        return Err(format!("no polymul/_polymul*.so under {}", lib.display()));
+    }
+    Ok(found)
 }
 
 /// `ROWS` rows each of `a` and `b`: pseudo-random coefficients below `Q`,
@@ -282,7 +315,8 @@ fn read_npy(path: &Path) -> Res<Vec<u64>> {
             (u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize, 12)
         }
     };
-    let header = String::from_utf8_lossy(bytes.get(start..start + len).ok_or_else(|| bad("truncated header"))?);
+    let header =
+        String::from_utf8_lossy(bytes.get(start..start + len).ok_or_else(|| bad("truncated header"))?);
     if !header.contains(&format!("'shape': ({ROWS}, {N})")) {
         return Err(bad(&format!("shape is not ({ROWS}, {N}): {header}")));
     }

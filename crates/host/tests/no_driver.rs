@@ -99,3 +99,20 @@ fn child() {
     let c = CpuPlan::new(params).expect("a CPU plan").polymul(&a, &b).expect("a CPU product");
     assert_eq!(c, cpu::negacyclic_naive(&a, &b, q).expect("the schoolbook product"));
 }
+
+/// Where a driver library loads (a GPU machine, or one with the driver's
+/// library and no GPU), calls go through the table to it: the driver
+/// reports its version. Without one there is nothing to call.
+#[test]
+fn with_the_driver_library_calls_reach_it() {
+    let Ok(name) = sys::driver_library() else { return };
+    let (resolved, total) = sys::driver_functions();
+    eprintln!("driver library {name}: {resolved} of the bindings' {total} functions");
+    assert!(resolved > 0 && resolved <= total);
+    let mut version: c_int = 0;
+    // SAFETY: `version` is a live local for the out-parameter.
+    assert_eq!(unsafe { sys::cuDriverGetVersion(&mut version) }, cudaError_enum::CUDA_SUCCESS);
+    // CUDA versions are 1000·major + 10·minor; cuda.h 11.4's bindings need
+    // a driver of CUDA 11 or newer for most of their functions.
+    assert!(version >= 11000, "driver version {version}");
+}

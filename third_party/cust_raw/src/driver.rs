@@ -35,34 +35,109 @@ use super::cuda::*;
 /// One pointer per driver function: `None` where the library or the symbol is missing.
 #[derive(Default)]
 pub(crate) struct Table {
-    pub(crate) cuGetErrorString: Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuGetErrorName: Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult>,
+    pub(crate) cuGetErrorString:
+        Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult>,
+    pub(crate) cuGetErrorName:
+        Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult>,
     pub(crate) cuInit: Option<unsafe extern "C" fn(Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuDriverGetVersion: Option<unsafe extern "C" fn(driverVersion: *mut ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuDeviceGet: Option<unsafe extern "C" fn(device: *mut CUdevice, ordinal: ::std::os::raw::c_int) -> CUresult>,
+    pub(crate) cuDriverGetVersion:
+        Option<unsafe extern "C" fn(driverVersion: *mut ::std::os::raw::c_int) -> CUresult>,
+    pub(crate) cuDeviceGet:
+        Option<unsafe extern "C" fn(device: *mut CUdevice, ordinal: ::std::os::raw::c_int) -> CUresult>,
     pub(crate) cuDeviceGetCount: Option<unsafe extern "C" fn(count: *mut ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuDeviceGetName: Option<unsafe extern "C" fn(name: *mut ::std::os::raw::c_char, len: ::std::os::raw::c_int, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceGetName: Option<
+        unsafe extern "C" fn(
+            name: *mut ::std::os::raw::c_char,
+            len: ::std::os::raw::c_int,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
     pub(crate) cuDeviceGetUuid: Option<unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult>,
     pub(crate) cuDeviceGetUuid_v2: Option<unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetLuid: Option<unsafe extern "C" fn(luid: *mut ::std::os::raw::c_char, deviceNodeMask: *mut ::std::os::raw::c_uint, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceTotalMem_v2: Option<unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetTexture1DLinearMaxWidth: Option<unsafe extern "C" fn(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetAttribute: Option<unsafe extern "C" fn(pi: *mut ::std::os::raw::c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetNvSciSyncAttributes: Option<unsafe extern "C" fn(nvSciSyncAttrList: *mut ::std::os::raw::c_void, dev: CUdevice, flags: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuDeviceSetMemPool: Option<unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult>,
-    pub(crate) cuDeviceGetMemPool: Option<unsafe extern "C" fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetDefaultMemPool: Option<unsafe extern "C" fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
-    pub(crate) cuFlushGPUDirectRDMAWrites: Option<unsafe extern "C" fn(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult>,
-    pub(crate) cuDeviceGetProperties: Option<unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceComputeCapability: Option<unsafe extern "C" fn(major: *mut ::std::os::raw::c_int, minor: *mut ::std::os::raw::c_int, dev: CUdevice) -> CUresult>,
-    pub(crate) cuDevicePrimaryCtxRetain: Option<unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceGetLuid: Option<
+        unsafe extern "C" fn(
+            luid: *mut ::std::os::raw::c_char,
+            deviceNodeMask: *mut ::std::os::raw::c_uint,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceTotalMem_v2:
+        Option<unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceGetTexture1DLinearMaxWidth: Option<
+        unsafe extern "C" fn(
+            maxWidthInElements: *mut usize,
+            format: CUarray_format,
+            numChannels: ::std::os::raw::c_uint,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceGetAttribute: Option<
+        unsafe extern "C" fn(
+            pi: *mut ::std::os::raw::c_int,
+            attrib: CUdevice_attribute,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceGetNvSciSyncAttributes: Option<
+        unsafe extern "C" fn(
+            nvSciSyncAttrList: *mut ::std::os::raw::c_void,
+            dev: CUdevice,
+            flags: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceSetMemPool:
+        Option<unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult>,
+    pub(crate) cuDeviceGetMemPool:
+        Option<unsafe extern "C" fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceGetDefaultMemPool:
+        Option<unsafe extern "C" fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
+    pub(crate) cuFlushGPUDirectRDMAWrites: Option<
+        unsafe extern "C" fn(
+            target: CUflushGPUDirectRDMAWritesTarget,
+            scope: CUflushGPUDirectRDMAWritesScope,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceGetProperties:
+        Option<unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceComputeCapability: Option<
+        unsafe extern "C" fn(
+            major: *mut ::std::os::raw::c_int,
+            minor: *mut ::std::os::raw::c_int,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDevicePrimaryCtxRetain:
+        Option<unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult>,
     pub(crate) cuDevicePrimaryCtxRelease_v2: Option<unsafe extern "C" fn(dev: CUdevice) -> CUresult>,
-    pub(crate) cuDevicePrimaryCtxSetFlags_v2: Option<unsafe extern "C" fn(dev: CUdevice, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuDevicePrimaryCtxGetState: Option<unsafe extern "C" fn(dev: CUdevice, flags: *mut ::std::os::raw::c_uint, active: *mut ::std::os::raw::c_int) -> CUresult>,
+    pub(crate) cuDevicePrimaryCtxSetFlags_v2:
+        Option<unsafe extern "C" fn(dev: CUdevice, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuDevicePrimaryCtxGetState: Option<
+        unsafe extern "C" fn(
+            dev: CUdevice,
+            flags: *mut ::std::os::raw::c_uint,
+            active: *mut ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
     pub(crate) cuDevicePrimaryCtxReset_v2: Option<unsafe extern "C" fn(dev: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetExecAffinitySupport: Option<unsafe extern "C" fn(pi: *mut ::std::os::raw::c_int, type_: CUexecAffinityType, dev: CUdevice) -> CUresult>,
-    pub(crate) cuCtxCreate_v2: Option<unsafe extern "C" fn(pctx: *mut CUcontext, flags: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult>,
-    pub(crate) cuCtxCreate_v3: Option<unsafe extern "C" fn(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: ::std::os::raw::c_int, flags: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult>,
+    pub(crate) cuDeviceGetExecAffinitySupport: Option<
+        unsafe extern "C" fn(
+            pi: *mut ::std::os::raw::c_int,
+            type_: CUexecAffinityType,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuCtxCreate_v2: Option<
+        unsafe extern "C" fn(pctx: *mut CUcontext, flags: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult,
+    >,
+    pub(crate) cuCtxCreate_v3: Option<
+        unsafe extern "C" fn(
+            pctx: *mut CUcontext,
+            paramsArray: *mut CUexecAffinityParam,
+            numParams: ::std::os::raw::c_int,
+            flags: ::std::os::raw::c_uint,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
     pub(crate) cuCtxDestroy_v2: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
     pub(crate) cuCtxPushCurrent_v2: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
     pub(crate) cuCtxPopCurrent_v2: Option<unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult>,
@@ -75,317 +150,1583 @@ pub(crate) struct Table {
     pub(crate) cuCtxGetLimit: Option<unsafe extern "C" fn(pvalue: *mut usize, limit: CUlimit) -> CUresult>,
     pub(crate) cuCtxGetCacheConfig: Option<unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult>,
     pub(crate) cuCtxSetCacheConfig: Option<unsafe extern "C" fn(config: CUfunc_cache) -> CUresult>,
-    pub(crate) cuCtxGetSharedMemConfig: Option<unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult>,
+    pub(crate) cuCtxGetSharedMemConfig:
+        Option<unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult>,
     pub(crate) cuCtxSetSharedMemConfig: Option<unsafe extern "C" fn(config: CUsharedconfig) -> CUresult>,
-    pub(crate) cuCtxGetApiVersion: Option<unsafe extern "C" fn(ctx: CUcontext, version: *mut ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuCtxGetStreamPriorityRange: Option<unsafe extern "C" fn(leastPriority: *mut ::std::os::raw::c_int, greatestPriority: *mut ::std::os::raw::c_int) -> CUresult>,
+    pub(crate) cuCtxGetApiVersion:
+        Option<unsafe extern "C" fn(ctx: CUcontext, version: *mut ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuCtxGetStreamPriorityRange: Option<
+        unsafe extern "C" fn(
+            leastPriority: *mut ::std::os::raw::c_int,
+            greatestPriority: *mut ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
     pub(crate) cuCtxResetPersistingL2Cache: Option<unsafe extern "C" fn() -> CUresult>,
-    pub(crate) cuCtxGetExecAffinity: Option<unsafe extern "C" fn(pExecAffinity: *mut CUexecAffinityParam, type_: CUexecAffinityType) -> CUresult>,
-    pub(crate) cuCtxAttach: Option<unsafe extern "C" fn(pctx: *mut CUcontext, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuCtxGetExecAffinity: Option<
+        unsafe extern "C" fn(pExecAffinity: *mut CUexecAffinityParam, type_: CUexecAffinityType) -> CUresult,
+    >,
+    pub(crate) cuCtxAttach:
+        Option<unsafe extern "C" fn(pctx: *mut CUcontext, flags: ::std::os::raw::c_uint) -> CUresult>,
     pub(crate) cuCtxDetach: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
-    pub(crate) cuModuleLoad: Option<unsafe extern "C" fn(module: *mut CUmodule, fname: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuModuleLoadData: Option<unsafe extern "C" fn(module: *mut CUmodule, image: *const ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuModuleLoadDataEx: Option<unsafe extern "C" fn(module: *mut CUmodule, image: *const ::std::os::raw::c_void, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuModuleLoadFatBinary: Option<unsafe extern "C" fn(module: *mut CUmodule, fatCubin: *const ::std::os::raw::c_void) -> CUresult>,
+    pub(crate) cuModuleLoad:
+        Option<unsafe extern "C" fn(module: *mut CUmodule, fname: *const ::std::os::raw::c_char) -> CUresult>,
+    pub(crate) cuModuleLoadData:
+        Option<unsafe extern "C" fn(module: *mut CUmodule, image: *const ::std::os::raw::c_void) -> CUresult>,
+    pub(crate) cuModuleLoadDataEx: Option<
+        unsafe extern "C" fn(
+            module: *mut CUmodule,
+            image: *const ::std::os::raw::c_void,
+            numOptions: ::std::os::raw::c_uint,
+            options: *mut CUjit_option,
+            optionValues: *mut *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuModuleLoadFatBinary: Option<
+        unsafe extern "C" fn(module: *mut CUmodule, fatCubin: *const ::std::os::raw::c_void) -> CUresult,
+    >,
     pub(crate) cuModuleUnload: Option<unsafe extern "C" fn(hmod: CUmodule) -> CUresult>,
-    pub(crate) cuModuleGetFunction: Option<unsafe extern "C" fn(hfunc: *mut CUfunction, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuModuleGetGlobal_v2: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuModuleGetTexRef: Option<unsafe extern "C" fn(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuModuleGetSurfRef: Option<unsafe extern "C" fn(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuLinkCreate_v2: Option<unsafe extern "C" fn(numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void, stateOut: *mut CUlinkState) -> CUresult>,
-    pub(crate) cuLinkAddData_v2: Option<unsafe extern "C" fn(state: CUlinkState, type_: CUjitInputType, data: *mut ::std::os::raw::c_void, size: usize, name: *const ::std::os::raw::c_char, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuLinkAddFile_v2: Option<unsafe extern "C" fn(state: CUlinkState, type_: CUjitInputType, path: *const ::std::os::raw::c_char, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuLinkComplete: Option<unsafe extern "C" fn(state: CUlinkState, cubinOut: *mut *mut ::std::os::raw::c_void, sizeOut: *mut usize) -> CUresult>,
+    pub(crate) cuModuleGetFunction: Option<
+        unsafe extern "C" fn(
+            hfunc: *mut CUfunction,
+            hmod: CUmodule,
+            name: *const ::std::os::raw::c_char,
+        ) -> CUresult,
+    >,
+    pub(crate) cuModuleGetGlobal_v2: Option<
+        unsafe extern "C" fn(
+            dptr: *mut CUdeviceptr,
+            bytes: *mut usize,
+            hmod: CUmodule,
+            name: *const ::std::os::raw::c_char,
+        ) -> CUresult,
+    >,
+    pub(crate) cuModuleGetTexRef: Option<
+        unsafe extern "C" fn(
+            pTexRef: *mut CUtexref,
+            hmod: CUmodule,
+            name: *const ::std::os::raw::c_char,
+        ) -> CUresult,
+    >,
+    pub(crate) cuModuleGetSurfRef: Option<
+        unsafe extern "C" fn(
+            pSurfRef: *mut CUsurfref,
+            hmod: CUmodule,
+            name: *const ::std::os::raw::c_char,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLinkCreate_v2: Option<
+        unsafe extern "C" fn(
+            numOptions: ::std::os::raw::c_uint,
+            options: *mut CUjit_option,
+            optionValues: *mut *mut ::std::os::raw::c_void,
+            stateOut: *mut CUlinkState,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLinkAddData_v2: Option<
+        unsafe extern "C" fn(
+            state: CUlinkState,
+            type_: CUjitInputType,
+            data: *mut ::std::os::raw::c_void,
+            size: usize,
+            name: *const ::std::os::raw::c_char,
+            numOptions: ::std::os::raw::c_uint,
+            options: *mut CUjit_option,
+            optionValues: *mut *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLinkAddFile_v2: Option<
+        unsafe extern "C" fn(
+            state: CUlinkState,
+            type_: CUjitInputType,
+            path: *const ::std::os::raw::c_char,
+            numOptions: ::std::os::raw::c_uint,
+            options: *mut CUjit_option,
+            optionValues: *mut *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLinkComplete: Option<
+        unsafe extern "C" fn(
+            state: CUlinkState,
+            cubinOut: *mut *mut ::std::os::raw::c_void,
+            sizeOut: *mut usize,
+        ) -> CUresult,
+    >,
     pub(crate) cuLinkDestroy: Option<unsafe extern "C" fn(state: CUlinkState) -> CUresult>,
     pub(crate) cuMemGetInfo_v2: Option<unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> CUresult>,
-    pub(crate) cuMemAlloc_v2: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult>,
-    pub(crate) cuMemAllocPitch_v2: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuMemAlloc_v2:
+        Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult>,
+    pub(crate) cuMemAllocPitch_v2: Option<
+        unsafe extern "C" fn(
+            dptr: *mut CUdeviceptr,
+            pPitch: *mut usize,
+            WidthInBytes: usize,
+            Height: usize,
+            ElementSizeBytes: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemFree_v2: Option<unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemGetAddressRange_v2: Option<unsafe extern "C" fn(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemAllocHost_v2: Option<unsafe extern "C" fn(pp: *mut *mut ::std::os::raw::c_void, bytesize: usize) -> CUresult>,
+    pub(crate) cuMemGetAddressRange_v2: Option<
+        unsafe extern "C" fn(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult,
+    >,
+    pub(crate) cuMemAllocHost_v2:
+        Option<unsafe extern "C" fn(pp: *mut *mut ::std::os::raw::c_void, bytesize: usize) -> CUresult>,
     pub(crate) cuMemFreeHost: Option<unsafe extern "C" fn(p: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuMemHostAlloc: Option<unsafe extern "C" fn(pp: *mut *mut ::std::os::raw::c_void, bytesize: usize, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuMemHostGetDevicePointer_v2: Option<unsafe extern "C" fn(pdptr: *mut CUdeviceptr, p: *mut ::std::os::raw::c_void, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuMemHostGetFlags: Option<unsafe extern "C" fn(pFlags: *mut ::std::os::raw::c_uint, p: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuMemAllocManaged: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuDeviceGetByPCIBusId: Option<unsafe extern "C" fn(dev: *mut CUdevice, pciBusId: *const ::std::os::raw::c_char) -> CUresult>,
-    pub(crate) cuDeviceGetPCIBusId: Option<unsafe extern "C" fn(pciBusId: *mut ::std::os::raw::c_char, len: ::std::os::raw::c_int, dev: CUdevice) -> CUresult>,
-    pub(crate) cuIpcGetEventHandle: Option<unsafe extern "C" fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult>,
-    pub(crate) cuIpcOpenEventHandle: Option<unsafe extern "C" fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult>,
-    pub(crate) cuIpcGetMemHandle: Option<unsafe extern "C" fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuIpcOpenMemHandle_v2: Option<unsafe extern "C" fn(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuMemHostAlloc: Option<
+        unsafe extern "C" fn(
+            pp: *mut *mut ::std::os::raw::c_void,
+            bytesize: usize,
+            Flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemHostGetDevicePointer_v2: Option<
+        unsafe extern "C" fn(
+            pdptr: *mut CUdeviceptr,
+            p: *mut ::std::os::raw::c_void,
+            Flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemHostGetFlags: Option<
+        unsafe extern "C" fn(pFlags: *mut ::std::os::raw::c_uint, p: *mut ::std::os::raw::c_void) -> CUresult,
+    >,
+    pub(crate) cuMemAllocManaged: Option<
+        unsafe extern "C" fn(
+            dptr: *mut CUdeviceptr,
+            bytesize: usize,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceGetByPCIBusId:
+        Option<unsafe extern "C" fn(dev: *mut CUdevice, pciBusId: *const ::std::os::raw::c_char) -> CUresult>,
+    pub(crate) cuDeviceGetPCIBusId: Option<
+        unsafe extern "C" fn(
+            pciBusId: *mut ::std::os::raw::c_char,
+            len: ::std::os::raw::c_int,
+            dev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuIpcGetEventHandle:
+        Option<unsafe extern "C" fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult>,
+    pub(crate) cuIpcOpenEventHandle:
+        Option<unsafe extern "C" fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult>,
+    pub(crate) cuIpcGetMemHandle:
+        Option<unsafe extern "C" fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult>,
+    pub(crate) cuIpcOpenMemHandle_v2: Option<
+        unsafe extern "C" fn(
+            pdptr: *mut CUdeviceptr,
+            handle: CUipcMemHandle,
+            Flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuIpcCloseMemHandle: Option<unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemHostRegister_v2: Option<unsafe extern "C" fn(p: *mut ::std::os::raw::c_void, bytesize: usize, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuMemHostRegister_v2: Option<
+        unsafe extern "C" fn(
+            p: *mut ::std::os::raw::c_void,
+            bytesize: usize,
+            Flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemHostUnregister: Option<unsafe extern "C" fn(p: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuMemcpy: Option<unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyPeer: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyHtoD_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const ::std::os::raw::c_void, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyDtoH_v2: Option<unsafe extern "C" fn(dstHost: *mut ::std::os::raw::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyDtoD_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyDtoA_v2: Option<unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyAtoD_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyHtoA_v2: Option<unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const ::std::os::raw::c_void, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyAtoH_v2: Option<unsafe extern "C" fn(dstHost: *mut ::std::os::raw::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult>,
-    pub(crate) cuMemcpyAtoA_v2: Option<unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult>,
+    pub(crate) cuMemcpy:
+        Option<unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult>,
+    pub(crate) cuMemcpyPeer: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstContext: CUcontext,
+            srcDevice: CUdeviceptr,
+            srcContext: CUcontext,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyHtoD_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            srcHost: *const ::std::os::raw::c_void,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyDtoH_v2: Option<
+        unsafe extern "C" fn(
+            dstHost: *mut ::std::os::raw::c_void,
+            srcDevice: CUdeviceptr,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyDtoD_v2: Option<
+        unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult,
+    >,
+    pub(crate) cuMemcpyDtoA_v2: Option<
+        unsafe extern "C" fn(
+            dstArray: CUarray,
+            dstOffset: usize,
+            srcDevice: CUdeviceptr,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyAtoD_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            srcArray: CUarray,
+            srcOffset: usize,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyHtoA_v2: Option<
+        unsafe extern "C" fn(
+            dstArray: CUarray,
+            dstOffset: usize,
+            srcHost: *const ::std::os::raw::c_void,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyAtoH_v2: Option<
+        unsafe extern "C" fn(
+            dstHost: *mut ::std::os::raw::c_void,
+            srcArray: CUarray,
+            srcOffset: usize,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyAtoA_v2: Option<
+        unsafe extern "C" fn(
+            dstArray: CUarray,
+            dstOffset: usize,
+            srcArray: CUarray,
+            srcOffset: usize,
+            ByteCount: usize,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemcpy2D_v2: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
     pub(crate) cuMemcpy2DUnaligned_v2: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
     pub(crate) cuMemcpy3D_v2: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult>,
     pub(crate) cuMemcpy3DPeer: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult>,
-    pub(crate) cuMemcpyAsync: Option<unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyPeerAsync: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyHtoDAsync_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const ::std::os::raw::c_void, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyDtoHAsync_v2: Option<unsafe extern "C" fn(dstHost: *mut ::std::os::raw::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyDtoDAsync_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyHtoAAsync_v2: Option<unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const ::std::os::raw::c_void, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpyAtoHAsync_v2: Option<unsafe extern "C" fn(dstHost: *mut ::std::os::raw::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpy2DAsync_v2: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpy3DAsync_v2: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemcpy3DPeerAsync: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD8_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: ::std::os::raw::c_uchar, N: usize) -> CUresult>,
-    pub(crate) cuMemsetD16_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, us: ::std::os::raw::c_ushort, N: usize) -> CUresult>,
-    pub(crate) cuMemsetD32_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: ::std::os::raw::c_uint, N: usize) -> CUresult>,
-    pub(crate) cuMemsetD2D8_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::std::os::raw::c_uchar, Width: usize, Height: usize) -> CUresult>,
-    pub(crate) cuMemsetD2D16_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: ::std::os::raw::c_ushort, Width: usize, Height: usize) -> CUresult>,
-    pub(crate) cuMemsetD2D32_v2: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::std::os::raw::c_uint, Width: usize, Height: usize) -> CUresult>,
-    pub(crate) cuMemsetD8Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: ::std::os::raw::c_uchar, N: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD16Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, us: ::std::os::raw::c_ushort, N: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD32Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: ::std::os::raw::c_uint, N: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD2D8Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::std::os::raw::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD2D16Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: ::std::os::raw::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemsetD2D32Async: Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::std::os::raw::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuArrayCreate_v2: Option<unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult>,
-    pub(crate) cuArrayGetDescriptor_v2: Option<unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult>,
-    pub(crate) cuArrayGetSparseProperties: Option<unsafe extern "C" fn(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult>,
-    pub(crate) cuMipmappedArrayGetSparseProperties: Option<unsafe extern "C" fn(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult>,
-    pub(crate) cuArrayGetPlane: Option<unsafe extern "C" fn(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuMemcpyAsync: Option<
+        unsafe extern "C" fn(
+            dst: CUdeviceptr,
+            src: CUdeviceptr,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyPeerAsync: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstContext: CUcontext,
+            srcDevice: CUdeviceptr,
+            srcContext: CUcontext,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyHtoDAsync_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            srcHost: *const ::std::os::raw::c_void,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyDtoHAsync_v2: Option<
+        unsafe extern "C" fn(
+            dstHost: *mut ::std::os::raw::c_void,
+            srcDevice: CUdeviceptr,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyDtoDAsync_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            srcDevice: CUdeviceptr,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyHtoAAsync_v2: Option<
+        unsafe extern "C" fn(
+            dstArray: CUarray,
+            dstOffset: usize,
+            srcHost: *const ::std::os::raw::c_void,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpyAtoHAsync_v2: Option<
+        unsafe extern "C" fn(
+            dstHost: *mut ::std::os::raw::c_void,
+            srcArray: CUarray,
+            srcOffset: usize,
+            ByteCount: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemcpy2DAsync_v2:
+        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult>,
+    pub(crate) cuMemcpy3DAsync_v2:
+        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult>,
+    pub(crate) cuMemcpy3DPeerAsync:
+        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult>,
+    pub(crate) cuMemsetD8_v2: Option<
+        unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: ::std::os::raw::c_uchar, N: usize) -> CUresult,
+    >,
+    pub(crate) cuMemsetD16_v2: Option<
+        unsafe extern "C" fn(dstDevice: CUdeviceptr, us: ::std::os::raw::c_ushort, N: usize) -> CUresult,
+    >,
+    pub(crate) cuMemsetD32_v2: Option<
+        unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: ::std::os::raw::c_uint, N: usize) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D8_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            uc: ::std::os::raw::c_uchar,
+            Width: usize,
+            Height: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D16_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            us: ::std::os::raw::c_ushort,
+            Width: usize,
+            Height: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D32_v2: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            ui: ::std::os::raw::c_uint,
+            Width: usize,
+            Height: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD8Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            uc: ::std::os::raw::c_uchar,
+            N: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD16Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            us: ::std::os::raw::c_ushort,
+            N: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD32Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            ui: ::std::os::raw::c_uint,
+            N: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D8Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            uc: ::std::os::raw::c_uchar,
+            Width: usize,
+            Height: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D16Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            us: ::std::os::raw::c_ushort,
+            Width: usize,
+            Height: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemsetD2D32Async: Option<
+        unsafe extern "C" fn(
+            dstDevice: CUdeviceptr,
+            dstPitch: usize,
+            ui: ::std::os::raw::c_uint,
+            Width: usize,
+            Height: usize,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuArrayCreate_v2: Option<
+        unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult,
+    >,
+    pub(crate) cuArrayGetDescriptor_v2: Option<
+        unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult,
+    >,
+    pub(crate) cuArrayGetSparseProperties: Option<
+        unsafe extern "C" fn(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult,
+    >,
+    pub(crate) cuMipmappedArrayGetSparseProperties: Option<
+        unsafe extern "C" fn(
+            sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
+            mipmap: CUmipmappedArray,
+        ) -> CUresult,
+    >,
+    pub(crate) cuArrayGetPlane: Option<
+        unsafe extern "C" fn(
+            pPlaneArray: *mut CUarray,
+            hArray: CUarray,
+            planeIdx: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuArrayDestroy: Option<unsafe extern "C" fn(hArray: CUarray) -> CUresult>,
-    pub(crate) cuArray3DCreate_v2: Option<unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult>,
-    pub(crate) cuArray3DGetDescriptor_v2: Option<unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult>,
-    pub(crate) cuMipmappedArrayCreate: Option<unsafe extern "C" fn(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuMipmappedArrayGetLevel: Option<unsafe extern "C" fn(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuMipmappedArrayDestroy: Option<unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult>,
-    pub(crate) cuMemAddressReserve: Option<unsafe extern "C" fn(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
+    pub(crate) cuArray3DCreate_v2: Option<
+        unsafe extern "C" fn(
+            pHandle: *mut CUarray,
+            pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR,
+        ) -> CUresult,
+    >,
+    pub(crate) cuArray3DGetDescriptor_v2: Option<
+        unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult,
+    >,
+    pub(crate) cuMipmappedArrayCreate: Option<
+        unsafe extern "C" fn(
+            pHandle: *mut CUmipmappedArray,
+            pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR,
+            numMipmapLevels: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMipmappedArrayGetLevel: Option<
+        unsafe extern "C" fn(
+            pLevelArray: *mut CUarray,
+            hMipmappedArray: CUmipmappedArray,
+            level: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMipmappedArrayDestroy:
+        Option<unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult>,
+    pub(crate) cuMemAddressReserve: Option<
+        unsafe extern "C" fn(
+            ptr: *mut CUdeviceptr,
+            size: usize,
+            alignment: usize,
+            addr: CUdeviceptr,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemAddressFree: Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
-    pub(crate) cuMemCreate: Option<unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
+    pub(crate) cuMemCreate: Option<
+        unsafe extern "C" fn(
+            handle: *mut CUmemGenericAllocationHandle,
+            size: usize,
+            prop: *const CUmemAllocationProp,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemRelease: Option<unsafe extern "C" fn(handle: CUmemGenericAllocationHandle) -> CUresult>,
-    pub(crate) cuMemMap: Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
-    pub(crate) cuMemMapArrayAsync: Option<unsafe extern "C" fn(mapInfoList: *mut CUarrayMapInfo, count: ::std::os::raw::c_uint, hStream: CUstream) -> CUresult>,
+    pub(crate) cuMemMap: Option<
+        unsafe extern "C" fn(
+            ptr: CUdeviceptr,
+            size: usize,
+            offset: usize,
+            handle: CUmemGenericAllocationHandle,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemMapArrayAsync: Option<
+        unsafe extern "C" fn(
+            mapInfoList: *mut CUarrayMapInfo,
+            count: ::std::os::raw::c_uint,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemUnmap: Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
-    pub(crate) cuMemSetAccess: Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult>,
-    pub(crate) cuMemGetAccess: Option<unsafe extern "C" fn(flags: *mut ::std::os::raw::c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemExportToShareableHandle: Option<unsafe extern "C" fn(shareableHandle: *mut ::std::os::raw::c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
-    pub(crate) cuMemImportFromShareableHandle: Option<unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut ::std::os::raw::c_void, shHandleType: CUmemAllocationHandleType) -> CUresult>,
-    pub(crate) cuMemGetAllocationGranularity: Option<unsafe extern "C" fn(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult>,
-    pub(crate) cuMemGetAllocationPropertiesFromHandle: Option<unsafe extern "C" fn(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult>,
-    pub(crate) cuMemRetainAllocationHandle: Option<unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, addr: *mut ::std::os::raw::c_void) -> CUresult>,
+    pub(crate) cuMemSetAccess: Option<
+        unsafe extern "C" fn(
+            ptr: CUdeviceptr,
+            size: usize,
+            desc: *const CUmemAccessDesc,
+            count: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemGetAccess: Option<
+        unsafe extern "C" fn(
+            flags: *mut ::std::os::raw::c_ulonglong,
+            location: *const CUmemLocation,
+            ptr: CUdeviceptr,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemExportToShareableHandle: Option<
+        unsafe extern "C" fn(
+            shareableHandle: *mut ::std::os::raw::c_void,
+            handle: CUmemGenericAllocationHandle,
+            handleType: CUmemAllocationHandleType,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemImportFromShareableHandle: Option<
+        unsafe extern "C" fn(
+            handle: *mut CUmemGenericAllocationHandle,
+            osHandle: *mut ::std::os::raw::c_void,
+            shHandleType: CUmemAllocationHandleType,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemGetAllocationGranularity: Option<
+        unsafe extern "C" fn(
+            granularity: *mut usize,
+            prop: *const CUmemAllocationProp,
+            option: CUmemAllocationGranularity_flags,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemGetAllocationPropertiesFromHandle: Option<
+        unsafe extern "C" fn(
+            prop: *mut CUmemAllocationProp,
+            handle: CUmemGenericAllocationHandle,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemRetainAllocationHandle: Option<
+        unsafe extern "C" fn(
+            handle: *mut CUmemGenericAllocationHandle,
+            addr: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
     pub(crate) cuMemFreeAsync: Option<unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemAllocAsync: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemPoolTrimTo: Option<unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult>,
-    pub(crate) cuMemPoolSetAttribute: Option<unsafe extern "C" fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuMemPoolGetAttribute: Option<unsafe extern "C" fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuMemPoolSetAccess: Option<unsafe extern "C" fn(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult>,
-    pub(crate) cuMemPoolGetAccess: Option<unsafe extern "C" fn(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult>,
-    pub(crate) cuMemPoolCreate: Option<unsafe extern "C" fn(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult>,
+    pub(crate) cuMemAllocAsync:
+        Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult>,
+    pub(crate) cuMemPoolTrimTo:
+        Option<unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult>,
+    pub(crate) cuMemPoolSetAttribute: Option<
+        unsafe extern "C" fn(
+            pool: CUmemoryPool,
+            attr: CUmemPool_attribute,
+            value: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolGetAttribute: Option<
+        unsafe extern "C" fn(
+            pool: CUmemoryPool,
+            attr: CUmemPool_attribute,
+            value: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolSetAccess: Option<
+        unsafe extern "C" fn(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult,
+    >,
+    pub(crate) cuMemPoolGetAccess: Option<
+        unsafe extern "C" fn(
+            flags: *mut CUmemAccess_flags,
+            memPool: CUmemoryPool,
+            location: *mut CUmemLocation,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolCreate:
+        Option<unsafe extern "C" fn(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult>,
     pub(crate) cuMemPoolDestroy: Option<unsafe extern "C" fn(pool: CUmemoryPool) -> CUresult>,
-    pub(crate) cuMemAllocFromPoolAsync: Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemPoolExportToShareableHandle: Option<unsafe extern "C" fn(handle_out: *mut ::std::os::raw::c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
-    pub(crate) cuMemPoolImportFromShareableHandle: Option<unsafe extern "C" fn(pool_out: *mut CUmemoryPool, handle: *mut ::std::os::raw::c_void, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
-    pub(crate) cuMemPoolExportPointer: Option<unsafe extern "C" fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemPoolImportPointer: Option<unsafe extern "C" fn(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult>,
-    pub(crate) cuPointerGetAttribute: Option<unsafe extern "C" fn(data: *mut ::std::os::raw::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuMemPrefetchAsync: Option<unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult>,
-    pub(crate) cuMemAdvise: Option<unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult>,
-    pub(crate) cuMemRangeGetAttribute: Option<unsafe extern "C" fn(data: *mut ::std::os::raw::c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult>,
-    pub(crate) cuMemRangeGetAttributes: Option<unsafe extern "C" fn(data: *mut *mut ::std::os::raw::c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult>,
-    pub(crate) cuPointerSetAttribute: Option<unsafe extern "C" fn(value: *const ::std::os::raw::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuPointerGetAttributes: Option<unsafe extern "C" fn(numAttributes: ::std::os::raw::c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut ::std::os::raw::c_void, ptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuStreamCreate: Option<unsafe extern "C" fn(phStream: *mut CUstream, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamCreateWithPriority: Option<unsafe extern "C" fn(phStream: *mut CUstream, flags: ::std::os::raw::c_uint, priority: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuStreamGetPriority: Option<unsafe extern "C" fn(hStream: CUstream, priority: *mut ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuStreamGetFlags: Option<unsafe extern "C" fn(hStream: CUstream, flags: *mut ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamGetCtx: Option<unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult>,
-    pub(crate) cuStreamWaitEvent: Option<unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamAddCallback: Option<unsafe extern "C" fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::std::os::raw::c_void, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamBeginCapture_v2: Option<unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult>,
-    pub(crate) cuThreadExchangeStreamCaptureMode: Option<unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult>,
-    pub(crate) cuStreamEndCapture: Option<unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult>,
-    pub(crate) cuStreamIsCapturing: Option<unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult>,
-    pub(crate) cuStreamGetCaptureInfo: Option<unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t) -> CUresult>,
-    pub(crate) cuStreamGetCaptureInfo_v2: Option<unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult>,
-    pub(crate) cuStreamUpdateCaptureDependencies: Option<unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamAttachMemAsync: Option<unsafe extern "C" fn(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuMemAllocFromPoolAsync: Option<
+        unsafe extern "C" fn(
+            dptr: *mut CUdeviceptr,
+            bytesize: usize,
+            pool: CUmemoryPool,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolExportToShareableHandle: Option<
+        unsafe extern "C" fn(
+            handle_out: *mut ::std::os::raw::c_void,
+            pool: CUmemoryPool,
+            handleType: CUmemAllocationHandleType,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolImportFromShareableHandle: Option<
+        unsafe extern "C" fn(
+            pool_out: *mut CUmemoryPool,
+            handle: *mut ::std::os::raw::c_void,
+            handleType: CUmemAllocationHandleType,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPoolExportPointer: Option<
+        unsafe extern "C" fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult,
+    >,
+    pub(crate) cuMemPoolImportPointer: Option<
+        unsafe extern "C" fn(
+            ptr_out: *mut CUdeviceptr,
+            pool: CUmemoryPool,
+            shareData: *mut CUmemPoolPtrExportData,
+        ) -> CUresult,
+    >,
+    pub(crate) cuPointerGetAttribute: Option<
+        unsafe extern "C" fn(
+            data: *mut ::std::os::raw::c_void,
+            attribute: CUpointer_attribute,
+            ptr: CUdeviceptr,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemPrefetchAsync: Option<
+        unsafe extern "C" fn(
+            devPtr: CUdeviceptr,
+            count: usize,
+            dstDevice: CUdevice,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemAdvise: Option<
+        unsafe extern "C" fn(
+            devPtr: CUdeviceptr,
+            count: usize,
+            advice: CUmem_advise,
+            device: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemRangeGetAttribute: Option<
+        unsafe extern "C" fn(
+            data: *mut ::std::os::raw::c_void,
+            dataSize: usize,
+            attribute: CUmem_range_attribute,
+            devPtr: CUdeviceptr,
+            count: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuMemRangeGetAttributes: Option<
+        unsafe extern "C" fn(
+            data: *mut *mut ::std::os::raw::c_void,
+            dataSizes: *mut usize,
+            attributes: *mut CUmem_range_attribute,
+            numAttributes: usize,
+            devPtr: CUdeviceptr,
+            count: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuPointerSetAttribute: Option<
+        unsafe extern "C" fn(
+            value: *const ::std::os::raw::c_void,
+            attribute: CUpointer_attribute,
+            ptr: CUdeviceptr,
+        ) -> CUresult,
+    >,
+    pub(crate) cuPointerGetAttributes: Option<
+        unsafe extern "C" fn(
+            numAttributes: ::std::os::raw::c_uint,
+            attributes: *mut CUpointer_attribute,
+            data: *mut *mut ::std::os::raw::c_void,
+            ptr: CUdeviceptr,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamCreate:
+        Option<unsafe extern "C" fn(phStream: *mut CUstream, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuStreamCreateWithPriority: Option<
+        unsafe extern "C" fn(
+            phStream: *mut CUstream,
+            flags: ::std::os::raw::c_uint,
+            priority: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamGetPriority:
+        Option<unsafe extern "C" fn(hStream: CUstream, priority: *mut ::std::os::raw::c_int) -> CUresult>,
+    pub(crate) cuStreamGetFlags:
+        Option<unsafe extern "C" fn(hStream: CUstream, flags: *mut ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuStreamGetCtx:
+        Option<unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult>,
+    pub(crate) cuStreamWaitEvent: Option<
+        unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: ::std::os::raw::c_uint) -> CUresult,
+    >,
+    pub(crate) cuStreamAddCallback: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            callback: CUstreamCallback,
+            userData: *mut ::std::os::raw::c_void,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamBeginCapture_v2:
+        Option<unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult>,
+    pub(crate) cuThreadExchangeStreamCaptureMode:
+        Option<unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult>,
+    pub(crate) cuStreamEndCapture:
+        Option<unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult>,
+    pub(crate) cuStreamIsCapturing: Option<
+        unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult,
+    >,
+    pub(crate) cuStreamGetCaptureInfo: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            captureStatus_out: *mut CUstreamCaptureStatus,
+            id_out: *mut cuuint64_t,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamGetCaptureInfo_v2: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            captureStatus_out: *mut CUstreamCaptureStatus,
+            id_out: *mut cuuint64_t,
+            graph_out: *mut CUgraph,
+            dependencies_out: *mut *const CUgraphNode,
+            numDependencies_out: *mut usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamUpdateCaptureDependencies: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            dependencies: *mut CUgraphNode,
+            numDependencies: usize,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamAttachMemAsync: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            dptr: CUdeviceptr,
+            length: usize,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuStreamQuery: Option<unsafe extern "C" fn(hStream: CUstream) -> CUresult>,
     pub(crate) cuStreamSynchronize: Option<unsafe extern "C" fn(hStream: CUstream) -> CUresult>,
     pub(crate) cuStreamDestroy_v2: Option<unsafe extern "C" fn(hStream: CUstream) -> CUresult>,
     pub(crate) cuStreamCopyAttributes: Option<unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult>,
-    pub(crate) cuStreamGetAttribute: Option<unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult>,
-    pub(crate) cuStreamSetAttribute: Option<unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult>,
-    pub(crate) cuEventCreate: Option<unsafe extern "C" fn(phEvent: *mut CUevent, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuStreamGetAttribute: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            attr: CUstreamAttrID,
+            value_out: *mut CUstreamAttrValue,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamSetAttribute: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            attr: CUstreamAttrID,
+            value: *const CUstreamAttrValue,
+        ) -> CUresult,
+    >,
+    pub(crate) cuEventCreate:
+        Option<unsafe extern "C" fn(phEvent: *mut CUevent, Flags: ::std::os::raw::c_uint) -> CUresult>,
     pub(crate) cuEventRecord: Option<unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult>,
-    pub(crate) cuEventRecordWithFlags: Option<unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuEventRecordWithFlags: Option<
+        unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: ::std::os::raw::c_uint) -> CUresult,
+    >,
     pub(crate) cuEventQuery: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
     pub(crate) cuEventSynchronize: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
     pub(crate) cuEventDestroy_v2: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
-    pub(crate) cuEventElapsedTime: Option<unsafe extern "C" fn(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult>,
-    pub(crate) cuImportExternalMemory: Option<unsafe extern "C" fn(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult>,
-    pub(crate) cuExternalMemoryGetMappedBuffer: Option<unsafe extern "C" fn(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult>,
-    pub(crate) cuExternalMemoryGetMappedMipmappedArray: Option<unsafe extern "C" fn(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult>,
+    pub(crate) cuEventElapsedTime:
+        Option<unsafe extern "C" fn(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult>,
+    pub(crate) cuImportExternalMemory: Option<
+        unsafe extern "C" fn(
+            extMem_out: *mut CUexternalMemory,
+            memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
+        ) -> CUresult,
+    >,
+    pub(crate) cuExternalMemoryGetMappedBuffer: Option<
+        unsafe extern "C" fn(
+            devPtr: *mut CUdeviceptr,
+            extMem: CUexternalMemory,
+            bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
+        ) -> CUresult,
+    >,
+    pub(crate) cuExternalMemoryGetMappedMipmappedArray: Option<
+        unsafe extern "C" fn(
+            mipmap: *mut CUmipmappedArray,
+            extMem: CUexternalMemory,
+            mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
+        ) -> CUresult,
+    >,
     pub(crate) cuDestroyExternalMemory: Option<unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult>,
-    pub(crate) cuImportExternalSemaphore: Option<unsafe extern "C" fn(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult>,
-    pub(crate) cuSignalExternalSemaphoresAsync: Option<unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::std::os::raw::c_uint, stream: CUstream) -> CUresult>,
-    pub(crate) cuWaitExternalSemaphoresAsync: Option<unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::std::os::raw::c_uint, stream: CUstream) -> CUresult>,
-    pub(crate) cuDestroyExternalSemaphore: Option<unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult>,
-    pub(crate) cuStreamWaitValue32: Option<unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamWaitValue64: Option<unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamWriteValue32: Option<unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamWriteValue64: Option<unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuStreamBatchMemOp: Option<unsafe extern "C" fn(stream: CUstream, count: ::std::os::raw::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuFuncGetAttribute: Option<unsafe extern "C" fn(pi: *mut ::std::os::raw::c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult>,
-    pub(crate) cuFuncSetAttribute: Option<unsafe extern "C" fn(hfunc: CUfunction, attrib: CUfunction_attribute, value: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuFuncSetCacheConfig: Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUfunc_cache) -> CUresult>,
-    pub(crate) cuFuncSetSharedMemConfig: Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUsharedconfig) -> CUresult>,
-    pub(crate) cuFuncGetModule: Option<unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult>,
-    pub(crate) cuLaunchKernel: Option<unsafe extern "C" fn(f: CUfunction, gridDimX: ::std::os::raw::c_uint, gridDimY: ::std::os::raw::c_uint, gridDimZ: ::std::os::raw::c_uint, blockDimX: ::std::os::raw::c_uint, blockDimY: ::std::os::raw::c_uint, blockDimZ: ::std::os::raw::c_uint, sharedMemBytes: ::std::os::raw::c_uint, hStream: CUstream, kernelParams: *mut *mut ::std::os::raw::c_void, extra: *mut *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuLaunchCooperativeKernel: Option<unsafe extern "C" fn(f: CUfunction, gridDimX: ::std::os::raw::c_uint, gridDimY: ::std::os::raw::c_uint, gridDimZ: ::std::os::raw::c_uint, blockDimX: ::std::os::raw::c_uint, blockDimY: ::std::os::raw::c_uint, blockDimZ: ::std::os::raw::c_uint, sharedMemBytes: ::std::os::raw::c_uint, hStream: CUstream, kernelParams: *mut *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuLaunchCooperativeKernelMultiDevice: Option<unsafe extern "C" fn(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuLaunchHostFunc: Option<unsafe extern "C" fn(hStream: CUstream, fn_: CUhostFn, userData: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuFuncSetBlockShape: Option<unsafe extern "C" fn(hfunc: CUfunction, x: ::std::os::raw::c_int, y: ::std::os::raw::c_int, z: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuFuncSetSharedSize: Option<unsafe extern "C" fn(hfunc: CUfunction, bytes: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuParamSetSize: Option<unsafe extern "C" fn(hfunc: CUfunction, numbytes: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuParamSeti: Option<unsafe extern "C" fn(hfunc: CUfunction, offset: ::std::os::raw::c_int, value: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuParamSetf: Option<unsafe extern "C" fn(hfunc: CUfunction, offset: ::std::os::raw::c_int, value: f32) -> CUresult>,
-    pub(crate) cuParamSetv: Option<unsafe extern "C" fn(hfunc: CUfunction, offset: ::std::os::raw::c_int, ptr: *mut ::std::os::raw::c_void, numbytes: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuImportExternalSemaphore: Option<
+        unsafe extern "C" fn(
+            extSem_out: *mut CUexternalSemaphore,
+            semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+        ) -> CUresult,
+    >,
+    pub(crate) cuSignalExternalSemaphoresAsync: Option<
+        unsafe extern "C" fn(
+            extSemArray: *const CUexternalSemaphore,
+            paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+            numExtSems: ::std::os::raw::c_uint,
+            stream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuWaitExternalSemaphoresAsync: Option<
+        unsafe extern "C" fn(
+            extSemArray: *const CUexternalSemaphore,
+            paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+            numExtSems: ::std::os::raw::c_uint,
+            stream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDestroyExternalSemaphore:
+        Option<unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult>,
+    pub(crate) cuStreamWaitValue32: Option<
+        unsafe extern "C" fn(
+            stream: CUstream,
+            addr: CUdeviceptr,
+            value: cuuint32_t,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamWaitValue64: Option<
+        unsafe extern "C" fn(
+            stream: CUstream,
+            addr: CUdeviceptr,
+            value: cuuint64_t,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamWriteValue32: Option<
+        unsafe extern "C" fn(
+            stream: CUstream,
+            addr: CUdeviceptr,
+            value: cuuint32_t,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamWriteValue64: Option<
+        unsafe extern "C" fn(
+            stream: CUstream,
+            addr: CUdeviceptr,
+            value: cuuint64_t,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuStreamBatchMemOp: Option<
+        unsafe extern "C" fn(
+            stream: CUstream,
+            count: ::std::os::raw::c_uint,
+            paramArray: *mut CUstreamBatchMemOpParams,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuFuncGetAttribute: Option<
+        unsafe extern "C" fn(
+            pi: *mut ::std::os::raw::c_int,
+            attrib: CUfunction_attribute,
+            hfunc: CUfunction,
+        ) -> CUresult,
+    >,
+    pub(crate) cuFuncSetAttribute: Option<
+        unsafe extern "C" fn(
+            hfunc: CUfunction,
+            attrib: CUfunction_attribute,
+            value: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuFuncSetCacheConfig:
+        Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUfunc_cache) -> CUresult>,
+    pub(crate) cuFuncSetSharedMemConfig:
+        Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUsharedconfig) -> CUresult>,
+    pub(crate) cuFuncGetModule:
+        Option<unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult>,
+    pub(crate) cuLaunchKernel: Option<
+        unsafe extern "C" fn(
+            f: CUfunction,
+            gridDimX: ::std::os::raw::c_uint,
+            gridDimY: ::std::os::raw::c_uint,
+            gridDimZ: ::std::os::raw::c_uint,
+            blockDimX: ::std::os::raw::c_uint,
+            blockDimY: ::std::os::raw::c_uint,
+            blockDimZ: ::std::os::raw::c_uint,
+            sharedMemBytes: ::std::os::raw::c_uint,
+            hStream: CUstream,
+            kernelParams: *mut *mut ::std::os::raw::c_void,
+            extra: *mut *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLaunchCooperativeKernel: Option<
+        unsafe extern "C" fn(
+            f: CUfunction,
+            gridDimX: ::std::os::raw::c_uint,
+            gridDimY: ::std::os::raw::c_uint,
+            gridDimZ: ::std::os::raw::c_uint,
+            blockDimX: ::std::os::raw::c_uint,
+            blockDimY: ::std::os::raw::c_uint,
+            blockDimZ: ::std::os::raw::c_uint,
+            sharedMemBytes: ::std::os::raw::c_uint,
+            hStream: CUstream,
+            kernelParams: *mut *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLaunchCooperativeKernelMultiDevice: Option<
+        unsafe extern "C" fn(
+            launchParamsList: *mut CUDA_LAUNCH_PARAMS,
+            numDevices: ::std::os::raw::c_uint,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLaunchHostFunc: Option<
+        unsafe extern "C" fn(
+            hStream: CUstream,
+            fn_: CUhostFn,
+            userData: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuFuncSetBlockShape: Option<
+        unsafe extern "C" fn(
+            hfunc: CUfunction,
+            x: ::std::os::raw::c_int,
+            y: ::std::os::raw::c_int,
+            z: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuFuncSetSharedSize:
+        Option<unsafe extern "C" fn(hfunc: CUfunction, bytes: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuParamSetSize:
+        Option<unsafe extern "C" fn(hfunc: CUfunction, numbytes: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuParamSeti: Option<
+        unsafe extern "C" fn(
+            hfunc: CUfunction,
+            offset: ::std::os::raw::c_int,
+            value: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuParamSetf: Option<
+        unsafe extern "C" fn(hfunc: CUfunction, offset: ::std::os::raw::c_int, value: f32) -> CUresult,
+    >,
+    pub(crate) cuParamSetv: Option<
+        unsafe extern "C" fn(
+            hfunc: CUfunction,
+            offset: ::std::os::raw::c_int,
+            ptr: *mut ::std::os::raw::c_void,
+            numbytes: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
     pub(crate) cuLaunch: Option<unsafe extern "C" fn(f: CUfunction) -> CUresult>,
-    pub(crate) cuLaunchGrid: Option<unsafe extern "C" fn(f: CUfunction, grid_width: ::std::os::raw::c_int, grid_height: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuLaunchGridAsync: Option<unsafe extern "C" fn(f: CUfunction, grid_width: ::std::os::raw::c_int, grid_height: ::std::os::raw::c_int, hStream: CUstream) -> CUresult>,
-    pub(crate) cuParamSetTexRef: Option<unsafe extern "C" fn(hfunc: CUfunction, texunit: ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuGraphCreate: Option<unsafe extern "C" fn(phGraph: *mut CUgraph, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuGraphAddKernelNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphKernelNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphKernelNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddMemcpyNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult>,
-    pub(crate) cuGraphMemcpyNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult>,
-    pub(crate) cuGraphMemcpyNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult>,
-    pub(crate) cuGraphAddMemsetNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult>,
-    pub(crate) cuGraphMemsetNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphMemsetNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddHostNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphHostNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphHostNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddChildGraphNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult>,
-    pub(crate) cuGraphChildGraphNodeGetGraph: Option<unsafe extern "C" fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult>,
-    pub(crate) cuGraphAddEmptyNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult>,
-    pub(crate) cuGraphAddEventRecordNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphEventRecordNodeGetEvent: Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
-    pub(crate) cuGraphEventRecordNodeSetEvent: Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphAddEventWaitNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphEventWaitNodeGetEvent: Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
-    pub(crate) cuGraphEventWaitNodeSetEvent: Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphAddExternalSemaphoresSignalNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExternalSemaphoresSignalNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExternalSemaphoresSignalNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddExternalSemaphoresWaitNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExternalSemaphoresWaitNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExternalSemaphoresWaitNodeSetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddMemAllocNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphMemAllocNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphAddMemFreeNode: Option<unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult>,
-    pub(crate) cuGraphMemFreeNodeGetParams: Option<unsafe extern "C" fn(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult>,
+    pub(crate) cuLaunchGrid: Option<
+        unsafe extern "C" fn(
+            f: CUfunction,
+            grid_width: ::std::os::raw::c_int,
+            grid_height: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuLaunchGridAsync: Option<
+        unsafe extern "C" fn(
+            f: CUfunction,
+            grid_width: ::std::os::raw::c_int,
+            grid_height: ::std::os::raw::c_int,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuParamSetTexRef: Option<
+        unsafe extern "C" fn(
+            hfunc: CUfunction,
+            texunit: ::std::os::raw::c_int,
+            hTexRef: CUtexref,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphCreate:
+        Option<unsafe extern "C" fn(phGraph: *mut CUgraph, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuGraphAddKernelNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphKernelNodeGetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphKernelNodeSetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphAddMemcpyNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            copyParams: *const CUDA_MEMCPY3D,
+            ctx: CUcontext,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphMemcpyNodeGetParams:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult>,
+    pub(crate) cuGraphMemcpyNodeSetParams:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult>,
+    pub(crate) cuGraphAddMemsetNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+            ctx: CUcontext,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphMemsetNodeGetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphMemsetNodeSetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphAddHostNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            nodeParams: *const CUDA_HOST_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphHostNodeGetParams:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult>,
+    pub(crate) cuGraphHostNodeSetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphAddChildGraphNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            childGraph: CUgraph,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphChildGraphNodeGetGraph:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult>,
+    pub(crate) cuGraphAddEmptyNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphAddEventRecordNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            event: CUevent,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphEventRecordNodeGetEvent:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
+    pub(crate) cuGraphEventRecordNodeSetEvent:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
+    pub(crate) cuGraphAddEventWaitNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            event: CUevent,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphEventWaitNodeGetEvent:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
+    pub(crate) cuGraphEventWaitNodeSetEvent:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
+    pub(crate) cuGraphAddExternalSemaphoresSignalNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExternalSemaphoresSignalNodeGetParams: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExternalSemaphoresSignalNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphAddExternalSemaphoresWaitNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExternalSemaphoresWaitNodeGetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphExternalSemaphoresWaitNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphAddMemAllocNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphMemAllocNodeGetParams: Option<
+        unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult,
+    >,
+    pub(crate) cuGraphAddMemFreeNode: Option<
+        unsafe extern "C" fn(
+            phGraphNode: *mut CUgraphNode,
+            hGraph: CUgraph,
+            dependencies: *const CUgraphNode,
+            numDependencies: usize,
+            dptr: CUdeviceptr,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphMemFreeNodeGetParams:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult>,
     pub(crate) cuDeviceGraphMemTrim: Option<unsafe extern "C" fn(device: CUdevice) -> CUresult>,
-    pub(crate) cuDeviceGetGraphMemAttribute: Option<unsafe extern "C" fn(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuDeviceSetGraphMemAttribute: Option<unsafe extern "C" fn(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::std::os::raw::c_void) -> CUresult>,
-    pub(crate) cuGraphClone: Option<unsafe extern "C" fn(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult>,
-    pub(crate) cuGraphNodeFindInClone: Option<unsafe extern "C" fn(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult>,
-    pub(crate) cuGraphNodeGetType: Option<unsafe extern "C" fn(hNode: CUgraphNode, type_: *mut CUgraphNodeType) -> CUresult>,
-    pub(crate) cuGraphGetNodes: Option<unsafe extern "C" fn(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult>,
-    pub(crate) cuGraphGetRootNodes: Option<unsafe extern "C" fn(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult>,
-    pub(crate) cuGraphGetEdges: Option<unsafe extern "C" fn(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult>,
-    pub(crate) cuGraphNodeGetDependencies: Option<unsafe extern "C" fn(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult>,
-    pub(crate) cuGraphNodeGetDependentNodes: Option<unsafe extern "C" fn(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult>,
-    pub(crate) cuGraphAddDependencies: Option<unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult>,
-    pub(crate) cuGraphRemoveDependencies: Option<unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult>,
+    pub(crate) cuDeviceGetGraphMemAttribute: Option<
+        unsafe extern "C" fn(
+            device: CUdevice,
+            attr: CUgraphMem_attribute,
+            value: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuDeviceSetGraphMemAttribute: Option<
+        unsafe extern "C" fn(
+            device: CUdevice,
+            attr: CUgraphMem_attribute,
+            value: *mut ::std::os::raw::c_void,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphClone:
+        Option<unsafe extern "C" fn(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult>,
+    pub(crate) cuGraphNodeFindInClone: Option<
+        unsafe extern "C" fn(
+            phNode: *mut CUgraphNode,
+            hOriginalNode: CUgraphNode,
+            hClonedGraph: CUgraph,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphNodeGetType:
+        Option<unsafe extern "C" fn(hNode: CUgraphNode, type_: *mut CUgraphNodeType) -> CUresult>,
+    pub(crate) cuGraphGetNodes: Option<
+        unsafe extern "C" fn(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult,
+    >,
+    pub(crate) cuGraphGetRootNodes: Option<
+        unsafe extern "C" fn(
+            hGraph: CUgraph,
+            rootNodes: *mut CUgraphNode,
+            numRootNodes: *mut usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphGetEdges: Option<
+        unsafe extern "C" fn(
+            hGraph: CUgraph,
+            from: *mut CUgraphNode,
+            to: *mut CUgraphNode,
+            numEdges: *mut usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphNodeGetDependencies: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            dependencies: *mut CUgraphNode,
+            numDependencies: *mut usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphNodeGetDependentNodes: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            dependentNodes: *mut CUgraphNode,
+            numDependentNodes: *mut usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphAddDependencies: Option<
+        unsafe extern "C" fn(
+            hGraph: CUgraph,
+            from: *const CUgraphNode,
+            to: *const CUgraphNode,
+            numDependencies: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphRemoveDependencies: Option<
+        unsafe extern "C" fn(
+            hGraph: CUgraph,
+            from: *const CUgraphNode,
+            to: *const CUgraphNode,
+            numDependencies: usize,
+        ) -> CUresult,
+    >,
     pub(crate) cuGraphDestroyNode: Option<unsafe extern "C" fn(hNode: CUgraphNode) -> CUresult>,
-    pub(crate) cuGraphInstantiate_v2: Option<unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, phErrorNode: *mut CUgraphNode, logBuffer: *mut ::std::os::raw::c_char, bufferSize: usize) -> CUresult>,
-    pub(crate) cuGraphInstantiateWithFlags: Option<unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: ::std::os::raw::c_ulonglong) -> CUresult>,
-    pub(crate) cuGraphExecKernelNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExecMemcpyNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult>,
-    pub(crate) cuGraphExecMemsetNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult>,
-    pub(crate) cuGraphExecHostNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExecChildGraphNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult>,
-    pub(crate) cuGraphExecEventRecordNodeSetEvent: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphExecEventWaitNodeSetEvent: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult>,
-    pub(crate) cuGraphExecExternalSemaphoresSignalNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphExecExternalSemaphoresWaitNodeSetParams: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult>,
-    pub(crate) cuGraphUpload: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
-    pub(crate) cuGraphLaunch: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
+    pub(crate) cuGraphInstantiate_v2: Option<
+        unsafe extern "C" fn(
+            phGraphExec: *mut CUgraphExec,
+            hGraph: CUgraph,
+            phErrorNode: *mut CUgraphNode,
+            logBuffer: *mut ::std::os::raw::c_char,
+            bufferSize: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphInstantiateWithFlags: Option<
+        unsafe extern "C" fn(
+            phGraphExec: *mut CUgraphExec,
+            hGraph: CUgraph,
+            flags: ::std::os::raw::c_ulonglong,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecKernelNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecMemcpyNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            copyParams: *const CUDA_MEMCPY3D,
+            ctx: CUcontext,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecMemsetNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+            ctx: CUcontext,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecHostNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_HOST_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecChildGraphNodeSetParams: Option<
+        unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult,
+    >,
+    pub(crate) cuGraphExecEventRecordNodeSetEvent:
+        Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult>,
+    pub(crate) cuGraphExecEventWaitNodeSetEvent:
+        Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult>,
+    pub(crate) cuGraphExecExternalSemaphoresSignalNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphExecExternalSemaphoresWaitNodeSetParams: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hNode: CUgraphNode,
+            nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphUpload:
+        Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
+    pub(crate) cuGraphLaunch:
+        Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
     pub(crate) cuGraphExecDestroy: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec) -> CUresult>,
     pub(crate) cuGraphDestroy: Option<unsafe extern "C" fn(hGraph: CUgraph) -> CUresult>,
-    pub(crate) cuGraphExecUpdate: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hGraph: CUgraph, hErrorNode_out: *mut CUgraphNode, updateResult_out: *mut CUgraphExecUpdateResult) -> CUresult>,
-    pub(crate) cuGraphKernelNodeCopyAttributes: Option<unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult>,
-    pub(crate) cuGraphKernelNodeGetAttribute: Option<unsafe extern "C" fn(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult>,
-    pub(crate) cuGraphKernelNodeSetAttribute: Option<unsafe extern "C" fn(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult>,
-    pub(crate) cuGraphDebugDotPrint: Option<unsafe extern "C" fn(hGraph: CUgraph, path: *const ::std::os::raw::c_char, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuUserObjectCreate: Option<unsafe extern "C" fn(object_out: *mut CUuserObject, ptr: *mut ::std::os::raw::c_void, destroy: CUhostFn, initialRefcount: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuUserObjectRetain: Option<unsafe extern "C" fn(object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuUserObjectRelease: Option<unsafe extern "C" fn(object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuGraphRetainUserObject: Option<unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuGraphReleaseUserObject: Option<unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuOccupancyMaxActiveBlocksPerMultiprocessor: Option<unsafe extern "C" fn(numBlocks: *mut ::std::os::raw::c_int, func: CUfunction, blockSize: ::std::os::raw::c_int, dynamicSMemSize: usize) -> CUresult>,
-    pub(crate) cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: Option<unsafe extern "C" fn(numBlocks: *mut ::std::os::raw::c_int, func: CUfunction, blockSize: ::std::os::raw::c_int, dynamicSMemSize: usize, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuOccupancyMaxPotentialBlockSize: Option<unsafe extern "C" fn(minGridSize: *mut ::std::os::raw::c_int, blockSize: *mut ::std::os::raw::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuOccupancyMaxPotentialBlockSizeWithFlags: Option<unsafe extern "C" fn(minGridSize: *mut ::std::os::raw::c_int, blockSize: *mut ::std::os::raw::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::std::os::raw::c_int, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuOccupancyAvailableDynamicSMemPerBlock: Option<unsafe extern "C" fn(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: ::std::os::raw::c_int, blockSize: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuTexRefSetArray: Option<unsafe extern "C" fn(hTexRef: CUtexref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuTexRefSetMipmappedArray: Option<unsafe extern "C" fn(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuTexRefSetAddress_v2: Option<unsafe extern "C" fn(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult>,
-    pub(crate) cuTexRefSetAddress2D_v3: Option<unsafe extern "C" fn(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult>,
-    pub(crate) cuTexRefSetFormat: Option<unsafe extern "C" fn(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuTexRefSetAddressMode: Option<unsafe extern "C" fn(hTexRef: CUtexref, dim: ::std::os::raw::c_int, am: CUaddress_mode) -> CUresult>,
-    pub(crate) cuTexRefSetFilterMode: Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
-    pub(crate) cuTexRefSetMipmapFilterMode: Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
-    pub(crate) cuTexRefSetMipmapLevelBias: Option<unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult>,
-    pub(crate) cuTexRefSetMipmapLevelClamp: Option<unsafe extern "C" fn(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult>,
-    pub(crate) cuTexRefSetMaxAnisotropy: Option<unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuTexRefSetBorderColor: Option<unsafe extern "C" fn(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult>,
-    pub(crate) cuTexRefSetFlags: Option<unsafe extern "C" fn(hTexRef: CUtexref, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuTexRefGetAddress_v2: Option<unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetArray: Option<unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetMipmappedArray: Option<unsafe extern "C" fn(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetAddressMode: Option<unsafe extern "C" fn(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: ::std::os::raw::c_int) -> CUresult>,
-    pub(crate) cuTexRefGetFilterMode: Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetFormat: Option<unsafe extern "C" fn(pFormat: *mut CUarray_format, pNumChannels: *mut ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetMipmapFilterMode: Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetMipmapLevelBias: Option<unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetMipmapLevelClamp: Option<unsafe extern "C" fn(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetMaxAnisotropy: Option<unsafe extern "C" fn(pmaxAniso: *mut ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetBorderColor: Option<unsafe extern "C" fn(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuTexRefGetFlags: Option<unsafe extern "C" fn(pFlags: *mut ::std::os::raw::c_uint, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuGraphExecUpdate: Option<
+        unsafe extern "C" fn(
+            hGraphExec: CUgraphExec,
+            hGraph: CUgraph,
+            hErrorNode_out: *mut CUgraphNode,
+            updateResult_out: *mut CUgraphExecUpdateResult,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphKernelNodeCopyAttributes:
+        Option<unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult>,
+    pub(crate) cuGraphKernelNodeGetAttribute: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            attr: CUkernelNodeAttrID,
+            value_out: *mut CUkernelNodeAttrValue,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphKernelNodeSetAttribute: Option<
+        unsafe extern "C" fn(
+            hNode: CUgraphNode,
+            attr: CUkernelNodeAttrID,
+            value: *const CUkernelNodeAttrValue,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphDebugDotPrint: Option<
+        unsafe extern "C" fn(
+            hGraph: CUgraph,
+            path: *const ::std::os::raw::c_char,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuUserObjectCreate: Option<
+        unsafe extern "C" fn(
+            object_out: *mut CUuserObject,
+            ptr: *mut ::std::os::raw::c_void,
+            destroy: CUhostFn,
+            initialRefcount: ::std::os::raw::c_uint,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuUserObjectRetain:
+        Option<unsafe extern "C" fn(object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuUserObjectRelease:
+        Option<unsafe extern "C" fn(object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuGraphRetainUserObject: Option<
+        unsafe extern "C" fn(
+            graph: CUgraph,
+            object: CUuserObject,
+            count: ::std::os::raw::c_uint,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphReleaseUserObject: Option<
+        unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult,
+    >,
+    pub(crate) cuOccupancyMaxActiveBlocksPerMultiprocessor: Option<
+        unsafe extern "C" fn(
+            numBlocks: *mut ::std::os::raw::c_int,
+            func: CUfunction,
+            blockSize: ::std::os::raw::c_int,
+            dynamicSMemSize: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: Option<
+        unsafe extern "C" fn(
+            numBlocks: *mut ::std::os::raw::c_int,
+            func: CUfunction,
+            blockSize: ::std::os::raw::c_int,
+            dynamicSMemSize: usize,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuOccupancyMaxPotentialBlockSize: Option<
+        unsafe extern "C" fn(
+            minGridSize: *mut ::std::os::raw::c_int,
+            blockSize: *mut ::std::os::raw::c_int,
+            func: CUfunction,
+            blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+            dynamicSMemSize: usize,
+            blockSizeLimit: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuOccupancyMaxPotentialBlockSizeWithFlags: Option<
+        unsafe extern "C" fn(
+            minGridSize: *mut ::std::os::raw::c_int,
+            blockSize: *mut ::std::os::raw::c_int,
+            func: CUfunction,
+            blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+            dynamicSMemSize: usize,
+            blockSizeLimit: ::std::os::raw::c_int,
+            flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuOccupancyAvailableDynamicSMemPerBlock: Option<
+        unsafe extern "C" fn(
+            dynamicSmemSize: *mut usize,
+            func: CUfunction,
+            numBlocks: ::std::os::raw::c_int,
+            blockSize: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetArray: Option<
+        unsafe extern "C" fn(hTexRef: CUtexref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetMipmappedArray: Option<
+        unsafe extern "C" fn(
+            hTexRef: CUtexref,
+            hMipmappedArray: CUmipmappedArray,
+            Flags: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetAddress_v2: Option<
+        unsafe extern "C" fn(
+            ByteOffset: *mut usize,
+            hTexRef: CUtexref,
+            dptr: CUdeviceptr,
+            bytes: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetAddress2D_v3: Option<
+        unsafe extern "C" fn(
+            hTexRef: CUtexref,
+            desc: *const CUDA_ARRAY_DESCRIPTOR,
+            dptr: CUdeviceptr,
+            Pitch: usize,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetFormat: Option<
+        unsafe extern "C" fn(
+            hTexRef: CUtexref,
+            fmt: CUarray_format,
+            NumPackedComponents: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetAddressMode: Option<
+        unsafe extern "C" fn(hTexRef: CUtexref, dim: ::std::os::raw::c_int, am: CUaddress_mode) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetFilterMode:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
+    pub(crate) cuTexRefSetMipmapFilterMode:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
+    pub(crate) cuTexRefSetMipmapLevelBias:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult>,
+    pub(crate) cuTexRefSetMipmapLevelClamp: Option<
+        unsafe extern "C" fn(
+            hTexRef: CUtexref,
+            minMipmapLevelClamp: f32,
+            maxMipmapLevelClamp: f32,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefSetMaxAnisotropy:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuTexRefSetBorderColor:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult>,
+    pub(crate) cuTexRefSetFlags:
+        Option<unsafe extern "C" fn(hTexRef: CUtexref, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuTexRefGetAddress_v2:
+        Option<unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetArray:
+        Option<unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetMipmappedArray:
+        Option<unsafe extern "C" fn(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetAddressMode: Option<
+        unsafe extern "C" fn(
+            pam: *mut CUaddress_mode,
+            hTexRef: CUtexref,
+            dim: ::std::os::raw::c_int,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefGetFilterMode:
+        Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetFormat: Option<
+        unsafe extern "C" fn(
+            pFormat: *mut CUarray_format,
+            pNumChannels: *mut ::std::os::raw::c_int,
+            hTexRef: CUtexref,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefGetMipmapFilterMode:
+        Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetMipmapLevelBias:
+        Option<unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetMipmapLevelClamp: Option<
+        unsafe extern "C" fn(
+            pminMipmapLevelClamp: *mut f32,
+            pmaxMipmapLevelClamp: *mut f32,
+            hTexRef: CUtexref,
+        ) -> CUresult,
+    >,
+    pub(crate) cuTexRefGetMaxAnisotropy:
+        Option<unsafe extern "C" fn(pmaxAniso: *mut ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetBorderColor:
+        Option<unsafe extern "C" fn(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult>,
+    pub(crate) cuTexRefGetFlags:
+        Option<unsafe extern "C" fn(pFlags: *mut ::std::os::raw::c_uint, hTexRef: CUtexref) -> CUresult>,
     pub(crate) cuTexRefCreate: Option<unsafe extern "C" fn(pTexRef: *mut CUtexref) -> CUresult>,
     pub(crate) cuTexRefDestroy: Option<unsafe extern "C" fn(hTexRef: CUtexref) -> CUresult>,
-    pub(crate) cuSurfRefSetArray: Option<unsafe extern "C" fn(hSurfRef: CUsurfref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuSurfRefGetArray: Option<unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult>,
-    pub(crate) cuTexObjectCreate: Option<unsafe extern "C" fn(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult>,
+    pub(crate) cuSurfRefSetArray: Option<
+        unsafe extern "C" fn(hSurfRef: CUsurfref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult,
+    >,
+    pub(crate) cuSurfRefGetArray:
+        Option<unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult>,
+    pub(crate) cuTexObjectCreate: Option<
+        unsafe extern "C" fn(
+            pTexObject: *mut CUtexObject,
+            pResDesc: *const CUDA_RESOURCE_DESC,
+            pTexDesc: *const CUDA_TEXTURE_DESC,
+            pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC,
+        ) -> CUresult,
+    >,
     pub(crate) cuTexObjectDestroy: Option<unsafe extern "C" fn(texObject: CUtexObject) -> CUresult>,
-    pub(crate) cuTexObjectGetResourceDesc: Option<unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult>,
-    pub(crate) cuTexObjectGetTextureDesc: Option<unsafe extern "C" fn(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult>,
-    pub(crate) cuTexObjectGetResourceViewDesc: Option<unsafe extern "C" fn(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult>,
-    pub(crate) cuSurfObjectCreate: Option<unsafe extern "C" fn(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult>,
+    pub(crate) cuTexObjectGetResourceDesc:
+        Option<unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult>,
+    pub(crate) cuTexObjectGetTextureDesc:
+        Option<unsafe extern "C" fn(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult>,
+    pub(crate) cuTexObjectGetResourceViewDesc: Option<
+        unsafe extern "C" fn(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult,
+    >,
+    pub(crate) cuSurfObjectCreate: Option<
+        unsafe extern "C" fn(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult,
+    >,
     pub(crate) cuSurfObjectDestroy: Option<unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult>,
-    pub(crate) cuSurfObjectGetResourceDesc: Option<unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult>,
-    pub(crate) cuDeviceCanAccessPeer: Option<unsafe extern "C" fn(canAccessPeer: *mut ::std::os::raw::c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult>,
-    pub(crate) cuCtxEnablePeerAccess: Option<unsafe extern "C" fn(peerContext: CUcontext, Flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuSurfObjectGetResourceDesc:
+        Option<unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult>,
+    pub(crate) cuDeviceCanAccessPeer: Option<
+        unsafe extern "C" fn(
+            canAccessPeer: *mut ::std::os::raw::c_int,
+            dev: CUdevice,
+            peerDev: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuCtxEnablePeerAccess:
+        Option<unsafe extern "C" fn(peerContext: CUcontext, Flags: ::std::os::raw::c_uint) -> CUresult>,
     pub(crate) cuCtxDisablePeerAccess: Option<unsafe extern "C" fn(peerContext: CUcontext) -> CUresult>,
-    pub(crate) cuDeviceGetP2PAttribute: Option<unsafe extern "C" fn(value: *mut ::std::os::raw::c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult>,
-    pub(crate) cuGraphicsUnregisterResource: Option<unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult>,
-    pub(crate) cuGraphicsSubResourceGetMappedArray: Option<unsafe extern "C" fn(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: ::std::os::raw::c_uint, mipLevel: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuGraphicsResourceGetMappedMipmappedArray: Option<unsafe extern "C" fn(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult>,
-    pub(crate) cuGraphicsResourceGetMappedPointer_v2: Option<unsafe extern "C" fn(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult>,
-    pub(crate) cuGraphicsResourceSetMapFlags_v2: Option<unsafe extern "C" fn(resource: CUgraphicsResource, flags: ::std::os::raw::c_uint) -> CUresult>,
-    pub(crate) cuGraphicsMapResources: Option<unsafe extern "C" fn(count: ::std::os::raw::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult>,
-    pub(crate) cuGraphicsUnmapResources: Option<unsafe extern "C" fn(count: ::std::os::raw::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult>,
-    pub(crate) cuGetProcAddress: Option<unsafe extern "C" fn(symbol: *const ::std::os::raw::c_char, pfn: *mut *mut ::std::os::raw::c_void, cudaVersion: ::std::os::raw::c_int, flags: cuuint64_t) -> CUresult>,
-    pub(crate) cuGetExportTable: Option<unsafe extern "C" fn(ppExportTable: *mut *const ::std::os::raw::c_void, pExportTableId: *const CUuuid) -> CUresult>,
-    pub(crate) cuProfilerInitialize: Option<unsafe extern "C" fn(configFile: *const ::std::os::raw::c_char, outputFile: *const ::std::os::raw::c_char, outputMode: CUoutput_mode) -> CUresult>,
+    pub(crate) cuDeviceGetP2PAttribute: Option<
+        unsafe extern "C" fn(
+            value: *mut ::std::os::raw::c_int,
+            attrib: CUdevice_P2PAttribute,
+            srcDevice: CUdevice,
+            dstDevice: CUdevice,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphicsUnregisterResource:
+        Option<unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult>,
+    pub(crate) cuGraphicsSubResourceGetMappedArray: Option<
+        unsafe extern "C" fn(
+            pArray: *mut CUarray,
+            resource: CUgraphicsResource,
+            arrayIndex: ::std::os::raw::c_uint,
+            mipLevel: ::std::os::raw::c_uint,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphicsResourceGetMappedMipmappedArray: Option<
+        unsafe extern "C" fn(
+            pMipmappedArray: *mut CUmipmappedArray,
+            resource: CUgraphicsResource,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphicsResourceGetMappedPointer_v2: Option<
+        unsafe extern "C" fn(
+            pDevPtr: *mut CUdeviceptr,
+            pSize: *mut usize,
+            resource: CUgraphicsResource,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphicsResourceSetMapFlags_v2:
+        Option<unsafe extern "C" fn(resource: CUgraphicsResource, flags: ::std::os::raw::c_uint) -> CUresult>,
+    pub(crate) cuGraphicsMapResources: Option<
+        unsafe extern "C" fn(
+            count: ::std::os::raw::c_uint,
+            resources: *mut CUgraphicsResource,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGraphicsUnmapResources: Option<
+        unsafe extern "C" fn(
+            count: ::std::os::raw::c_uint,
+            resources: *mut CUgraphicsResource,
+            hStream: CUstream,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGetProcAddress: Option<
+        unsafe extern "C" fn(
+            symbol: *const ::std::os::raw::c_char,
+            pfn: *mut *mut ::std::os::raw::c_void,
+            cudaVersion: ::std::os::raw::c_int,
+            flags: cuuint64_t,
+        ) -> CUresult,
+    >,
+    pub(crate) cuGetExportTable: Option<
+        unsafe extern "C" fn(
+            ppExportTable: *mut *const ::std::os::raw::c_void,
+            pExportTableId: *const CUuuid,
+        ) -> CUresult,
+    >,
+    pub(crate) cuProfilerInitialize: Option<
+        unsafe extern "C" fn(
+            configFile: *const ::std::os::raw::c_char,
+            outputFile: *const ::std::os::raw::c_char,
+            outputMode: CUoutput_mode,
+        ) -> CUresult,
+    >,
     pub(crate) cuProfilerStart: Option<unsafe extern "C" fn() -> CUresult>,
     pub(crate) cuProfilerStop: Option<unsafe extern "C" fn() -> CUresult>,
 }
@@ -409,21 +1750,37 @@ impl Table {
             cuDeviceGetUuid_v2: unsafe { super::loader::symbol(lib, b"cuDeviceGetUuid_v2\0") },
             cuDeviceGetLuid: unsafe { super::loader::symbol(lib, b"cuDeviceGetLuid\0") },
             cuDeviceTotalMem_v2: unsafe { super::loader::symbol(lib, b"cuDeviceTotalMem_v2\0") },
-            cuDeviceGetTexture1DLinearMaxWidth: unsafe { super::loader::symbol(lib, b"cuDeviceGetTexture1DLinearMaxWidth\0") },
+            cuDeviceGetTexture1DLinearMaxWidth: unsafe {
+                super::loader::symbol(lib, b"cuDeviceGetTexture1DLinearMaxWidth\0")
+            },
             cuDeviceGetAttribute: unsafe { super::loader::symbol(lib, b"cuDeviceGetAttribute\0") },
-            cuDeviceGetNvSciSyncAttributes: unsafe { super::loader::symbol(lib, b"cuDeviceGetNvSciSyncAttributes\0") },
+            cuDeviceGetNvSciSyncAttributes: unsafe {
+                super::loader::symbol(lib, b"cuDeviceGetNvSciSyncAttributes\0")
+            },
             cuDeviceSetMemPool: unsafe { super::loader::symbol(lib, b"cuDeviceSetMemPool\0") },
             cuDeviceGetMemPool: unsafe { super::loader::symbol(lib, b"cuDeviceGetMemPool\0") },
             cuDeviceGetDefaultMemPool: unsafe { super::loader::symbol(lib, b"cuDeviceGetDefaultMemPool\0") },
-            cuFlushGPUDirectRDMAWrites: unsafe { super::loader::symbol(lib, b"cuFlushGPUDirectRDMAWrites\0") },
+            cuFlushGPUDirectRDMAWrites: unsafe {
+                super::loader::symbol(lib, b"cuFlushGPUDirectRDMAWrites\0")
+            },
             cuDeviceGetProperties: unsafe { super::loader::symbol(lib, b"cuDeviceGetProperties\0") },
             cuDeviceComputeCapability: unsafe { super::loader::symbol(lib, b"cuDeviceComputeCapability\0") },
             cuDevicePrimaryCtxRetain: unsafe { super::loader::symbol(lib, b"cuDevicePrimaryCtxRetain\0") },
-            cuDevicePrimaryCtxRelease_v2: unsafe { super::loader::symbol(lib, b"cuDevicePrimaryCtxRelease_v2\0") },
-            cuDevicePrimaryCtxSetFlags_v2: unsafe { super::loader::symbol(lib, b"cuDevicePrimaryCtxSetFlags_v2\0") },
-            cuDevicePrimaryCtxGetState: unsafe { super::loader::symbol(lib, b"cuDevicePrimaryCtxGetState\0") },
-            cuDevicePrimaryCtxReset_v2: unsafe { super::loader::symbol(lib, b"cuDevicePrimaryCtxReset_v2\0") },
-            cuDeviceGetExecAffinitySupport: unsafe { super::loader::symbol(lib, b"cuDeviceGetExecAffinitySupport\0") },
+            cuDevicePrimaryCtxRelease_v2: unsafe {
+                super::loader::symbol(lib, b"cuDevicePrimaryCtxRelease_v2\0")
+            },
+            cuDevicePrimaryCtxSetFlags_v2: unsafe {
+                super::loader::symbol(lib, b"cuDevicePrimaryCtxSetFlags_v2\0")
+            },
+            cuDevicePrimaryCtxGetState: unsafe {
+                super::loader::symbol(lib, b"cuDevicePrimaryCtxGetState\0")
+            },
+            cuDevicePrimaryCtxReset_v2: unsafe {
+                super::loader::symbol(lib, b"cuDevicePrimaryCtxReset_v2\0")
+            },
+            cuDeviceGetExecAffinitySupport: unsafe {
+                super::loader::symbol(lib, b"cuDeviceGetExecAffinitySupport\0")
+            },
             cuCtxCreate_v2: unsafe { super::loader::symbol(lib, b"cuCtxCreate_v2\0") },
             cuCtxCreate_v3: unsafe { super::loader::symbol(lib, b"cuCtxCreate_v3\0") },
             cuCtxDestroy_v2: unsafe { super::loader::symbol(lib, b"cuCtxDestroy_v2\0") },
@@ -441,8 +1798,12 @@ impl Table {
             cuCtxGetSharedMemConfig: unsafe { super::loader::symbol(lib, b"cuCtxGetSharedMemConfig\0") },
             cuCtxSetSharedMemConfig: unsafe { super::loader::symbol(lib, b"cuCtxSetSharedMemConfig\0") },
             cuCtxGetApiVersion: unsafe { super::loader::symbol(lib, b"cuCtxGetApiVersion\0") },
-            cuCtxGetStreamPriorityRange: unsafe { super::loader::symbol(lib, b"cuCtxGetStreamPriorityRange\0") },
-            cuCtxResetPersistingL2Cache: unsafe { super::loader::symbol(lib, b"cuCtxResetPersistingL2Cache\0") },
+            cuCtxGetStreamPriorityRange: unsafe {
+                super::loader::symbol(lib, b"cuCtxGetStreamPriorityRange\0")
+            },
+            cuCtxResetPersistingL2Cache: unsafe {
+                super::loader::symbol(lib, b"cuCtxResetPersistingL2Cache\0")
+            },
             cuCtxGetExecAffinity: unsafe { super::loader::symbol(lib, b"cuCtxGetExecAffinity\0") },
             cuCtxAttach: unsafe { super::loader::symbol(lib, b"cuCtxAttach\0") },
             cuCtxDetach: unsafe { super::loader::symbol(lib, b"cuCtxDetach\0") },
@@ -468,7 +1829,9 @@ impl Table {
             cuMemAllocHost_v2: unsafe { super::loader::symbol(lib, b"cuMemAllocHost_v2\0") },
             cuMemFreeHost: unsafe { super::loader::symbol(lib, b"cuMemFreeHost\0") },
             cuMemHostAlloc: unsafe { super::loader::symbol(lib, b"cuMemHostAlloc\0") },
-            cuMemHostGetDevicePointer_v2: unsafe { super::loader::symbol(lib, b"cuMemHostGetDevicePointer_v2\0") },
+            cuMemHostGetDevicePointer_v2: unsafe {
+                super::loader::symbol(lib, b"cuMemHostGetDevicePointer_v2\0")
+            },
             cuMemHostGetFlags: unsafe { super::loader::symbol(lib, b"cuMemHostGetFlags\0") },
             cuMemAllocManaged: unsafe { super::loader::symbol(lib, b"cuMemAllocManaged\0") },
             cuDeviceGetByPCIBusId: unsafe { super::loader::symbol(lib, b"cuDeviceGetByPCIBusId\0") },
@@ -518,8 +1881,12 @@ impl Table {
             cuMemsetD2D32Async: unsafe { super::loader::symbol(lib, b"cuMemsetD2D32Async\0") },
             cuArrayCreate_v2: unsafe { super::loader::symbol(lib, b"cuArrayCreate_v2\0") },
             cuArrayGetDescriptor_v2: unsafe { super::loader::symbol(lib, b"cuArrayGetDescriptor_v2\0") },
-            cuArrayGetSparseProperties: unsafe { super::loader::symbol(lib, b"cuArrayGetSparseProperties\0") },
-            cuMipmappedArrayGetSparseProperties: unsafe { super::loader::symbol(lib, b"cuMipmappedArrayGetSparseProperties\0") },
+            cuArrayGetSparseProperties: unsafe {
+                super::loader::symbol(lib, b"cuArrayGetSparseProperties\0")
+            },
+            cuMipmappedArrayGetSparseProperties: unsafe {
+                super::loader::symbol(lib, b"cuMipmappedArrayGetSparseProperties\0")
+            },
             cuArrayGetPlane: unsafe { super::loader::symbol(lib, b"cuArrayGetPlane\0") },
             cuArrayDestroy: unsafe { super::loader::symbol(lib, b"cuArrayDestroy\0") },
             cuArray3DCreate_v2: unsafe { super::loader::symbol(lib, b"cuArray3DCreate_v2\0") },
@@ -536,11 +1903,21 @@ impl Table {
             cuMemUnmap: unsafe { super::loader::symbol(lib, b"cuMemUnmap\0") },
             cuMemSetAccess: unsafe { super::loader::symbol(lib, b"cuMemSetAccess\0") },
             cuMemGetAccess: unsafe { super::loader::symbol(lib, b"cuMemGetAccess\0") },
-            cuMemExportToShareableHandle: unsafe { super::loader::symbol(lib, b"cuMemExportToShareableHandle\0") },
-            cuMemImportFromShareableHandle: unsafe { super::loader::symbol(lib, b"cuMemImportFromShareableHandle\0") },
-            cuMemGetAllocationGranularity: unsafe { super::loader::symbol(lib, b"cuMemGetAllocationGranularity\0") },
-            cuMemGetAllocationPropertiesFromHandle: unsafe { super::loader::symbol(lib, b"cuMemGetAllocationPropertiesFromHandle\0") },
-            cuMemRetainAllocationHandle: unsafe { super::loader::symbol(lib, b"cuMemRetainAllocationHandle\0") },
+            cuMemExportToShareableHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemExportToShareableHandle\0")
+            },
+            cuMemImportFromShareableHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemImportFromShareableHandle\0")
+            },
+            cuMemGetAllocationGranularity: unsafe {
+                super::loader::symbol(lib, b"cuMemGetAllocationGranularity\0")
+            },
+            cuMemGetAllocationPropertiesFromHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemGetAllocationPropertiesFromHandle\0")
+            },
+            cuMemRetainAllocationHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemRetainAllocationHandle\0")
+            },
             cuMemFreeAsync: unsafe { super::loader::symbol(lib, b"cuMemFreeAsync\0") },
             cuMemAllocAsync: unsafe { super::loader::symbol(lib, b"cuMemAllocAsync\0") },
             cuMemPoolTrimTo: unsafe { super::loader::symbol(lib, b"cuMemPoolTrimTo\0") },
@@ -551,8 +1928,12 @@ impl Table {
             cuMemPoolCreate: unsafe { super::loader::symbol(lib, b"cuMemPoolCreate\0") },
             cuMemPoolDestroy: unsafe { super::loader::symbol(lib, b"cuMemPoolDestroy\0") },
             cuMemAllocFromPoolAsync: unsafe { super::loader::symbol(lib, b"cuMemAllocFromPoolAsync\0") },
-            cuMemPoolExportToShareableHandle: unsafe { super::loader::symbol(lib, b"cuMemPoolExportToShareableHandle\0") },
-            cuMemPoolImportFromShareableHandle: unsafe { super::loader::symbol(lib, b"cuMemPoolImportFromShareableHandle\0") },
+            cuMemPoolExportToShareableHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemPoolExportToShareableHandle\0")
+            },
+            cuMemPoolImportFromShareableHandle: unsafe {
+                super::loader::symbol(lib, b"cuMemPoolImportFromShareableHandle\0")
+            },
             cuMemPoolExportPointer: unsafe { super::loader::symbol(lib, b"cuMemPoolExportPointer\0") },
             cuMemPoolImportPointer: unsafe { super::loader::symbol(lib, b"cuMemPoolImportPointer\0") },
             cuPointerGetAttribute: unsafe { super::loader::symbol(lib, b"cuPointerGetAttribute\0") },
@@ -563,19 +1944,25 @@ impl Table {
             cuPointerSetAttribute: unsafe { super::loader::symbol(lib, b"cuPointerSetAttribute\0") },
             cuPointerGetAttributes: unsafe { super::loader::symbol(lib, b"cuPointerGetAttributes\0") },
             cuStreamCreate: unsafe { super::loader::symbol(lib, b"cuStreamCreate\0") },
-            cuStreamCreateWithPriority: unsafe { super::loader::symbol(lib, b"cuStreamCreateWithPriority\0") },
+            cuStreamCreateWithPriority: unsafe {
+                super::loader::symbol(lib, b"cuStreamCreateWithPriority\0")
+            },
             cuStreamGetPriority: unsafe { super::loader::symbol(lib, b"cuStreamGetPriority\0") },
             cuStreamGetFlags: unsafe { super::loader::symbol(lib, b"cuStreamGetFlags\0") },
             cuStreamGetCtx: unsafe { super::loader::symbol(lib, b"cuStreamGetCtx\0") },
             cuStreamWaitEvent: unsafe { super::loader::symbol(lib, b"cuStreamWaitEvent\0") },
             cuStreamAddCallback: unsafe { super::loader::symbol(lib, b"cuStreamAddCallback\0") },
             cuStreamBeginCapture_v2: unsafe { super::loader::symbol(lib, b"cuStreamBeginCapture_v2\0") },
-            cuThreadExchangeStreamCaptureMode: unsafe { super::loader::symbol(lib, b"cuThreadExchangeStreamCaptureMode\0") },
+            cuThreadExchangeStreamCaptureMode: unsafe {
+                super::loader::symbol(lib, b"cuThreadExchangeStreamCaptureMode\0")
+            },
             cuStreamEndCapture: unsafe { super::loader::symbol(lib, b"cuStreamEndCapture\0") },
             cuStreamIsCapturing: unsafe { super::loader::symbol(lib, b"cuStreamIsCapturing\0") },
             cuStreamGetCaptureInfo: unsafe { super::loader::symbol(lib, b"cuStreamGetCaptureInfo\0") },
             cuStreamGetCaptureInfo_v2: unsafe { super::loader::symbol(lib, b"cuStreamGetCaptureInfo_v2\0") },
-            cuStreamUpdateCaptureDependencies: unsafe { super::loader::symbol(lib, b"cuStreamUpdateCaptureDependencies\0") },
+            cuStreamUpdateCaptureDependencies: unsafe {
+                super::loader::symbol(lib, b"cuStreamUpdateCaptureDependencies\0")
+            },
             cuStreamAttachMemAsync: unsafe { super::loader::symbol(lib, b"cuStreamAttachMemAsync\0") },
             cuStreamQuery: unsafe { super::loader::symbol(lib, b"cuStreamQuery\0") },
             cuStreamSynchronize: unsafe { super::loader::symbol(lib, b"cuStreamSynchronize\0") },
@@ -591,13 +1978,23 @@ impl Table {
             cuEventDestroy_v2: unsafe { super::loader::symbol(lib, b"cuEventDestroy_v2\0") },
             cuEventElapsedTime: unsafe { super::loader::symbol(lib, b"cuEventElapsedTime\0") },
             cuImportExternalMemory: unsafe { super::loader::symbol(lib, b"cuImportExternalMemory\0") },
-            cuExternalMemoryGetMappedBuffer: unsafe { super::loader::symbol(lib, b"cuExternalMemoryGetMappedBuffer\0") },
-            cuExternalMemoryGetMappedMipmappedArray: unsafe { super::loader::symbol(lib, b"cuExternalMemoryGetMappedMipmappedArray\0") },
+            cuExternalMemoryGetMappedBuffer: unsafe {
+                super::loader::symbol(lib, b"cuExternalMemoryGetMappedBuffer\0")
+            },
+            cuExternalMemoryGetMappedMipmappedArray: unsafe {
+                super::loader::symbol(lib, b"cuExternalMemoryGetMappedMipmappedArray\0")
+            },
             cuDestroyExternalMemory: unsafe { super::loader::symbol(lib, b"cuDestroyExternalMemory\0") },
             cuImportExternalSemaphore: unsafe { super::loader::symbol(lib, b"cuImportExternalSemaphore\0") },
-            cuSignalExternalSemaphoresAsync: unsafe { super::loader::symbol(lib, b"cuSignalExternalSemaphoresAsync\0") },
-            cuWaitExternalSemaphoresAsync: unsafe { super::loader::symbol(lib, b"cuWaitExternalSemaphoresAsync\0") },
-            cuDestroyExternalSemaphore: unsafe { super::loader::symbol(lib, b"cuDestroyExternalSemaphore\0") },
+            cuSignalExternalSemaphoresAsync: unsafe {
+                super::loader::symbol(lib, b"cuSignalExternalSemaphoresAsync\0")
+            },
+            cuWaitExternalSemaphoresAsync: unsafe {
+                super::loader::symbol(lib, b"cuWaitExternalSemaphoresAsync\0")
+            },
+            cuDestroyExternalSemaphore: unsafe {
+                super::loader::symbol(lib, b"cuDestroyExternalSemaphore\0")
+            },
             cuStreamWaitValue32: unsafe { super::loader::symbol(lib, b"cuStreamWaitValue32\0") },
             cuStreamWaitValue64: unsafe { super::loader::symbol(lib, b"cuStreamWaitValue64\0") },
             cuStreamWriteValue32: unsafe { super::loader::symbol(lib, b"cuStreamWriteValue32\0") },
@@ -610,7 +2007,9 @@ impl Table {
             cuFuncGetModule: unsafe { super::loader::symbol(lib, b"cuFuncGetModule\0") },
             cuLaunchKernel: unsafe { super::loader::symbol(lib, b"cuLaunchKernel\0") },
             cuLaunchCooperativeKernel: unsafe { super::loader::symbol(lib, b"cuLaunchCooperativeKernel\0") },
-            cuLaunchCooperativeKernelMultiDevice: unsafe { super::loader::symbol(lib, b"cuLaunchCooperativeKernelMultiDevice\0") },
+            cuLaunchCooperativeKernelMultiDevice: unsafe {
+                super::loader::symbol(lib, b"cuLaunchCooperativeKernelMultiDevice\0")
+            },
             cuLaunchHostFunc: unsafe { super::loader::symbol(lib, b"cuLaunchHostFunc\0") },
             cuFuncSetBlockShape: unsafe { super::loader::symbol(lib, b"cuFuncSetBlockShape\0") },
             cuFuncSetSharedSize: unsafe { super::loader::symbol(lib, b"cuFuncSetSharedSize\0") },
@@ -624,80 +2023,162 @@ impl Table {
             cuParamSetTexRef: unsafe { super::loader::symbol(lib, b"cuParamSetTexRef\0") },
             cuGraphCreate: unsafe { super::loader::symbol(lib, b"cuGraphCreate\0") },
             cuGraphAddKernelNode: unsafe { super::loader::symbol(lib, b"cuGraphAddKernelNode\0") },
-            cuGraphKernelNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphKernelNodeGetParams\0") },
-            cuGraphKernelNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphKernelNodeSetParams\0") },
+            cuGraphKernelNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphKernelNodeGetParams\0")
+            },
+            cuGraphKernelNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphKernelNodeSetParams\0")
+            },
             cuGraphAddMemcpyNode: unsafe { super::loader::symbol(lib, b"cuGraphAddMemcpyNode\0") },
-            cuGraphMemcpyNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemcpyNodeGetParams\0") },
-            cuGraphMemcpyNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemcpyNodeSetParams\0") },
+            cuGraphMemcpyNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemcpyNodeGetParams\0")
+            },
+            cuGraphMemcpyNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemcpyNodeSetParams\0")
+            },
             cuGraphAddMemsetNode: unsafe { super::loader::symbol(lib, b"cuGraphAddMemsetNode\0") },
-            cuGraphMemsetNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemsetNodeGetParams\0") },
-            cuGraphMemsetNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemsetNodeSetParams\0") },
+            cuGraphMemsetNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemsetNodeGetParams\0")
+            },
+            cuGraphMemsetNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemsetNodeSetParams\0")
+            },
             cuGraphAddHostNode: unsafe { super::loader::symbol(lib, b"cuGraphAddHostNode\0") },
             cuGraphHostNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphHostNodeGetParams\0") },
             cuGraphHostNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphHostNodeSetParams\0") },
             cuGraphAddChildGraphNode: unsafe { super::loader::symbol(lib, b"cuGraphAddChildGraphNode\0") },
-            cuGraphChildGraphNodeGetGraph: unsafe { super::loader::symbol(lib, b"cuGraphChildGraphNodeGetGraph\0") },
+            cuGraphChildGraphNodeGetGraph: unsafe {
+                super::loader::symbol(lib, b"cuGraphChildGraphNodeGetGraph\0")
+            },
             cuGraphAddEmptyNode: unsafe { super::loader::symbol(lib, b"cuGraphAddEmptyNode\0") },
             cuGraphAddEventRecordNode: unsafe { super::loader::symbol(lib, b"cuGraphAddEventRecordNode\0") },
-            cuGraphEventRecordNodeGetEvent: unsafe { super::loader::symbol(lib, b"cuGraphEventRecordNodeGetEvent\0") },
-            cuGraphEventRecordNodeSetEvent: unsafe { super::loader::symbol(lib, b"cuGraphEventRecordNodeSetEvent\0") },
+            cuGraphEventRecordNodeGetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphEventRecordNodeGetEvent\0")
+            },
+            cuGraphEventRecordNodeSetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphEventRecordNodeSetEvent\0")
+            },
             cuGraphAddEventWaitNode: unsafe { super::loader::symbol(lib, b"cuGraphAddEventWaitNode\0") },
-            cuGraphEventWaitNodeGetEvent: unsafe { super::loader::symbol(lib, b"cuGraphEventWaitNodeGetEvent\0") },
-            cuGraphEventWaitNodeSetEvent: unsafe { super::loader::symbol(lib, b"cuGraphEventWaitNodeSetEvent\0") },
-            cuGraphAddExternalSemaphoresSignalNode: unsafe { super::loader::symbol(lib, b"cuGraphAddExternalSemaphoresSignalNode\0") },
-            cuGraphExternalSemaphoresSignalNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphExternalSemaphoresSignalNodeGetParams\0") },
-            cuGraphExternalSemaphoresSignalNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExternalSemaphoresSignalNodeSetParams\0") },
-            cuGraphAddExternalSemaphoresWaitNode: unsafe { super::loader::symbol(lib, b"cuGraphAddExternalSemaphoresWaitNode\0") },
-            cuGraphExternalSemaphoresWaitNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphExternalSemaphoresWaitNodeGetParams\0") },
-            cuGraphExternalSemaphoresWaitNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExternalSemaphoresWaitNodeSetParams\0") },
+            cuGraphEventWaitNodeGetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphEventWaitNodeGetEvent\0")
+            },
+            cuGraphEventWaitNodeSetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphEventWaitNodeSetEvent\0")
+            },
+            cuGraphAddExternalSemaphoresSignalNode: unsafe {
+                super::loader::symbol(lib, b"cuGraphAddExternalSemaphoresSignalNode\0")
+            },
+            cuGraphExternalSemaphoresSignalNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExternalSemaphoresSignalNodeGetParams\0")
+            },
+            cuGraphExternalSemaphoresSignalNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExternalSemaphoresSignalNodeSetParams\0")
+            },
+            cuGraphAddExternalSemaphoresWaitNode: unsafe {
+                super::loader::symbol(lib, b"cuGraphAddExternalSemaphoresWaitNode\0")
+            },
+            cuGraphExternalSemaphoresWaitNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExternalSemaphoresWaitNodeGetParams\0")
+            },
+            cuGraphExternalSemaphoresWaitNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExternalSemaphoresWaitNodeSetParams\0")
+            },
             cuGraphAddMemAllocNode: unsafe { super::loader::symbol(lib, b"cuGraphAddMemAllocNode\0") },
-            cuGraphMemAllocNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemAllocNodeGetParams\0") },
+            cuGraphMemAllocNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemAllocNodeGetParams\0")
+            },
             cuGraphAddMemFreeNode: unsafe { super::loader::symbol(lib, b"cuGraphAddMemFreeNode\0") },
-            cuGraphMemFreeNodeGetParams: unsafe { super::loader::symbol(lib, b"cuGraphMemFreeNodeGetParams\0") },
+            cuGraphMemFreeNodeGetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphMemFreeNodeGetParams\0")
+            },
             cuDeviceGraphMemTrim: unsafe { super::loader::symbol(lib, b"cuDeviceGraphMemTrim\0") },
-            cuDeviceGetGraphMemAttribute: unsafe { super::loader::symbol(lib, b"cuDeviceGetGraphMemAttribute\0") },
-            cuDeviceSetGraphMemAttribute: unsafe { super::loader::symbol(lib, b"cuDeviceSetGraphMemAttribute\0") },
+            cuDeviceGetGraphMemAttribute: unsafe {
+                super::loader::symbol(lib, b"cuDeviceGetGraphMemAttribute\0")
+            },
+            cuDeviceSetGraphMemAttribute: unsafe {
+                super::loader::symbol(lib, b"cuDeviceSetGraphMemAttribute\0")
+            },
             cuGraphClone: unsafe { super::loader::symbol(lib, b"cuGraphClone\0") },
             cuGraphNodeFindInClone: unsafe { super::loader::symbol(lib, b"cuGraphNodeFindInClone\0") },
             cuGraphNodeGetType: unsafe { super::loader::symbol(lib, b"cuGraphNodeGetType\0") },
             cuGraphGetNodes: unsafe { super::loader::symbol(lib, b"cuGraphGetNodes\0") },
             cuGraphGetRootNodes: unsafe { super::loader::symbol(lib, b"cuGraphGetRootNodes\0") },
             cuGraphGetEdges: unsafe { super::loader::symbol(lib, b"cuGraphGetEdges\0") },
-            cuGraphNodeGetDependencies: unsafe { super::loader::symbol(lib, b"cuGraphNodeGetDependencies\0") },
-            cuGraphNodeGetDependentNodes: unsafe { super::loader::symbol(lib, b"cuGraphNodeGetDependentNodes\0") },
+            cuGraphNodeGetDependencies: unsafe {
+                super::loader::symbol(lib, b"cuGraphNodeGetDependencies\0")
+            },
+            cuGraphNodeGetDependentNodes: unsafe {
+                super::loader::symbol(lib, b"cuGraphNodeGetDependentNodes\0")
+            },
             cuGraphAddDependencies: unsafe { super::loader::symbol(lib, b"cuGraphAddDependencies\0") },
             cuGraphRemoveDependencies: unsafe { super::loader::symbol(lib, b"cuGraphRemoveDependencies\0") },
             cuGraphDestroyNode: unsafe { super::loader::symbol(lib, b"cuGraphDestroyNode\0") },
             cuGraphInstantiate_v2: unsafe { super::loader::symbol(lib, b"cuGraphInstantiate_v2\0") },
-            cuGraphInstantiateWithFlags: unsafe { super::loader::symbol(lib, b"cuGraphInstantiateWithFlags\0") },
-            cuGraphExecKernelNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecKernelNodeSetParams\0") },
-            cuGraphExecMemcpyNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecMemcpyNodeSetParams\0") },
-            cuGraphExecMemsetNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecMemsetNodeSetParams\0") },
-            cuGraphExecHostNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecHostNodeSetParams\0") },
-            cuGraphExecChildGraphNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecChildGraphNodeSetParams\0") },
-            cuGraphExecEventRecordNodeSetEvent: unsafe { super::loader::symbol(lib, b"cuGraphExecEventRecordNodeSetEvent\0") },
-            cuGraphExecEventWaitNodeSetEvent: unsafe { super::loader::symbol(lib, b"cuGraphExecEventWaitNodeSetEvent\0") },
-            cuGraphExecExternalSemaphoresSignalNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecExternalSemaphoresSignalNodeSetParams\0") },
-            cuGraphExecExternalSemaphoresWaitNodeSetParams: unsafe { super::loader::symbol(lib, b"cuGraphExecExternalSemaphoresWaitNodeSetParams\0") },
+            cuGraphInstantiateWithFlags: unsafe {
+                super::loader::symbol(lib, b"cuGraphInstantiateWithFlags\0")
+            },
+            cuGraphExecKernelNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecKernelNodeSetParams\0")
+            },
+            cuGraphExecMemcpyNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecMemcpyNodeSetParams\0")
+            },
+            cuGraphExecMemsetNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecMemsetNodeSetParams\0")
+            },
+            cuGraphExecHostNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecHostNodeSetParams\0")
+            },
+            cuGraphExecChildGraphNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecChildGraphNodeSetParams\0")
+            },
+            cuGraphExecEventRecordNodeSetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecEventRecordNodeSetEvent\0")
+            },
+            cuGraphExecEventWaitNodeSetEvent: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecEventWaitNodeSetEvent\0")
+            },
+            cuGraphExecExternalSemaphoresSignalNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecExternalSemaphoresSignalNodeSetParams\0")
+            },
+            cuGraphExecExternalSemaphoresWaitNodeSetParams: unsafe {
+                super::loader::symbol(lib, b"cuGraphExecExternalSemaphoresWaitNodeSetParams\0")
+            },
             cuGraphUpload: unsafe { super::loader::symbol(lib, b"cuGraphUpload\0") },
             cuGraphLaunch: unsafe { super::loader::symbol(lib, b"cuGraphLaunch\0") },
             cuGraphExecDestroy: unsafe { super::loader::symbol(lib, b"cuGraphExecDestroy\0") },
             cuGraphDestroy: unsafe { super::loader::symbol(lib, b"cuGraphDestroy\0") },
             cuGraphExecUpdate: unsafe { super::loader::symbol(lib, b"cuGraphExecUpdate\0") },
-            cuGraphKernelNodeCopyAttributes: unsafe { super::loader::symbol(lib, b"cuGraphKernelNodeCopyAttributes\0") },
-            cuGraphKernelNodeGetAttribute: unsafe { super::loader::symbol(lib, b"cuGraphKernelNodeGetAttribute\0") },
-            cuGraphKernelNodeSetAttribute: unsafe { super::loader::symbol(lib, b"cuGraphKernelNodeSetAttribute\0") },
+            cuGraphKernelNodeCopyAttributes: unsafe {
+                super::loader::symbol(lib, b"cuGraphKernelNodeCopyAttributes\0")
+            },
+            cuGraphKernelNodeGetAttribute: unsafe {
+                super::loader::symbol(lib, b"cuGraphKernelNodeGetAttribute\0")
+            },
+            cuGraphKernelNodeSetAttribute: unsafe {
+                super::loader::symbol(lib, b"cuGraphKernelNodeSetAttribute\0")
+            },
             cuGraphDebugDotPrint: unsafe { super::loader::symbol(lib, b"cuGraphDebugDotPrint\0") },
             cuUserObjectCreate: unsafe { super::loader::symbol(lib, b"cuUserObjectCreate\0") },
             cuUserObjectRetain: unsafe { super::loader::symbol(lib, b"cuUserObjectRetain\0") },
             cuUserObjectRelease: unsafe { super::loader::symbol(lib, b"cuUserObjectRelease\0") },
             cuGraphRetainUserObject: unsafe { super::loader::symbol(lib, b"cuGraphRetainUserObject\0") },
             cuGraphReleaseUserObject: unsafe { super::loader::symbol(lib, b"cuGraphReleaseUserObject\0") },
-            cuOccupancyMaxActiveBlocksPerMultiprocessor: unsafe { super::loader::symbol(lib, b"cuOccupancyMaxActiveBlocksPerMultiprocessor\0") },
-            cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: unsafe { super::loader::symbol(lib, b"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags\0") },
-            cuOccupancyMaxPotentialBlockSize: unsafe { super::loader::symbol(lib, b"cuOccupancyMaxPotentialBlockSize\0") },
-            cuOccupancyMaxPotentialBlockSizeWithFlags: unsafe { super::loader::symbol(lib, b"cuOccupancyMaxPotentialBlockSizeWithFlags\0") },
-            cuOccupancyAvailableDynamicSMemPerBlock: unsafe { super::loader::symbol(lib, b"cuOccupancyAvailableDynamicSMemPerBlock\0") },
+            cuOccupancyMaxActiveBlocksPerMultiprocessor: unsafe {
+                super::loader::symbol(lib, b"cuOccupancyMaxActiveBlocksPerMultiprocessor\0")
+            },
+            cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: unsafe {
+                super::loader::symbol(lib, b"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags\0")
+            },
+            cuOccupancyMaxPotentialBlockSize: unsafe {
+                super::loader::symbol(lib, b"cuOccupancyMaxPotentialBlockSize\0")
+            },
+            cuOccupancyMaxPotentialBlockSizeWithFlags: unsafe {
+                super::loader::symbol(lib, b"cuOccupancyMaxPotentialBlockSizeWithFlags\0")
+            },
+            cuOccupancyAvailableDynamicSMemPerBlock: unsafe {
+                super::loader::symbol(lib, b"cuOccupancyAvailableDynamicSMemPerBlock\0")
+            },
             cuTexRefSetArray: unsafe { super::loader::symbol(lib, b"cuTexRefSetArray\0") },
             cuTexRefSetMipmappedArray: unsafe { super::loader::symbol(lib, b"cuTexRefSetMipmappedArray\0") },
             cuTexRefSetAddress_v2: unsafe { super::loader::symbol(lib, b"cuTexRefSetAddress_v2\0") },
@@ -705,9 +2186,15 @@ impl Table {
             cuTexRefSetFormat: unsafe { super::loader::symbol(lib, b"cuTexRefSetFormat\0") },
             cuTexRefSetAddressMode: unsafe { super::loader::symbol(lib, b"cuTexRefSetAddressMode\0") },
             cuTexRefSetFilterMode: unsafe { super::loader::symbol(lib, b"cuTexRefSetFilterMode\0") },
-            cuTexRefSetMipmapFilterMode: unsafe { super::loader::symbol(lib, b"cuTexRefSetMipmapFilterMode\0") },
-            cuTexRefSetMipmapLevelBias: unsafe { super::loader::symbol(lib, b"cuTexRefSetMipmapLevelBias\0") },
-            cuTexRefSetMipmapLevelClamp: unsafe { super::loader::symbol(lib, b"cuTexRefSetMipmapLevelClamp\0") },
+            cuTexRefSetMipmapFilterMode: unsafe {
+                super::loader::symbol(lib, b"cuTexRefSetMipmapFilterMode\0")
+            },
+            cuTexRefSetMipmapLevelBias: unsafe {
+                super::loader::symbol(lib, b"cuTexRefSetMipmapLevelBias\0")
+            },
+            cuTexRefSetMipmapLevelClamp: unsafe {
+                super::loader::symbol(lib, b"cuTexRefSetMipmapLevelClamp\0")
+            },
             cuTexRefSetMaxAnisotropy: unsafe { super::loader::symbol(lib, b"cuTexRefSetMaxAnisotropy\0") },
             cuTexRefSetBorderColor: unsafe { super::loader::symbol(lib, b"cuTexRefSetBorderColor\0") },
             cuTexRefSetFlags: unsafe { super::loader::symbol(lib, b"cuTexRefSetFlags\0") },
@@ -717,9 +2204,15 @@ impl Table {
             cuTexRefGetAddressMode: unsafe { super::loader::symbol(lib, b"cuTexRefGetAddressMode\0") },
             cuTexRefGetFilterMode: unsafe { super::loader::symbol(lib, b"cuTexRefGetFilterMode\0") },
             cuTexRefGetFormat: unsafe { super::loader::symbol(lib, b"cuTexRefGetFormat\0") },
-            cuTexRefGetMipmapFilterMode: unsafe { super::loader::symbol(lib, b"cuTexRefGetMipmapFilterMode\0") },
-            cuTexRefGetMipmapLevelBias: unsafe { super::loader::symbol(lib, b"cuTexRefGetMipmapLevelBias\0") },
-            cuTexRefGetMipmapLevelClamp: unsafe { super::loader::symbol(lib, b"cuTexRefGetMipmapLevelClamp\0") },
+            cuTexRefGetMipmapFilterMode: unsafe {
+                super::loader::symbol(lib, b"cuTexRefGetMipmapFilterMode\0")
+            },
+            cuTexRefGetMipmapLevelBias: unsafe {
+                super::loader::symbol(lib, b"cuTexRefGetMipmapLevelBias\0")
+            },
+            cuTexRefGetMipmapLevelClamp: unsafe {
+                super::loader::symbol(lib, b"cuTexRefGetMipmapLevelClamp\0")
+            },
             cuTexRefGetMaxAnisotropy: unsafe { super::loader::symbol(lib, b"cuTexRefGetMaxAnisotropy\0") },
             cuTexRefGetBorderColor: unsafe { super::loader::symbol(lib, b"cuTexRefGetBorderColor\0") },
             cuTexRefGetFlags: unsafe { super::loader::symbol(lib, b"cuTexRefGetFlags\0") },
@@ -729,21 +2222,37 @@ impl Table {
             cuSurfRefGetArray: unsafe { super::loader::symbol(lib, b"cuSurfRefGetArray\0") },
             cuTexObjectCreate: unsafe { super::loader::symbol(lib, b"cuTexObjectCreate\0") },
             cuTexObjectDestroy: unsafe { super::loader::symbol(lib, b"cuTexObjectDestroy\0") },
-            cuTexObjectGetResourceDesc: unsafe { super::loader::symbol(lib, b"cuTexObjectGetResourceDesc\0") },
+            cuTexObjectGetResourceDesc: unsafe {
+                super::loader::symbol(lib, b"cuTexObjectGetResourceDesc\0")
+            },
             cuTexObjectGetTextureDesc: unsafe { super::loader::symbol(lib, b"cuTexObjectGetTextureDesc\0") },
-            cuTexObjectGetResourceViewDesc: unsafe { super::loader::symbol(lib, b"cuTexObjectGetResourceViewDesc\0") },
+            cuTexObjectGetResourceViewDesc: unsafe {
+                super::loader::symbol(lib, b"cuTexObjectGetResourceViewDesc\0")
+            },
             cuSurfObjectCreate: unsafe { super::loader::symbol(lib, b"cuSurfObjectCreate\0") },
             cuSurfObjectDestroy: unsafe { super::loader::symbol(lib, b"cuSurfObjectDestroy\0") },
-            cuSurfObjectGetResourceDesc: unsafe { super::loader::symbol(lib, b"cuSurfObjectGetResourceDesc\0") },
+            cuSurfObjectGetResourceDesc: unsafe {
+                super::loader::symbol(lib, b"cuSurfObjectGetResourceDesc\0")
+            },
             cuDeviceCanAccessPeer: unsafe { super::loader::symbol(lib, b"cuDeviceCanAccessPeer\0") },
             cuCtxEnablePeerAccess: unsafe { super::loader::symbol(lib, b"cuCtxEnablePeerAccess\0") },
             cuCtxDisablePeerAccess: unsafe { super::loader::symbol(lib, b"cuCtxDisablePeerAccess\0") },
             cuDeviceGetP2PAttribute: unsafe { super::loader::symbol(lib, b"cuDeviceGetP2PAttribute\0") },
-            cuGraphicsUnregisterResource: unsafe { super::loader::symbol(lib, b"cuGraphicsUnregisterResource\0") },
-            cuGraphicsSubResourceGetMappedArray: unsafe { super::loader::symbol(lib, b"cuGraphicsSubResourceGetMappedArray\0") },
-            cuGraphicsResourceGetMappedMipmappedArray: unsafe { super::loader::symbol(lib, b"cuGraphicsResourceGetMappedMipmappedArray\0") },
-            cuGraphicsResourceGetMappedPointer_v2: unsafe { super::loader::symbol(lib, b"cuGraphicsResourceGetMappedPointer_v2\0") },
-            cuGraphicsResourceSetMapFlags_v2: unsafe { super::loader::symbol(lib, b"cuGraphicsResourceSetMapFlags_v2\0") },
+            cuGraphicsUnregisterResource: unsafe {
+                super::loader::symbol(lib, b"cuGraphicsUnregisterResource\0")
+            },
+            cuGraphicsSubResourceGetMappedArray: unsafe {
+                super::loader::symbol(lib, b"cuGraphicsSubResourceGetMappedArray\0")
+            },
+            cuGraphicsResourceGetMappedMipmappedArray: unsafe {
+                super::loader::symbol(lib, b"cuGraphicsResourceGetMappedMipmappedArray\0")
+            },
+            cuGraphicsResourceGetMappedPointer_v2: unsafe {
+                super::loader::symbol(lib, b"cuGraphicsResourceGetMappedPointer_v2\0")
+            },
+            cuGraphicsResourceSetMapFlags_v2: unsafe {
+                super::loader::symbol(lib, b"cuGraphicsResourceSetMapFlags_v2\0")
+            },
             cuGraphicsMapResources: unsafe { super::loader::symbol(lib, b"cuGraphicsMapResources\0") },
             cuGraphicsUnmapResources: unsafe { super::loader::symbol(lib, b"cuGraphicsUnmapResources\0") },
             cuGetProcAddress: unsafe { super::loader::symbol(lib, b"cuGetProcAddress\0") },
@@ -1158,7 +2667,9 @@ pub(crate) fn code_name(e: CUresult) -> &'static [u8] {
         cudaError_enum::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY => b"CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY\0",
         cudaError_enum::CUDA_ERROR_INVALID_SOURCE => b"CUDA_ERROR_INVALID_SOURCE\0",
         cudaError_enum::CUDA_ERROR_FILE_NOT_FOUND => b"CUDA_ERROR_FILE_NOT_FOUND\0",
-        cudaError_enum::CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND => b"CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND\0",
+        cudaError_enum::CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND => {
+            b"CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND\0"
+        }
         cudaError_enum::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED => b"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED\0",
         cudaError_enum::CUDA_ERROR_OPERATING_SYSTEM => b"CUDA_ERROR_OPERATING_SYSTEM\0",
         cudaError_enum::CUDA_ERROR_INVALID_HANDLE => b"CUDA_ERROR_INVALID_HANDLE\0",
@@ -1168,14 +2679,18 @@ pub(crate) fn code_name(e: CUresult) -> &'static [u8] {
         cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS => b"CUDA_ERROR_ILLEGAL_ADDRESS\0",
         cudaError_enum::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => b"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\0",
         cudaError_enum::CUDA_ERROR_LAUNCH_TIMEOUT => b"CUDA_ERROR_LAUNCH_TIMEOUT\0",
-        cudaError_enum::CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING => b"CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING\0",
+        cudaError_enum::CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING => {
+            b"CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING\0"
+        }
         cudaError_enum::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => b"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED\0",
         cudaError_enum::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => b"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED\0",
         cudaError_enum::CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE => b"CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE\0",
         cudaError_enum::CUDA_ERROR_CONTEXT_IS_DESTROYED => b"CUDA_ERROR_CONTEXT_IS_DESTROYED\0",
         cudaError_enum::CUDA_ERROR_ASSERT => b"CUDA_ERROR_ASSERT\0",
         cudaError_enum::CUDA_ERROR_TOO_MANY_PEERS => b"CUDA_ERROR_TOO_MANY_PEERS\0",
-        cudaError_enum::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED => b"CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED\0",
+        cudaError_enum::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED => {
+            b"CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED\0"
+        }
         cudaError_enum::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED => b"CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED\0",
         cudaError_enum::CUDA_ERROR_HARDWARE_STACK_ERROR => b"CUDA_ERROR_HARDWARE_STACK_ERROR\0",
         cudaError_enum::CUDA_ERROR_ILLEGAL_INSTRUCTION => b"CUDA_ERROR_ILLEGAL_INSTRUCTION\0",
@@ -1183,12 +2698,16 @@ pub(crate) fn code_name(e: CUresult) -> &'static [u8] {
         cudaError_enum::CUDA_ERROR_INVALID_ADDRESS_SPACE => b"CUDA_ERROR_INVALID_ADDRESS_SPACE\0",
         cudaError_enum::CUDA_ERROR_INVALID_PC => b"CUDA_ERROR_INVALID_PC\0",
         cudaError_enum::CUDA_ERROR_LAUNCH_FAILED => b"CUDA_ERROR_LAUNCH_FAILED\0",
-        cudaError_enum::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => b"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE\0",
+        cudaError_enum::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
+            b"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE\0"
+        }
         cudaError_enum::CUDA_ERROR_NOT_PERMITTED => b"CUDA_ERROR_NOT_PERMITTED\0",
         cudaError_enum::CUDA_ERROR_NOT_SUPPORTED => b"CUDA_ERROR_NOT_SUPPORTED\0",
         cudaError_enum::CUDA_ERROR_SYSTEM_NOT_READY => b"CUDA_ERROR_SYSTEM_NOT_READY\0",
         cudaError_enum::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH => b"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH\0",
-        cudaError_enum::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE => b"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\0",
+        cudaError_enum::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE => {
+            b"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\0"
+        }
         cudaError_enum::CUDA_ERROR_MPS_CONNECTION_FAILED => b"CUDA_ERROR_MPS_CONNECTION_FAILED\0",
         cudaError_enum::CUDA_ERROR_MPS_RPC_FAILURE => b"CUDA_ERROR_MPS_RPC_FAILURE\0",
         cudaError_enum::CUDA_ERROR_MPS_SERVER_NOT_READY => b"CUDA_ERROR_MPS_SERVER_NOT_READY\0",
@@ -1212,7 +2731,10 @@ pub(crate) fn code_name(e: CUresult) -> &'static [u8] {
 
 /// The driver's `cuGetErrorString`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuGetErrorString(
+    error: CUresult,
+    pStr: *mut *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuGetErrorString {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1224,7 +2746,10 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::s
 
 /// The driver's `cuGetErrorName`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuGetErrorName(
+    error: CUresult,
+    pStr: *mut *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuGetErrorName {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1280,7 +2805,11 @@ pub unsafe extern "C" fn cuDeviceGetCount(count: *mut ::std::os::raw::c_int) -> 
 
 /// The driver's `cuDeviceGetName`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetName(name: *mut ::std::os::raw::c_char, len: ::std::os::raw::c_int, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetName(
+    name: *mut ::std::os::raw::c_char,
+    len: ::std::os::raw::c_int,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetName {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1313,7 +2842,11 @@ pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) ->
 
 /// The driver's `cuDeviceGetLuid`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetLuid(luid: *mut ::std::os::raw::c_char, deviceNodeMask: *mut ::std::os::raw::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetLuid(
+    luid: *mut ::std::os::raw::c_char,
+    deviceNodeMask: *mut ::std::os::raw::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetLuid {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1335,7 +2868,12 @@ pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -
 
 /// The driver's `cuDeviceGetTexture1DLinearMaxWidth`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    format: CUarray_format,
+    numChannels: ::std::os::raw::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetTexture1DLinearMaxWidth {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1346,7 +2884,11 @@ pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: 
 
 /// The driver's `cuDeviceGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut ::std::os::raw::c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetAttribute(
+    pi: *mut ::std::os::raw::c_int,
+    attrib: CUdevice_attribute,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1357,7 +2899,11 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut ::std::os::raw::c_int, at
 
 /// The driver's `cuDeviceGetNvSciSyncAttributes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut ::std::os::raw::c_void, dev: CUdevice, flags: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
+    nvSciSyncAttrList: *mut ::std::os::raw::c_void,
+    dev: CUdevice,
+    flags: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetNvSciSyncAttributes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1401,7 +2947,10 @@ pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, 
 
 /// The driver's `cuFlushGPUDirectRDMAWrites`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
+pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
+    target: CUflushGPUDirectRDMAWritesTarget,
+    scope: CUflushGPUDirectRDMAWritesScope,
+) -> CUresult {
     match super::loader::driver().fns.cuFlushGPUDirectRDMAWrites {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1423,7 +2972,11 @@ pub unsafe extern "C" fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevi
 
 /// The driver's `cuDeviceComputeCapability`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut ::std::os::raw::c_int, minor: *mut ::std::os::raw::c_int, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceComputeCapability(
+    major: *mut ::std::os::raw::c_int,
+    minor: *mut ::std::os::raw::c_int,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceComputeCapability {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1456,7 +3009,10 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult
 
 /// The driver's `cuDevicePrimaryCtxSetFlags_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags_v2(
+    dev: CUdevice,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuDevicePrimaryCtxSetFlags_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1467,7 +3023,11 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: ::s
 
 /// The driver's `cuDevicePrimaryCtxGetState`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut ::std::os::raw::c_uint, active: *mut ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
+    dev: CUdevice,
+    flags: *mut ::std::os::raw::c_uint,
+    active: *mut ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuDevicePrimaryCtxGetState {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1489,7 +3049,11 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
 
 /// The driver's `cuDeviceGetExecAffinitySupport`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(pi: *mut ::std::os::raw::c_int, type_: CUexecAffinityType, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
+    pi: *mut ::std::os::raw::c_int,
+    type_: CUexecAffinityType,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetExecAffinitySupport {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1500,7 +3064,11 @@ pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(pi: *mut ::std::os::raw:
 
 /// The driver's `cuCtxCreate_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuCtxCreate_v2(
+    pctx: *mut CUcontext,
+    flags: ::std::os::raw::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxCreate_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1511,7 +3079,13 @@ pub unsafe extern "C" fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: ::std::os::
 
 /// The driver's `cuCtxCreate_v3`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: ::std::os::raw::c_int, flags: ::std::os::raw::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuCtxCreate_v3(
+    pctx: *mut CUcontext,
+    paramsArray: *mut CUexecAffinityParam,
+    numParams: ::std::os::raw::c_int,
+    flags: ::std::os::raw::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxCreate_v3 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1676,7 +3250,10 @@ pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUre
 
 /// The driver's `cuCtxGetApiVersion`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuCtxGetApiVersion(
+    ctx: CUcontext,
+    version: *mut ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxGetApiVersion {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1687,7 +3264,10 @@ pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut ::std:
 
 /// The driver's `cuCtxGetStreamPriorityRange`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(leastPriority: *mut ::std::os::raw::c_int, greatestPriority: *mut ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
+    leastPriority: *mut ::std::os::raw::c_int,
+    greatestPriority: *mut ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxGetStreamPriorityRange {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1709,7 +3289,10 @@ pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
 
 /// The driver's `cuCtxGetExecAffinity`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, type_: CUexecAffinityType) -> CUresult {
+pub unsafe extern "C" fn cuCtxGetExecAffinity(
+    pExecAffinity: *mut CUexecAffinityParam,
+    type_: CUexecAffinityType,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxGetExecAffinity {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1742,7 +3325,10 @@ pub unsafe extern "C" fn cuCtxDetach(ctx: CUcontext) -> CUresult {
 
 /// The driver's `cuModuleLoad`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, fname: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleLoad(
+    module: *mut CUmodule,
+    fname: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleLoad {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1753,7 +3339,10 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, fname: *const ::std
 
 /// The driver's `cuModuleLoadData`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuModuleLoadData(
+    module: *mut CUmodule,
+    image: *const ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleLoadData {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1764,7 +3353,13 @@ pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const :
 
 /// The driver's `cuModuleLoadDataEx`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const ::std::os::raw::c_void, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    module: *mut CUmodule,
+    image: *const ::std::os::raw::c_void,
+    numOptions: ::std::os::raw::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleLoadDataEx {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1775,7 +3370,10 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const
 
 /// The driver's `cuModuleLoadFatBinary`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuModuleLoadFatBinary(
+    module: *mut CUmodule,
+    fatCubin: *const ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleLoadFatBinary {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1797,7 +3395,11 @@ pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
 
 /// The driver's `cuModuleGetFunction`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetFunction(
+    hfunc: *mut CUfunction,
+    hmod: CUmodule,
+    name: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleGetFunction {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1808,7 +3410,12 @@ pub unsafe extern "C" fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmod
 
 /// The driver's `cuModuleGetGlobal_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    hmod: CUmodule,
+    name: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleGetGlobal_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1819,7 +3426,11 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mu
 
 /// The driver's `cuModuleGetTexRef`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetTexRef(
+    pTexRef: *mut CUtexref,
+    hmod: CUmodule,
+    name: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleGetTexRef {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1830,7 +3441,11 @@ pub unsafe extern "C" fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodul
 
 /// The driver's `cuModuleGetSurfRef`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetSurfRef(
+    pSurfRef: *mut CUsurfref,
+    hmod: CUmodule,
+    name: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuModuleGetSurfRef {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1841,7 +3456,12 @@ pub unsafe extern "C" fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmo
 
 /// The driver's `cuLinkCreate_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLinkCreate_v2(numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void, stateOut: *mut CUlinkState) -> CUresult {
+pub unsafe extern "C" fn cuLinkCreate_v2(
+    numOptions: ::std::os::raw::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::std::os::raw::c_void,
+    stateOut: *mut CUlinkState,
+) -> CUresult {
     match super::loader::driver().fns.cuLinkCreate_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1852,7 +3472,16 @@ pub unsafe extern "C" fn cuLinkCreate_v2(numOptions: ::std::os::raw::c_uint, opt
 
 /// The driver's `cuLinkAddData_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLinkAddData_v2(state: CUlinkState, type_: CUjitInputType, data: *mut ::std::os::raw::c_void, size: usize, name: *const ::std::os::raw::c_char, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLinkAddData_v2(
+    state: CUlinkState,
+    type_: CUjitInputType,
+    data: *mut ::std::os::raw::c_void,
+    size: usize,
+    name: *const ::std::os::raw::c_char,
+    numOptions: ::std::os::raw::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuLinkAddData_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1863,7 +3492,14 @@ pub unsafe extern "C" fn cuLinkAddData_v2(state: CUlinkState, type_: CUjitInputT
 
 /// The driver's `cuLinkAddFile_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLinkAddFile_v2(state: CUlinkState, type_: CUjitInputType, path: *const ::std::os::raw::c_char, numOptions: ::std::os::raw::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLinkAddFile_v2(
+    state: CUlinkState,
+    type_: CUjitInputType,
+    path: *const ::std::os::raw::c_char,
+    numOptions: ::std::os::raw::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuLinkAddFile_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1874,7 +3510,11 @@ pub unsafe extern "C" fn cuLinkAddFile_v2(state: CUlinkState, type_: CUjitInputT
 
 /// The driver's `cuLinkComplete`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut ::std::os::raw::c_void, sizeOut: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuLinkComplete(
+    state: CUlinkState,
+    cubinOut: *mut *mut ::std::os::raw::c_void,
+    sizeOut: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuLinkComplete {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1918,7 +3558,13 @@ pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) 
 
 /// The driver's `cuMemAllocPitch_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocPitch_v2(
+    dptr: *mut CUdeviceptr,
+    pPitch: *mut usize,
+    WidthInBytes: usize,
+    Height: usize,
+    ElementSizeBytes: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAllocPitch_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1940,7 +3586,11 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
 
 /// The driver's `cuMemGetAddressRange_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAddressRange_v2(
+    pbase: *mut CUdeviceptr,
+    psize: *mut usize,
+    dptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuMemGetAddressRange_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1951,7 +3601,10 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize:
 
 /// The driver's `cuMemAllocHost_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut ::std::os::raw::c_void, bytesize: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocHost_v2(
+    pp: *mut *mut ::std::os::raw::c_void,
+    bytesize: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAllocHost_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1973,7 +3626,11 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut ::std::os::raw::c_void) -> CUresu
 
 /// The driver's `cuMemHostAlloc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut ::std::os::raw::c_void, bytesize: usize, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostAlloc(
+    pp: *mut *mut ::std::os::raw::c_void,
+    bytesize: usize,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMemHostAlloc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1984,7 +3641,11 @@ pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut ::std::os::raw::c_void, by
 
 /// The driver's `cuMemHostGetDevicePointer_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut ::std::os::raw::c_void, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
+    pdptr: *mut CUdeviceptr,
+    p: *mut ::std::os::raw::c_void,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMemHostGetDevicePointer_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -1995,7 +3656,10 @@ pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p
 
 /// The driver's `cuMemHostGetFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemHostGetFlags(pFlags: *mut ::std::os::raw::c_uint, p: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemHostGetFlags(
+    pFlags: *mut ::std::os::raw::c_uint,
+    p: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuMemHostGetFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2006,7 +3670,11 @@ pub unsafe extern "C" fn cuMemHostGetFlags(pFlags: *mut ::std::os::raw::c_uint, 
 
 /// The driver's `cuMemAllocManaged`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocManaged(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAllocManaged {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2017,7 +3685,10 @@ pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usi
 
 /// The driver's `cuDeviceGetByPCIBusId`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const ::std::os::raw::c_char) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetByPCIBusId(
+    dev: *mut CUdevice,
+    pciBusId: *const ::std::os::raw::c_char,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetByPCIBusId {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2028,7 +3699,11 @@ pub unsafe extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *co
 
 /// The driver's `cuDeviceGetPCIBusId`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetPCIBusId(pciBusId: *mut ::std::os::raw::c_char, len: ::std::os::raw::c_int, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetPCIBusId(
+    pciBusId: *mut ::std::os::raw::c_char,
+    len: ::std::os::raw::c_int,
+    dev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetPCIBusId {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2072,7 +3747,11 @@ pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: C
 
 /// The driver's `cuIpcOpenMemHandle_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(
+    pdptr: *mut CUdeviceptr,
+    handle: CUipcMemHandle,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuIpcOpenMemHandle_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2094,7 +3773,11 @@ pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
 
 /// The driver's `cuMemHostRegister_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemHostRegister_v2(p: *mut ::std::os::raw::c_void, bytesize: usize, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostRegister_v2(
+    p: *mut ::std::os::raw::c_void,
+    bytesize: usize,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMemHostRegister_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2127,7 +3810,13 @@ pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount:
 
 /// The driver's `cuMemcpyPeer`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeer(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyPeer {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2138,7 +3827,11 @@ pub unsafe extern "C" fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcont
 
 /// The driver's `cuMemcpyHtoD_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const ::std::os::raw::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::std::os::raw::c_void,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyHtoD_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2149,7 +3842,11 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const
 
 /// The driver's `cuMemcpyDtoH_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2(dstHost: *mut ::std::os::raw::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(
+    dstHost: *mut ::std::os::raw::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyDtoH_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2160,7 +3857,11 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2(dstHost: *mut ::std::os::raw::c_void, s
 
 /// The driver's `cuMemcpyDtoD_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoD_v2(
+    dstDevice: CUdeviceptr,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyDtoD_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2171,7 +3872,12 @@ pub unsafe extern "C" fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUde
 
 /// The driver's `cuMemcpyDtoA_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyDtoA_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2182,7 +3888,12 @@ pub unsafe extern "C" fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, sr
 
 /// The driver's `cuMemcpyAtoD_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoD_v2(
+    dstDevice: CUdeviceptr,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyAtoD_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2193,7 +3904,12 @@ pub unsafe extern "C" fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarr
 
 /// The driver's `cuMemcpyHtoA_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::std::os::raw::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::std::os::raw::c_void,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyHtoA_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2204,7 +3920,12 @@ pub unsafe extern "C" fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, sr
 
 /// The driver's `cuMemcpyAtoH_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyAtoH_v2(dstHost: *mut ::std::os::raw::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoH_v2(
+    dstHost: *mut ::std::os::raw::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyAtoH_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2215,7 +3936,13 @@ pub unsafe extern "C" fn cuMemcpyAtoH_v2(dstHost: *mut ::std::os::raw::c_void, s
 
 /// The driver's `cuMemcpyAtoA_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyAtoA_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2270,7 +3997,12 @@ pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUr
 
 /// The driver's `cuMemcpyAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAsync(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2281,7 +4013,14 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteC
 
 /// The driver's `cuMemcpyPeerAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeerAsync(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyPeerAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2292,7 +4031,12 @@ pub unsafe extern "C" fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: C
 
 /// The driver's `cuMemcpyHtoDAsync_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const ::std::os::raw::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::std::os::raw::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyHtoDAsync_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2303,7 +4047,12 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *
 
 /// The driver's `cuMemcpyDtoHAsync_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(dstHost: *mut ::std::os::raw::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dstHost: *mut ::std::os::raw::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyDtoHAsync_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2314,7 +4063,12 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(dstHost: *mut ::std::os::raw::c_vo
 
 /// The driver's `cuMemcpyDtoDAsync_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dstDevice: CUdeviceptr,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyDtoDAsync_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2325,7 +4079,13 @@ pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice:
 
 /// The driver's `cuMemcpyHtoAAsync_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::std::os::raw::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::std::os::raw::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyHtoAAsync_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2336,7 +4096,13 @@ pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usiz
 
 /// The driver's `cuMemcpyAtoHAsync_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2(dstHost: *mut ::std::os::raw::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2(
+    dstHost: *mut ::std::os::raw::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpyAtoHAsync_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2369,7 +4135,10 @@ pub unsafe extern "C" fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream
 
 /// The driver's `cuMemcpy3DPeerAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpy3DPeerAsync(
+    pCopy: *const CUDA_MEMCPY3D_PEER,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemcpy3DPeerAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2380,7 +4149,11 @@ pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, h
 
 /// The driver's `cuMemsetD8_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: ::std::os::raw::c_uchar, N: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD8_v2(
+    dstDevice: CUdeviceptr,
+    uc: ::std::os::raw::c_uchar,
+    N: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD8_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2391,7 +4164,11 @@ pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: ::std::os::ra
 
 /// The driver's `cuMemsetD16_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: ::std::os::raw::c_ushort, N: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD16_v2(
+    dstDevice: CUdeviceptr,
+    us: ::std::os::raw::c_ushort,
+    N: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD16_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2402,7 +4179,11 @@ pub unsafe extern "C" fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: ::std::os::r
 
 /// The driver's `cuMemsetD32_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: ::std::os::raw::c_uint, N: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD32_v2(
+    dstDevice: CUdeviceptr,
+    ui: ::std::os::raw::c_uint,
+    N: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD32_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2413,7 +4194,13 @@ pub unsafe extern "C" fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: ::std::os::r
 
 /// The driver's `cuMemsetD2D8_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::std::os::raw::c_uchar, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::std::os::raw::c_uchar,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D8_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2424,7 +4211,13 @@ pub unsafe extern "C" fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize
 
 /// The driver's `cuMemsetD2D16_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: ::std::os::raw::c_ushort, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::std::os::raw::c_ushort,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D16_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2435,7 +4228,13 @@ pub unsafe extern "C" fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usiz
 
 /// The driver's `cuMemsetD2D32_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::std::os::raw::c_uint, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::std::os::raw::c_uint,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D32_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2446,7 +4245,12 @@ pub unsafe extern "C" fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usiz
 
 /// The driver's `cuMemsetD8Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: ::std::os::raw::c_uchar, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD8Async(
+    dstDevice: CUdeviceptr,
+    uc: ::std::os::raw::c_uchar,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD8Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2457,7 +4261,12 @@ pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: ::std::os::
 
 /// The driver's `cuMemsetD16Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: ::std::os::raw::c_ushort, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD16Async(
+    dstDevice: CUdeviceptr,
+    us: ::std::os::raw::c_ushort,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD16Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2468,7 +4277,12 @@ pub unsafe extern "C" fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: ::std::os:
 
 /// The driver's `cuMemsetD32Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: ::std::os::raw::c_uint, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dstDevice: CUdeviceptr,
+    ui: ::std::os::raw::c_uint,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD32Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2479,7 +4293,14 @@ pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: ::std::os:
 
 /// The driver's `cuMemsetD2D8Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::std::os::raw::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::std::os::raw::c_uchar,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D8Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2490,7 +4311,14 @@ pub unsafe extern "C" fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usi
 
 /// The driver's `cuMemsetD2D16Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: ::std::os::raw::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::std::os::raw::c_ushort,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D16Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2501,7 +4329,14 @@ pub unsafe extern "C" fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: us
 
 /// The driver's `cuMemsetD2D32Async`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::std::os::raw::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::std::os::raw::c_uint,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemsetD2D32Async {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2512,7 +4347,10 @@ pub unsafe extern "C" fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: us
 
 /// The driver's `cuArrayCreate_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
+pub unsafe extern "C" fn cuArrayCreate_v2(
+    pHandle: *mut CUarray,
+    pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR,
+) -> CUresult {
     match super::loader::driver().fns.cuArrayCreate_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2523,7 +4361,10 @@ pub unsafe extern "C" fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray:
 
 /// The driver's `cuArrayGetDescriptor_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
+pub unsafe extern "C" fn cuArrayGetDescriptor_v2(
+    pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR,
+    hArray: CUarray,
+) -> CUresult {
     match super::loader::driver().fns.cuArrayGetDescriptor_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2534,7 +4375,10 @@ pub unsafe extern "C" fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARR
 
 /// The driver's `cuArrayGetSparseProperties`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
+pub unsafe extern "C" fn cuArrayGetSparseProperties(
+    sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
+    array: CUarray,
+) -> CUresult {
     match super::loader::driver().fns.cuArrayGetSparseProperties {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2545,7 +4389,10 @@ pub unsafe extern "C" fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_
 
 /// The driver's `cuMipmappedArrayGetSparseProperties`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
+    mipmap: CUmipmappedArray,
+) -> CUresult {
     match super::loader::driver().fns.cuMipmappedArrayGetSparseProperties {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2556,7 +4403,11 @@ pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(sparseProperties: *
 
 /// The driver's `cuArrayGetPlane`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuArrayGetPlane(
+    pPlaneArray: *mut CUarray,
+    hArray: CUarray,
+    planeIdx: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuArrayGetPlane {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2578,7 +4429,10 @@ pub unsafe extern "C" fn cuArrayDestroy(hArray: CUarray) -> CUresult {
 
 /// The driver's `cuArray3DCreate_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
+pub unsafe extern "C" fn cuArray3DCreate_v2(
+    pHandle: *mut CUarray,
+    pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR,
+) -> CUresult {
     match super::loader::driver().fns.cuArray3DCreate_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2589,7 +4443,10 @@ pub unsafe extern "C" fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArra
 
 /// The driver's `cuArray3DGetDescriptor_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
+pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(
+    pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR,
+    hArray: CUarray,
+) -> CUresult {
     match super::loader::driver().fns.cuArray3DGetDescriptor_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2600,7 +4457,11 @@ pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_A
 
 /// The driver's `cuMipmappedArrayCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayCreate(
+    pHandle: *mut CUmipmappedArray,
+    pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR,
+    numMipmapLevels: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMipmappedArrayCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2611,7 +4472,11 @@ pub unsafe extern "C" fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, 
 
 /// The driver's `cuMipmappedArrayGetLevel`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayGetLevel(
+    pLevelArray: *mut CUarray,
+    hMipmappedArray: CUmipmappedArray,
+    level: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuMipmappedArrayGetLevel {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2633,7 +4498,13 @@ pub unsafe extern "C" fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArr
 
 /// The driver's `cuMemAddressReserve`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemAddressReserve(
+    ptr: *mut CUdeviceptr,
+    size: usize,
+    alignment: usize,
+    addr: CUdeviceptr,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAddressReserve {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2655,7 +4526,12 @@ pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUre
 
 /// The driver's `cuMemCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemCreate(
+    handle: *mut CUmemGenericAllocationHandle,
+    size: usize,
+    prop: *const CUmemAllocationProp,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2677,7 +4553,13 @@ pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> C
 
 /// The driver's `cuMemMap`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemMap(
+    ptr: CUdeviceptr,
+    size: usize,
+    offset: usize,
+    handle: CUmemGenericAllocationHandle,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemMap {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2688,7 +4570,11 @@ pub unsafe extern "C" fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, 
 
 /// The driver's `cuMemMapArrayAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: ::std::os::raw::c_uint, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemMapArrayAsync(
+    mapInfoList: *mut CUarrayMapInfo,
+    count: ::std::os::raw::c_uint,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemMapArrayAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2710,7 +4596,12 @@ pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
 
 /// The driver's `cuMemSetAccess`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemSetAccess(
+    ptr: CUdeviceptr,
+    size: usize,
+    desc: *const CUmemAccessDesc,
+    count: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemSetAccess {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2721,7 +4612,11 @@ pub unsafe extern "C" fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *co
 
 /// The driver's `cuMemGetAccess`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemGetAccess(flags: *mut ::std::os::raw::c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAccess(
+    flags: *mut ::std::os::raw::c_ulonglong,
+    location: *const CUmemLocation,
+    ptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuMemGetAccess {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2732,7 +4627,12 @@ pub unsafe extern "C" fn cuMemGetAccess(flags: *mut ::std::os::raw::c_ulonglong,
 
 /// The driver's `cuMemExportToShareableHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemExportToShareableHandle(shareableHandle: *mut ::std::os::raw::c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemExportToShareableHandle(
+    shareableHandle: *mut ::std::os::raw::c_void,
+    handle: CUmemGenericAllocationHandle,
+    handleType: CUmemAllocationHandleType,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemExportToShareableHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2743,7 +4643,11 @@ pub unsafe extern "C" fn cuMemExportToShareableHandle(shareableHandle: *mut ::st
 
 /// The driver's `cuMemImportFromShareableHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut ::std::os::raw::c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
+pub unsafe extern "C" fn cuMemImportFromShareableHandle(
+    handle: *mut CUmemGenericAllocationHandle,
+    osHandle: *mut ::std::os::raw::c_void,
+    shHandleType: CUmemAllocationHandleType,
+) -> CUresult {
     match super::loader::driver().fns.cuMemImportFromShareableHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2754,7 +4658,11 @@ pub unsafe extern "C" fn cuMemImportFromShareableHandle(handle: *mut CUmemGeneri
 
 /// The driver's `cuMemGetAllocationGranularity`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAllocationGranularity(
+    granularity: *mut usize,
+    prop: *const CUmemAllocationProp,
+    option: CUmemAllocationGranularity_flags,
+) -> CUresult {
     match super::loader::driver().fns.cuMemGetAllocationGranularity {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2765,7 +4673,10 @@ pub unsafe extern "C" fn cuMemGetAllocationGranularity(granularity: *mut usize, 
 
 /// The driver's `cuMemGetAllocationPropertiesFromHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
+    prop: *mut CUmemAllocationProp,
+    handle: CUmemGenericAllocationHandle,
+) -> CUresult {
     match super::loader::driver().fns.cuMemGetAllocationPropertiesFromHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2776,7 +4687,10 @@ pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmem
 
 /// The driver's `cuMemRetainAllocationHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemRetainAllocationHandle(
+    handle: *mut CUmemGenericAllocationHandle,
+    addr: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuMemRetainAllocationHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2798,7 +4712,11 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) ->
 
 /// The driver's `cuMemAllocAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocAsync(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAllocAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2820,7 +4738,11 @@ pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usi
 
 /// The driver's `cuMemPoolSetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolSetAttribute(
+    pool: CUmemoryPool,
+    attr: CUmemPool_attribute,
+    value: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolSetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2831,7 +4753,11 @@ pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPo
 
 /// The driver's `cuMemPoolGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolGetAttribute(
+    pool: CUmemoryPool,
+    attr: CUmemPool_attribute,
+    value: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2842,7 +4768,11 @@ pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPo
 
 /// The driver's `cuMemPoolSetAccess`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolSetAccess(
+    pool: CUmemoryPool,
+    map: *const CUmemAccessDesc,
+    count: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolSetAccess {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2853,7 +4783,11 @@ pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUme
 
 /// The driver's `cuMemPoolGetAccess`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolGetAccess(
+    flags: *mut CUmemAccess_flags,
+    memPool: CUmemoryPool,
+    location: *mut CUmemLocation,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolGetAccess {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2864,7 +4798,10 @@ pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPo
 
 /// The driver's `cuMemPoolCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolCreate(
+    pool: *mut CUmemoryPool,
+    poolProps: *const CUmemPoolProps,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2886,7 +4823,12 @@ pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
 
 /// The driver's `cuMemAllocFromPoolAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    pool: CUmemoryPool,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAllocFromPoolAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2897,7 +4839,12 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesiz
 
 /// The driver's `cuMemPoolExportToShareableHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(handle_out: *mut ::std::os::raw::c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
+    handle_out: *mut ::std::os::raw::c_void,
+    pool: CUmemoryPool,
+    handleType: CUmemAllocationHandleType,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolExportToShareableHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2908,7 +4855,12 @@ pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(handle_out: *mut ::std
 
 /// The driver's `cuMemPoolImportFromShareableHandle`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut ::std::os::raw::c_void, handleType: CUmemAllocationHandleType, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
+    pool_out: *mut CUmemoryPool,
+    handle: *mut ::std::os::raw::c_void,
+    handleType: CUmemAllocationHandleType,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolImportFromShareableHandle {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2919,7 +4871,10 @@ pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmem
 
 /// The driver's `cuMemPoolExportPointer`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolExportPointer(
+    shareData_out: *mut CUmemPoolPtrExportData,
+    ptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolExportPointer {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2930,7 +4885,11 @@ pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtr
 
 /// The driver's `cuMemPoolImportPointer`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolImportPointer(
+    ptr_out: *mut CUdeviceptr,
+    pool: CUmemoryPool,
+    shareData: *mut CUmemPoolPtrExportData,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPoolImportPointer {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2941,7 +4900,11 @@ pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool:
 
 /// The driver's `cuPointerGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut ::std::os::raw::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerGetAttribute(
+    data: *mut ::std::os::raw::c_void,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuPointerGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2952,7 +4915,12 @@ pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut ::std::os::raw::c_void
 
 /// The driver's `cuMemPrefetchAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemPrefetchAsync(
+    devPtr: CUdeviceptr,
+    count: usize,
+    dstDevice: CUdevice,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuMemPrefetchAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2963,7 +4931,12 @@ pub unsafe extern "C" fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, d
 
 /// The driver's `cuMemAdvise`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuMemAdvise(
+    devPtr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    device: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuMemAdvise {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2974,7 +4947,13 @@ pub unsafe extern "C" fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: 
 
 /// The driver's `cuMemRangeGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemRangeGetAttribute(data: *mut ::std::os::raw::c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemRangeGetAttribute(
+    data: *mut ::std::os::raw::c_void,
+    dataSize: usize,
+    attribute: CUmem_range_attribute,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemRangeGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2985,7 +4964,14 @@ pub unsafe extern "C" fn cuMemRangeGetAttribute(data: *mut ::std::os::raw::c_voi
 
 /// The driver's `cuMemRangeGetAttributes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuMemRangeGetAttributes(data: *mut *mut ::std::os::raw::c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemRangeGetAttributes(
+    data: *mut *mut ::std::os::raw::c_void,
+    dataSizes: *mut usize,
+    attributes: *mut CUmem_range_attribute,
+    numAttributes: usize,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuMemRangeGetAttributes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -2996,7 +4982,11 @@ pub unsafe extern "C" fn cuMemRangeGetAttributes(data: *mut *mut ::std::os::raw:
 
 /// The driver's `cuPointerSetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuPointerSetAttribute(value: *const ::std::os::raw::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerSetAttribute(
+    value: *const ::std::os::raw::c_void,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuPointerSetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3007,7 +4997,12 @@ pub unsafe extern "C" fn cuPointerSetAttribute(value: *const ::std::os::raw::c_v
 
 /// The driver's `cuPointerGetAttributes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuPointerGetAttributes(numAttributes: ::std::os::raw::c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut ::std::os::raw::c_void, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerGetAttributes(
+    numAttributes: ::std::os::raw::c_uint,
+    attributes: *mut CUpointer_attribute,
+    data: *mut *mut ::std::os::raw::c_void,
+    ptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuPointerGetAttributes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3029,7 +5024,11 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: ::std::o
 
 /// The driver's `cuStreamCreateWithPriority`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: ::std::os::raw::c_uint, priority: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuStreamCreateWithPriority(
+    phStream: *mut CUstream,
+    flags: ::std::os::raw::c_uint,
+    priority: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamCreateWithPriority {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3040,7 +5039,10 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, fla
 
 /// The driver's `cuStreamGetPriority`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetPriority(
+    hStream: CUstream,
+    priority: *mut ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamGetPriority {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3073,7 +5075,11 @@ pub unsafe extern "C" fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext)
 
 /// The driver's `cuStreamWaitEvent`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitEvent(
+    hStream: CUstream,
+    hEvent: CUevent,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamWaitEvent {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3084,7 +5090,12 @@ pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, F
 
 /// The driver's `cuStreamAddCallback`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::std::os::raw::c_void, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAddCallback(
+    hStream: CUstream,
+    callback: CUstreamCallback,
+    userData: *mut ::std::os::raw::c_void,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamAddCallback {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3128,7 +5139,10 @@ pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUg
 
 /// The driver's `cuStreamIsCapturing`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+pub unsafe extern "C" fn cuStreamIsCapturing(
+    hStream: CUstream,
+    captureStatus: *mut CUstreamCaptureStatus,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamIsCapturing {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3139,7 +5153,11 @@ pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *
 
 /// The driver's `cuStreamGetCaptureInfo`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamGetCaptureInfo {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3150,18 +5168,32 @@ pub unsafe extern "C" fn cuStreamGetCaptureInfo(hStream: CUstream, captureStatus
 
 /// The driver's `cuStreamGetCaptureInfo_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    numDependencies_out: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamGetCaptureInfo_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
-        Some(__f) => unsafe { __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) },
+        Some(__f) => unsafe {
+            __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+        },
         None => super::loader::unavailable(),
     }
 }
 
 /// The driver's `cuStreamUpdateCaptureDependencies`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    numDependencies: usize,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamUpdateCaptureDependencies {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3172,7 +5204,12 @@ pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(hStream: CUstream, de
 
 /// The driver's `cuStreamAttachMemAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAttachMemAsync(
+    hStream: CUstream,
+    dptr: CUdeviceptr,
+    length: usize,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamAttachMemAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3227,7 +5264,11 @@ pub unsafe extern "C" fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) ->
 
 /// The driver's `cuStreamGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetAttribute(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value_out: *mut CUstreamAttrValue,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3238,7 +5279,11 @@ pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamA
 
 /// The driver's `cuStreamSetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamSetAttribute(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value: *const CUstreamAttrValue,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamSetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3271,7 +5316,11 @@ pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CU
 
 /// The driver's `cuEventRecordWithFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuEventRecordWithFlags(
+    hEvent: CUevent,
+    hStream: CUstream,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuEventRecordWithFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3315,7 +5364,11 @@ pub unsafe extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
 
 /// The driver's `cuEventElapsedTime`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuEventElapsedTime(
+    pMilliseconds: *mut f32,
+    hStart: CUevent,
+    hEnd: CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuEventElapsedTime {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3326,7 +5379,10 @@ pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUe
 
 /// The driver's `cuImportExternalMemory`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
+pub unsafe extern "C" fn cuImportExternalMemory(
+    extMem_out: *mut CUexternalMemory,
+    memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuImportExternalMemory {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3337,7 +5393,11 @@ pub unsafe extern "C" fn cuImportExternalMemory(extMem_out: *mut CUexternalMemor
 
 /// The driver's `cuExternalMemoryGetMappedBuffer`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
+pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
+    devPtr: *mut CUdeviceptr,
+    extMem: CUexternalMemory,
+    bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuExternalMemoryGetMappedBuffer {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3348,7 +5408,11 @@ pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdevicept
 
 /// The driver's `cuExternalMemoryGetMappedMipmappedArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
+pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
+    mipmap: *mut CUmipmappedArray,
+    extMem: CUexternalMemory,
+    mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuExternalMemoryGetMappedMipmappedArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3370,7 +5434,10 @@ pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CU
 
 /// The driver's `cuImportExternalSemaphore`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
+pub unsafe extern "C" fn cuImportExternalSemaphore(
+    extSem_out: *mut CUexternalSemaphore,
+    semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuImportExternalSemaphore {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3381,7 +5448,12 @@ pub unsafe extern "C" fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSe
 
 /// The driver's `cuSignalExternalSemaphoresAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::std::os::raw::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    numExtSems: ::std::os::raw::c_uint,
+    stream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuSignalExternalSemaphoresAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3392,7 +5464,12 @@ pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUe
 
 /// The driver's `cuWaitExternalSemaphoresAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::std::os::raw::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    numExtSems: ::std::os::raw::c_uint,
+    stream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuWaitExternalSemaphoresAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3414,7 +5491,12 @@ pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore)
 
 /// The driver's `cuStreamWaitValue32`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue32(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamWaitValue32 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3425,7 +5507,12 @@ pub unsafe extern "C" fn cuStreamWaitValue32(stream: CUstream, addr: CUdeviceptr
 
 /// The driver's `cuStreamWaitValue64`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue64(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamWaitValue64 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3436,7 +5523,12 @@ pub unsafe extern "C" fn cuStreamWaitValue64(stream: CUstream, addr: CUdeviceptr
 
 /// The driver's `cuStreamWriteValue32`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue32(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamWriteValue32 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3447,7 +5539,12 @@ pub unsafe extern "C" fn cuStreamWriteValue32(stream: CUstream, addr: CUdevicept
 
 /// The driver's `cuStreamWriteValue64`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue64(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamWriteValue64 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3458,7 +5555,12 @@ pub unsafe extern "C" fn cuStreamWriteValue64(stream: CUstream, addr: CUdevicept
 
 /// The driver's `cuStreamBatchMemOp`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuStreamBatchMemOp(stream: CUstream, count: ::std::os::raw::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamBatchMemOp(
+    stream: CUstream,
+    count: ::std::os::raw::c_uint,
+    paramArray: *mut CUstreamBatchMemOpParams,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuStreamBatchMemOp {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3469,7 +5571,11 @@ pub unsafe extern "C" fn cuStreamBatchMemOp(stream: CUstream, count: ::std::os::
 
 /// The driver's `cuFuncGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut ::std::os::raw::c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
+pub unsafe extern "C" fn cuFuncGetAttribute(
+    pi: *mut ::std::os::raw::c_int,
+    attrib: CUfunction_attribute,
+    hfunc: CUfunction,
+) -> CUresult {
     match super::loader::driver().fns.cuFuncGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3480,7 +5586,11 @@ pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut ::std::os::raw::c_int, attr
 
 /// The driver's `cuFuncSetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuFuncSetAttribute(
+    hfunc: CUfunction,
+    attrib: CUfunction_attribute,
+    value: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuFuncSetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3524,29 +5634,83 @@ pub unsafe extern "C" fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction)
 
 /// The driver's `cuLaunchKernel`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchKernel(f: CUfunction, gridDimX: ::std::os::raw::c_uint, gridDimY: ::std::os::raw::c_uint, gridDimZ: ::std::os::raw::c_uint, blockDimX: ::std::os::raw::c_uint, blockDimY: ::std::os::raw::c_uint, blockDimZ: ::std::os::raw::c_uint, sharedMemBytes: ::std::os::raw::c_uint, hStream: CUstream, kernelParams: *mut *mut ::std::os::raw::c_void, extra: *mut *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchKernel(
+    f: CUfunction,
+    gridDimX: ::std::os::raw::c_uint,
+    gridDimY: ::std::os::raw::c_uint,
+    gridDimZ: ::std::os::raw::c_uint,
+    blockDimX: ::std::os::raw::c_uint,
+    blockDimY: ::std::os::raw::c_uint,
+    blockDimZ: ::std::os::raw::c_uint,
+    sharedMemBytes: ::std::os::raw::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::std::os::raw::c_void,
+    extra: *mut *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchKernel {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
-        Some(__f) => unsafe { __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) },
+        Some(__f) => unsafe {
+            __f(
+                f,
+                gridDimX,
+                gridDimY,
+                gridDimZ,
+                blockDimX,
+                blockDimY,
+                blockDimZ,
+                sharedMemBytes,
+                hStream,
+                kernelParams,
+                extra,
+            )
+        },
         None => super::loader::unavailable(),
     }
 }
 
 /// The driver's `cuLaunchCooperativeKernel`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: ::std::os::raw::c_uint, gridDimY: ::std::os::raw::c_uint, gridDimZ: ::std::os::raw::c_uint, blockDimX: ::std::os::raw::c_uint, blockDimY: ::std::os::raw::c_uint, blockDimZ: ::std::os::raw::c_uint, sharedMemBytes: ::std::os::raw::c_uint, hStream: CUstream, kernelParams: *mut *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    f: CUfunction,
+    gridDimX: ::std::os::raw::c_uint,
+    gridDimY: ::std::os::raw::c_uint,
+    gridDimZ: ::std::os::raw::c_uint,
+    blockDimX: ::std::os::raw::c_uint,
+    blockDimY: ::std::os::raw::c_uint,
+    blockDimZ: ::std::os::raw::c_uint,
+    sharedMemBytes: ::std::os::raw::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchCooperativeKernel {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
-        Some(__f) => unsafe { __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) },
+        Some(__f) => unsafe {
+            __f(
+                f,
+                gridDimX,
+                gridDimY,
+                gridDimZ,
+                blockDimX,
+                blockDimY,
+                blockDimZ,
+                sharedMemBytes,
+                hStream,
+                kernelParams,
+            )
+        },
         None => super::loader::unavailable(),
     }
 }
 
 /// The driver's `cuLaunchCooperativeKernelMultiDevice`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(
+    launchParamsList: *mut CUDA_LAUNCH_PARAMS,
+    numDevices: ::std::os::raw::c_uint,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchCooperativeKernelMultiDevice {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3557,7 +5721,11 @@ pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: 
 
 /// The driver's `cuLaunchHostFunc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchHostFunc(
+    hStream: CUstream,
+    fn_: CUhostFn,
+    userData: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchHostFunc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3568,7 +5736,12 @@ pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, user
 
 /// The driver's `cuFuncSetBlockShape`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuFuncSetBlockShape(hfunc: CUfunction, x: ::std::os::raw::c_int, y: ::std::os::raw::c_int, z: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuFuncSetBlockShape(
+    hfunc: CUfunction,
+    x: ::std::os::raw::c_int,
+    y: ::std::os::raw::c_int,
+    z: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuFuncSetBlockShape {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3601,7 +5774,11 @@ pub unsafe extern "C" fn cuParamSetSize(hfunc: CUfunction, numbytes: ::std::os::
 
 /// The driver's `cuParamSeti`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuParamSeti(hfunc: CUfunction, offset: ::std::os::raw::c_int, value: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuParamSeti(
+    hfunc: CUfunction,
+    offset: ::std::os::raw::c_int,
+    value: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuParamSeti {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3612,7 +5789,11 @@ pub unsafe extern "C" fn cuParamSeti(hfunc: CUfunction, offset: ::std::os::raw::
 
 /// The driver's `cuParamSetf`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuParamSetf(hfunc: CUfunction, offset: ::std::os::raw::c_int, value: f32) -> CUresult {
+pub unsafe extern "C" fn cuParamSetf(
+    hfunc: CUfunction,
+    offset: ::std::os::raw::c_int,
+    value: f32,
+) -> CUresult {
     match super::loader::driver().fns.cuParamSetf {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3623,7 +5804,12 @@ pub unsafe extern "C" fn cuParamSetf(hfunc: CUfunction, offset: ::std::os::raw::
 
 /// The driver's `cuParamSetv`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuParamSetv(hfunc: CUfunction, offset: ::std::os::raw::c_int, ptr: *mut ::std::os::raw::c_void, numbytes: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuParamSetv(
+    hfunc: CUfunction,
+    offset: ::std::os::raw::c_int,
+    ptr: *mut ::std::os::raw::c_void,
+    numbytes: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuParamSetv {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3645,7 +5831,11 @@ pub unsafe extern "C" fn cuLaunch(f: CUfunction) -> CUresult {
 
 /// The driver's `cuLaunchGrid`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchGrid(f: CUfunction, grid_width: ::std::os::raw::c_int, grid_height: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuLaunchGrid(
+    f: CUfunction,
+    grid_width: ::std::os::raw::c_int,
+    grid_height: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchGrid {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3656,7 +5846,12 @@ pub unsafe extern "C" fn cuLaunchGrid(f: CUfunction, grid_width: ::std::os::raw:
 
 /// The driver's `cuLaunchGridAsync`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuLaunchGridAsync(f: CUfunction, grid_width: ::std::os::raw::c_int, grid_height: ::std::os::raw::c_int, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuLaunchGridAsync(
+    f: CUfunction,
+    grid_width: ::std::os::raw::c_int,
+    grid_height: ::std::os::raw::c_int,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuLaunchGridAsync {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3667,7 +5862,11 @@ pub unsafe extern "C" fn cuLaunchGridAsync(f: CUfunction, grid_width: ::std::os:
 
 /// The driver's `cuParamSetTexRef`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuParamSetTexRef(hfunc: CUfunction, texunit: ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuParamSetTexRef(
+    hfunc: CUfunction,
+    texunit: ::std::os::raw::c_int,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuParamSetTexRef {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3689,7 +5888,13 @@ pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: ::std::os::
 
 /// The driver's `cuGraphAddKernelNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddKernelNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddKernelNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddKernelNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3700,7 +5905,10 @@ pub unsafe extern "C" fn cuGraphAddKernelNode(phGraphNode: *mut CUgraphNode, hGr
 
 /// The driver's `cuGraphKernelNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphKernelNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphKernelNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3711,7 +5919,10 @@ pub unsafe extern "C" fn cuGraphKernelNodeGetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphKernelNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphKernelNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphKernelNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3722,7 +5933,14 @@ pub unsafe extern "C" fn cuGraphKernelNodeSetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphAddMemcpyNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemcpyNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddMemcpyNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3733,7 +5951,10 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGr
 
 /// The driver's `cuGraphMemcpyNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMCPY3D,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemcpyNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3744,7 +5965,10 @@ pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphMemcpyNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMCPY3D,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemcpyNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3755,7 +5979,14 @@ pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphAddMemsetNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemsetNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddMemsetNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3766,7 +5997,10 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGr
 
 /// The driver's `cuGraphMemsetNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemsetNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3777,7 +6011,10 @@ pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphMemsetNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemsetNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3788,7 +6025,13 @@ pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodePara
 
 /// The driver's `cuGraphAddHostNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddHostNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddHostNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3799,7 +6042,10 @@ pub unsafe extern "C" fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGrap
 
 /// The driver's `cuGraphHostNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphHostNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphHostNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3810,7 +6056,10 @@ pub unsafe extern "C" fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams
 
 /// The driver's `cuGraphHostNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphHostNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphHostNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3821,7 +6070,13 @@ pub unsafe extern "C" fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams
 
 /// The driver's `cuGraphAddChildGraphNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddChildGraphNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    childGraph: CUgraph,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddChildGraphNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3832,7 +6087,10 @@ pub unsafe extern "C" fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode,
 
 /// The driver's `cuGraphChildGraphNodeGetGraph`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
+    hNode: CUgraphNode,
+    phGraph: *mut CUgraph,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphChildGraphNodeGetGraph {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3843,7 +6101,12 @@ pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGra
 
 /// The driver's `cuGraphAddEmptyNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEmptyNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddEmptyNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3854,7 +6117,13 @@ pub unsafe extern "C" fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGra
 
 /// The driver's `cuGraphAddEventRecordNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEventRecordNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddEventRecordNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3865,7 +6134,10 @@ pub unsafe extern "C" fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode
 
 /// The driver's `cuGraphEventRecordNodeGetEvent`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(
+    hNode: CUgraphNode,
+    event_out: *mut CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphEventRecordNodeGetEvent {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3887,7 +6159,13 @@ pub unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, even
 
 /// The driver's `cuGraphAddEventWaitNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEventWaitNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddEventWaitNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3898,7 +6176,10 @@ pub unsafe extern "C" fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, 
 
 /// The driver's `cuGraphEventWaitNodeGetEvent`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(
+    hNode: CUgraphNode,
+    event_out: *mut CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphEventWaitNodeGetEvent {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3920,7 +6201,13 @@ pub unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event:
 
 /// The driver's `cuGraphAddExternalSemaphoresSignalNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddExternalSemaphoresSignalNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3931,7 +6218,10 @@ pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mu
 
 /// The driver's `cuGraphExternalSemaphoresSignalNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExternalSemaphoresSignalNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3942,7 +6232,10 @@ pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUg
 
 /// The driver's `cuGraphExternalSemaphoresSignalNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExternalSemaphoresSignalNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3953,7 +6246,13 @@ pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUg
 
 /// The driver's `cuGraphAddExternalSemaphoresWaitNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddExternalSemaphoresWaitNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3964,7 +6263,10 @@ pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut 
 
 /// The driver's `cuGraphExternalSemaphoresWaitNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExternalSemaphoresWaitNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3975,7 +6277,10 @@ pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgra
 
 /// The driver's `cuGraphExternalSemaphoresWaitNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExternalSemaphoresWaitNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3986,7 +6291,13 @@ pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgra
 
 /// The driver's `cuGraphAddMemAllocNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemAllocNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddMemAllocNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -3997,7 +6308,10 @@ pub unsafe extern "C" fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, h
 
 /// The driver's `cuGraphMemAllocNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemAllocNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4008,7 +6322,13 @@ pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params
 
 /// The driver's `cuGraphAddMemFreeNode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemFreeNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    dptr: CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddMemFreeNode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4019,7 +6339,10 @@ pub unsafe extern "C" fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hG
 
 /// The driver's `cuGraphMemFreeNodeGetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemFreeNodeGetParams(
+    hNode: CUgraphNode,
+    dptr_out: *mut CUdeviceptr,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphMemFreeNodeGetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4041,7 +6364,11 @@ pub unsafe extern "C" fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
 
 /// The driver's `cuDeviceGetGraphMemAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(
+    device: CUdevice,
+    attr: CUgraphMem_attribute,
+    value: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetGraphMemAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4052,7 +6379,11 @@ pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CU
 
 /// The driver's `cuDeviceSetGraphMemAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::std::os::raw::c_void) -> CUresult {
+pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
+    device: CUdevice,
+    attr: CUgraphMem_attribute,
+    value: *mut ::std::os::raw::c_void,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceSetGraphMemAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4074,7 +6405,11 @@ pub unsafe extern "C" fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph:
 
 /// The driver's `cuGraphNodeFindInClone`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeFindInClone(
+    phNode: *mut CUgraphNode,
+    hOriginalNode: CUgraphNode,
+    hClonedGraph: CUgraph,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphNodeFindInClone {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4096,7 +6431,11 @@ pub unsafe extern "C" fn cuGraphNodeGetType(hNode: CUgraphNode, type_: *mut CUgr
 
 /// The driver's `cuGraphGetNodes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphGetNodes(
+    hGraph: CUgraph,
+    nodes: *mut CUgraphNode,
+    numNodes: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphGetNodes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4107,7 +6446,11 @@ pub unsafe extern "C" fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNod
 
 /// The driver's `cuGraphGetRootNodes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphGetRootNodes(
+    hGraph: CUgraph,
+    rootNodes: *mut CUgraphNode,
+    numRootNodes: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphGetRootNodes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4118,7 +6461,12 @@ pub unsafe extern "C" fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CU
 
 /// The driver's `cuGraphGetEdges`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphGetEdges(
+    hGraph: CUgraph,
+    from: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    numEdges: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphGetEdges {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4129,7 +6477,11 @@ pub unsafe extern "C" fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode
 
 /// The driver's `cuGraphNodeGetDependencies`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependencies(
+    hNode: CUgraphNode,
+    dependencies: *mut CUgraphNode,
+    numDependencies: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphNodeGetDependencies {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4140,7 +6492,11 @@ pub unsafe extern "C" fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependen
 
 /// The driver's `cuGraphNodeGetDependentNodes`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(
+    hNode: CUgraphNode,
+    dependentNodes: *mut CUgraphNode,
+    numDependentNodes: *mut usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphNodeGetDependentNodes {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4151,7 +6507,12 @@ pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, depend
 
 /// The driver's `cuGraphAddDependencies`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddDependencies(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphAddDependencies {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4162,7 +6523,12 @@ pub unsafe extern "C" fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CU
 
 /// The driver's `cuGraphRemoveDependencies`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphRemoveDependencies(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphRemoveDependencies {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4184,7 +6550,13 @@ pub unsafe extern "C" fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
 
 /// The driver's `cuGraphInstantiate_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphInstantiate_v2(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, phErrorNode: *mut CUgraphNode, logBuffer: *mut ::std::os::raw::c_char, bufferSize: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphInstantiate_v2(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    phErrorNode: *mut CUgraphNode,
+    logBuffer: *mut ::std::os::raw::c_char,
+    bufferSize: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphInstantiate_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4195,7 +6567,11 @@ pub unsafe extern "C" fn cuGraphInstantiate_v2(phGraphExec: *mut CUgraphExec, hG
 
 /// The driver's `cuGraphInstantiateWithFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: ::std::os::raw::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    flags: ::std::os::raw::c_ulonglong,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphInstantiateWithFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4206,7 +6582,11 @@ pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphEx
 
 /// The driver's `cuGraphExecKernelNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecKernelNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4217,7 +6597,12 @@ pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec,
 
 /// The driver's `cuGraphExecMemcpyNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecMemcpyNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4228,7 +6613,12 @@ pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec,
 
 /// The driver's `cuGraphExecMemsetNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecMemsetNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4239,7 +6629,11 @@ pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec,
 
 /// The driver's `cuGraphExecHostNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecHostNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4250,7 +6644,11 @@ pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, h
 
 /// The driver's `cuGraphExecChildGraphNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    childGraph: CUgraph,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecChildGraphNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4261,7 +6659,11 @@ pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphE
 
 /// The driver's `cuGraphExecEventRecordNodeSetEvent`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecEventRecordNodeSetEvent {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4272,7 +6674,11 @@ pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphE
 
 /// The driver's `cuGraphExecEventWaitNodeSetEvent`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecEventWaitNodeSetEvent {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4283,7 +6689,11 @@ pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExe
 
 /// The driver's `cuGraphExecExternalSemaphoresSignalNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecExternalSemaphoresSignalNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4294,7 +6704,11 @@ pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraph
 
 /// The driver's `cuGraphExecExternalSemaphoresWaitNodeSetParams`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecExternalSemaphoresWaitNodeSetParams {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4349,7 +6763,12 @@ pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
 
 /// The driver's `cuGraphExecUpdate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphExecUpdate(hGraphExec: CUgraphExec, hGraph: CUgraph, hErrorNode_out: *mut CUgraphNode, updateResult_out: *mut CUgraphExecUpdateResult) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecUpdate(
+    hGraphExec: CUgraphExec,
+    hGraph: CUgraph,
+    hErrorNode_out: *mut CUgraphNode,
+    updateResult_out: *mut CUgraphExecUpdateResult,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphExecUpdate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4371,7 +6790,11 @@ pub unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: 
 
 /// The driver's `cuGraphKernelNodeGetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
+    hNode: CUgraphNode,
+    attr: CUkernelNodeAttrID,
+    value_out: *mut CUkernelNodeAttrValue,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphKernelNodeGetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4382,7 +6805,11 @@ pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr:
 
 /// The driver's `cuGraphKernelNodeSetAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
+    hNode: CUgraphNode,
+    attr: CUkernelNodeAttrID,
+    value: *const CUkernelNodeAttrValue,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphKernelNodeSetAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4393,7 +6820,11 @@ pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr:
 
 /// The driver's `cuGraphDebugDotPrint`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const ::std::os::raw::c_char, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphDebugDotPrint(
+    hGraph: CUgraph,
+    path: *const ::std::os::raw::c_char,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphDebugDotPrint {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4404,7 +6835,13 @@ pub unsafe extern "C" fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const ::st
 
 /// The driver's `cuUserObjectCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut ::std::os::raw::c_void, destroy: CUhostFn, initialRefcount: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuUserObjectCreate(
+    object_out: *mut CUuserObject,
+    ptr: *mut ::std::os::raw::c_void,
+    destroy: CUhostFn,
+    initialRefcount: ::std::os::raw::c_uint,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuUserObjectCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4426,7 +6863,10 @@ pub unsafe extern "C" fn cuUserObjectRetain(object: CUuserObject, count: ::std::
 
 /// The driver's `cuUserObjectRelease`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuUserObjectRelease(object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuUserObjectRelease(
+    object: CUuserObject,
+    count: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuUserObjectRelease {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4437,7 +6877,12 @@ pub unsafe extern "C" fn cuUserObjectRelease(object: CUuserObject, count: ::std:
 
 /// The driver's `cuGraphRetainUserObject`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: ::std::os::raw::c_uint, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphRetainUserObject(
+    graph: CUgraph,
+    object: CUuserObject,
+    count: ::std::os::raw::c_uint,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphRetainUserObject {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4448,7 +6893,11 @@ pub unsafe extern "C" fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserO
 
 /// The driver's `cuGraphReleaseUserObject`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphReleaseUserObject(
+    graph: CUgraph,
+    object: CUuserObject,
+    count: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphReleaseUserObject {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4459,7 +6908,12 @@ pub unsafe extern "C" fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuser
 
 /// The driver's `cuOccupancyMaxActiveBlocksPerMultiprocessor`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut ::std::os::raw::c_int, func: CUfunction, blockSize: ::std::os::raw::c_int, dynamicSMemSize: usize) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut ::std::os::raw::c_int,
+    func: CUfunction,
+    blockSize: ::std::os::raw::c_int,
+    dynamicSMemSize: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuOccupancyMaxActiveBlocksPerMultiprocessor {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4470,7 +6924,13 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: 
 
 /// The driver's `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut ::std::os::raw::c_int, func: CUfunction, blockSize: ::std::os::raw::c_int, dynamicSMemSize: usize, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut ::std::os::raw::c_int,
+    func: CUfunction,
+    blockSize: ::std::os::raw::c_int,
+    dynamicSMemSize: usize,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4481,29 +6941,61 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(nu
 
 /// The driver's `cuOccupancyMaxPotentialBlockSize`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut ::std::os::raw::c_int, blockSize: *mut ::std::os::raw::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    minGridSize: *mut ::std::os::raw::c_int,
+    blockSize: *mut ::std::os::raw::c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuOccupancyMaxPotentialBlockSize {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
-        Some(__f) => unsafe { __f(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) },
+        Some(__f) => unsafe {
+            __f(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit)
+        },
         None => super::loader::unavailable(),
     }
 }
 
 /// The driver's `cuOccupancyMaxPotentialBlockSizeWithFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut ::std::os::raw::c_int, blockSize: *mut ::std::os::raw::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::std::os::raw::c_int, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    minGridSize: *mut ::std::os::raw::c_int,
+    blockSize: *mut ::std::os::raw::c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: ::std::os::raw::c_int,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuOccupancyMaxPotentialBlockSizeWithFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
-        Some(__f) => unsafe { __f(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) },
+        Some(__f) => unsafe {
+            __f(
+                minGridSize,
+                blockSize,
+                func,
+                blockSizeToDynamicSMemSize,
+                dynamicSMemSize,
+                blockSizeLimit,
+                flags,
+            )
+        },
         None => super::loader::unavailable(),
     }
 }
 
 /// The driver's `cuOccupancyAvailableDynamicSMemPerBlock`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: ::std::os::raw::c_int, blockSize: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
+    dynamicSmemSize: *mut usize,
+    func: CUfunction,
+    numBlocks: ::std::os::raw::c_int,
+    blockSize: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuOccupancyAvailableDynamicSMemPerBlock {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4514,7 +7006,11 @@ pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize
 
 /// The driver's `cuTexRefSetArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetArray(
+    hTexRef: CUtexref,
+    hArray: CUarray,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4525,7 +7021,11 @@ pub unsafe extern "C" fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Fl
 
 /// The driver's `cuTexRefSetMipmappedArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetMipmappedArray(
+    hTexRef: CUtexref,
+    hMipmappedArray: CUmipmappedArray,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetMipmappedArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4536,7 +7036,12 @@ pub unsafe extern "C" fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmapped
 
 /// The driver's `cuTexRefSetAddress_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetAddress_v2(
+    ByteOffset: *mut usize,
+    hTexRef: CUtexref,
+    dptr: CUdeviceptr,
+    bytes: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetAddress_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4547,7 +7052,12 @@ pub unsafe extern "C" fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: 
 
 /// The driver's `cuTexRefSetAddress2D_v3`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(
+    hTexRef: CUtexref,
+    desc: *const CUDA_ARRAY_DESCRIPTOR,
+    dptr: CUdeviceptr,
+    Pitch: usize,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetAddress2D_v3 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4558,7 +7068,11 @@ pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const
 
 /// The driver's `cuTexRefSetFormat`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetFormat(
+    hTexRef: CUtexref,
+    fmt: CUarray_format,
+    NumPackedComponents: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetFormat {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4569,7 +7083,11 @@ pub unsafe extern "C" fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_forma
 
 /// The driver's `cuTexRefSetAddressMode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: ::std::os::raw::c_int, am: CUaddress_mode) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetAddressMode(
+    hTexRef: CUtexref,
+    dim: ::std::os::raw::c_int,
+    am: CUaddress_mode,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetAddressMode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4613,7 +7131,11 @@ pub unsafe extern "C" fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32
 
 /// The driver's `cuTexRefSetMipmapLevelClamp`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
+    hTexRef: CUtexref,
+    minMipmapLevelClamp: f32,
+    maxMipmapLevelClamp: f32,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetMipmapLevelClamp {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4624,7 +7146,10 @@ pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipma
 
 /// The driver's `cuTexRefSetMaxAnisotropy`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetMaxAnisotropy(
+    hTexRef: CUtexref,
+    maxAniso: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefSetMaxAnisotropy {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4679,7 +7204,10 @@ pub unsafe extern "C" fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexr
 
 /// The driver's `cuTexRefGetMipmappedArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetMipmappedArray(
+    phMipmappedArray: *mut CUmipmappedArray,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetMipmappedArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4690,7 +7218,11 @@ pub unsafe extern "C" fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipm
 
 /// The driver's `cuTexRefGetAddressMode`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: ::std::os::raw::c_int) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetAddressMode(
+    pam: *mut CUaddress_mode,
+    hTexRef: CUtexref,
+    dim: ::std::os::raw::c_int,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetAddressMode {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4712,7 +7244,11 @@ pub unsafe extern "C" fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef:
 
 /// The driver's `cuTexRefGetFormat`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetFormat(
+    pFormat: *mut CUarray_format,
+    pNumChannels: *mut ::std::os::raw::c_int,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetFormat {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4745,7 +7281,11 @@ pub unsafe extern "C" fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CU
 
 /// The driver's `cuTexRefGetMipmapLevelClamp`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
+    pminMipmapLevelClamp: *mut f32,
+    pmaxMipmapLevelClamp: *mut f32,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetMipmapLevelClamp {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4756,7 +7296,10 @@ pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut 
 
 /// The driver's `cuTexRefGetMaxAnisotropy`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut ::std::os::raw::c_int, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(
+    pmaxAniso: *mut ::std::os::raw::c_int,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetMaxAnisotropy {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4778,7 +7321,10 @@ pub unsafe extern "C" fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef:
 
 /// The driver's `cuTexRefGetFlags`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexRefGetFlags(pFlags: *mut ::std::os::raw::c_uint, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetFlags(
+    pFlags: *mut ::std::os::raw::c_uint,
+    hTexRef: CUtexref,
+) -> CUresult {
     match super::loader::driver().fns.cuTexRefGetFlags {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4811,7 +7357,11 @@ pub unsafe extern "C" fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
 
 /// The driver's `cuSurfRefSetArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuSurfRefSetArray(
+    hSurfRef: CUsurfref,
+    hArray: CUarray,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuSurfRefSetArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4833,7 +7383,12 @@ pub unsafe extern "C" fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsu
 
 /// The driver's `cuTexObjectCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectCreate(
+    pTexObject: *mut CUtexObject,
+    pResDesc: *const CUDA_RESOURCE_DESC,
+    pTexDesc: *const CUDA_TEXTURE_DESC,
+    pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuTexObjectCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4855,7 +7410,10 @@ pub unsafe extern "C" fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult 
 
 /// The driver's `cuTexObjectGetResourceDesc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectGetResourceDesc(
+    pResDesc: *mut CUDA_RESOURCE_DESC,
+    texObject: CUtexObject,
+) -> CUresult {
     match super::loader::driver().fns.cuTexObjectGetResourceDesc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4866,7 +7424,10 @@ pub unsafe extern "C" fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE
 
 /// The driver's `cuTexObjectGetTextureDesc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectGetTextureDesc(
+    pTexDesc: *mut CUDA_TEXTURE_DESC,
+    texObject: CUtexObject,
+) -> CUresult {
     match super::loader::driver().fns.cuTexObjectGetTextureDesc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4877,7 +7438,10 @@ pub unsafe extern "C" fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_D
 
 /// The driver's `cuTexObjectGetResourceViewDesc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(
+    pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC,
+    texObject: CUtexObject,
+) -> CUresult {
     match super::loader::driver().fns.cuTexObjectGetResourceViewDesc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4888,7 +7452,10 @@ pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_
 
 /// The driver's `cuSurfObjectCreate`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
+pub unsafe extern "C" fn cuSurfObjectCreate(
+    pSurfObject: *mut CUsurfObject,
+    pResDesc: *const CUDA_RESOURCE_DESC,
+) -> CUresult {
     match super::loader::driver().fns.cuSurfObjectCreate {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4910,7 +7477,10 @@ pub unsafe extern "C" fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresu
 
 /// The driver's `cuSurfObjectGetResourceDesc`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
+pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(
+    pResDesc: *mut CUDA_RESOURCE_DESC,
+    surfObject: CUsurfObject,
+) -> CUresult {
     match super::loader::driver().fns.cuSurfObjectGetResourceDesc {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4921,7 +7491,11 @@ pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURC
 
 /// The driver's `cuDeviceCanAccessPeer`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceCanAccessPeer(canAccessPeer: *mut ::std::os::raw::c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceCanAccessPeer(
+    canAccessPeer: *mut ::std::os::raw::c_int,
+    dev: CUdevice,
+    peerDev: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceCanAccessPeer {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4932,7 +7506,10 @@ pub unsafe extern "C" fn cuDeviceCanAccessPeer(canAccessPeer: *mut ::std::os::ra
 
 /// The driver's `cuCtxEnablePeerAccess`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuCtxEnablePeerAccess(
+    peerContext: CUcontext,
+    Flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuCtxEnablePeerAccess {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4954,7 +7531,12 @@ pub unsafe extern "C" fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUres
 
 /// The driver's `cuDeviceGetP2PAttribute`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuDeviceGetP2PAttribute(value: *mut ::std::os::raw::c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetP2PAttribute(
+    value: *mut ::std::os::raw::c_int,
+    attrib: CUdevice_P2PAttribute,
+    srcDevice: CUdevice,
+    dstDevice: CUdevice,
+) -> CUresult {
     match super::loader::driver().fns.cuDeviceGetP2PAttribute {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4976,7 +7558,12 @@ pub unsafe extern "C" fn cuGraphicsUnregisterResource(resource: CUgraphicsResour
 
 /// The driver's `cuGraphicsSubResourceGetMappedArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: ::std::os::raw::c_uint, mipLevel: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(
+    pArray: *mut CUarray,
+    resource: CUgraphicsResource,
+    arrayIndex: ::std::os::raw::c_uint,
+    mipLevel: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsSubResourceGetMappedArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4987,7 +7574,10 @@ pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarra
 
 /// The driver's `cuGraphicsResourceGetMappedMipmappedArray`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(
+    pMipmappedArray: *mut CUmipmappedArray,
+    resource: CUgraphicsResource,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsResourceGetMappedMipmappedArray {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -4998,7 +7588,11 @@ pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArr
 
 /// The driver's `cuGraphicsResourceGetMappedPointer_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(
+    pDevPtr: *mut CUdeviceptr,
+    pSize: *mut usize,
+    resource: CUgraphicsResource,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsResourceGetMappedPointer_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5009,7 +7603,10 @@ pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUd
 
 /// The driver's `cuGraphicsResourceSetMapFlags_v2`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: ::std::os::raw::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags_v2(
+    resource: CUgraphicsResource,
+    flags: ::std::os::raw::c_uint,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsResourceSetMapFlags_v2 {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5020,7 +7617,11 @@ pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsRe
 
 /// The driver's `cuGraphicsMapResources`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsMapResources(count: ::std::os::raw::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsMapResources(
+    count: ::std::os::raw::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsMapResources {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5031,7 +7632,11 @@ pub unsafe extern "C" fn cuGraphicsMapResources(count: ::std::os::raw::c_uint, r
 
 /// The driver's `cuGraphicsUnmapResources`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGraphicsUnmapResources(count: ::std::os::raw::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsUnmapResources(
+    count: ::std::os::raw::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     match super::loader::driver().fns.cuGraphicsUnmapResources {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5042,7 +7647,12 @@ pub unsafe extern "C" fn cuGraphicsUnmapResources(count: ::std::os::raw::c_uint,
 
 /// The driver's `cuGetProcAddress`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGetProcAddress(symbol: *const ::std::os::raw::c_char, pfn: *mut *mut ::std::os::raw::c_void, cudaVersion: ::std::os::raw::c_int, flags: cuuint64_t) -> CUresult {
+pub unsafe extern "C" fn cuGetProcAddress(
+    symbol: *const ::std::os::raw::c_char,
+    pfn: *mut *mut ::std::os::raw::c_void,
+    cudaVersion: ::std::os::raw::c_int,
+    flags: cuuint64_t,
+) -> CUresult {
     match super::loader::driver().fns.cuGetProcAddress {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5053,7 +7663,10 @@ pub unsafe extern "C" fn cuGetProcAddress(symbol: *const ::std::os::raw::c_char,
 
 /// The driver's `cuGetExportTable`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuGetExportTable(ppExportTable: *mut *const ::std::os::raw::c_void, pExportTableId: *const CUuuid) -> CUresult {
+pub unsafe extern "C" fn cuGetExportTable(
+    ppExportTable: *mut *const ::std::os::raw::c_void,
+    pExportTableId: *const CUuuid,
+) -> CUresult {
     match super::loader::driver().fns.cuGetExportTable {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.
@@ -5064,7 +7677,11 @@ pub unsafe extern "C" fn cuGetExportTable(ppExportTable: *mut *const ::std::os::
 
 /// The driver's `cuProfilerInitialize`, resolved at run time (see the module documentation).
 #[inline]
-pub unsafe extern "C" fn cuProfilerInitialize(configFile: *const ::std::os::raw::c_char, outputFile: *const ::std::os::raw::c_char, outputMode: CUoutput_mode) -> CUresult {
+pub unsafe extern "C" fn cuProfilerInitialize(
+    configFile: *const ::std::os::raw::c_char,
+    outputFile: *const ::std::os::raw::c_char,
+    outputMode: CUoutput_mode,
+) -> CUresult {
     match super::loader::driver().fns.cuProfilerInitialize {
         // SAFETY: the module documentation's argument: the pointer has the
         // type of the prototype of the symbol it was resolved from.

@@ -151,7 +151,9 @@ pub(crate) unsafe fn error_string(error: CUresult, pStr: *mut *const c_char) -> 
         return cudaError_enum::CUDA_ERROR_INVALID_VALUE;
     }
     let text: &'static [u8] = match error {
-        cudaError_enum::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED => b"the CUDA driver library could not be loaded\0",
+        cudaError_enum::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED => {
+            b"the CUDA driver library could not be loaded\0"
+        }
         cudaError_enum::CUDA_ERROR_NOT_FOUND => b"named symbol not found\0",
         other => code_name(other),
     };
