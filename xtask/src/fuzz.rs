@@ -92,7 +92,10 @@ fn fuzz_cmd(cargo_fuzz: &Path, sub: &str) -> Command {
     c.current_dir(root())
         .args(["fuzz", sub, "--debug-assertions", "--target-dir"])
         .arg(root().join("target/fuzz"))
-        .env("POLYMUL_PTX_CACHE_DIR", root().join("target/ptx"));
+        .env("POLYMUL_PTX_CACHE_DIR", root().join("target/ptx"))
+        // A release build, but no binary to ship: the kernel images packed
+        // quickly (build.rs would take zstd level 19, about a minute).
+        .env("POLYMUL_ZSTD_LEVEL", "3");
     c
 }
 

@@ -44,6 +44,8 @@ pub(crate) fn write_index(out_dir: &Path, mut built: Vec<Built>) -> Result<(), S
     let (unpacked, entries) = ptx_texts(&built)?;
     let ptx_packed = "polymul_kernels_ptx.zst";
     // The PTX and every cubin side by side (the PTX frame takes longest).
+    let started = std::time::Instant::now();
+    let mut sizes = Vec::new();
     let cubins: Vec<(u32, String, usize)> = std::thread::scope(|s| {
         let ptx = s.spawn(|| pack_to(&unpacked, level, &out_dir.join(ptx_packed)));
         let cubins: Vec<_> = built
@@ -53,17 +55,31 @@ pub(crate) fn write_index(out_dir: &Path, mut built: Vec<Built>) -> Result<(), S
                 s.spawn(move || {
                     let bin = std::fs::read(out_dir.join(file)).map_err(|e| format!("{file}: {e}"))?;
                     let packed = format!("{file}.zst");
-                    pack_to(&bin, level, &out_dir.join(&packed))?;
-                    Ok((sm, packed, bin.len()))
+                    let size = pack_to(&bin, level, &out_dir.join(&packed))?;
+                    Ok(((sm, packed, bin.len()), size))
                 })
             })
             .collect();
-        joined(ptx)?;
-        cubins.into_iter().map(joined).collect::<Result<Vec<_>, String>>()
+        sizes.push((ptx_packed.to_string(), unpacked.len(), joined(ptx)?));
+        let mut done = Vec::new();
+        for h in cubins {
+            let (cubin, size) = joined(h)?;
+            sizes.push((cubin.1.clone(), cubin.2, size));
+            done.push(cubin);
+        }
+        Ok::<_, String>(done)
     })?;
 
-    let mut index = String::from(
-        "// Written by build.rs (build/embed.rs): the kernel images, zstd-packed.\n\n\
+    let mut index = format!(
+        "// Written by build.rs (build/embed.rs): the kernel images, zstd-packed at level {level} \
+         in {:.1} s:\n",
+        started.elapsed().as_secs_f64()
+    );
+    for (file, raw, packed) in &sizes {
+        index.push_str(&format!("// {file}: {raw} -> {packed} bytes\n"));
+    }
+    index.push_str(
+        "\n\
          /// The distinct PTX texts of `polymul-kernels`, one after another, as one zstd frame.\n",
     );
     index.push_str(&format!(
@@ -192,8 +208,8 @@ fn differs_in_target_only(stored: &str, ptx: &str) -> Option<(usize, usize)> {
 
 /// Packs `data` into one zstd frame at `level` (content size and checksum
 /// in the header, a window spanning the whole input), checks that it
-/// unpacks to `data`, and writes it to `file`.
-fn pack_to(data: &[u8], level: i32, file: &Path) -> Result<(), String> {
+/// unpacks to `data`, and writes it to `file`. Returns its length.
+fn pack_to(data: &[u8], level: i32, file: &Path) -> Result<usize, String> {
     use zstd::zstd_safe::{CParameter, DParameter};
     let err = |e: std::io::Error| format!("zstd, packing {}: {e}", file.display());
     // The smallest window that holds all of `data`: every earlier byte
@@ -211,5 +227,6 @@ fn pack_to(data: &[u8], level: i32, file: &Path) -> Result<(), String> {
     if d.decompress(&packed, data.len()).map_err(err)? != data {
         return Err(format!("zstd, packing {}: the frame does not unpack to its input", file.display()));
     }
-    std::fs::write(file, packed).map_err(|e| format!("{}: {e}", file.display()))
+    std::fs::write(file, &packed).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(packed.len())
 }
