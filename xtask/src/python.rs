@@ -119,10 +119,7 @@ fn build_wheel(release: bool, out: &Path) -> Res<PathBuf> {
     }
     let excluded: Vec<String> = EXCLUDED.iter().map(|(lib, why)| format!("{lib}: {why}")).collect();
     let excluded = if excluded.is_empty() { "none".to_string() } else { excluded.join("; ") };
-    run(
-        &format!("auditwheel repair --plat {PLATFORM} (excluded: {excluded})"),
-        repair.arg(&built),
-    )?;
+    run(&format!("auditwheel repair --plat {PLATFORM} (excluded: {excluded})"), repair.arg(&built))?;
     let _ = std::fs::remove_dir_all(&raw);
     find_in(out, ".whl")
 }

@@ -67,26 +67,26 @@ fn rows<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, quick: bool, t: &mut Table) 
     };
     row(&format!("pinned copies (H2D {up:.1} GB/s, D2H {down:.1} GB/s)"), copy_s);
     let whole = wall(reps, || plan.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;
-    row("polymul_into, unsplit (fits)", whole);
+    row("polymul_into, device memory to spare (pieces of at most 64 MiB)", whole);
     let hog = gpu.zeros::<u64>(free.saturating_sub(leave) / 8).map_err(s)?;
     let split = wall(reps, || plan.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;
     drop(hog);
-    row("polymul_into, split (hog: free memory short)", split);
+    row("polymul_into, free memory short (hog): pieces as memory allows", split);
     Ok(())
 }
 
 /// The section's table.
 pub fn table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
     let mut t = Table::new(
-        "Host-to-host products above the free device memory: split into pieces (copies overlapping \
-         kernels) vs the bus",
+        "Host-to-host products, split into pieces (copies overlapping kernels), vs the bus",
         &["word, N", "batch", "GiB per operand", "call", "ms (median)", "GB/s (3 operands)", "% of copies"],
     );
     t.note = "Wall-clock median after one warm-up. GB/s counts both operands up and the result down; % of \
               copies compares with pinned H2D + D2H copies of the same bytes, one after the other, measured \
               in the same run (the split call can pass 100%: its uploads and downloads overlap on the two \
-              copy engines). The split rows run with a buffer holding all but 2 GiB of the device (1 GiB \
-              with --quick)."
+              copy engines). Host calls above 1 MiB per operand run as a pipeline of pieces (at most 64 \
+              MiB, at least two) through pinned memory; the 'free memory short' rows run with a buffer \
+              holding all but 2 GiB of the device (1 GiB with --quick)."
         .into();
     rows::<u64>(gpu, 62, 16, quick, &mut t)?;
     rows::<u32>(gpu, 30, 20, quick, &mut t)?;
