@@ -290,6 +290,8 @@ const HELP: &str = "usage: cargo xtask <command>
                               (the planner and `polymul ntt | intt | mul` read it)
   gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binary and the polymul CLI
                               (PTX embedded; `polymul tune` runs there) for a machine with a GPU
+  size-check                  the release CLI and polymul-bench with every arch's kernels (PTX and
+                              cubins of check-ptx in target/ptx-out) stay under 12 MB (CI step)
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
                               instructions per modular multiplication of each reduction
   results    [--check]        write docs/results/README.md, docs/RESULTS.md and README.md's results
@@ -310,6 +312,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(rest),
         Some("tune") => tune(rest),
         Some("gpu-bundle") => bundle::gpu_bundle(rest),
+        Some("size-check") => bundle::ci(),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
         Some("public-api") => public_api::public_api(rest),
