@@ -202,7 +202,7 @@ fn device_slug(md: &str) -> String {
 /// and `polymul ntt | intt | mul` read: `polymul tune`, the CLI's.
 fn tune(args: &[String]) -> Res {
     run("build the polymul CLI (release)", cargo().args(["build", "--release", "-p", "polymul-cli"]))?;
-    let mut cmd = Command::new(root().join("target/release/polymul"));
+    let mut cmd = Command::new(bundle::release_dir().join("polymul"));
     cmd.arg("tune").args(args);
     run("polymul tune", &mut cmd)
 }
@@ -220,7 +220,7 @@ fn bench(args: &[String]) -> Res {
     run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
     let out = root().join("target/bench/latest");
     let _ = std::fs::remove_dir_all(&out);
-    let mut cmd = Command::new(root().join("target/release/polymul-bench"));
+    let mut cmd = Command::new(bundle::release_dir().join("polymul-bench"));
     cmd.arg("bench").arg("--out").arg(&out);
     for f in ["--quick", "--cpu"] {
         if args.iter().any(|a| a == f) {
