@@ -28,10 +28,14 @@ pub const BINARY_LIMIT: u64 = 12_000_000;
 /// (crates/host/build/embed.rs `DEFAULT_LEVEL`).
 const RELEASE_LEVEL: i32 = 19;
 
-/// Where cargo puts release binaries: `$CARGO_TARGET_DIR/release`, else
-/// `target/release` of the workspace.
+/// Where cargo puts release binaries: `$CARGO_TARGET_DIR/release` (or
+/// `$CARGO_BUILD_TARGET_DIR`'s; relative to the workspace, where xtask runs
+/// cargo), else `target/release` of the workspace.
 pub fn release_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+    let set = ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"]
+        .into_iter()
+        .find_map(|v| std::env::var_os(v).filter(|d| !d.is_empty()));
+    match set {
         Some(d) => {
             let d = PathBuf::from(d);
             if d.is_absolute() { d } else { root().join(d) }.join("release")
@@ -42,6 +46,10 @@ pub fn release_dir() -> PathBuf {
 
 fn file_len(path: &Path) -> Res<u64> {
     std::fs::metadata(path).map(|m| m.len()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.2} MB", bytes as f64 / 1e6)
 }
 
 fn mib(bytes: u64) -> String {
@@ -118,7 +126,7 @@ pub fn ci() -> Res {
         }
         let bin = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let len = pack(&bin)? as u64;
-        packed.push(format!("{arch} {} -> {}", mib(bin.len() as u64), mib(len)));
+        packed.push(format!("{arch} {} -> {}", mb(bin.len() as u64), mb(len)));
         cubins += len;
     }
     if packed.is_empty() {
@@ -141,13 +149,7 @@ pub fn ci() -> Res {
     for name in ["polymul", "polymul-bench"] {
         let len = file_len(&release_dir().join(name))?;
         let total = len + cubins;
-        eprintln!(
-            "{name}: {} + cubins {} = {} (limit {})",
-            mib(len),
-            mib(cubins),
-            mib(total),
-            mib(BINARY_LIMIT)
-        );
+        eprintln!("{name}: {} + cubins {} = {} (limit {})", mb(len), mb(cubins), mb(total), mb(BINARY_LIMIT));
         if total > BINARY_LIMIT {
             over.push(format!("{name} would be {total} bytes"));
         }

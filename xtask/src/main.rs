@@ -208,7 +208,7 @@ fn device_slug(md: &str) -> String {
 /// and `polymul ntt | intt | mul` read: `polymul tune`, the CLI's.
 fn tune(args: &[String]) -> Res {
     run("build the polymul CLI (release)", cargo().args(["build", "--release", "-p", "polymul-cli"]))?;
-    let mut cmd = Command::new(root().join("target/release/polymul"));
+    let mut cmd = Command::new(bundle::release_dir().join("polymul"));
     cmd.arg("tune").args(args);
     run("polymul tune", &mut cmd)
 }
@@ -226,7 +226,7 @@ fn bench(args: &[String]) -> Res {
     run("build polymul-bench (release)", cargo().args(["build", "--release", "-p", "polymul-bench"]))?;
     let out = root().join("target/bench/latest");
     let _ = std::fs::remove_dir_all(&out);
-    let mut cmd = Command::new(root().join("target/release/polymul-bench"));
+    let mut cmd = Command::new(bundle::release_dir().join("polymul-bench"));
     cmd.arg("bench").arg("--out").arg(&out);
     for f in ["--quick", "--cpu"] {
         if args.iter().any(|a| a == f) {
@@ -299,6 +299,8 @@ const HELP: &str = "usage: cargo xtask <command>
                               (the planner and `polymul ntt | intt | mul` read it)
   gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binary and the polymul CLI
                               (PTX embedded; `polymul tune` runs there) for a machine with a GPU
+  size-check                  the release CLI and polymul-bench with every arch's kernels (PTX and
+                              cubins of check-ptx in target/ptx-out) stay under 12 MB (CI step)
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
                               instructions per modular multiplication of each reduction
   results    [--check]        write docs/results/README.md, docs/RESULTS.md and README.md's results
@@ -322,6 +324,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(rest),
         Some("tune") => tune(rest),
         Some("gpu-bundle") => bundle::gpu_bundle(rest),
+        Some("size-check") => bundle::ci(),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
         Some("public-api") => public_api::public_api(rest),
