@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Before/after tables from interleaved benchmark runs of two binaries.
 
-usage: compare_runs.py RUN_DIR OUT.md
+usage: compare_runs.py RUN_DIR OUT.md [TITLE]
 RUN_DIR holds goals-{base,new}-{i}/gpu.md and latency-{base,new}-{i}/gpu.md
 (polymul-bench's own output) and summary.txt (the run's header). Writes one
 markdown page: per row, each binary's median over the repetitions, the ratio
@@ -86,9 +86,10 @@ def page(run, section, title, key_cols, value_cols, table_pred, lower_is_better=
 
 def main():
     run, out = sys.argv[1], sys.argv[2]
+    title = sys.argv[3] if len(sys.argv) > 3 else "the issue-31 library refactor"
     head = [l.rstrip() + "  " for l in open(os.path.join(run, "summary.txt"), encoding="utf-8")
             if not re.match(r"^(goals|latency) \w+ \d+ rc", l)]
-    md = ["# Before and after: the issue-31 library refactor", "", "Written by `scripts/compare_runs.py` from the run's own files.", ""]
+    md = [f"# Before and after: {title}", "", "Written by `scripts/compare_runs.py` from the run's own files.", ""]
     md += head + [""]
     md += page(run, "goals", "Throughput (`bench --quick --only goals`): µs per polynomial, the default plan",
                ["row"], ["now (default plan)"], lambda h, hd: "row" in hd and "now (default plan)" in hd)
