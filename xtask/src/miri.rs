@@ -45,6 +45,14 @@ pub const SKIP: &[(&str, &str)] = &[
     ),
     ("gpu::image::tests::unpack_rejects_damaged_frames", "unpacks zstd frames: libzstd is C (FFI)"),
     (
+        "cpu::backend::tests::serial_and_parallel_batches_agree_with_single_calls",
+        "runs rayon's pool on batches above 2^15 words: crossbeam-epoch under Stacked Borrows, and minutes",
+    ),
+    (
+        "layout::tests::the_range_check_finds_the_first_word_at_or_above_q",
+        "scans 2^20 words on rayon's pool: crossbeam-epoch under Stacked Borrows, and minutes",
+    ),
+    (
         "error::tests::messages_name_no_rust_paths",
         "formats every error, Error::Cuda too, whose driver message comes from cuGetErrorString (FFI)",
     ),
