@@ -370,13 +370,8 @@ impl<W: Coeff> DgtPlan<W> {
 
     /// The in-place product of one piece of a split call.
     fn product_piece(&self, a: &mut DeviceView<W>, b: PieceB<'_, W>) -> Result<()> {
-        match b {
-            PieceB::Mut(b) => self.in_place_one(a, b),
-            // `device_call` hands a writable second operand to calls that ask.
-            PieceB::Ref(_) | PieceB::None => {
-                Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() })
-            }
-        }
+        let b = b.writable(a.len())?;
+        self.in_place_one(a, b)
     }
 
     fn in_place_one(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {

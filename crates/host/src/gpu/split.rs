@@ -490,6 +490,18 @@ pub(crate) enum PieceB<'a, W: Coeff> {
     Mut(&'a mut DeviceView<W>),
 }
 
+impl<'a, W: Coeff> PieceB<'a, W> {
+    /// The writable second operand of a product's piece (`device_call`
+    /// hands one to calls that ask, `second_mut`); anything else is
+    /// [`Error::LengthMismatch`] against `expected` words.
+    pub(crate) fn writable(self, expected: usize) -> Result<&'a mut DeviceView<W>> {
+        match self {
+            PieceB::Mut(b) => Ok(b),
+            PieceB::Ref(_) | PieceB::None => Err(Error::LengthMismatch { what: "b", got: 0, expected }),
+        }
+    }
+}
+
 /// A device-view call of `layout` (its batch above `max_batch`): `f` on
 /// each piece of at most `max_batch` polynomials per tower — the first
 /// operand `dst` (after `dst ← src` where `src` is given: an out-of-place

@@ -307,13 +307,8 @@ impl<W: Coeff> NttEngine<W> {
 
     /// The in-place product of one piece of a split call.
     fn product_piece(&self, a: &mut DeviceView<W>, b: PieceB<'_, W>) -> Result<()> {
-        match b {
-            PieceB::Mut(b) => self.polymul_in_place(a, b),
-            // `device_call` hands a writable second operand to calls that ask.
-            PieceB::Ref(_) | PieceB::None => {
-                Err(Error::LengthMismatch { what: "b", got: 0, expected: a.len() })
-            }
-        }
+        let b = b.writable(a.len())?;
+        self.polymul_in_place(a, b)
     }
 
     /// The host-in, host-out product: both operands validated, then
