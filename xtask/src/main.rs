@@ -151,8 +151,42 @@ fn check_ptx(args: &[String]) -> Res {
     }
 }
 
+/// Under CI (`CI` set): a step's own build folders under `target/` are
+/// removed once the step has passed, and the disk's free space is printed.
+/// CI's machine has a few GB of disk: the whole run kept every folder came
+/// to 12 GB and ran out of space in `publish-check`. Locally (no `CI`)
+/// everything is kept, so reruns stay warm.
+fn ci_tidy(step: &str, dirs: &[&str]) {
+    if std::env::var_os("CI").is_none() {
+        return;
+    }
+    for d in dirs {
+        let p = root().join("target").join(d);
+        if let Err(e) = std::fs::remove_dir_all(&p)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            eprintln!("ci: could not remove {}: {e}", p.display());
+        }
+    }
+    let free = Command::new("df")
+        .args(["-Pk"])
+        .arg(root())
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            let kib: u64 = text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()?;
+            Some(format!("{:.1} GiB", kib as f64 / (1u64 << 20) as f64))
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let removed =
+        if dirs.is_empty() { String::new() } else { format!(" (removed target/{{{}}})", dirs.join(",")) };
+    eprintln!("ci: after {step}: disk free {free}{removed}");
+}
+
 fn test(args: &[String]) -> Res {
     let root = root();
+    ci_tidy("setup", &[]);
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     eprintln!("\n==> results index and size (cargo xtask results --check)");
     results::check(&root)?;
@@ -177,18 +211,28 @@ fn test(args: &[String]) -> Res {
             .env("RUSTFLAGS", "-C target-cpu=sm_90")
             .args(["--", "-D", "warnings"]),
     )?;
+    ci_tidy("clippy", &["clippy-nvptx", "clippy-nvptx-sm90"]);
     run("cargo test", cargo().args(["test", "--workspace"]))?;
+    ci_tidy("cargo test", &[]);
     run("cargo doc", cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     public_api::public_api(&["--check".into()])?;
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
+    ci_tidy("check-ptx", &["doc"]);
     publish::ci()?;
+    ci_tidy("publish-check", &["publish", "docs-rs"]);
     bundle::ci()?;
+    ci_tidy("size-check", &[]);
     miri::miri()?;
+    ci_tidy("miri", &["miri"]);
     fuzz::ci()?;
+    ci_tidy("fuzz", &["fuzz"]);
     downstream::msrv()?;
+    ci_tidy("msrv", &["msrv"]);
     downstream::downstream()?;
+    ci_tidy("downstream", &["downstream"]);
     python::ci()?;
+    ci_tidy("python", &["wheels", "wheels-py", "sdist-py"]);
     nodriver::ci()?;
     eprintln!("\nall checks passed");
     Ok(())
