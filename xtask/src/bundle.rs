@@ -5,6 +5,9 @@
 //!   finds them under `$CARGO_TARGET_DIR/release` (else `target/release`),
 //!   copies them and the scripts into `bundle/`, and fails when the bundle
 //!   is over [`BUNDLE_LIMIT`] (the device tool carries 64 MiB).
+//!   With them, for each bundled arch ≥ sm_80, the kernel images of both
+//!   `ptxas` versions ([`kernel_images`]: `kernel-images.tar.xz`) that
+//!   `check-images.sh` runs the check suite on, one image at a time.
 //! - [`ci`] (a step of `cargo xtask test`, after `check-ptx`): the release
 //!   CLI and `polymul-bench` with every arch's PTX (those `check-ptx` built,
 //!   through `POLYMUL_PTX_DIR`), plus every cubin `check-ptx` assembled,
@@ -14,7 +17,9 @@
 //!   "Kernel images").
 
 use crate::{Res, cargo, root, run};
+use polymul_ptx_builder::Arch;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The most a GPU bundle may weigh (two binaries, the sm_90 images in
 /// each, and the scripts).
@@ -56,7 +61,7 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
-/// `cargo xtask gpu-bundle [--dir DIR] [--arch sm_90]`.
+/// `cargo xtask gpu-bundle [--dir DIR] [--arch sm_90] [--no-images]`.
 pub fn gpu_bundle(args: &[String]) -> Res {
     let dir = crate::flag_value(args, "--dir").map(PathBuf::from).unwrap_or_else(|| root().join("bundle"));
     // `--arch sm_90`: embed only that PTX (smaller binaries, quicker builds).
@@ -84,6 +89,10 @@ pub fn gpu_bundle(args: &[String]) -> Res {
     copy(root().join("xtask/bundle/run.sh"), "run.sh")?;
     copy(root().join("xtask/bundle/sanitize.sh"), "sanitize.sh")?;
     copy(root().join("xtask/bundle/perf.sh"), "perf.sh")?;
+    if !args.iter().any(|a| a == "--no-images") {
+        copy(root().join("xtask/bundle/check-images.sh"), "check-images.sh")?;
+        kernel_images(&dir, archs.as_deref())?;
+    }
     let mut size = 0;
     for e in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?.flatten() {
         let len = file_len(&e.path())?;
@@ -99,12 +108,110 @@ pub fn gpu_bundle(args: &[String]) -> Res {
         ));
     }
     eprintln!(
-        "\nGPU bundle ready: {} ({}, limit {}). On a GPU machine (no Rust needed): bash {}/run.sh",
+        "\nGPU bundle ready: {} ({}, limit {}). On a GPU machine (no Rust needed): bash {}/run.sh \
+         (the check suite per kernel image: bash check-images.sh there)",
         dir.display(),
         mib(size),
         mib(BUNDLE_LIMIT),
         dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
     );
+    Ok(())
+}
+
+/// The file [`kernel_images`] writes into the bundle.
+pub const IMAGES_FILE: &str = "kernel-images.tar.xz";
+
+/// Writes [`IMAGES_FILE`] into `dir`: for each arch of `archs` (the
+/// `--arch` list, else the default archs) from sm_80 up, the PTX the
+/// bundle's binaries embed (`polymul_kernels_<arch>.ptx`, for the driver's
+/// JIT) and its cubins from CUDA 12.9's and CUDA 13.0's `ptxas`
+/// (`polymul_kernels_<arch>.ptxas12.cubin`, `.ptxas13.cubin`), assembled
+/// with build.rs's options, plus `images.txt` (which compiler made which
+/// file). One xz tar with a 64 MiB dictionary: the two cubins of an arch
+/// are nearly the same bytes, and unpacked the images of two archs come to
+/// about 86 MB. `check-images.sh` unpacks it (`xz`, else Python's `lzma`).
+pub fn kernel_images(dir: &Path, archs: Option<&str>) -> Res {
+    let t0 = std::time::Instant::now();
+    let archs: Vec<Arch> = match archs {
+        Some(a) => Arch::parse_list(a).map_err(|e| e.to_string())?,
+        None => Arch::DEFAULTS.to_vec(),
+    };
+    let archs: Vec<Arch> = archs.into_iter().filter(|a| a.0 >= 80).collect();
+    if archs.is_empty() {
+        eprintln!("no arch from sm_80 up in the bundle: no kernel images for check-images.sh");
+        return Ok(());
+    }
+    let stage = root().join("target/bundle-images");
+    let _ = std::fs::remove_dir_all(&stage);
+    std::fs::create_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
+    // The PTX the binaries embed: POLYMUL_PTX_DIR's (build.rs adds the
+    // register caps to it; adding them again changes nothing), else the
+    // kernels built as build.rs built them (the nested build is shared).
+    let ptx: Vec<(Arch, PathBuf)> = match std::env::var_os("POLYMUL_PTX_DIR").filter(|d| !d.is_empty()) {
+        Some(from) => {
+            let mut v = Vec::new();
+            for &arch in &archs {
+                let name = format!("polymul_kernels_{arch}.ptx");
+                let src = Path::new(&from).join(&name);
+                let text = std::fs::read_to_string(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+                let text =
+                    polymul_ptx_builder::directives::with_register_caps(&text, &crate::register_caps(arch))?;
+                std::fs::write(stage.join(&name), text).map_err(|e| format!("{name}: {e}"))?;
+                v.push((arch, stage.join(name)));
+            }
+            v
+        }
+        None => crate::build_ptx(&archs, &stage)?,
+    };
+    let compilers = crate::sass_diff::compilers()?;
+    eprintln!(
+        "\n==> kernel images: {} assembled by {}",
+        archs.iter().map(Arch::to_string).collect::<Vec<_>>().join(", "),
+        compilers.iter().map(|c| format!("{} {}", c.label, c.version)).collect::<Vec<_>>().join(" and ")
+    );
+    let jobs: Vec<(Arch, &Path, &crate::sass_diff::Compiler)> =
+        ptx.iter().flat_map(|(a, p)| compilers.iter().map(move |c| (*a, p.as_path(), c))).collect();
+    let results: Vec<Res> = std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|&(arch, file, c)| {
+                let cubin = stage.join(format!("polymul_kernels_{arch}.{}.cubin", c.label));
+                s.spawn(move || crate::sass_diff::assemble(c, arch, file, &cubin))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a ptxas thread panicked".into())))
+            .collect()
+    });
+    results.into_iter().collect::<Res<Vec<()>>>()?;
+    let mut manifest = String::new();
+    let mut names = vec!["images.txt".to_string()];
+    for (arch, _) in &ptx {
+        let p = format!("polymul_kernels_{arch}.ptx");
+        manifest += &format!("{p} {arch} ptx PTX, JIT-compiled by the driver at load\n");
+        names.push(p);
+        for c in &compilers {
+            let f = format!("polymul_kernels_{arch}.{}.cubin", c.label);
+            manifest += &format!("{f} {arch} {} SASS from ptxas {} -arch={arch} -O3\n", c.label, c.version);
+            names.push(f);
+        }
+    }
+    std::fs::write(stage.join("images.txt"), manifest).map_err(|e| format!("images.txt: {e}"))?;
+    let unpacked: u64 = names.iter().map(|n| file_len(&stage.join(n))).sum::<Res<u64>>()?;
+    let out = dir.join(IMAGES_FILE);
+    run(
+        &format!("pack the kernel images ({}, xz -9)", mb(unpacked)),
+        Command::new("tar").env("XZ_OPT", "-9 -T1").arg("-cJf").arg(&out).arg("-C").arg(&stage).args(&names),
+    )
+    .map_err(|e| format!("{e} (GNU tar and xz are needed for the kernel images; --no-images skips them)"))?;
+    eprintln!(
+        "kernel images: {} -> {} in {:.0} s",
+        mb(unpacked),
+        mb(file_len(&out)?),
+        t0.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&stage);
     Ok(())
 }
 

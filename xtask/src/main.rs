@@ -15,6 +15,7 @@
 //! cargo xtask bench      [--quick] [--cpu]   build and run the benchmark suite
 //! cargo xtask tune       [--quick] [--out F]  `polymul tune`: time NTT/DGT candidates, write the wisdom file
 //! cargo xtask gpu-bundle [--dir bundle]      pack the GPU check/bench binary and the CLI for a GPU machine
+//! cargo xtask sass-diff  [--ptx FILE]        ptxas 12.9 vs 13.0 SASS of loops taking a product's high word
 //! cargo xtask results    [--check]           docs/results index, docs/RESULTS.md, README block (docs/testing.md)
 //! cargo xtask publish-check [--build-kernels]  docs.rs build + `cargo publish --dry-run` of the crates.io crates
 //! ```
@@ -30,6 +31,7 @@ mod publish;
 mod python;
 mod results;
 mod sass;
+mod sass_diff;
 
 use polymul_ptx_builder::{Arch, PtxBuilder};
 use std::path::{Path, PathBuf};
@@ -219,6 +221,8 @@ fn test(args: &[String]) -> Res {
     eprintln!("\n==> PTX build + ptxas");
     check_ptx(args)?;
     ci_tidy("check-ptx", &["doc"]);
+    sass_diff::sass_diff(&[])?;
+    ci_tidy("sass-diff", &["sass-diff"]);
     publish::ci()?;
     ci_tidy("publish-check", &["publish", "docs-rs"]);
     bundle::ci()?;
@@ -341,8 +345,12 @@ const HELP: &str = "usage: cargo xtask <command>
   bench      [--quick] [--cpu]  run the benchmark suite (GPU if present, else the CPU path)
   tune       [--quick] [--out FILE]  `polymul tune`: time NTT/DGT candidates on the GPU, write wisdom
                               (the planner and `polymul ntt | intt | mul` read it)
-  gpu-bundle [--dir DIR] [--arch sm_90]  pack the GPU check + bench binary and the polymul CLI
-                              (PTX embedded; `polymul tune` runs there) for a machine with a GPU
+  gpu-bundle [--dir DIR] [--arch sm_90] [--no-images]  pack the GPU check + bench binary and the
+                              polymul CLI (PTX embedded; `polymul tune` runs there) for a machine with
+                              a GPU, with the kernel images of ptxas 12.9 and 13.0 for check-images.sh
+  kernel-images [--dir DIR] [--arch sm_90]  only those images (kernel-images.tar.xz) into DIR
+  sass-diff  [--ptx FILE]     sm_90 SASS of ptxas 12.9 vs 13.0 for the kernels whose loops take the
+                              high word of a 64-bit product (CI step; xtask/sass-diff-allow.txt)
   size-check                  the release CLI and polymul-bench with every arch's kernels (PTX and
                               cubins of check-ptx in target/ptx-out) stay under 12 MB (CI step)
   sass       [--arch sm_90] [--out FILE]  SASS of the kernels (ptxas + nvdisasm, no GPU) and
@@ -369,6 +377,13 @@ fn main() -> ExitCode {
         Some("tune") => tune(rest),
         Some("gpu-bundle") => bundle::gpu_bundle(rest),
         Some("size-check") => bundle::ci(),
+        Some("kernel-images") => {
+            let dir = flag_value(rest, "--dir").map(PathBuf::from).unwrap_or_else(|| root().join("bundle"));
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))
+                .and_then(|()| bundle::kernel_images(&dir, flag_value(rest, "--arch").as_deref()))
+        }
+        Some("sass-diff") => sass_diff::sass_diff(rest),
         Some("sass") => sass_cmd(rest),
         Some("fuzz") => fuzz::fuzz(rest),
         Some("public-api") => public_api::public_api(rest),
