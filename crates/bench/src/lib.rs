@@ -16,6 +16,7 @@ pub mod plot;
 pub mod reductions;
 pub mod report;
 pub mod rns;
+pub mod soak;
 pub mod split;
 pub mod tiles;
 

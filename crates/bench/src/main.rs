@@ -8,6 +8,10 @@
 //!                       (split, and check's split suite, run only when named)
 //!                       (without a GPU or with --cpu: --only cpu-backend,cpu-scaling,cpu-reference,anchor)
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
+//! polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off]
+//!                    [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off]
+//!                    [--replay SEED:THREAD:CALL]
+//!                                          a long randomized run with fault injection (docs/testing.md)
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
 //! ```
@@ -21,7 +25,9 @@ fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
          [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]\n       \
-         polymul-bench replot DIR"
+         polymul-bench replot DIR\n       \
+         polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off] \
+         [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--replay S:T:I]"
     );
     std::process::exit(2)
 }
@@ -29,6 +35,18 @@ fn usage() -> ! {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { usage() };
+    match cmd.as_str() {
+        "soak" => match polymul_bench::soak::parse(&args[1..]) {
+            Ok(o) => std::process::exit(polymul_bench::soak::run(&o)),
+            Err(e) => {
+                eprintln!("polymul-bench soak: {e}");
+                usage()
+            }
+        },
+        // The soak's second process (`--hog-process on`), not for users.
+        "hog" => std::process::exit(polymul_bench::soak::faults::hog_main(&args[1..])),
+        _ => {}
+    }
     let mut opts =
         Options { command_line: std::env::args().collect::<Vec<_>>().join(" "), ..Options::default() };
     let positional = match cmd.as_str() {

@@ -14,7 +14,7 @@ use polymul::{Coeff, Error, Gpu, cpu};
 
 /// Random limbs below `Q` (a random residue vector reconstructed on the
 /// CPU), with coefficients 0, 1, Q − 1 and 2^64 − 1 (if below Q) first.
-fn limbs_below_q<W: Coeff>(
+pub(crate) fn limbs_below_q<W: Coeff>(
     basis: &RnsBasis<W>,
     batch: usize,
     rng: &mut SplitMix64,

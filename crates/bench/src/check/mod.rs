@@ -25,6 +25,10 @@ use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::Coeff;
 use polymul::expert::{NttKernel, PlanOptions};
 pub(crate) use split::par_coeffs as split_coeffs;
+// The soak (`polymul-bench soak`) draws and checks with the suites' helpers.
+pub(crate) use convert::limbs_below_q;
+pub(crate) use props::inputs as props_inputs;
+pub(crate) use split::{evaluation_check, sample as split_sample};
 
 /// Every kernel configuration the suite checks everywhere: each kernel, each
 /// largest radix of the tiled kernel (with and without direct global I/O),

@@ -49,7 +49,7 @@ pub(crate) fn props_suite(gpu: &Gpu, seed: u64, cases: usize, t: &mut Tally) {
 }
 
 /// Uniform random inputs, or edge operands.
-fn inputs<W: Coeff>(rng: &mut SplitMix64, len: usize, q: W) -> Vec<W> {
+pub(crate) fn inputs<W: Coeff>(rng: &mut SplitMix64, len: usize, q: W) -> Vec<W> {
     let qm1 = q - W::one();
     match rng.below(6) {
         0 => vec![qm1; len],

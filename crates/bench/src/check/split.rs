@@ -54,7 +54,7 @@ fn eval<W: Coeff>(p: &[W], x: u64, q: u64) -> u64 {
 /// The polynomials a huge batch is checked on against the CPU: a random
 /// sample, the first and last, and both sides of every multiple of
 /// `max_batch` and of every power of two from 4 to 2048.
-fn sample(batch: usize, max_batch: usize, rng: &mut SplitMix64) -> Vec<usize> {
+pub(crate) fn sample(batch: usize, max_batch: usize, rng: &mut SplitMix64) -> Vec<usize> {
     let mut v = vec![0, batch - 1];
     v.extend((0..8).map(|_| (rng.next_u64() % batch as u64) as usize));
     let mut edges: Vec<usize> = (1..).map(|k| k * max_batch).take_while(|&e| e < batch).collect();
@@ -71,7 +71,7 @@ fn sample(batch: usize, max_batch: usize, rng: &mut SplitMix64) -> Vec<usize> {
 
 /// Every product `c = a ⊗ b` (batch of `n`-word polynomials) satisfies
 /// `c(ψ^e) = a(ψ^e) · b(ψ^e)` for an odd `e`; the first that does not.
-fn evaluation_check<W: Coeff>(
+pub(crate) fn evaluation_check<W: Coeff>(
     a: &[W],
     b: &[W],
     c: &[W],
