@@ -13,7 +13,8 @@
 # WHEEL defaults to the polymul-*.whl beside this script; the tests and the
 # demo are tests/ and examples/ beside it. Without pytest on the machine it is installed from
 # the wheels in wheels/ beside this script (pytest, pluggy, iniconfig,
-# packaging), offline.
+# packaging), offline; so is hypothesis (and sortedcontainers) for the
+# property tests of tests/test_hypothesis.py, which skip without it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/py-gpu-check}
@@ -55,6 +56,11 @@ if "$py" -m venv --system-site-packages "$venv" && "$venv/bin/python" -m pip --v
     "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" pytest \
       || { echo "gpu_check: no pytest"; exit 1; }
   fi
+  if ! "$vpy" -c "import hypothesis" 2>/dev/null; then
+    echo "== hypothesis missing: installing it from $here/wheels (offline)"
+    "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" hypothesis \
+      || echo "gpu_check: no hypothesis wheel: tests/test_hypothesis.py will be skipped"
+  fi
 else
   # No venv/ensurepip on this Python: unpack the wheels (zip files) onto
   # PYTHONPATH instead of installing them.
@@ -62,7 +68,7 @@ else
   vpy="$py"
   mkdir -p "$out/site"
   "$py" -m zipfile -e "$wheel" "$out/site"
-  if ! "$py" -c "import pytest" 2>/dev/null; then
+  if ! "$py" -c "import pytest" 2>/dev/null || ! "$py" -c "import hypothesis" 2>/dev/null; then
     for w in "$here"/wheels/*.whl; do "$py" -m zipfile -e "$w" "$out/site"; done
   fi
   export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"

@@ -2,7 +2,7 @@
 # Packs what crates/python/gpu_check.sh needs on a GPU machine without Rust
 # or network into one folder (default bundle/py): the release wheel with
 # the sm_90 kernels (SASS + PTX), the tests, the demo, the script, and the
-# pytest wheels for a Python without pytest.
+# pytest and hypothesis wheels for a Python without them.
 #
 #   bash crates/python/make_bundle.sh [DIR]       # then: bash DIR/gpu_check.sh
 set -euo pipefail
@@ -21,8 +21,11 @@ cp -r crates/python/tests "$dir/tests"
 rm -rf "$dir/tests/__pycache__"
 mkdir -p "$dir/examples" && cp crates/python/examples/polymul_demo.py "$dir/examples/"
 cp crates/python/gpu_check.sh "$dir/"
-if ! ls "$dir"/wheels/pytest-*.whl >/dev/null 2>&1; then
+# hypothesis (tests/test_hypothesis.py): the release xtask/src/python.rs pins
+# for CI, a pure-Python wheel.
+hypothesis=$(grep -o 'hypothesis==[0-9.]*' xtask/src/python.rs | head -n 1)
+if ! ls "$dir"/wheels/pytest-*.whl >/dev/null 2>&1 || ! ls "$dir"/wheels/"${hypothesis/==/-}"-*.whl >/dev/null 2>&1; then
   target/pyenv/bin/python -m pip download --quiet --only-binary :all: --python-version 3.12 \
-    --platform manylinux2014_x86_64 pytest -d "$dir/wheels"
+    --platform manylinux2014_x86_64 pytest "$hypothesis" -d "$dir/wheels"
 fi
 ls -la "$dir"

@@ -4,9 +4,10 @@
     python3 fuzz/seeds/make_seeds.py
 
 npy_read: the small NumPy-written fixtures of crates/npy/tests/data/npy
-(accepted and refused ones). wisdom_read: three wisdom files. params and
-cpu_polymul: hand-made structured inputs in the layouts documented in
-fuzz/src/params.rs and fuzz/src/cpu_polymul.rs. Deterministic: rerunning
+(accepted and refused ones). wisdom_read: three wisdom files. params,
+cpu_polymul and cli_limbs: hand-made structured inputs in the layouts
+documented in fuzz/src/params.rs, fuzz/src/cpu_polymul.rs and
+fuzz/src/cli_limbs.rs. Deterministic: rerunning
 it rewrites the same bytes.
 """
 import json
@@ -110,6 +111,41 @@ def cpu_seeds():
     write("cpu_polymul", "u64_n2", seed(1, 0, 5 << 2, 0, 0, 0, 4))
 
 
+def npy_u8(shape, words):
+    """A .npy file (format 1.0, '<u8') of `shape` holding `words`."""
+    header = "{'descr': '<u8', 'fortran_order': False, 'shape': (%s), }" % (
+        "".join(f"{d}, " for d in shape) if len(shape) == 1 else ", ".join(map(str, shape)))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + b"".join(
+        struct.pack("<Q", w) for w in words)
+
+
+def cli_limbs_seeds():
+    rng = random.Random(20261126)
+
+    def words(count):
+        # top bits 0xx: limbs reduced mod Q by the target
+        return b"".join(struct.pack("<Q", rng.getrandbits(61)) for _ in range(count))
+    # --modulus-bits 200 (four 62-bit primes, L = 4), N = 8, (N, L).
+    write("cli_limbs", "modulus_bits_200_n8", bytes([0, 3]) + struct.pack("<HB", 200, 0) + bytes([0])
+          + words(2 * 8 * 4))
+    # --word 32 --modulus-bits 100 (four 30-bit primes, L = 2), N = 4, batch 2.
+    write("cli_limbs", "word32_modulus_bits_100_batch2", bytes([2 | 2 << 6, 2]) + struct.pack("<HB", 100, 0)
+          + bytes([0]) + words(2 * 2 * 4 * 2))
+    # --q of the three largest 40-bit NTT primes for N = 16, batch 3, b = a.
+    write("cli_limbs", "q_three_40_bit_primes_batch3_same", bytes([1 << 2 | 0x20 | 3 << 6, 4, 20, 3, 0, 1, 2, 0])
+          + words(3 * 16 * 2))
+    # --q one raw 50-bit NTT prime for N = 4; two .npy files of shape (4, 1).
+    q = largest(50, 8, 1)
+    fa = npy_u8([4, 1], [rng.randrange(q) for _ in range(4)])
+    fb = npy_u8([4, 1], [rng.randrange(q) for _ in range(4)])
+    write("cli_limbs", "raw_npy_q50_n4", bytes([2 << 2 | 0x10, 2, 1]) + struct.pack("<Q", q) + bytes([0])
+          + struct.pack("<H", len(fa)) + fa + fb)
+    # --modulus-bits 64 with 20-bit primes (L = 2), N = 2, a coefficient Q + 5 (tag 100): refused.
+    write("cli_limbs", "unreduced_n2", bytes([0, 1]) + struct.pack("<HB", 64, 20) + bytes([0])
+          + struct.pack("<Q", 0b100 << 61 | 5) + words(2 * 2 * 2 - 1))
+
+
 if __name__ == "__main__":
     (HERE / "npy_read").mkdir(exist_ok=True)
     for f in sorted(NPY.glob("*.npy")):
@@ -117,3 +153,4 @@ if __name__ == "__main__":
     wisdom_seeds()
     params_seeds()
     cpu_seeds()
+    cli_limbs_seeds()

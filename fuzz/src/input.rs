@@ -46,6 +46,11 @@ impl<'a> Input<'a> {
         u64::from_le_bytes(self.take())
     }
 
+    /// Every byte not read yet (the cursor is then at the end).
+    pub fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.rest)
+    }
+
     /// True when every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.rest.is_empty()

@@ -7,6 +7,7 @@
 //! returns an error it should not, or returns a value that breaks a
 //! property. How to run them: docs/fuzzing.md (`cargo xtask fuzz`).
 
+pub mod cli_limbs;
 pub mod cpu_polymul;
 pub mod input;
 pub mod npy_read;

@@ -17,10 +17,11 @@ pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
 /// The targets, each with the longest input libFuzzer may make
 /// (`-max_len`): room for a few `.npy` rows, a wisdom file of a dozen
-/// entries, the `params` record with four RNS primes, and two batches of
-/// three 64-coefficient polynomials.
-pub const TARGETS: [(&str, usize); 4] =
-    [("npy_read", 4096), ("wisdom_read", 8192), ("params", 256), ("cpu_polymul", 4096)];
+/// entries, the `params` record with four RNS primes, two batches of
+/// three 64-coefficient polynomials, and two small limb arrays (`.npy`
+/// files or their coefficients).
+pub const TARGETS: [(&str, usize); 5] =
+    [("npy_read", 4096), ("wisdom_read", 8192), ("params", 256), ("cpu_polymul", 4096), ("cli_limbs", 4096)];
 
 /// Seconds per target in `cargo xtask test`.
 pub const CI_SECONDS: u64 = 20;

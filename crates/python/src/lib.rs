@@ -393,11 +393,30 @@ macro_rules! each {
 /// of `len` elements of `W`'s dtype that it keeps alive for the call and
 /// does not otherwise touch meanwhile.
 unsafe fn host<'a, W>(ptr: usize, len: usize) -> PyResult<&'a mut [W]> {
+    check_host_ptr::<W>(ptr)?;
+    // SAFETY: forwarded to the caller.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr as *mut W, len) })
+}
+
+/// A host buffer given by address, read only: `len` words of `W` at `ptr`
+/// (the operands of a product, which may be one array: `plan.polymul(a,
+/// a)`, or a read-only NumPy array).
+///
+/// # Safety
+/// The Python layer passes the data address of a C-contiguous NumPy array
+/// of `len` elements of `W`'s dtype that it keeps alive for the call and
+/// that nothing writes meanwhile.
+unsafe fn host_ref<'a, W>(ptr: usize, len: usize) -> PyResult<&'a [W]> {
+    check_host_ptr::<W>(ptr)?;
+    // SAFETY: forwarded to the caller.
+    Ok(unsafe { std::slice::from_raw_parts(ptr as *const W, len) })
+}
+
+fn check_host_ptr<W>(ptr: usize) -> PyResult<()> {
     if ptr == 0 || !ptr.is_multiple_of(std::mem::align_of::<W>()) {
         return Err(PyValueError::new_err("internal: a host buffer is null or misaligned"));
     }
-    // SAFETY: forwarded to the caller.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr as *mut W, len) })
+    Ok(())
 }
 
 /// The compiled plan behind `polymul.NttPlan`, `RnsPlan`, `DgtPlan` and
@@ -554,16 +573,17 @@ impl Core {
     fn polymul_host(&self, py: Python<'_>, a: usize, b: usize, out: usize, len: usize) -> PyResult<()> {
         match &self.eng {
             AnyWordMultiplier::U32(e) => {
-                // SAFETY: the Python layer's contract (see `host`); `out`
-                // is a fresh array, distinct from `a` and `b`.
+                // SAFETY: the Python layer's contract (see `host` and
+                // `host_ref`): `a` and `b` (maybe one array) are only read;
+                // `out` is a fresh array, distinct from both.
                 let (a, b, o) =
-                    unsafe { (host::<u32>(a, len)?, host::<u32>(b, len)?, host::<u32>(out, len)?) };
+                    unsafe { (host_ref::<u32>(a, len)?, host_ref::<u32>(b, len)?, host::<u32>(out, len)?) };
                 py.detach(|| e.polymul_host(a, b, o)).map_err(to_py)
             }
             AnyWordMultiplier::U64(e) => {
                 // SAFETY: as above.
                 let (a, b, o) =
-                    unsafe { (host::<u64>(a, len)?, host::<u64>(b, len)?, host::<u64>(out, len)?) };
+                    unsafe { (host_ref::<u64>(a, len)?, host_ref::<u64>(b, len)?, host::<u64>(out, len)?) };
                 py.detach(|| e.polymul_host(a, b, o)).map_err(to_py)
             }
         }

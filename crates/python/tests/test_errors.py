@@ -183,3 +183,46 @@ def test_big_errors(device):
     p32 = polymul.RnsPlan(16, bits=30, towers=2, word=32, device=device)
     with pytest.raises(ValueError, match="64-bit"):
         p32.polymul_big(ok, ok)
+
+
+def test_arguments_hypothesis_found():
+    """What tests/test_hypothesis.py found (each raised another exception,
+    or was silently accepted, before the fix): a ValueError now."""
+    cases = [
+        # u32 arguments given more than 32 bits: OverflowError
+        lambda: polymul.NttPlan(64, bits=2**32, device="cpu"),
+        lambda: polymul.RnsPlan(64, bits=2**40, towers=2, device="cpu"),
+        lambda: polymul.NttPlan(64, word=2**32 + 32, device="cpu"),
+        lambda: polymul.params(64, 2**32, 1),
+        lambda: polymul.decide(64, bits=2**40, device="cpu"),
+        # a path no file system encoding takes: pyo3's PanicException
+        lambda: polymul.load_wisdom("\ud800"),
+        lambda: polymul.save_wisdom("w\ud800.json"),
+        # primes that are not a list: TypeError
+        lambda: polymul.RnsPlan(64, primes=True, device="cpu"),
+        lambda: polymul.Multiplier(64, primes=7681, device="cpu"),
+    ]
+    for make in cases:
+        with pytest.raises(ValueError):
+            make()
+    # lists of floats or bools: NumPy's cast made 1.5 a 1 and True a 1
+    plan = polymul.NttPlan(64, bits=30, word=32, device="cpu")
+    one = [1] + [0] * 63
+    for bad in ([1.5] + [0] * 63, [1.0] + [0] * 63, [True] + [0] * 63, ["1"] + [0] * 63):
+        with pytest.raises(ValueError, match="coefficients are integers"):
+            plan.polymul(bad, one)
+        with pytest.raises(ValueError, match="coefficients are integers"):
+            plan.forward(bad)
+    assert plan.polymul([np.uint32(2)] + [0] * 63, one).tolist() == [2] + [0] * 63
+
+
+def test_one_read_only_array_as_both_operands():
+    """plan.polymul(a, a) on a read-only array: both operands are read
+    through shared slices (two mutable ones of one array were undefined
+    behaviour in Rust), and a is unchanged."""
+    plan = polymul.NttPlan(16, bits=30, word=32, device="cpu")
+    a = np.arange(1, 17, dtype=np.uint32)
+    a.setflags(write=False)
+    c = plan.polymul(a, a)
+    assert c.tolist() == polymul.negacyclic_reference(a.tolist(), a.tolist(), plan.q)
+    assert a.tolist() == list(range(1, 17))

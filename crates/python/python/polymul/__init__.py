@@ -88,7 +88,7 @@ def params(n, bits=62, count=1, dgt=False):
     DGT's primes ``p ≡ −1 (mod N)`` (no ψ).
 
     Raises ``ValueError`` for a bad N, width or count (not enough primes)."""
-    return _params(_u(n, "n"), _u(bits, "bits"), _u(count, "count"), bool(dgt))
+    return _params(_u(n, "n"), _u(bits, "bits", 32), _u(count, "count"), bool(dgt))
 
 
 def backend():
@@ -115,13 +115,20 @@ def device_count():
 
 
 def _path(p, name):
-    if isinstance(p, bytes):
-        return _os.fsdecode(p)
+    """A str path the extension can take: ``p`` (a str, bytes or
+    os.PathLike) that the file system's encoding can encode, else
+    ValueError."""
     try:
         p = _os.fspath(p)
     except TypeError:
         raise ValueError(f"{name} = {p!r} is not a file path (a str or os.PathLike)") from None
-    return _os.fsdecode(p) if isinstance(p, bytes) else p
+    p = _os.fsdecode(p) if isinstance(p, bytes) else p
+    try:
+        _os.fsencode(p)
+    except UnicodeEncodeError as e:
+        # (a lone surrogate such as "\ud800": no file can have this name)
+        raise ValueError(f"{name} = {p!r} is not a file name this system can encode: {e.reason}") from None
+    return p
 
 
 def load_wisdom(path=None):
@@ -217,7 +224,7 @@ def decide(
         transform,
         _u(n, "n"),
         _word(word, dtype),
-        _u(bits, "bits"),
+        _u(bits, "bits", 32),
         _u(towers, "towers"),
         _primes(primes),
         None if q is None else _u(q, "q"),
@@ -446,10 +453,7 @@ class _Plan:
         (a copy when ``copy``), after the shape and dtype checks."""
         if not isinstance(x, _np.ndarray):
             if isinstance(x, (list, tuple)):
-                try:
-                    x = _np.array(x, dtype=self.dtype)
-                except (OverflowError, ValueError, TypeError) as e:
-                    raise ValueError(f"{name}: {e}; coefficients are integers from 0 to q - 1") from None
+                x = _words_of_list(x, self.dtype, name)
             else:
                 raise ValueError(
                     f"{name} is a {type(x).__name__}: pass a NumPy array of uint32/uint64, "
@@ -658,19 +662,41 @@ class _Plan:
         return out
 
 
-def _u(v, name):
-    """A non-negative int below 2^64, else ValueError."""
+def _words_of_list(x, dtype, name):
+    """A nested list (or tuple) of ints as an array of ``dtype``: every
+    item an int (Python's or NumPy's; not a bool, float or string) from 0
+    to the dtype's maximum, else ValueError. (NumPy's own conversion would
+    truncate ``1.5`` to ``1`` and take ``True`` as ``1``.)"""
+    try:
+        arr = _np.array(x, dtype=object)
+    except ValueError as e:  # ragged nesting NumPy cannot shape
+        raise ValueError(f"{name}: {e}; pass a list of N ints, or of rows of N ints") from None
+    top = (1 << (8 * dtype.itemsize)) - 1
+    flat = arr.ravel().tolist()
+    for i, v in enumerate(flat):
+        if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+            raise ValueError(f"{name}[{i}] is a {type(v).__name__}: coefficients are integers from 0 to q - 1")
+        if not 0 <= int(v) <= top:
+            raise ValueError(f"{name}[{i}] = {int(v)} is not from 0 to q - 1 (nor fits {dtype})")
+    return _np.array([int(v) for v in flat], dtype=dtype).reshape(arr.shape)
+
+
+def _u(v, name, width=64):
+    """A non-negative int below 2^width (the Rust argument's type: u64,
+    usize or u32), else ValueError."""
     if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
         raise ValueError(f"{name} = {v!r} is not an integer")
     v = int(v)
-    if not 0 <= v < 1 << 64:
-        raise ValueError(f"{name} = {v} is out of range: it must be from 0 to 2^64 - 1")
+    if not 0 <= v < 1 << width:
+        raise ValueError(f"{name} = {v} is out of range: it must be from 0 to 2^{width} - 1")
     return v
 
 
 def _primes(primes):
     if primes is None:
         return None
+    if isinstance(primes, (str, bytes)) or not hasattr(primes, "__iter__"):
+        raise ValueError(f"primes = {primes!r} is not a list of primes")
     primes = [_u(p, "prime") for p in primes]
     if not primes:
         raise ValueError("an RNS basis needs at least one prime")
@@ -681,6 +707,8 @@ def _word(word, dtype):
     """The word size (32 or 64) of ``word=`` and ``dtype=``: either, both if
     they agree, 64 (``uint64``) when neither is given."""
     w = None if word is None else _u(word, "word")
+    if w is not None and w not in (32, 64):
+        raise ValueError(f"word = {w} is not supported: choose 32 or 64")
     if dtype is None:
         return 64 if w is None else w
     try:
@@ -724,7 +752,7 @@ class NttPlan(_Plan):
 
     def __init__(self, n, q=None, bits=62, word=None, device="auto", *, dtype=None):
         q = None if q is None else _u(q, "q")
-        super().__init__(_Core("ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), 1, None, q, device, 1))
+        super().__init__(_Core("ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits", 32), 1, None, q, device, 1))
 
 
 class RnsPlan(_Plan):
@@ -743,7 +771,7 @@ class RnsPlan(_Plan):
         primes = _primes(primes)
         super().__init__(
             _Core(
-                "ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), _u(towers, "towers"), primes, None, device, 1
+                "ntt", _u(n, "n"), _word(word, dtype), _u(bits, "bits", 32), _u(towers, "towers"), primes, None, device, 1
             )
         )
 
@@ -765,7 +793,7 @@ class DgtPlan(_Plan):
         primes = [_u(q, "q")] if q is not None else _primes(primes)
         super().__init__(
             _Core(
-                "dgt", _u(n, "n"), _word(word, dtype), _u(bits, "bits"), _u(towers, "towers"), primes, None, device, 1
+                "dgt", _u(n, "n"), _word(word, dtype), _u(bits, "bits", 32), _u(towers, "towers"), primes, None, device, 1
             )
         )
 
@@ -800,7 +828,7 @@ class Multiplier(_Plan):
                 "auto",
                 _u(n, "n"),
                 _word(word, dtype),
-                _u(bits, "bits"),
+                _u(bits, "bits", 32),
                 _u(towers, "towers"),
                 _primes(primes),
                 None if q is None else _u(q, "q"),
