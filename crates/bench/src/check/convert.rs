@@ -28,7 +28,9 @@ pub(crate) fn limbs_below_q<W: Coeff>(
     if q.bits() > 64 {
         edges.push(BigUint::from(u64::MAX));
     }
-    for (c, x) in edges.iter().enumerate() {
+    // As many edge coefficients as there are coefficients (N = 2, batch 1
+    // has two: the soak's first run found the index panic).
+    for (c, x) in edges.iter().enumerate().take(len) {
         let row = &mut limbs[c * l..(c + 1) * l];
         row.fill(0);
         for (d, v) in row.iter_mut().zip(x.to_u64_digits()) {
@@ -181,4 +183,27 @@ pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     big_product::<u32>(gpu, 30, 1240, seed ^ 202, t);
     big_product::<u32>(gpu, 30, 4096, seed ^ 203, t);
     errors(gpu, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fewer coefficients than edge values (N = 2, batch 1: the soak's
+    /// first GPU run hit an index panic here): the limbs still fill the
+    /// batch, each coefficient below Q.
+    #[test]
+    fn limbs_below_q_with_fewer_coefficients_than_edges() {
+        for (n, towers) in [(2usize, 1usize), (2, 5), (4, 3)] {
+            let basis = RnsBasis::<u64>::new(n, 62, towers).unwrap();
+            let limbs = limbs_below_q(&basis, 1, &mut SplitMix64::new(9)).unwrap();
+            let l = basis.limbs();
+            assert_eq!(limbs.len(), n * l);
+            for c in limbs.chunks(l) {
+                let words: Vec<u32> = c.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect();
+                assert!(BigUint::from_slice(&words) < *basis.modulus());
+            }
+            assert!(limbs[..l].iter().all(|&w| w == 0), "coefficient 0 is the edge 0");
+        }
+    }
 }

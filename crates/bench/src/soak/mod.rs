@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off]
-//!                    [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off]
+//!                    [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off]
 //!                    [--replay SEED:THREAD:CALL]
 //! ```
 //!
@@ -76,6 +76,11 @@ pub struct SoakOptions {
     pub mem_tolerance_mib: usize,
     /// Batches above one launch's limit (16 GiB operands), now and then.
     pub big: bool,
+    /// Run every kernel configuration once before the baseline is read
+    /// (`--warm-up off`: under compute-sanitizer, where the warm-up's
+    /// N = 2^20 calls take minutes and the memory baseline means little;
+    /// the baseline is then the start's).
+    pub warm_up: bool,
     /// Run one case only: `(seed, thread, call)`.
     pub replay: Option<(u64, u64, u64)>,
 }
@@ -92,6 +97,7 @@ impl Default for SoakOptions {
             max_operand_mib: 256,
             mem_tolerance_mib: 64,
             big: true,
+            warm_up: true,
             replay: None,
         }
     }
@@ -117,6 +123,7 @@ pub fn parse(args: &[String]) -> Result<SoakOptions, String> {
             "--faults" => o.faults = on(it.next())?,
             "--hog-process" => o.hog_process = on(it.next())?,
             "--big" => o.big = on(it.next())?,
+            "--warm-up" => o.warm_up = on(it.next())?,
             "--hog-margin-mib" => o.hog_margin_mib = num(it.next(), "--hog-margin-mib")?,
             "--max-operand-mib" => o.max_operand_mib = num(it.next(), "--max-operand-mib")?,
             "--mem-tolerance-mib" => o.mem_tolerance_mib = num(it.next(), "--mem-tolerance-mib")?,
@@ -476,7 +483,9 @@ pub fn run(o: &SoakOptions) -> i32 {
     {
         let ctx = ThreadCtx { shared: &shared, stream: None, private: Mutex::new(None) };
         let tw = Instant::now();
-        warm_up(&ctx);
+        if o.warm_up {
+            warm_up(&ctx);
+        }
         println!(
             "soak: warm-up: {} calls in {:.1} s",
             shared.counters.calls.load(Ordering::Relaxed),
