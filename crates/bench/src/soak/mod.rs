@@ -50,6 +50,7 @@ use faults::FaultState;
 use polymul::expert::GpuTiming;
 use polymul::{Gpu, GpuStream};
 use report::{Counters, mib};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
@@ -167,7 +168,17 @@ pub(crate) struct Shared {
     max_operand_bytes: usize,
     /// Whether the device and host are large enough for the big cases.
     big_fits: bool,
+    /// When the run's calls stop (set once the warm-up is over).
+    deadline: Mutex<Option<Instant>>,
+    /// Each thread's call in flight: when it started and its replay line
+    /// (printed for the calls still running past the deadline).
+    in_flight: Mutex<BTreeMap<u64, (Instant, String)>>,
 }
+
+/// No batch above the launch limit starts closer than this to the
+/// deadline: one takes about a minute (seed 1's 8-thread run went 54 s
+/// past its deadline, most likely on one).
+const BIG_BEFORE_DEADLINE: Duration = Duration::from_secs(120);
 
 /// Time between two batches above the launch limit (each moves 48 GiB
 /// through the host).
@@ -185,6 +196,14 @@ impl Shared {
     /// Whether a big case may start now (and then it is marked started).
     fn take_big(&self) -> bool {
         if !self.big_fits || self.start.elapsed() < Duration::from_secs(60) {
+            return false;
+        }
+        let near_end = self
+            .deadline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|d| d.saturating_duration_since(Instant::now()) < BIG_BEFORE_DEADLINE);
+        if near_end {
             return false;
         }
         let Ok(mut last) = self.big_last.try_lock() else { return false };
@@ -293,7 +312,13 @@ fn worker(shared: &Shared, thread: u64) {
     let mut index = 0u64;
     while !shared.stopping() {
         let c = cases::draw(shared.opts.seed, thread, index, &limits);
+        shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(thread, (Instant::now(), format!("{} ({})", c.describe(), c.replay())));
         run_one(&ctx, &c);
+        shared.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&thread);
         index += 1;
     }
     // The private Gpu (and its module) and the stream go inside the gate.
@@ -447,6 +472,8 @@ pub fn run(o: &SoakOptions) -> i32 {
         start: Instant::now(),
         max_operand_bytes,
         big_fits,
+        deadline: Mutex::new(None),
+        in_flight: Mutex::new(BTreeMap::new()),
     };
     if let Some((seed, thread, index)) = o.replay {
         let ctx =
@@ -495,6 +522,7 @@ pub fn run(o: &SoakOptions) -> i32 {
     clear_caches(&shared);
     let m_base = mem("after the warm-up");
     let deadline = Instant::now() + Duration::from_secs_f64(o.minutes * 60.0);
+    *shared.deadline.lock().unwrap_or_else(|e| e.into_inner()) = Some(deadline);
     std::thread::scope(|sc| {
         let mut hogs = Vec::new();
         if o.faults {
@@ -520,6 +548,21 @@ pub fn run(o: &SoakOptions) -> i32 {
             }
         }
         shared.stop.store(true, Ordering::SeqCst);
+        // The calls still in flight, every 15 s until they end (a run that
+        // overruns its deadline says on what).
+        let mut report_at = Instant::now() + Duration::from_secs(15);
+        while workers.iter().any(|w| !w.is_finished()) {
+            std::thread::sleep(Duration::from_millis(100));
+            if Instant::now() >= report_at {
+                for (t, (since, what)) in shared.in_flight.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    println!(
+                        "soak: past the deadline: thread {t} for {:.0} s on {what}",
+                        since.elapsed().as_secs_f64()
+                    );
+                }
+                report_at += Duration::from_secs(15);
+            }
+        }
         for w in workers.into_iter().chain(hogs) {
             if w.join().is_err() {
                 shared.counters.unexpected("panic".into());
