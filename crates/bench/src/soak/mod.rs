@@ -14,14 +14,14 @@
 //! and buffers (host slices, `DeviceVec`s, foreign device pointers, explicit
 //! graphs, the plans' graph cache), the stream, whether the plan is shared
 //! through a cache (and dropped after). Every result is compared with the
-//! CPU ([`reference`]); a mismatch or an unexpected error prints the case
+//! CPU ([`mod@reference`]); a mismatch or an unexpected error prints the case
 //! and how to replay it (`--replay SEED:THREAD:CALL`).
 //!
 //! With `--faults on` (the default) a memory hog takes all but
 //! `--hog-margin-mib` of the free device memory at random moments
 //! ([`faults`]), and `--hog-process on` does the same from a second process
 //! (`polymul-bench hog`). A call that fails must fail with `OutOfMemory`
-//! while a fault is active, leave what the library promises ([`exec`]), and
+//! while a fault is active, leave what the library promises (`exec.rs`), and
 //! the next call on the same plan must succeed and be right.
 //!
 //! **Threads and graph captures.** A capture must not overlap another
