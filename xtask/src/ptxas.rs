@@ -22,12 +22,15 @@ pub struct KernelResources {
     pub spill_loads: u32,
 }
 
+/// CUDA 12.9's ptxas as scripts/setup.sh installs it, under `target/tools`.
+pub const WHEEL_12: &str = "nvcc/nvidia/cuda_nvcc/bin/ptxas";
+
 /// `$PTXAS`, else the wheel installed by setup, else `ptxas` on `PATH`.
 pub fn locate() -> Res<PathBuf> {
     if let Some(p) = std::env::var_os("PTXAS") {
         return Ok(PathBuf::from(p));
     }
-    let wheel = crate::root().join("target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas");
+    let wheel = crate::root().join("target/tools").join(WHEEL_12);
     if wheel.is_file() {
         return Ok(wheel);
     }

@@ -47,10 +47,24 @@ pub fn disassemble(ptxas: &Path, nvdisasm: &Path, arch: Arch, ptx: &Path, out_di
 
 /// One SASS instruction's opcode (with modifiers), if `line` holds one.
 fn opcode(line: &str) -> Option<&str> {
+    opcode_predicated(line).map(|(op, _)| op)
+}
+
+/// One SASS instruction's opcode (with modifiers) and whether it is
+/// predicated (`@P0 ...`), if `line` holds one.
+pub fn opcode_predicated(line: &str) -> Option<(&str, bool)> {
     let rest = line.trim_start().strip_prefix("/*")?;
     let rest = rest.split_once("*/")?.1.trim_start();
-    let rest = if rest.starts_with('@') { rest.split_once(' ')?.1.trim_start() } else { rest };
-    rest.split([' ', ';']).next().filter(|s| !s.is_empty())
+    let (pred, rest) = match rest.strip_prefix('@') {
+        Some(r) => (true, r.split_once(' ')?.1.trim_start()),
+        None => (false, rest),
+    };
+    rest.split([' ', ';']).next().filter(|s| !s.is_empty()).map(|op| (op, pred))
+}
+
+/// A `BRA` line's target label (`` BRA `(.L_x_2) ``).
+pub fn branch_target(line: &str) -> Option<&str> {
+    line.split_once("`(")?.1.split_once(')').map(|(t, _)| t)
 }
 
 /// Kernel name → its SASS lines.
@@ -77,7 +91,7 @@ pub fn loop_body(lines: &[String]) -> Vec<String> {
         if !op.starts_with("BRA") {
             continue;
         }
-        let Some(target) = l.split_once("`(").and_then(|(_, r)| r.split_once(')')).map(|(t, _)| t) else {
+        let Some(target) = branch_target(l) else {
             continue;
         };
         if let Some(start) = lines[..i].iter().position(|x| x.trim() == format!("{target}:")) {

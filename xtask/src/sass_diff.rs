@@ -4,6 +4,7 @@
 //! `cargo xtask sass-diff`.
 
 use crate::Res;
+use crate::sass::opcode_predicated as sass_opcode;
 use polymul_ptx_builder::Arch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,7 +56,7 @@ pub fn compilers() -> Res<[Compiler; 2]> {
         Ok(Compiler { label, path, version })
     };
     Ok([
-        find("ptxas12", "PTXAS12", "nvcc/nvidia/cuda_nvcc/bin/ptxas", "12")?,
+        find("ptxas12", "PTXAS12", crate::ptxas::WHEEL_12, "12")?,
         find("ptxas13", "PTXAS13", "nvcc13/nvidia/cu13/bin/ptxas", "13")?,
     ])
 }
@@ -453,16 +454,6 @@ pub fn high_word_loops(ptx: &str) -> Vec<(String, HighWord)> {
     out
 }
 
-/// A SASS line's opcode with its modifiers, and whether it is predicated.
-fn sass_opcode(l: &str) -> Option<(&str, bool)> {
-    let rest = l.trim_start().strip_prefix("/*")?.split_once("*/")?.1.trim_start();
-    let (pred, rest) = match rest.strip_prefix('@') {
-        Some(r) => (true, r.split_once(' ')?.1.trim_start()),
-        None => (false, rest),
-    };
-    rest.split([' ', ';']).next().filter(|s| !s.is_empty()).map(|op| (op, pred))
-}
-
 fn sass_label(l: &str) -> Option<String> {
     let name = l.trim().strip_suffix(':')?;
     name.starts_with(".L").then(|| name.to_string())
@@ -473,7 +464,7 @@ fn sass_branch(l: &str) -> Option<(String, bool)> {
     if !op.starts_with("BRA") {
         return None;
     }
-    let target = l.split_once("`(")?.1.split_once(')')?.0.to_string();
+    let target = crate::sass::branch_target(l)?.to_string();
     Some((target, !pred && !op.contains(".DIV")))
 }
 
