@@ -2,12 +2,15 @@
 //! at random moments and holds it a short while (a thread of this process,
 //! through the soak's `Gpu`), or a second process that does (`polymul-bench
 //! hog`). While a fault is active, calls may fail with `OutOfMemory`, and
-//! must fail with nothing else.
+//! must fail with nothing else. The two hogs take turns ([`FaultState::turn`]):
+//! while one holds memory the other waits, so that the hog process is not
+//! left without the memory to create its context.
 
 use super::Shared;
 use polymul::Gpu;
 use polymul::expert::{GpuTiming, SplitMix64};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Whether a fault is active, and a counter of starts and ends.
@@ -21,6 +24,9 @@ pub struct FaultState {
     pub process_runs: AtomicU64,
     /// Hog attempts that could not allocate (memory already short).
     pub missed: AtomicU64,
+    /// Held by a hog from before it reads the free memory until its memory
+    /// is freed: the in-process hog and the hog process never overlap.
+    turn: Mutex<()>,
 }
 
 /// A fault state seen at one moment ([`FaultState::snapshot`]).
@@ -42,6 +48,12 @@ impl FaultState {
     pub fn end(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
         self.active.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Waits for the hogs' turn (see `turn`); a poisoned lock (a hog thread
+    /// that panicked) still serializes, so it is taken as is.
+    pub fn turn(&self) -> MutexGuard<'_, ()> {
+        self.turn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The state now.
@@ -97,6 +109,7 @@ pub(crate) fn hog_thread(shared: &Shared, seed: u64) {
             return;
         }
         let hold = ms(&mut rng, 100, 1500);
+        let _turn = shared.faults.turn();
         shared.faults.begin();
         let held = {
             let _g = shared.read_gate();
@@ -164,6 +177,7 @@ pub(crate) fn hog_process_thread(shared: &Shared, seed: u64) {
         if !nap(shared, ms(&mut rng, 2000, 8000)) {
             return;
         }
+        let _turn = shared.faults.turn();
         let free = {
             let _g = shared.read_gate();
             shared.gpu.device_memory().map(|m| m.0)
