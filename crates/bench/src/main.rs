@@ -10,6 +10,7 @@
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
 //! polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off]
 //!                    [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off]
+//!                    [--stall-seconds S]
 //!                    [--replay SEED:THREAD:CALL]
 //!                                          a long randomized run with fault injection (docs/testing.md)
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
@@ -27,7 +28,7 @@ fn usage() -> ! {
          [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]\n       \
          polymul-bench replot DIR\n       \
          polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off] \
-         [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off] [--replay S:T:I]"
+         [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off] [--stall-seconds S] [--replay S:T:I]"
     );
     std::process::exit(2)
 }

@@ -6,7 +6,7 @@
 //! while one holds memory the other waits, so that the hog process is not
 //! left without the memory to create its context.
 
-use super::Shared;
+use super::{HOG_KEY, HOG_PROCESS_KEY, Shared};
 use polymul::Gpu;
 use polymul::expert::{GpuTiming, SplitMix64};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -34,6 +34,13 @@ pub struct FaultState {
 pub struct Snapshot {
     active: bool,
     epoch: u64,
+}
+
+impl Snapshot {
+    /// Whether a fault was active at that moment.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
 }
 
 impl FaultState {
@@ -109,8 +116,10 @@ pub(crate) fn hog_thread(shared: &Shared, seed: u64) {
             return;
         }
         let hold = ms(&mut rng, 100, 1500);
+        shared.mark(HOG_KEY, "waiting for its turn".into());
         let _turn = shared.faults.turn();
         shared.faults.begin();
+        shared.mark(HOG_KEY, "taking the free memory".into());
         let held = {
             let _g = shared.read_gate();
             grab(&shared.gpu, margin)
@@ -118,7 +127,10 @@ pub(crate) fn hog_thread(shared: &Shared, seed: u64) {
         match held {
             Ok(bufs) if !bufs.is_empty() => {
                 shared.faults.injected.fetch_add(1, Ordering::Relaxed);
+                shared
+                    .mark(HOG_KEY, format!("holding {} buffers for {:.3} s", bufs.len(), hold.as_secs_f64()));
                 nap(shared, hold);
+                shared.mark(HOG_KEY, "freeing".into());
                 let _g = shared.read_gate();
                 drop(bufs);
             }
@@ -131,6 +143,7 @@ pub(crate) fn hog_thread(shared: &Shared, seed: u64) {
             }
         }
         shared.faults.end();
+        shared.unmark(HOG_KEY);
     }
 }
 
@@ -177,21 +190,28 @@ pub(crate) fn hog_process_thread(shared: &Shared, seed: u64) {
         if !nap(shared, ms(&mut rng, 2000, 8000)) {
             return;
         }
+        shared.mark(HOG_PROCESS_KEY, "waiting for its turn".into());
         let _turn = shared.faults.turn();
+        shared.mark(HOG_PROCESS_KEY, "reading the free memory".into());
         let free = {
             let _g = shared.read_gate();
             shared.gpu.device_memory().map(|m| m.0)
         };
-        let Ok(free) = free else { continue };
+        let Ok(free) = free else {
+            shared.unmark(HOG_PROCESS_KEY);
+            continue;
+        };
         let bytes = free.saturating_sub(margin + (512 << 20));
         let secs = 0.3 + rng.below(1700) as f64 / 1000.0;
         shared.faults.begin();
+        shared.mark(HOG_PROCESS_KEY, format!("a hog process of {bytes} bytes for {secs:.3} s"));
         let out = std::process::Command::new(&exe)
             .args(["hog", "--bytes", &bytes.to_string(), "--seconds", &format!("{secs:.3}")])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .output();
         shared.faults.end();
+        shared.unmark(HOG_PROCESS_KEY);
         match out {
             Ok(o) if o.status.success() => {
                 shared.faults.process_runs.fetch_add(1, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 //! ```text
 //! polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off]
 //!                    [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off]
-//!                    [--replay SEED:THREAD:CALL]
+//!                    [--stall-seconds S] [--replay SEED:THREAD:CALL]
 //! ```
 //!
 //! `T` threads share one `Gpu`; thread `i` draws its calls from a generator
@@ -84,6 +84,10 @@ pub struct SoakOptions {
     pub warm_up: bool,
     /// Run one case only: `(seed, thread, call)`.
     pub replay: Option<(u64, u64, u64)>,
+    /// A run in which no call finishes for this many seconds has stalled:
+    /// the calls in flight (and what the hogs are doing) are printed, and
+    /// after as long again the run fails (exit code 1). 0: never.
+    pub stall_seconds: u64,
 }
 
 impl Default for SoakOptions {
@@ -100,6 +104,7 @@ impl Default for SoakOptions {
             big: true,
             warm_up: true,
             replay: None,
+            stall_seconds: 180,
         }
     }
 }
@@ -128,6 +133,7 @@ pub fn parse(args: &[String]) -> Result<SoakOptions, String> {
             "--hog-margin-mib" => o.hog_margin_mib = num(it.next(), "--hog-margin-mib")?,
             "--max-operand-mib" => o.max_operand_mib = num(it.next(), "--max-operand-mib")?,
             "--mem-tolerance-mib" => o.mem_tolerance_mib = num(it.next(), "--mem-tolerance-mib")?,
+            "--stall-seconds" => o.stall_seconds = num(it.next(), "--stall-seconds")?,
             "--replay" => {
                 let v = it.next().ok_or("--replay needs SEED:THREAD:CALL")?;
                 let p: Vec<u64> = v.split(':').filter_map(|x| x.parse().ok()).collect();
@@ -170,10 +176,17 @@ pub(crate) struct Shared {
     big_fits: bool,
     /// When the run's calls stop (set once the warm-up is over).
     deadline: Mutex<Option<Instant>>,
-    /// Each thread's call in flight: when it started and its replay line
-    /// (printed for the calls still running past the deadline).
+    /// Each thread's call in flight, and what each hog is doing: since
+    /// when, and what (printed for the calls still running past the
+    /// deadline, and when the run stalls). Workers by thread number, the
+    /// hogs by [`HOG_KEY`] and [`HOG_PROCESS_KEY`].
     in_flight: Mutex<BTreeMap<u64, (Instant, String)>>,
 }
+
+/// The in-process hog's entry in [`Shared::mark`].
+pub(crate) const HOG_KEY: u64 = 1 << 32;
+/// The hog process thread's entry in [`Shared::mark`].
+pub(crate) const HOG_PROCESS_KEY: u64 = (1 << 32) + 1;
 
 /// No batch above the launch limit starts closer than this to the
 /// deadline: one takes about a minute (seed 1's 8-thread run went 54 s
@@ -187,6 +200,29 @@ const BIG_INTERVAL: Duration = Duration::from_secs(180);
 impl Shared {
     pub(crate) fn stopping(&self) -> bool {
         self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Marks what `key` (a worker's thread number, or a hog's key) is doing
+    /// from now on.
+    pub(crate) fn mark(&self, key: u64, what: String) {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (Instant::now(), what));
+    }
+
+    /// `key` is doing nothing worth reporting.
+    pub(crate) fn unmark(&self, key: u64) {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+    }
+
+    /// Prints every entry of [`Shared::mark`], each line starting `prefix`.
+    fn print_in_flight(&self, prefix: &str) {
+        for (k, (since, what)) in self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let who = match *k {
+                HOG_KEY => "the in-process hog".to_string(),
+                HOG_PROCESS_KEY => "the hog process thread".to_string(),
+                t => format!("thread {t}"),
+            };
+            println!("soak: {prefix}: {who} for {:.0} s: {what}", since.elapsed().as_secs_f64());
+        }
     }
 
     pub(crate) fn read_gate(&self) -> RwLockReadGuard<'_, ()> {
@@ -312,18 +348,61 @@ fn worker(shared: &Shared, thread: u64) {
     let mut index = 0u64;
     while !shared.stopping() {
         let c = cases::draw(shared.opts.seed, thread, index, &limits);
-        shared
-            .in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(thread, (Instant::now(), format!("{} ({})", c.describe(), c.replay())));
+        shared.mark(thread, format!("{} ({})", c.describe(), c.replay()));
         run_one(&ctx, &c);
-        shared.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&thread);
+        shared.unmark(thread);
         index += 1;
     }
     // The private Gpu (and its module) and the stream go inside the gate.
     let _g = shared.gate.write().unwrap_or_else(|e| e.into_inner());
     drop(ctx);
+}
+
+/// Watches the calls counter: no call finished for `--stall-seconds` is a
+/// stall (reported with what is in flight, an unexpected error); as long
+/// again, and the run ends with exit code 1 (its GPU work cannot be
+/// abandoned cleanly).
+struct StallWatch {
+    calls: u64,
+    since: Instant,
+    reported: bool,
+}
+
+impl StallWatch {
+    fn new(shared: &Shared) -> Self {
+        Self { calls: shared.counters.calls.load(Ordering::Relaxed), since: Instant::now(), reported: false }
+    }
+
+    fn check(&mut self, shared: &Shared) {
+        let limit = shared.opts.stall_seconds;
+        let calls = shared.counters.calls.load(Ordering::Relaxed);
+        if calls != self.calls {
+            if self.reported {
+                println!("soak: the stall ended after {:.0} s", self.since.elapsed().as_secs_f64());
+            }
+            *self = Self { calls, since: Instant::now(), reported: false };
+            return;
+        }
+        if limit == 0 {
+            return;
+        }
+        let idle = self.since.elapsed().as_secs();
+        if idle >= limit && !self.reported {
+            self.reported = true;
+            shared.counters.unexpected("stall (no call finished)".into());
+            println!(
+                "soak: UNEXPECTED STALL: no call finished in {idle} s ({calls} calls so far; faults active: {})",
+                shared.faults.snapshot().is_active()
+            );
+            shared.print_in_flight("stalled");
+        }
+        if idle >= 2 * limit {
+            println!("{}", shared.counters.progress(shared.start.elapsed().as_secs_f64()));
+            shared.print_in_flight("stalled");
+            println!("soak: FAIL: stalled for {idle} s; exiting without the summary");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// The warm-up: every kernel configuration of the check suite on both
@@ -538,6 +617,7 @@ pub fn run(o: &SoakOptions) -> i32 {
             })
             .collect();
         let mut next = Instant::now() + Duration::from_secs(30);
+        let mut stall = StallWatch::new(&shared);
         while Instant::now() < deadline {
             std::thread::sleep(
                 Duration::from_millis(200).min(deadline.saturating_duration_since(Instant::now())),
@@ -546,6 +626,7 @@ pub fn run(o: &SoakOptions) -> i32 {
                 println!("{}", shared.counters.progress(t0.elapsed().as_secs_f64()));
                 next += Duration::from_secs(30);
             }
+            stall.check(&shared);
         }
         shared.stop.store(true, Ordering::SeqCst);
         // The calls still in flight, every 15 s until they end (a run that
@@ -554,14 +635,10 @@ pub fn run(o: &SoakOptions) -> i32 {
         while workers.iter().any(|w| !w.is_finished()) {
             std::thread::sleep(Duration::from_millis(100));
             if Instant::now() >= report_at {
-                for (t, (since, what)) in shared.in_flight.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                    println!(
-                        "soak: past the deadline: thread {t} for {:.0} s on {what}",
-                        since.elapsed().as_secs_f64()
-                    );
-                }
+                shared.print_in_flight("past the deadline");
                 report_at += Duration::from_secs(15);
             }
+            stall.check(&shared);
         }
         for w in workers.into_iter().chain(hogs) {
             if w.join().is_err() {

@@ -144,33 +144,28 @@ impl<W: Coeff> GrowBuffer<W> {
         Self { inner: std::sync::Mutex::new((None, Vec::new())) }
     }
 
-    /// At least `len` words (allocated without a copy, so also while a
-    /// stream captures); new words are zeroed on `q` before the work queued
-    /// there after this.
+    /// At least `len` words, zero when new. New words are zeroed before this
+    /// returns, on a stream of their own that the host waits for, not on
+    /// `q`: while `q` captures a graph, a memset queued there would only be
+    /// a node of the graph, and a capture that fails (or a graph never
+    /// launched) would leave the plan's current buffer unzeroed for its next
+    /// direct launch (the fused kernels' control words are ticket counters:
+    /// stale words made the 8-thread soak of seed 11 stall). Allocation and
+    /// zeroing are legal while another stream captures in relaxed mode
+    /// (`capture_raw`), and happen only when the buffer grows.
     pub(crate) fn at_least(&self, q: &Queue<'_>, len: usize) -> Result<cust::memory::DevicePointer<W>> {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if g.0.as_ref().is_none_or(|v| v.len() < len) {
             q.gpu.bind()?;
             let bytes = len.max(1) * std::mem::size_of::<W>();
             // SAFETY: `uninitialized` is unsafe because the words are not
-            // initialised: the `cuMemsetD32Async` below zeroes all of them on
-            // `q`, ahead of any work queued there after this call (the fused
-            // kernels' launch in `fused_ntt`, plan/launch.rs; the DGT launches
-            // after `DgtPlan::scratch_ptr`, dgt/plan.rs), and nothing reads them
-            // before. The context is current: `Gpu::bind` above.
+            // initialised: `zero_now` below zeroes all of them and waits for it
+            // before the buffer is stored or its address returned, so nothing
+            // reads them before. The context is current: `Gpu::bind` above.
             let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
                 .map_err(Error::cuda("allocating", bytes))?;
             let v = DeviceVec { buf, layout: None };
-            check(
-                // SAFETY: `v` is a live allocation of `len.max(1)` words, `bytes`
-                // bytes, a multiple of 4 (words are 4 or 8 bytes), so `bytes / 4`
-                // 32-bit words cover it exactly; `q.stream` is a live stream of the
-                // current context (`Gpu::bind` above). `v` outlives the memset: it is
-                // stored in `self` below and, even once retired, kept until the owner
-                // drops.
-                unsafe { sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, q.stream.as_inner()) },
-                "zeroing a grown buffer",
-            )?;
+            zero_now(&v, bytes)?;
             if let Some(old) = g.0.replace(v) {
                 g.1.push(old);
             }
@@ -186,6 +181,24 @@ impl<W: Coeff> GrowBuffer<W> {
             g.1.push(old);
         }
     }
+}
+
+/// Zeroes the `bytes` bytes of `v` (a multiple of 4) on a new non-blocking
+/// stream and waits for it: outside any capture, whatever stream captures.
+/// The context must be current (the caller binds it).
+fn zero_now<W: Coeff>(v: &DeviceVec<W>, bytes: usize) -> Result<()> {
+    use cust::stream::{Stream, StreamFlags};
+    let side = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0))?;
+    check(
+        // SAFETY: `v` is a live allocation of at least `bytes` bytes, a multiple of
+        // 4 (words are 4 or 8 bytes), so `bytes / 4` 32-bit words lie inside it;
+        // `side` is a live stream of the current context (the caller's
+        // `Gpu::bind`), not capturing (made just now). `v` outlives the memset: the
+        // stream is synchronized below before `v` can be dropped.
+        unsafe { sys::cuMemsetD32Async(v.ptr().as_raw(), 0, bytes / 4, side.as_inner()) },
+        "zeroing a grown buffer",
+    )?;
+    side.synchronize().map_err(Error::cuda("zeroing a grown buffer", bytes))
 }
 
 /// What identifies one call of a plan for [`GraphCache`]: the operation
