@@ -29,6 +29,10 @@ def soak_row(path):
     mism = field(t, "mismatches") or (last[-1][3] if last else "")
     unexp = field(t, "errors, unexpected") or (last[-1][5] if last else "")
     exp = field(t, "errors, expected") or (last[-1][4] if last else "")
+    stalls = re.findall(r"^soak: UNEXPECTED STALL: (.*)$", t, re.M)
+    ended = re.findall(r"^soak: the stall ended after ([\d.]+ s)", t, re.M)
+    if stalls:
+        verdict += "; stall watch: " + "; ".join(stalls) + (", ended after " + ", ".join(ended) if ended else ", never ended")
     return "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
         os.path.relpath(path, sys.argv[1]),
         ("compute-sanitizer " + tool.group(1)) if tool else "soak",
