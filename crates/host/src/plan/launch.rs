@@ -530,8 +530,9 @@ pub(crate) struct FusedKernels<W> {
     /// Blocks of one kernel that fit the GPU at once.
     resident: u32,
     /// `lazy::fused_ctrl_words(batch)` zero words per tower, for the
-    /// largest `batch · towers` launched so far (grown on demand, zeroed on
-    /// the launch's stream; the kernels leave them zero).
+    /// largest `batch · towers` launched so far (grown on demand, zeroed
+    /// before first use by `GrowBuffer::at_least`; the kernels leave them
+    /// zero).
     ctrl: crate::gpu::graph::GrowBuffer<u32>,
 }
 
@@ -647,8 +648,9 @@ pub(crate) fn fused_ntt<W: Coeff>(
     // `2 · batch · per_poly` blocks per tower (every ticket of every tower), the
     // block the row shape's threads, `k.smem` the larger pass tile plus 16 bytes
     // (`FusedKernels::new`, which opted the kernels into it); `ctrl` holds
-    // `fused_ctrl_words(batch)` words per tower, zeroed on this stream by
-    // `GrowBuffer::at_least` (gpu/graph.rs) when allocated and left zero by the
+    // `fused_ctrl_words(batch)` words per tower, zeroed by `GrowBuffer::at_least`
+    // (gpu/graph.rs) before it returned a new buffer (on a stream of its own,
+    // waited for: also when this stream captures) and left zero by the
     // kernels, and stays allocated while the plan lives (retired buffers are
     // kept); `lag` comes from `FusedKernels::lag`.
     // The context is current: `Gpu::bind` above.
