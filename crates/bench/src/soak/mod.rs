@@ -723,3 +723,24 @@ fn summary(
     println!("soak: {}", if ok { "PASS" } else { "FAIL" });
     if ok { 0 } else { 1 }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn stall_seconds_parse_and_default() {
+        assert_eq!(parse(&args("--minutes 1")).map(|o| o.stall_seconds), Ok(180));
+        assert_eq!(parse(&args("--stall-seconds 0")).map(|o| o.stall_seconds), Ok(0));
+        assert_eq!(
+            parse(&args("--stall-seconds 45 --threads 2")).map(|o| (o.stall_seconds, o.threads)),
+            Ok((45, 2))
+        );
+        assert!(parse(&args("--stall-seconds")).is_err());
+        assert!(parse(&args("--stall-seconds -3")).is_err());
+    }
+}
