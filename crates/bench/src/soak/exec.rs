@@ -343,6 +343,7 @@ fn drive<W: Coeff, T>(
                             );
                         }
                     }
+                    ctx.phase("waiting for the fault to end");
                     if !sh.faults.wait_clear(Duration::from_secs(60)) {
                         ctx.report("NOTE", c, "a fault lasted over 60 s");
                     }
@@ -396,6 +397,7 @@ pub(crate) fn run_case<W: SoakWord>(ctx: &ThreadCtx<'_>, c: &Case) {
     if c.kind == Kind::Convert {
         return convert_case(ctx, c, &st);
     }
+    ctx.phase("making the inputs");
     let a = st.inputs(c.inputs, c.input_seed);
     let b = st.inputs(c.inputs, c.input_seed ^ 0xB);
     let rounds: Vec<(Vec<W>, Vec<W>)> = if matches!(c.api, Api::Captured | Api::Cached) {
@@ -418,6 +420,7 @@ pub(crate) fn run_case<W: SoakWord>(ctx: &ThreadCtx<'_>, c: &Case) {
         |s| after_error(c, &st, &a, &b, s, &mut full),
     );
     if let Some(got) = got {
+        ctx.phase("checking against the CPU reference");
         match check(c, &st, &a, &b, &rounds, &got) {
             Ok(words) => {
                 sh.counters.coeffs.fetch_add(words, Ordering::Relaxed);

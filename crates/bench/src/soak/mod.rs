@@ -181,7 +181,13 @@ pub(crate) struct Shared {
     /// deadline, and when the run stalls). Workers by thread number, the
     /// hogs by [`HOG_KEY`] and [`HOG_PROCESS_KEY`].
     in_flight: Mutex<BTreeMap<u64, (Instant, String)>>,
+    /// Each worker's phase within its call ([`ThreadCtx::phase`]): since
+    /// when, and which (printed beside [`Shared::in_flight`]).
+    phases: Mutex<BTreeMap<u64, (Instant, &'static str)>>,
 }
+
+/// The warm-up's and a replay's [`ThreadCtx`] key.
+pub(crate) const SOLO_KEY: u64 = (1 << 32) + 2;
 
 /// The in-process hog's entry in [`Shared::mark`].
 pub(crate) const HOG_KEY: u64 = 1 << 32;
@@ -221,7 +227,11 @@ impl Shared {
                 HOG_PROCESS_KEY => "the hog process thread".to_string(),
                 t => format!("thread {t}"),
             };
-            println!("soak: {prefix}: {who} for {:.0} s: {what}", since.elapsed().as_secs_f64());
+            let phase = match self.phases.lock().unwrap_or_else(|e| e.into_inner()).get(k) {
+                Some((at, p)) => format!(" [{p} for {:.0} s]", at.elapsed().as_secs_f64()),
+                None => String::new(),
+            };
+            println!("soak: {prefix}: {who} for {:.0} s: {what}{phase}", since.elapsed().as_secs_f64());
         }
     }
 
@@ -258,6 +268,9 @@ impl Shared {
 /// One soak thread's context.
 pub(crate) struct ThreadCtx<'a> {
     pub(crate) shared: &'a Shared,
+    /// The worker's number (its key in [`Shared::mark`]; [`SOLO_KEY`] for
+    /// the warm-up and replays).
+    thread: u64,
     /// The thread's own stream (cases with `own_stream`).
     pub(crate) stream: Option<GpuStream>,
     /// Thread 0's own `Gpu` (the graph-cache cases), made on first use.
@@ -268,13 +281,24 @@ impl ThreadCtx<'_> {
     /// Runs `f` holding the gate: shared, or `exclusive` for a section
     /// that captures graphs.
     pub(crate) fn section<R>(&self, exclusive: bool, f: impl FnOnce() -> R) -> R {
-        if exclusive {
+        self.phase("waiting for the gate");
+        let r = if exclusive {
             let _g = self.shared.gate.write().unwrap_or_else(|e| e.into_inner());
+            self.phase("in an exclusive GPU section");
             f()
         } else {
             let _g = self.shared.read_gate();
+            self.phase("in a GPU section");
             f()
-        }
+        };
+        self.phase("between GPU sections");
+        r
+    }
+
+    /// Records what this thread is doing within its call (printed with the
+    /// calls in flight when the run stalls or overruns).
+    pub(crate) fn phase(&self, p: &'static str) {
+        self.shared.phases.lock().unwrap_or_else(|e| e.into_inner()).insert(self.thread, (Instant::now(), p));
     }
 
     /// Thread 0's own `Gpu` (inside an exclusive section).
@@ -343,7 +367,7 @@ fn worker(shared: &Shared, thread: u64) {
             None
         }
     };
-    let ctx = ThreadCtx { shared, stream, private: Mutex::new(None) };
+    let ctx = ThreadCtx { shared, thread, stream, private: Mutex::new(None) };
     let limits = shared.limits(thread);
     let mut index = 0u64;
     while !shared.stopping() {
@@ -553,10 +577,15 @@ pub fn run(o: &SoakOptions) -> i32 {
         big_fits,
         deadline: Mutex::new(None),
         in_flight: Mutex::new(BTreeMap::new()),
+        phases: Mutex::new(BTreeMap::new()),
     };
     if let Some((seed, thread, index)) = o.replay {
-        let ctx =
-            ThreadCtx { shared: &shared, stream: shared.gpu.create_stream().ok(), private: Mutex::new(None) };
+        let ctx = ThreadCtx {
+            shared: &shared,
+            thread: SOLO_KEY,
+            stream: shared.gpu.create_stream().ok(),
+            private: Mutex::new(None),
+        };
         let mut c = cases::draw(seed, thread, index, &shared.limits(thread));
         c.big = c.big && big_fits;
         println!("soak: replaying {}", c.describe());
@@ -587,7 +616,7 @@ pub fn run(o: &SoakOptions) -> i32 {
     };
     let m_start = mem("at the start");
     {
-        let ctx = ThreadCtx { shared: &shared, stream: None, private: Mutex::new(None) };
+        let ctx = ThreadCtx { shared: &shared, thread: SOLO_KEY, stream: None, private: Mutex::new(None) };
         let tw = Instant::now();
         if o.warm_up {
             warm_up(&ctx);
