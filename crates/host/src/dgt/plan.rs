@@ -217,7 +217,7 @@ impl<W: Coeff> DgtPlan<W> {
     /// fused pipeline.
     fn scratch_ptr(&self, len: usize) -> Result<KBuf<W>> {
         if self.schedule.needs_scratch() {
-            Ok(buf(self.scratch.at_least(&self.queue(), len)?, len))
+            Ok(buf(self.scratch.at_least(&self.gpu, len)?, len))
         } else {
             Ok(KBuf::none())
         }

@@ -144,19 +144,23 @@ impl<W: Coeff> GrowBuffer<W> {
         Self { inner: std::sync::Mutex::new((None, Vec::new())) }
     }
 
-    /// At least `len` words, zero when new. New words are zeroed before this
-    /// returns, on a stream of their own that the host waits for, not on
-    /// `q`: while `q` captures a graph, a memset queued there would only be
-    /// a node of the graph, and a capture that fails (or a graph never
-    /// launched) would leave the plan's current buffer unzeroed for its next
-    /// direct launch (the fused kernels' control words are ticket counters:
-    /// stale words made the 8-thread soak of seed 11 stall). Allocation and
-    /// zeroing are legal while another stream captures in relaxed mode
-    /// (`capture_raw`), and happen only when the buffer grows.
-    pub(crate) fn at_least(&self, q: &Queue<'_>, len: usize) -> Result<cust::memory::DevicePointer<W>> {
+    /// At least `len` words of `gpu`, zero when new. New words are zeroed
+    /// before this returns, on a stream of their own that the host waits
+    /// for, not on the caller's stream: while that stream captures a graph,
+    /// a memset queued there would only be a node of the graph, and a
+    /// capture that fails (or a graph never launched) would leave the
+    /// plan's current buffer unzeroed for its next direct launch (the fused
+    /// kernels' control words are ticket counters; the 8-thread soak of
+    /// seed 11 stalled within a minute until this changed, docs/results/
+    /// 2026-11-26-nvidia-h100-soak30). Not `Gpu::zeros`: its synchronous
+    /// memset runs on the legacy stream, which a capturing blocking stream
+    /// must not meet. Allocation and zeroing are legal while another stream
+    /// captures in relaxed mode (`capture_raw`), and happen only when the
+    /// buffer grows.
+    pub(crate) fn at_least(&self, gpu: &Gpu, len: usize) -> Result<cust::memory::DevicePointer<W>> {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if g.0.as_ref().is_none_or(|v| v.len() < len) {
-            q.gpu.bind()?;
+            gpu.bind()?;
             let bytes = len.max(1) * std::mem::size_of::<W>();
             // SAFETY: `uninitialized` is unsafe because the words are not
             // initialised: `zero_now` below zeroes all of them and waits for it

@@ -623,7 +623,7 @@ pub(crate) fn fused_ntt<W: Coeff>(
 ) -> Result<()> {
     q.gpu.bind()?;
     let words = lazy::fused_ctrl_words(batch) * towers.rows as usize;
-    let ctrl = k.ctrl.at_least(&q, words)?;
+    let ctrl = k.ctrl.at_least(q.gpu, words)?;
     let lp = if k.several_polys { lazy::row_polys_log(k.row, log_n, batch) } else { 0 };
     const KERNEL: &str = "a fused lazy NTT";
     let grid_t = towers.grid(KERNEL)?;
