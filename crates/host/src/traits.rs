@@ -193,7 +193,8 @@ macro_rules! host_slices_via_device {
         /// device's free memory runs in pieces, the next piece's upload
         /// overlapping this one's kernels and download, with the words of
         /// the unsplit call. Should the device run out of memory, pieces
-        /// shrink; at one polynomial the call returns
+        /// shrink; at the smallest piece (one polynomial, or 1 MiB per
+        /// operand where polynomials are smaller) the call returns
         /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory)
         /// with `out` (`a`) holding the products of a leading part of the
         /// batch (the same polynomials in every tower) and otherwise

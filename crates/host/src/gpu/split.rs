@@ -27,7 +27,19 @@
 //! **Out of memory.** A host call whose pieces do not fit after all
 //! ([`Error::OutOfDeviceMemory`] from an allocation or from the plan)
 //! halves its piece and goes on from the first polynomial whose result has
-//! not been written yet; at one polynomial per piece it returns the error.
+//! not been written yet; at the smallest piece ([`min_piece`]: one
+//! polynomial, or 1 MiB per operand where polynomials are smaller) it
+//! returns the error.
+//!
+//! **The smallest piece.** Pieces never shrink below [`min_piece`], whatever
+//! the free memory says when the call starts: every piece costs a few tens
+//! of µs of events, launches and copies, so a batch of small polynomials cut
+//! to one per piece ran for minutes (an H100 soak, 2026-11-26: `u64` N = 2,
+//! 11 million polynomials, planned while another allocation held nearly all
+//! the device's memory, held the GPU's staging memory, and with it every
+//! other thread's host-slice call, for about 284 s). A piece of 1 MiB per
+//! operand needs a few MiB of device memory; where even that is missing the
+//! call returns [`Error::OutOfDeviceMemory`] at once.
 //! The output then holds the results of a leading part of the batch (the
 //! same polynomials in every tower) and its other words are untouched; an
 //! error before any piece finished leaves it untouched.
@@ -61,6 +73,16 @@ pub(crate) const WHOLE_BYTES: usize = 1 << 20;
 /// 0.5 s).
 pub(crate) fn piece_target(operand: usize) -> usize {
     if operand <= WHOLE_BYTES { 0 } else { (operand / 4).clamp(WHOLE_BYTES, TARGET_PIECE_BYTES) }
+}
+
+/// Bytes per operand below which a split's pieces do not shrink (module
+/// docs, "The smallest piece").
+pub(crate) const MIN_PIECE_BYTES: usize = WHOLE_BYTES;
+
+/// Polynomials in the smallest piece of a split: [`MIN_PIECE_BYTES`] per
+/// operand, at least one polynomial (of `poly_bytes` bytes in every tower).
+pub(crate) fn min_piece(poly_bytes: usize) -> usize {
+    (MIN_PIECE_BYTES / poly_bytes.max(1)).max(1)
 }
 
 /// The limits a split respects.
@@ -102,7 +124,10 @@ impl Pieces {
     /// memory, where one unsplit call would copy pageable memory one
     /// direction after the other); else pieces of at most
     /// `max_batch`, of what two slots of `piece_buffers` allow in the
-    /// budget, and of `target` bytes per operand — at least one polynomial.
+    /// budget (but never below [`min_piece`]: should the memory not be
+    /// there after all, the call's allocation fails and it shrinks on
+    /// [`Error::OutOfDeviceMemory`] as the module docs say), and of `target`
+    /// bytes per operand — at least one polynomial.
     pub(crate) fn plan(batch: usize, l: &Limits) -> Self {
         let need = |p: usize, buffers: usize| p.saturating_mul(l.poly_bytes).saturating_mul(buffers);
         let small = l.target == 0 || need(batch, 1) <= l.target;
@@ -111,7 +136,18 @@ impl Pieces {
         }
         let by_memory = l.budget / need(1, l.piece_buffers).max(1);
         let by_target = if l.target == 0 { usize::MAX } else { l.target / l.poly_bytes.max(1) };
-        Self::from(0, batch, l.max_batch.min(by_memory).min(by_target))
+        Self::from(0, batch, l.max_batch.min(by_memory.max(min_piece(l.poly_bytes))).min(by_target))
+    }
+
+    /// The schedule after running out of memory with polynomials up to
+    /// `done` written: the rest of the batch in pieces of half the size
+    /// (rounded up), never below `floor` ([`min_piece`]); `None` once the
+    /// pieces are at the floor (or one polynomial), when the call returns
+    /// the error.
+    pub(crate) fn shrunk(&self, done: usize, floor: usize) -> Option<Self> {
+        let floor = floor.max(1);
+        (self.piece.min(self.batch) > floor)
+            .then(|| Self::from(done, self.batch, self.piece.min(self.batch).div_ceil(2).max(floor)))
     }
 
     /// Polynomials per piece (the last may have fewer).
@@ -227,21 +263,24 @@ pub(crate) fn host_call<W: Coeff, P: SplitPlan<W> + ?Sized>(
             layout.batch.saturating_mul(layout.towers * layout.n * std::mem::size_of::<W>()),
         ),
     };
+    let floor = min_piece(limits.poly_bytes);
     let mut pieces = Pieces::plan(layout.batch, &limits);
     if pieces.is_whole() {
         match whole(plan, op, &mut io) {
-            Err(Error::OutOfDeviceMemory { .. }) if layout.batch > 1 => {
-                pieces = Pieces::from(0, layout.batch, layout.batch.div_ceil(2).min(limits.max_batch));
-            }
+            Err(e @ Error::OutOfDeviceMemory { .. }) => match pieces.shrunk(0, floor) {
+                Some(p) => pieces = p,
+                None => return Err(e),
+            },
             r => return r,
         }
     }
     loop {
         let mut done = pieces.start;
         match pipeline(plan, op, &mut io, layout, pieces, &mut done) {
-            Err(Error::OutOfDeviceMemory { .. }) if pieces.piece > 1 => {
-                pieces = Pieces::from(done, layout.batch, pieces.piece / 2);
-            }
+            Err(e @ Error::OutOfDeviceMemory { .. }) => match pieces.shrunk(done, floor) {
+                Some(p) => pieces = p,
+                None => return Err(e),
+            },
             r => return r,
         }
     }
@@ -509,7 +548,8 @@ impl<'a, W: Coeff> PieceB<'a, W> {
 /// `second_mut` and it is shared) — queued on `q`. One tower: sub-views,
 /// no copies but those. Several towers (a piece's rows are not contiguous):
 /// every piece gathered into device buffers, computed, the first operand
-/// scattered back. Piece buffers are sized by [`budget`]; a call that made
+/// scattered back. Piece buffers are sized by [`budget`] (never below
+/// [`min_piece`]: module docs); a call that made
 /// any waits for its work before it frees them.
 #[allow(clippy::too_many_arguments)] // one call's operands and its launcher
 pub(crate) fn device_call<W: Coeff>(
@@ -536,7 +576,8 @@ pub(crate) fn device_call<W: Coeff>(
         max_batch
     } else {
         let poly = layout.towers * n * std::mem::size_of::<W>();
-        max_batch.min(budget(q)? / poly.saturating_mul(temps).max(1))
+        let by_memory = budget(q)? / poly.saturating_mul(temps).max(1);
+        max_batch.min(by_memory.max(min_piece(poly)))
     };
     let pieces = Pieces::from(0, layout.batch, piece);
     let words = layout.towers * pieces.piece() * n;
@@ -688,7 +729,8 @@ mod tests {
         covers(&p, 51);
         // Within the budget at every piece: 4 buffers of 25 MiB.
         assert!(p.piece() * (1 << 20) * l.piece_buffers <= l.budget);
-        // No memory at all still makes progress, one polynomial at a time.
+        // No memory at all still makes progress, one polynomial at a time
+        // where a polynomial is at least the smallest piece (1 MiB).
         let none = limits(1 << 30, 1 << 20, 0);
         let p = Pieces::plan(3, &none);
         assert_eq!((p.piece(), p.len()), (1, 3));
@@ -704,6 +746,52 @@ mod tests {
         // A polynomial above the target is still a piece of one.
         let big = Limits { target: 1, ..t };
         assert_eq!(Pieces::plan(51, &big).piece(), 1);
+    }
+
+    #[test]
+    fn pieces_of_small_polynomials_do_not_shrink_below_a_mib() {
+        // The soak's stalled call (2026-11-26): u64 N = 2 (16 bytes per
+        // polynomial), 11,351,867 polynomials, planned with no memory free.
+        let batch = 11_351_867;
+        let l = Limits { target: piece_target(batch * 16), ..limits(1 << 31, 16, 0) };
+        let p = Pieces::plan(batch, &l);
+        assert_eq!(min_piece(16), 1 << 16);
+        assert_eq!(p.piece(), 1 << 16, "{p:?}");
+        assert_eq!(p.len(), batch.div_ceil(1 << 16));
+        covers(&p, batch);
+        // The floor is per operand of every tower: 40 towers of u32 N = 2^4
+        // are 2560 bytes a polynomial.
+        assert_eq!(min_piece(40 * 16 * 4), (1 << 20) / 2560);
+        // Polynomials of a MiB or more: one per piece at the least.
+        assert_eq!(min_piece(1 << 20), 1);
+        assert_eq!(min_piece(usize::MAX), 1);
+        assert_eq!(min_piece(0), 1 << 20);
+        // The launch limit still caps the floor.
+        assert_eq!(Pieces::plan(1 << 20, &limits(1000, 16, 0)).piece(), 1000);
+    }
+
+    #[test]
+    fn running_out_of_memory_halves_down_to_the_floor() {
+        // From a whole batch of 1000: 500, 250, 125, 63, 32, then the floor
+        // of 20, then the error.
+        let mut p = Pieces::from(0, 1000, 1000);
+        let mut seen = Vec::new();
+        let mut done = 0;
+        while let Some(next) = p.shrunk(done, 20) {
+            assert!(next.piece() < p.piece().min(1000) && next.piece() >= 20, "{p:?} → {next:?}");
+            assert_eq!(next.get(0).start, done);
+            covers(&next, 1000);
+            seen.push(next.piece());
+            p = next;
+            done = (done + 7).min(1000);
+        }
+        assert_eq!(seen, [500, 250, 125, 63, 32, 20]);
+        // At one polynomial (a floor of 1 or 0) the call gives up.
+        assert_eq!(Pieces::from(0, 9, 1).shrunk(0, 1), None);
+        assert_eq!(Pieces::from(0, 9, 1).shrunk(0, 0), None);
+        assert_eq!(Pieces::from(0, 9, 2).shrunk(4, 0), Some(Pieces::from(4, 9, 1)));
+        // A batch at or below the floor is not split at all.
+        assert_eq!(Pieces::from(0, 15, 15).shrunk(0, 20), None);
     }
 
     #[test]

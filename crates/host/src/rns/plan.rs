@@ -239,7 +239,8 @@ impl<W: Coeff> RnsPlan<W> {
     /// runs in pieces of polynomials, one after the other (each piece's
     /// copies pipelined through pinned memory), with the words of the
     /// unsplit call; out of memory, the pieces shrink down to one
-    /// polynomial before the error is returned.
+    /// polynomial (or 1 MiB of limbs and residues, where polynomials are
+    /// smaller) before the error is returned.
     pub fn polymul_limbs(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         if a.len() != b.len() {
             self.basis.check_limbs_any("a", a)?;
@@ -258,25 +259,32 @@ impl<W: Coeff> RnsPlan<W> {
             budget: split::budget(&q)?,
             target: 0,
         };
-        let pieces = split::Pieces::plan(batch, &limits);
+        let floor = split::min_piece(limits.poly_bytes);
+        let mut pieces = split::Pieces::plan(batch, &limits);
         if pieces.is_whole() {
             match self.limbs_piece(a, b, batch) {
-                Err(Error::OutOfDeviceMemory { .. }) if batch > 1 => {}
+                Err(e @ Error::OutOfDeviceMemory { .. }) => match pieces.shrunk(0, floor) {
+                    Some(p) => pieces = p,
+                    None => return Err(e),
+                },
                 r => return r,
             }
         }
         let per = n * l;
         let mut out = vec![0u64; a.len()];
-        let (mut start, mut piece) = (0, if pieces.is_whole() { batch.div_ceil(2) } else { pieces.piece() });
+        let mut start = 0;
         while start < batch {
-            let r = start..(start + piece).min(batch);
+            let r = start..(start + pieces.piece()).min(batch);
             let words = r.start * per..r.end * per;
             match self.limbs_piece(&a[words.clone()], &b[words.clone()], r.len()) {
                 Ok(c) => {
                     out[words].copy_from_slice(&c);
                     start = r.end;
                 }
-                Err(Error::OutOfDeviceMemory { .. }) if piece > 1 => piece /= 2,
+                Err(e @ Error::OutOfDeviceMemory { .. }) => match pieces.shrunk(start, floor) {
+                    Some(p) => pieces = p,
+                    None => return Err(e),
+                },
                 Err(e) => return Err(e),
             }
         }
