@@ -31,6 +31,18 @@ def soak_row(path):
     exp = field(t, "errors, expected") or (last[-1][4] if last else "")
     stalls = re.findall(r"^soak: UNEXPECTED STALL: (.*)$", t, re.M)
     ended = re.findall(r"^soak: the stall ended after ([\d.]+ s)", t, re.M)
+    replay = re.search(r"^soak: replaying (.*)$", t, re.M)
+    result = re.search(r"^soak: replay: (\d+) mismatches, (\d+) unexpected errors, (\d+) coefficients", t, re.M)
+    if replay:
+        # One call, no faults (older binaries printed the default run's
+        # header line above it, which does not apply).
+        secs = re.findall(r"^rc=\d+ (\d+)s", t, re.M)
+        ok = result and result.group(1) == "0" and result.group(2) == "0"
+        return "| {} | soak --replay | one call, no faults: {} | {} | 1 | {} | {} | — | {} | — | {} |".format(
+            os.path.relpath(path, sys.argv[1]), replay.group(1),
+            (secs[-1] + " s (the process)") if secs else "?",
+            result.group(3) if result else "?", result.group(1) if result else "?",
+            result.group(2) if result else "?", "PASS" if ok else "FAIL")
     if stalls:
         verdict += "; stall watch: " + "; ".join(stalls) + (", ended after " + ", ".join(ended) if ended else ", never ended")
     return "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(

@@ -550,18 +550,28 @@ pub fn run(o: &SoakOptions) -> i32 {
     let reserve = (4usize << 30) + if big_fits { 34 << 30 } else { 0 };
     let per_thread = total.saturating_sub(reserve) / (8 * o.threads);
     let max_operand_bytes = (o.max_operand_mib << 20).min(per_thread).max(1 << 20);
-    println!(
-        "soak: seed {}, {} thread(s), {} minute(s), faults {}, hog process {}, hog margin {} MiB, operands up to {}, \
+    if let Some((seed, thread, index)) = o.replay {
+        // A replay is one call on this thread: no workers, no faults.
+        println!(
+            "soak: replay of seed {seed} thread {thread} call {index}: one call, no faults, operands up to {}, \
+             batches above the launch limit {}",
+            mib(max_operand_bytes),
+            if big_fits { "on" } else { "off" }
+        );
+    } else {
+        println!(
+            "soak: seed {}, {} thread(s), {} minute(s), faults {}, hog process {}, hog margin {} MiB, operands up to {}, \
          batches above the launch limit {}",
-        o.seed,
-        o.threads,
-        o.minutes,
-        if o.faults { "on" } else { "off" },
-        if o.hog_process { "on" } else { "off" },
-        o.hog_margin_mib,
-        mib(max_operand_bytes),
-        if big_fits { "on (one per 3 minutes, from the first minute)" } else { "off" }
-    );
+            o.seed,
+            o.threads,
+            o.minutes,
+            if o.faults { "on" } else { "off" },
+            if o.hog_process { "on" } else { "off" },
+            o.hog_margin_mib,
+            mib(max_operand_bytes),
+            if big_fits { "on (one per 3 minutes, from the first minute)" } else { "off" }
+        );
+    }
     let shared = Shared {
         gpu,
         opts: o.clone(),
