@@ -33,7 +33,11 @@ pub(super) fn word_suite<W: Coeff>(
     let q = p.q();
     let mut rng = SplitMix64::new(seed);
 
-    for batch in [1usize, 3] {
+    // The pipelined 2D kernel runs batches above 64 in groups of
+    // polynomials (`polymul::plan::launch::pipeline_groups`): 67 is 34
+    // groups, the last one of a single polynomial.
+    let batches: &[usize] = if opts.kernel == NttKernel::TwoDPipelined { &[1, 3, 67] } else { &[1, 3] };
+    for &batch in batches {
         let a = rng.coeffs(n * batch, q);
         t.record(
             &format!("{tag} forward batch={batch} == CPU"),

@@ -223,9 +223,11 @@ fn tiled_passes<W: Coeff>(
         // geometry's ranges, `log_radix`, `stop` and the one-tower modulus:
         // - `a` holds `rows · batch · N` words: `batch` comes from
         //   `NttEngine::batch_of` (`Towers::layout_of`, layout.rs) in
-        //   `NttEngine::transform` (plan/engine/mod.rs), or is 1 at polynomial
-        //   `i < batch` of such a buffer (`tiled_ntt_pipelined`); `towers` is
-        //   `NttEngine::tower_launch(batch)`;
+        //   `NttEngine::transform` (plan/engine/mod.rs), or is the length of
+        //   a group `r` of such a buffer's polynomials, `r.end ≤ batch`, at
+        //   polynomial `r.start` (`tiled_ntt_pipelined`, `pipeline_groups`),
+        //   whose last tower's `r.len() · N` words end inside the buffer;
+        //   `towers` is `NttEngine::tower_launch(batch)` of the whole batch;
         // - `tw` is one of the tables `NttEngine::new` uploaded, `tw_words` words
         //   per tower: N, or N/2 for a fused plan, whose transforms stop at
         //   `log_n − 1` and so read only that half;
@@ -263,8 +265,27 @@ pub(crate) fn tiled_ntt<W: Coeff>(
     tiled_passes(k, dir, (data.ptr(), data.len()), tw, batch, cfg, &q, towers)
 }
 
-/// Queues a transform polynomial by polynomial, alternating between the
-/// pipeline's two streams, so that one polynomial's second pass overlaps the
+/// Most groups [`tiled_ntt_pipelined`] cuts a batch into.
+///
+/// Up to this many polynomials, one per group (the pipelined kernel as the
+/// SEED paper describes it); above, groups of `⌈batch / 64⌉` consecutive
+/// polynomials, so that a call queues at most 64 launches per pass. One
+/// polynomial per group made a batch of 4,194,304 `u32` polynomials of
+/// N = 2^4 tens of millions of launches, about 100 s (an H200 soak,
+/// 2026-11-26, docs/results/2026-11-26-nvidia-stall-fix/).
+pub(crate) const PIPELINE_GROUPS: usize = 64;
+
+/// The polynomials of each group of a pipelined call over `batch`
+/// polynomials: consecutive ranges of equal length (the last one shorter),
+/// at most [`PIPELINE_GROUPS`] of them.
+pub(crate) fn pipeline_groups(batch: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let group = batch.div_ceil(PIPELINE_GROUPS).max(1);
+    (0..batch).step_by(group).map(move |s| s..(s + group).min(batch))
+}
+
+/// Queues a transform group by group ([`pipeline_groups`]: one polynomial
+/// each for batches up to [`PIPELINE_GROUPS`]), alternating between the
+/// pipeline's two streams, so that one group's second pass overlaps the
 /// next one's first pass; the GPU's stream waits for both at the end.
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
@@ -285,12 +306,12 @@ pub(crate) fn tiled_ntt_pipelined<W: Coeff>(
     }
     let n = 1usize << cfg.geo.log_n;
     let base = data.ptr();
-    for i in 0..batch {
-        // Polynomial i of the batch in every tower (i·N < one tower's
-        // words, checked by the plan).
-        let a = base.wrapping_add(i * n);
-        let on = Queue { gpu: q.gpu, stream: &pipe.streams[i % 2] };
-        tiled_passes(k, dir, (a, data.len().saturating_sub(i * n)), tw, 1, cfg, &on, towers)?;
+    for (j, r) in pipeline_groups(batch).enumerate() {
+        // Polynomials `r` of the batch in every tower (`r.end ≤ batch`, so
+        // `r.start · N` is inside one tower's words, checked by the plan).
+        let a = base.wrapping_add(r.start * n);
+        let on = Queue { gpu: q.gpu, stream: &pipe.streams[j % 2] };
+        tiled_passes(k, dir, (a, data.len().saturating_sub(r.start * n)), tw, r.len(), cfg, &on, towers)?;
     }
     for (s, e) in pipe.streams.iter().zip(&pipe.joins) {
         e.record(s)?;
@@ -838,5 +859,33 @@ pub(crate) fn pointwise_mul<W: Coeff>(
             &args,
             "launching the pointwise product",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipeline_groups_cover_the_batch_in_at_most_64_launches() {
+        for batch in [0usize, 1, 2, 3, 63, 64, 65, 67, 128, 129, 4_194_304, 11_351_867] {
+            let groups: Vec<_> = pipeline_groups(batch).collect();
+            assert!(groups.len() <= PIPELINE_GROUPS, "{batch}: {} groups", groups.len());
+            let mut next = 0;
+            for r in &groups {
+                assert_eq!(r.start, next, "{batch}: {r:?}");
+                assert!(!r.is_empty(), "{batch}: {r:?}");
+                next = r.end;
+            }
+            assert_eq!(next, batch);
+            // One polynomial per group up to 64 (the paper's pipeline);
+            // equal groups above, the last one no longer than the others.
+            if batch <= PIPELINE_GROUPS {
+                assert!(groups.iter().all(|r| r.len() == 1), "{batch}");
+            } else {
+                let first = groups[0].len();
+                assert!(groups.iter().all(|r| r.len() <= first) && first == batch.div_ceil(64), "{batch}");
+            }
+        }
     }
 }

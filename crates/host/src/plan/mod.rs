@@ -46,7 +46,9 @@ pub enum NttKernel {
     TwoD,
     /// [`NttKernel::TwoD`], pipelined: polynomial `i` of a batch runs on
     /// one of two streams (`i mod 2`), so one polynomial's row pass overlaps
-    /// the next one's column pass.
+    /// the next one's column pass. Batches above 64 polynomials run in 64
+    /// groups of consecutive polynomials instead (group `j` on stream
+    /// `j mod 2`), so that a call queues at most 64 launches per pass.
     TwoDPipelined,
     /// The lazy NTT (`polymul_kernels::ntt::lazy`): Harvey's butterflies
     /// (values kept in `[0, 4q)` with Shoup twiddles, one correction per
