@@ -50,6 +50,48 @@ fn ntt_graphs<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u6
     t.record(&format!("{tag}: forward, inverse, polymul replayed on {ROUNDS} new inputs == CPU"), r);
 }
 
+/// Captures that are never launched, then direct calls on the same (new)
+/// plan: the buffers a plan grows during a capture — the fused transforms'
+/// control words (ticket counters that must start at zero) — must be ready
+/// for its next direct launch. Until a0ecc7f they were zeroed by a memset
+/// queued on the capturing stream, which made it a node of the graph only
+/// (the 30-minute soak's stall, docs/results/2026-11-26-nvidia-h100-soak30/).
+fn unlaunched_capture<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let r = (|| {
+        let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+        let plan = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
+        drop(plan.capture(plan.zeros(batch).map_err(s)?, |p, a| p.forward(a)).map_err(s)?);
+        drop(plan.capture(plan.zeros(batch).map_err(s)?, |p, a| p.inverse(a)).map_err(s)?);
+        let state = (plan.zeros(batch).map_err(s)?, plan.zeros(batch).map_err(s)?);
+        drop(plan.capture(state, |p, (a, b)| p.polymul_in_place(a, b)).map_err(s)?);
+        let mut rng = SplitMix64::new(seed);
+        let (a, b) = (rng.coeffs(n * batch, p.q()), rng.coeffs(n * batch, p.q()));
+        let mut d = plan.upload(&a).map_err(s)?;
+        plan.forward(&mut d).map_err(s)?;
+        let mut want = a.clone();
+        emulation::forward(&p, &mut want).map_err(s)?;
+        eq("forward after the capture", &gpu.download(&d).map_err(s)?, &want)?;
+        plan.inverse(&mut d).map_err(s)?;
+        eq("inverse after the capture", &gpu.download(&d).map_err(s)?, &a)?;
+        let (mut da, mut db) = (plan.upload(&a).map_err(s)?, plan.upload(&b).map_err(s)?);
+        plan.polymul_in_place(&mut da, &mut db).map_err(s)?;
+        eq(
+            "polymul after the capture",
+            &gpu.download(&da).map_err(s)?,
+            &emulation::polymul(&p, &a, &b).map_err(s)?,
+        )
+    })();
+    t.record(
+        &format!(
+            "graph u{} N=2^{log_n} batch {batch}: captures never launched, then direct forward, inverse, \
+             polymul on the same plan == CPU",
+            W::BITS
+        ),
+        r,
+    );
+}
+
 fn rns_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << 14;
@@ -106,6 +148,44 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
     })();
     t.record(
         &format!("graph DGT {towers} tower(s) N=2^{log_n}: polymul replayed on {ROUNDS} new inputs == CPU"),
+        r,
+    );
+}
+
+/// [`unlaunched_capture`] for the DGT, whose plan grows its scratch during
+/// the capture: a polymul captured and never launched, then the same
+/// polymul called directly on the same (new) plan.
+fn dgt_unlaunched_capture(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
+    let r = (|| {
+        let n = 1usize << log_n;
+        let params = dgt::dgt_primes(30, n, towers)
+            .map_err(s)?
+            .into_iter()
+            .map(|p| DgtParams::<u32>::new(n, p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(s)?;
+        let cfg = DgtConfig::default_for(params[0].log_m());
+        let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let state = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+        drop(plan.capture(state, |p, (a, b)| p.polymul_in_place(a, b)).map_err(s)?);
+        let mut rng = SplitMix64::new(seed);
+        let a: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+        let b: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
+        let (mut da, mut db) = (plan.upload(&a).map_err(s)?, plan.upload(&b).map_err(s)?);
+        plan.polymul_in_place(&mut da, &mut db).map_err(s)?;
+        let got = gpu.download(&da).map_err(s)?;
+        for (i, p) in params.iter().enumerate() {
+            let r = i * n..(i + 1) * n;
+            let want = emulation::dgt::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+            eq("dgt polymul after the capture", &got[r], &want)?;
+        }
+        Ok(())
+    })();
+    t.record(
+        &format!(
+            "graph DGT {towers} tower(s) N=2^{log_n}: a capture never launched, then a direct polymul on the \
+             same plan == CPU"
+        ),
         r,
     );
 }
@@ -358,9 +438,12 @@ pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     // transforms with their control words.
     ntt_graphs::<u64>(gpu, 62, 16, 12, seed ^ 21, t);
     ntt_graphs::<u32>(gpu, 30, 16, 128, seed ^ 22, t);
+    unlaunched_capture::<u32>(gpu, 30, 16, 128, seed ^ 32, t);
+    unlaunched_capture::<u64>(gpu, 62, 16, 12, seed ^ 33, t);
     rns_graph(gpu, seed ^ 23, t);
     dgt_graph(gpu, 10, 1, seed ^ 24, t);
     dgt_graph(gpu, 16, 4, seed ^ 25, t);
+    dgt_unlaunched_capture(gpu, 16, 4, seed ^ 34, t);
     dgt_repeated(gpu, 10, 1, true, seed ^ 27, t);
     dgt_repeated(gpu, 16, 4, true, seed ^ 28, t);
     dgt_repeated(gpu, 10, 1, false, seed ^ 29, t);
