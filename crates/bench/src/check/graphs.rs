@@ -117,17 +117,47 @@ fn rns_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
     t.record(&format!("graph RNS 3 × 62-bit N=2^14: polymul replayed on {ROUNDS} new inputs == CPU"), r);
 }
 
+/// A DGT plan's towers, configuration and plan ([`dgt_setup`]).
+type DgtSetup = (Vec<DgtParams<u32>>, DgtConfig, DgtPlan<u32>);
+
+/// A DGT plan of `towers` 30-bit towers of `n` words with the default
+/// configuration, with its towers and configuration.
+fn dgt_setup(gpu: &Gpu, n: usize, towers: usize) -> Result<DgtSetup, String> {
+    let params = dgt::dgt_primes(30, n, towers)
+        .map_err(s)?
+        .into_iter()
+        .map(|p| DgtParams::<u32>::new(n, p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(s)?;
+    let cfg = DgtConfig::default_for(params[0].log_m());
+    let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+    Ok((params, cfg, plan))
+}
+
+/// `got` (tower-major, one polynomial per tower) against each tower's CPU
+/// product of `a` and `b`.
+fn dgt_product_eq(
+    what: &str,
+    params: &[DgtParams<u32>],
+    cfg: &DgtConfig,
+    a: &[u32],
+    b: &[u32],
+    got: &[u32],
+) -> Result<(), String> {
+    let n = a.len() / params.len().max(1);
+    for (i, p) in params.iter().enumerate() {
+        let r = i * n..(i + 1) * n;
+        let want = emulation::dgt::polymul(p, cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
+        let g = got.get(r).ok_or_else(|| format!("{what}: {} words, expected {}", got.len(), a.len()))?;
+        eq(what, g, &want)?;
+    }
+    Ok(())
+}
+
 fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << log_n;
-        let params = dgt::dgt_primes(30, n, towers)
-            .map_err(s)?
-            .into_iter()
-            .map(|p| DgtParams::<u32>::new(n, p))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(s)?;
-        let cfg = DgtConfig::default_for(params[0].log_m());
-        let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let (params, cfg, plan) = dgt_setup(gpu, n, towers)?;
         let mut rng = SplitMix64::new(seed);
         let state = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
         let mut g = plan.capture(state, |p, (a, b)| p.polymul_in_place(a, b)).map_err(s)?;
@@ -137,12 +167,7 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
             gpu.copy_into(&mut g.state_mut().0, &a).map_err(s)?;
             gpu.copy_into(&mut g.state_mut().1, &b).map_err(s)?;
             g.launch().map_err(s)?;
-            let got = gpu.download(&g.state().0).map_err(s)?;
-            for (i, p) in params.iter().enumerate() {
-                let r = i * n..(i + 1) * n;
-                let want = emulation::dgt::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
-                eq("dgt replay", &got[r], &want)?;
-            }
+            dgt_product_eq("dgt replay", &params, &cfg, &a, &b, &gpu.download(&g.state().0).map_err(s)?)?;
         }
         Ok(())
     })();
@@ -158,14 +183,7 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
 fn dgt_unlaunched_capture(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << log_n;
-        let params = dgt::dgt_primes(30, n, towers)
-            .map_err(s)?
-            .into_iter()
-            .map(|p| DgtParams::<u32>::new(n, p))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(s)?;
-        let cfg = DgtConfig::default_for(params[0].log_m());
-        let plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let (params, cfg, plan) = dgt_setup(gpu, n, towers)?;
         let state = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
         drop(plan.capture(state, |p, (a, b)| p.polymul_in_place(a, b)).map_err(s)?);
         let mut rng = SplitMix64::new(seed);
@@ -173,13 +191,7 @@ fn dgt_unlaunched_capture(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &m
         let b: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
         let (mut da, mut db) = (plan.upload(&a).map_err(s)?, plan.upload(&b).map_err(s)?);
         plan.polymul_in_place(&mut da, &mut db).map_err(s)?;
-        let got = gpu.download(&da).map_err(s)?;
-        for (i, p) in params.iter().enumerate() {
-            let r = i * n..(i + 1) * n;
-            let want = emulation::dgt::polymul(p, &cfg, &a[r.clone()], &b[r.clone()]).map_err(s)?;
-            eq("dgt polymul after the capture", &got[r], &want)?;
-        }
-        Ok(())
+        dgt_product_eq("dgt polymul after the capture", &params, &cfg, &a, &b, &gpu.download(&da).map_err(s)?)
     })();
     t.record(
         &format!(
@@ -197,14 +209,7 @@ fn dgt_unlaunched_capture(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &m
 fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, cache: bool, seed: u64, t: &mut Tally) {
     let r = (|| {
         let n = 1usize << log_n;
-        let params = dgt::dgt_primes(30, n, towers)
-            .map_err(s)?
-            .into_iter()
-            .map(|p| DgtParams::<u32>::new(n, p))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(s)?;
-        let cfg = DgtConfig::default_for(params[0].log_m());
-        let mut plan = DgtPlan::with_towers(gpu, &params, cfg).map_err(s)?;
+        let (params, cfg, mut plan) = dgt_setup(gpu, n, towers)?;
         plan.set_graph_cache(cache);
         let mut rng = SplitMix64::new(seed);
         let (mut a, mut b) = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
@@ -234,10 +239,7 @@ fn dgt_repeated(gpu: &Gpu, log_n: u32, towers: usize, cache: bool, seed: u64, t:
             gpu.copy_into(&mut a, &x).map_err(s)?;
             gpu.copy_into(&mut b, &y).map_err(s)?;
             plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
-            let got = towers_of(&gpu.download(&a).map_err(s)?);
-            for (((p, x), y), got) in params.iter().zip(towers_of(&x)).zip(towers_of(&y)).zip(got) {
-                eq("dgt polymul", &got, &emulation::dgt::polymul(p, &cfg, &x, &y).map_err(s)?)?;
-            }
+            dgt_product_eq("dgt polymul", &params, &cfg, &x, &y, &gpu.download(&a).map_err(s)?)?;
         }
         Ok(())
     })();
