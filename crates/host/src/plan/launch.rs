@@ -884,7 +884,10 @@ mod tests {
                 assert!(groups.iter().all(|r| r.len() == 1), "{batch}");
             } else {
                 let first = groups[0].len();
-                assert!(groups.iter().all(|r| r.len() <= first) && first == batch.div_ceil(64), "{batch}");
+                assert!(
+                    groups.iter().all(|r| r.len() <= first) && first == batch.div_ceil(PIPELINE_GROUPS),
+                    "{batch}"
+                );
             }
         }
     }
