@@ -325,7 +325,8 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
               (K·N words); % of copy: that rate against the device-to-device copy bandwidth measured in this run. 'limbs → limbs (device)' decomposes both operands, multiplies (one launch per \
               step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
               allocations, uploads and the download (wall clock, median; the uploads go through pinned staging memory, copied by every core); 'of which': both operands' validation and upload, and the result's download, timed alone. CPU: the kernels' bodies on every \
-              core of this machine, one run. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
+              core of this machine, one run. CRT kernel: rns_crt_cols_<word> (each coefficient's limbs split over \
+              ⌈L / 8⌉ threads) for L ≥ 32, rns_crt_<word> (one thread per coefficient) below. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
               host ≤ 5 ms."
             .into();
     let mut add = |r: polymul::Result<Result<Vec<String>, String>>| -> Result<(), String> {

@@ -24,6 +24,7 @@ use crate::ntt::radix2::Radix2Args;
 use crate::ntt::tiled::TiledArgs;
 use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use crate::rns::crt::CrtArgs;
+use crate::rns::crt_cols::CrtColsArgs;
 use crate::rns::decompose::DecomposeArgs;
 
 /// A kernel identifier tied to the argument block of its kernels.
@@ -70,6 +71,7 @@ abi! {
     ClusterKernel => LaunchArgs;
     RnsDecomposeKernel => DecomposeArgs;
     RnsCrtKernel => CrtArgs;
+    RnsCrtColsKernel => CrtColsArgs;
 }
 
 /// The launch floor: an empty kernel without parameters that waits for
@@ -327,6 +329,18 @@ impl RnsCrtKernel {
     }
 }
 
+/// The CRT reconstruction split over output limbs (`rns::crt_cols`):
+/// tower-major residues to big-integer limbs in `[0, Q)`, for large `Q`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RnsCrtColsKernel;
+
+impl RnsCrtColsKernel {
+    /// The symbol, `rns_crt_cols_<word>`.
+    pub fn name(&self, word: &str) -> Name {
+        Name::of(&["rns_crt_cols", word])
+    }
+}
+
 /// The `l` of every lazy row-pass kernel (`ntt::lazy`).
 pub const LAZY_ROW_L: core::ops::RangeInclusive<u32> =
     crate::ntt::lazy::MIN_ROW_L..=crate::ntt::lazy::MAX_ROW_L;
@@ -581,6 +595,7 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
         g(DgtPointwiseKernel.name(w));
         g(RnsDecomposeKernel.name(w));
         g(RnsCrtKernel.name(w));
+        g(RnsCrtColsKernel.name(w));
         LazyKernel::all_for(bytes).for_each(|k| g(k.name(w)));
         ClusterKernel::all().filter(|_| arch >= 90).for_each(|k| g(k.name(w)));
         FusedKernel::all_for(bytes).for_each(|k| g(k.name(w)));

@@ -1,5 +1,7 @@
-//! The limb conversion kernels (`rns_decompose_<word>`, `rns_crt_<word>`)
-//! against the CPU path (the same bodies on the host) bit for bit, for
+//! The limb conversion kernels (`rns_decompose_<word>`, `rns_crt_<word>`,
+//! `rns_crt_cols_<word>` for `L ≥ 32`) against the CPU path (the same
+//! bodies on the host) bit for bit, the CRT also against num-bigint up to
+//! N = 2^12, for
 //! several N, tower counts and both words up to a 4096-bit Q; the host
 //! limbs → host limbs product against the CPU path, and for a small N
 //! `polymul_big` against the big-integer schoolbook product modulo Q; the
@@ -77,6 +79,10 @@ fn case<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, log_n: u32, batch: usize, se
         let mut out = plan.zeros_limbs(batch).map_err(s)?;
         plan.reconstruct(&dres, &mut out).map_err(s)?;
         eq("CRT", &plan.download_limbs(&out).map_err(s)?, &want)?;
+        if log_n <= 12 {
+            let big = basis.from_residues(&res).map_err(s)?;
+            eq("CRT vs num-bigint", &want, &basis.to_limbs(&big).map_err(s)?)?;
+        }
         // CRT of the decomposed edge values gives the limbs back.
         plan.reconstruct(&dr, &mut out).map_err(s)?;
         eq("CRT round trip", &plan.download_limbs(&out).map_err(s)?, &limbs)?;
@@ -163,6 +169,8 @@ pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (62, 1240, 16, 1),
         (62, 4096, 12, 1),
         (62, 4096, 16, 1),
+        // 12 coefficients: one partial block of the column CRT.
+        (62, 4096, 2, 3),
     ];
     for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
         case::<u64>(gpu, bits, log_q, log_n, batch, seed ^ i as u64, t);
@@ -174,6 +182,7 @@ pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (30, 1240, 16, 1),
         (30, 4096, 12, 1),
         (28, 4096, 13, 1),
+        (30, 4096, 2, 3),
     ];
     for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
         case::<u32>(gpu, bits, log_q, log_n, batch, seed ^ (100 + i as u64), t);

@@ -25,6 +25,7 @@ use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
 use polymul_kernels::args::{ArgsError, Buf};
 use polymul_kernels::rns::crt::{self, CrtArgs};
+use polymul_kernels::rns::crt_cols::{self, CrtColsArgs};
 use polymul_kernels::rns::decompose::{self, DecomposeArgs};
 use polymul_kernels::rns::{block_coeffs, padded_stride};
 use polymul_kernels::smem::HostShared;
@@ -38,6 +39,25 @@ const CRT: &str = "the CRT reconstruction";
 /// Shared memory one conversion block may use: the default per-block limit
 /// (no opt-in), so that the same block size runs on every GPU.
 pub(crate) const MAX_SHARED: u32 = 48 * 1024;
+
+/// The fewest limbs for which the CRT runs the column kernel
+/// (`rns_crt_cols_<word>`, each coefficient's limbs split over
+/// `⌈L / 8⌉` threads) instead of the one-thread-per-coefficient kernel
+/// (`rns_crt_<word>`): from 4 chunks of limbs. Below it (e.g. log2 Q = 1240,
+/// L = 20) the one-thread kernel stays, whose per-coefficient work is small.
+/// A choice, not a measurement: both kernels give the same words for every
+/// input, so moving it changes speed only.
+pub(crate) const COLUMNS_MIN_LIMBS: usize = 32;
+
+/// Which CRT kernel a basis's conversions run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CrtKernel {
+    /// `rns_crt_<word>`: one thread per coefficient (`polymul_kernels::rns::crt`).
+    Rows,
+    /// `rns_crt_cols_<word>` (`polymul_kernels::rns::crt_cols`) with this
+    /// many coefficients per block.
+    Columns(u32),
+}
 
 /// The conversion tables of a basis (host copies; a plan uploads them).
 #[derive(Debug)]
@@ -53,6 +73,11 @@ pub(crate) struct Tables {
     pub(crate) dec: Vec<u64>,
     /// `polymul_kernels::rns::crt::table`.
     pub(crate) crt: Vec<u64>,
+    /// The CRT kernel the conversions run ([`COLUMNS_MIN_LIMBS`]).
+    pub(crate) crt_kernel: CrtKernel,
+    /// `polymul_kernels::rns::crt_cols::table` (empty unless
+    /// `crt_kernel` is `Columns`).
+    pub(crate) cols: Vec<u64>,
     /// `Q`'s limbs.
     pub(crate) q_limbs: Vec<u64>,
     /// Bits of `Q`.
@@ -63,6 +88,19 @@ impl Tables {
     /// The tables of the towers `primes` (product `modulus`, `q_hat[i] =
     /// Q/q_i`, `inv[i] = (Q/q_i)^{-1} mod q_i`) for `W`-word residues.
     pub(crate) fn new<W: Coeff>(primes: &[u64], modulus: &BigUint, q_hat: &[BigUint], inv: &[u64]) -> Self {
+        let l = modulus.to_u64_digits().len().max(1);
+        Self::with_kernel::<W>(primes, modulus, q_hat, inv, l >= COLUMNS_MIN_LIMBS)
+    }
+
+    /// [`Tables::new`] with the CRT kernel chosen by `columns` (the column
+    /// kernel where its blocks fit, else the one-thread kernel).
+    pub(crate) fn with_kernel<W: Coeff>(
+        primes: &[u64],
+        modulus: &BigUint,
+        q_hat: &[BigUint],
+        inv: &[u64],
+        columns: bool,
+    ) -> Self {
         let k = primes.len();
         let q_limbs = modulus.to_u64_digits();
         let l = q_limbs.len().max(1);
@@ -71,7 +109,8 @@ impl Tables {
         } else {
             0
         };
-        let (mut dec, mut crt_t) = (Vec::new(), Vec::new());
+        let (mut dec, mut crt_t, mut cols) = (Vec::new(), Vec::new(), Vec::new());
+        let mut crt_kernel = CrtKernel::Rows;
         if block > 0 {
             dec = vec![0; decompose::table_words(k, l)];
             decompose::table(primes, l, &mut dec);
@@ -83,8 +122,14 @@ impl Tables {
             }
             crt_t = vec![0; crt::table_words(k, l)];
             crt::table(&q_limbs, primes, inv, &qh, &mut crt_t);
+            let cb = crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, MAX_SHARED);
+            if columns && cb > 0 {
+                crt_kernel = CrtKernel::Columns(cb);
+                cols = vec![0; crt_cols::table_words(k, l)];
+                crt_cols::table(&q_limbs, primes, inv, &qh, &mut cols);
+            }
         }
-        Self { l, k, block, dec, crt: crt_t, q_limbs, q_bits: modulus.bits() }
+        Self { l, k, block, dec, crt: crt_t, crt_kernel, cols, q_limbs, q_bits: modulus.bits() }
     }
 
     /// The decomposition's argument block over `count` coefficients, for
@@ -119,6 +164,22 @@ impl Tables {
         CrtArgs::new(residues, limbs, table, (count, self.l as u32, self.k as u32)).map_err(refused(CRT))
     }
 
+    /// The column CRT's argument block over `count` coefficients with `b`
+    /// coefficients per block, for both paths (as [`Tables::dec_args`]),
+    /// built and checked by `CrtColsArgs::new`.
+    pub(crate) fn crt_cols_args<W: Coeff>(
+        &self,
+        residues: Buf<W>,
+        limbs: Buf<u64>,
+        table: Buf<u64>,
+        count: usize,
+        b: u32,
+    ) -> Result<CrtColsArgs<W>> {
+        let count = u32::try_from(count).map_err(|_| refused(CRT)(ArgsError::Count))?;
+        CrtColsArgs::new(residues, limbs, table, (count, self.l as u32, self.k as u32), b)
+            .map_err(refused(CRT))
+    }
+
     /// The block size, or the error saying `Q` is too large.
     pub(crate) fn block(&self) -> Result<u32> {
         if self.block == 0 {
@@ -131,6 +192,12 @@ impl Tables {
     /// uses the first `B · padded_stride(L) · 8` of them).
     pub(crate) fn crt_shared<W: Coeff>(&self) -> u32 {
         crt::shared_bytes(self.block, self.l as u32, self.k as u32, W::BITS / 8) as u32
+    }
+
+    /// Bytes of dynamic shared memory of a column CRT block of `b`
+    /// coefficients.
+    pub(crate) fn crt_cols_shared<W: Coeff>(&self, b: u32) -> u32 {
+        crt_cols::shared_bytes(b, self.l as u32, self.k as u32, W::BITS / 8) as u32
     }
 
     /// Bytes of dynamic shared memory of a decomposition block.
@@ -358,39 +425,77 @@ impl<W: Coeff> RnsBasis<W> {
     pub fn reconstruct(&self, residues: &[W]) -> Result<Vec<u64>> {
         let count = self.check_residues("residues", residues)?;
         crate::params::check_batch_size(self.n(), count / self.n())?;
-        let t = &*self.conv;
-        let b = t.block()?;
-        let mut out = vec![0u64; t.l * count];
-        let args = Shared(t.crt_args(
-            Buf::new(residues.as_ptr(), residues.len()),
-            Buf::new(out.as_mut_ptr(), out.len()),
-            Buf::new(t.crt.as_ptr(), t.crt.len()),
-            count,
-        )?);
-        let words = (b * padded_stride(t.l as u32)) as usize;
-        for_blocks::<W>((count as u32).div_ceil(b), words, t.k * b as usize, |blk, s, w| {
+        reconstruct_cpu(&self.conv, residues, count)
+    }
+}
+
+/// The CPU path of the CRT ([`RnsBasis::reconstruct`] after its checks):
+/// `residues` (`K · count` words, each below its prime) into `count · L`
+/// limbs with the kernel `t.crt_kernel` chose.
+pub(crate) fn reconstruct_cpu<W: Coeff>(t: &Tables, residues: &[W], count: usize) -> Result<Vec<u64>> {
+    let b = t.block()?;
+    let mut out = vec![0u64; t.l * count];
+    let (res, limbs) = (Buf::new(residues.as_ptr(), residues.len()), Buf::new(out.as_mut_ptr(), out.len()));
+    if let CrtKernel::Columns(cb) = t.crt_kernel {
+        let args = Shared(t.crt_cols_args(res, limbs, Buf::new(t.cols.as_ptr(), t.cols.len()), count, cb)?);
+        let threads = args.get().threads();
+        let words = crt_cols::u64_words(cb, t.l as u32) as usize;
+        for_blocks::<W>((count as u32).div_ceil(cb), words, t.k * cb as usize, |blk, s, w| {
             let a = args.get();
             let (s, w) = (HostShared(s.as_mut_ptr()), HostShared(w.as_mut_ptr()));
-            // SAFETY: the `# Safety` of `crt::reconstruct` and `crt::store`
-            // (polymul-kernels `rns/crt.rs`): as in `decompose`, with `residues`
-            // of `K · count` words, each below its prime
-            // (`RnsBasis::check_residues` above), `limbs` = `out` of `count · L`
-            // words (sized here; the extents checked by `CrtArgs::new` in
-            // `Tables::crt_args`), the table this basis's `crt`; `s` holds
-            // `B · padded_stride(L)` words and `w` `K · B` (`for_blocks`'s
-            // scratch), `blk < ⌈count / B⌉`; the phases run in order, every
-            // thread of the first before the second.
+            // SAFETY: the `# Safety` of `crt_cols::residues`, `columns`, `carry`
+            // and `store` (polymul-kernels `rns/crt_cols.rs`): `residues` of
+            // `K · count` words, each below its prime (`RnsBasis::check_residues`
+            // in `RnsBasis::reconstruct`, the only caller besides the tests, which
+            // pass reduced residues), `limbs` = `out` of `count · L` words (sized
+            // here; the extents checked by `CrtColsArgs::new` in
+            // `Tables::crt_cols_args`), the table this basis's `cols`
+            // (`Tables::with_kernel`); `s` holds `crt_cols::u64_words(B, L)` words
+            // and `w` `K · B` (`for_blocks`'s scratch), `blk < ⌈count / B⌉`, the
+            // threads are `0..B · G` (`CrtColsArgs::threads`); the phases run in
+            // order, every thread of one before the next (the barriers).
             unsafe {
-                for th in 0..b {
-                    crt::reconstruct(a, &s, &w, blk, th, b);
+                for th in 0..threads {
+                    crt_cols::residues(a, &s, &w, blk, th);
                 }
-                for th in 0..b {
-                    crt::store(a, &s, blk, th, b);
+                for th in 0..threads {
+                    crt_cols::columns(a, &s, &w, blk, th);
+                }
+                for th in 0..threads {
+                    crt_cols::carry(a, &s, blk, th);
+                }
+                for th in 0..threads {
+                    crt_cols::store(a, &s, blk, th);
                 }
             }
         });
-        Ok(out)
+        return Ok(out);
     }
+    let args = Shared(t.crt_args(res, limbs, Buf::new(t.crt.as_ptr(), t.crt.len()), count)?);
+    let words = (b * padded_stride(t.l as u32)) as usize;
+    for_blocks::<W>((count as u32).div_ceil(b), words, t.k * b as usize, |blk, s, w| {
+        let a = args.get();
+        let (s, w) = (HostShared(s.as_mut_ptr()), HostShared(w.as_mut_ptr()));
+        // SAFETY: the `# Safety` of `crt::reconstruct` and `crt::store`
+        // (polymul-kernels `rns/crt.rs`): as in `RnsBasis::decompose`, with
+        // `residues` of `K · count` words, each below its prime
+        // (`RnsBasis::check_residues` in `RnsBasis::reconstruct`, the only
+        // caller besides the tests, which pass reduced residues), `limbs` =
+        // `out` of `count · L` words (sized here; the extents checked by
+        // `CrtArgs::new` in `Tables::crt_args`), the table this basis's `crt`;
+        // `s` holds `B · padded_stride(L)` words and `w` `K · B`
+        // (`for_blocks`'s scratch), `blk < ⌈count / B⌉`; the phases run in
+        // order, every thread of the first before the second.
+        unsafe {
+            for th in 0..b {
+                crt::reconstruct(a, &s, &w, blk, th, b);
+            }
+            for th in 0..b {
+                crt::store(a, &s, blk, th, b);
+            }
+        }
+    });
+    Ok(out)
 }
 
 /// Big-integer coefficients on a GPU: `batch · N` coefficients of `L`
@@ -447,8 +552,10 @@ impl DeviceLimbs {
 pub(crate) struct DeviceConvert<W: Coeff> {
     dec: TypedKernel<DecomposeArgs<W>>,
     crt: TypedKernel<CrtArgs<W>>,
-    /// Both tables, one after the other (`None` when `Q` is too large:
-    /// every conversion is then an error).
+    crt_cols: TypedKernel<CrtColsArgs<W>>,
+    /// The decomposition's and the CRT's tables (the CRT's is the column
+    /// kernel's where `Tables::crt_kernel` says so; `None` when `Q` is too
+    /// large: every conversion is then an error).
     tables: Option<(DeviceVec<u64>, DeviceVec<u64>)>,
 }
 
@@ -456,10 +563,12 @@ impl<W: Coeff> DeviceConvert<W> {
     /// Looks the kernels up and uploads `basis`'s tables.
     pub(crate) fn new(gpu: &Gpu, basis: &RnsBasis<W>) -> Result<Self> {
         let t = &*basis.conv;
-        let tables = if t.block > 0 { Some((gpu.upload(&t.dec)?, gpu.upload(&t.crt)?)) } else { None };
+        let crt_t = if matches!(t.crt_kernel, CrtKernel::Columns(_)) { &t.cols } else { &t.crt };
+        let tables = if t.block > 0 { Some((gpu.upload(&t.dec)?, gpu.upload(crt_t)?)) } else { None };
         Ok(Self {
             dec: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsDecomposeKernel)?,
             crt: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtKernel)?,
+            crt_cols: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel)?,
             tables,
         })
     }
@@ -518,6 +627,42 @@ impl<W: Coeff> DeviceConvert<W> {
     ) -> Result<()> {
         let (_, crt_t) = self.tables(t)?;
         let count = limbs.batch * limbs.n;
+        if let CrtKernel::Columns(cb) = t.crt_kernel {
+            let args = t.crt_cols_args(
+                view(residues),
+                buf(limbs.data.ptr(), limbs.data.len()),
+                buf(crt_t.ptr(), crt_t.len()),
+                count,
+                cb,
+            )?;
+            q.gpu.bind()?;
+            let blocks = (count as u32).div_ceil(cb);
+            // SAFETY: the invariants of `CrtColsArgs` (polymul-kernels
+            // `rns/crt_cols.rs`); `CrtColsArgs::new` (through
+            // `Tables::crt_cols_args`) checked the buffers' and table's extents,
+            // the counts and the block (`B` a power of two from 32, `B · G ≤
+            // 1024`), and set `magic` and `groups`: `residues` holds `K · count`
+            // words and `limbs` `count · L`, both of this plan's shape
+            // (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by construction);
+            // `table` is this basis's column table (`DeviceConvert::new` uploaded
+            // `t.cols` for `CrtKernel::Columns`); the grid is `⌈count / B⌉` blocks
+            // of `B · G` threads (`CrtColsArgs::threads`) with
+            // `crt_cols::shared_bytes(B, L, K, word bytes)` of shared memory
+            // (`Tables::crt_cols_shared`, within `MAX_SHARED`:
+            // `crt_cols::block_coeffs`). The residues being below their primes
+            // holds as for the one-thread kernel below. The context is current:
+            // `Gpu::bind` above.
+            return unsafe {
+                self.crt_cols.launch(
+                    q,
+                    blocks,
+                    args.threads(),
+                    t.crt_cols_shared::<W>(cb),
+                    &args,
+                    "reconstructing limbs (CRT, columns)",
+                )
+            };
+        }
         let args = t.crt_args(
             view(residues),
             buf(limbs.data.ptr(), limbs.data.len()),
@@ -541,5 +686,155 @@ impl<W: Coeff> DeviceConvert<W> {
         unsafe {
             self.crt.launch(q, blocks, t.block, t.crt_shared::<W>(), &args, "reconstructing limbs (CRT)")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The two CRT kernels' bodies against each other and against an
+    //! independent num-bigint CRT, bit for bit, for every `L` from 1 to 65
+    //! on both words and tower counts from 1 to 200.
+    use super::*;
+    use crate::expert::SplitMix64;
+    use num_bigint::BigUint;
+
+    /// Independent reference: `Σ r_i · (Q̂_i^{-1} mod q_i) · Q̂_i mod Q` on
+    /// big integers, `Q̂_i^{-1}` by Fermat (`inv`).
+    fn crt_ref(q: &BigUint, primes: &[u64], inv: &[u64], res: &[u64]) -> BigUint {
+        let mut x = BigUint::from(0u32);
+        for ((&p, &v), &r) in primes.iter().zip(inv).zip(res) {
+            x += (q / p) * ((r as u128 * v as u128) % p as u128);
+        }
+        x % q
+    }
+
+    /// `(Q̂_i^{-1} mod q_i)` by Fermat.
+    fn inverses(q: &BigUint, primes: &[u64]) -> Vec<u64> {
+        primes
+            .iter()
+            .map(|&p| {
+                let pb = BigUint::from(p);
+                u64::try_from(((q / p) % &pb).modpow(&BigUint::from(p - 2), &pb)).unwrap()
+            })
+            .collect()
+    }
+
+    /// The two tables of `primes` (one-thread and column kernel).
+    fn tables<W: Coeff>(primes: &[u64]) -> (Tables, Tables) {
+        let q: BigUint = primes.iter().map(|&p| BigUint::from(p)).product();
+        let hat: Vec<BigUint> = primes.iter().map(|&p| &q / p).collect();
+        let inv = inverses(&q, primes);
+        let rows = Tables::with_kernel::<W>(primes, &q, &hat, &inv, false);
+        let cols = Tables::with_kernel::<W>(primes, &q, &hat, &inv, true);
+        (rows, cols)
+    }
+
+    /// The values of the test: 0, 1, 2, Q − 1 (every residue `q_i − 1`),
+    /// Q − 2, ⌊Q/2⌋ and its neighbours, 2^(64j) ± 1 and Q − 2^(64j) below
+    /// Q (limb boundaries; small and near-Q values take the fix-up), each
+    /// `Q̂_i` and `Q − Q̂_i`, then random values up to `count` in all.
+    fn values(q: &BigUint, l: usize, count: usize, rng: &mut SplitMix64) -> Vec<BigUint> {
+        let one = BigUint::from(1u32);
+        let half: BigUint = q >> 1;
+        let mut v = vec![BigUint::from(0u32), one.clone(), BigUint::from(2u32), q - 1u32, q - 2u32];
+        v.extend([half.clone(), &half + 1u32, &half - 1u32]);
+        for j in 1..=l as u32 {
+            let p = &one << (64 * j);
+            for x in [&p - 1u32, p.clone(), &p + 1u32] {
+                if &x < q {
+                    v.push(q - &x);
+                    v.push(x);
+                }
+            }
+        }
+        v.retain(|x| x < q);
+        v.truncate(count);
+        let words = q.bits().div_ceil(32) as usize;
+        while v.len() < count {
+            v.push(BigUint::new((0..words).map(|_| rng.next_u64() as u32).collect()) % q);
+        }
+        v
+    }
+
+    /// Both kernels on `count` values of the basis `primes`, tower-major
+    /// residues; asserts both equal the num-bigint CRT limb for limb.
+    fn check<W: Coeff>(primes: &[u64], count: usize, seed: u64) {
+        let (rows, cols) = tables::<W>(primes);
+        let (k, l) = (primes.len(), rows.l);
+        let what = format!("u{} K = {k}, L = {l}", W::BITS);
+        assert!(rows.block > 0, "{what}: the one-thread kernel's block fits");
+        assert!(matches!(cols.crt_kernel, CrtKernel::Columns(_)), "{what}: the column kernel's block fits");
+        let q: BigUint = primes.iter().map(|&p| BigUint::from(p)).product();
+        let mut rng = SplitMix64::new(seed);
+        let xs = values(&q, l, count, &mut rng);
+        let mut res = vec![W::zero(); k * count];
+        for (i, &p) in primes.iter().enumerate() {
+            for (c, x) in xs.iter().enumerate() {
+                res[i * count + c] = W::from_u64(u64::try_from(x % p).unwrap());
+            }
+        }
+        // Random residues, every tower independent, in the last quarter.
+        for (i, &p) in primes.iter().enumerate() {
+            for c in 3 * count / 4..count {
+                res[i * count + c] = W::from_u64(rng.next_u64() % p);
+            }
+        }
+        let inv = inverses(&q, primes);
+        let a = reconstruct_cpu(&rows, &res, count).unwrap();
+        let b = reconstruct_cpu(&cols, &res, count).unwrap();
+        for c in 0..count {
+            let r: Vec<u64> = (0..k).map(|i| res[i * count + c].as_u64()).collect();
+            let x = crt_ref(&q, primes, &inv, &r);
+            let mut want = vec![0u64; l];
+            for (d, v) in want.iter_mut().zip(x.to_u64_digits()) {
+                *d = v;
+            }
+            assert_eq!(&a[c * l..(c + 1) * l], &want[..], "{what}: one-thread kernel, coefficient {c}");
+            assert_eq!(&b[c * l..(c + 1) * l], &want[..], "{what}: column kernel, coefficient {c}");
+        }
+    }
+
+    /// `count` NTT-friendly `bits`-bit primes for N = 2.
+    fn primes(bits: u32, count: usize) -> Vec<u64> {
+        crate::params::ntt_primes(bits, 2, count).unwrap()
+    }
+
+    #[test]
+    fn the_column_crt_matches_num_bigint_and_the_one_thread_crt_u64() {
+        // 62-bit towers: L = ⌈62K / 64⌉ for K = 1 ..= 67 (L = 1 ..= 65).
+        for k in 1..=67 {
+            check::<u64>(&primes(62, k), 40 + k % 5 * 30, k as u64);
+        }
+        // Narrower towers: more towers per limb.
+        check::<u64>(&primes(40, 100), 100, 1000);
+        check::<u64>(&primes(33, 100), 100, 1001);
+        check::<u64>(&primes(20, 120), 100, 1002);
+    }
+
+    #[test]
+    fn the_column_crt_matches_num_bigint_and_the_one_thread_crt_u32() {
+        // 30-bit towers: every L from 1 to 65 (K up to 138).
+        for k in (1..=138).filter(|k| k % 3 != 1 || *k < 10) {
+            check::<u32>(&primes(30, k), 40 + k % 4 * 25, 2000 + k as u64);
+        }
+        // Many narrow towers (20 bits: L = 63), near the most whose blocks
+        // fit the 48 KiB of shared memory.
+        check::<u32>(&primes(20, 200), 70, 2999);
+    }
+
+    #[test]
+    fn a_basis_picks_its_crt_kernel_by_limbs() {
+        let q: BigUint = primes(62, 20).iter().map(|&p| BigUint::from(p)).product();
+        let l = q.to_u64_digits().len();
+        let (rows, cols) = tables::<u64>(&primes(62, 20));
+        assert!(matches!(cols.crt_kernel, CrtKernel::Columns(_)));
+        assert_eq!(rows.crt_kernel, CrtKernel::Rows);
+        let p = primes(62, 20);
+        let auto = Tables::new::<u64>(&p, &q, &p.iter().map(|&x| &q / x).collect::<Vec<_>>(), &[1; 20]);
+        assert_eq!(auto.crt_kernel == CrtKernel::Rows, l < COLUMNS_MIN_LIMBS);
+        let p = primes(62, 67);
+        let q: BigUint = p.iter().map(|&x| BigUint::from(x)).product();
+        let auto = Tables::new::<u64>(&p, &q, &p.iter().map(|&x| &q / x).collect::<Vec<_>>(), &[1; 67]);
+        assert!(matches!(auto.crt_kernel, CrtKernel::Columns(_)), "L = 65 runs the column kernel");
     }
 }

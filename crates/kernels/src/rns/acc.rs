@@ -92,7 +92,13 @@ impl Acc192 {
     #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]
     fn add_wide(&mut self, p: u128) {
-        let (low, over) = self.low().overflowing_add(p);
+        self.add(p);
+    }
+
+    /// `self += v` (both targets; the column kernels' carries).
+    #[inline(always)]
+    pub fn add(&mut self, v: u128) {
+        let (low, over) = self.low().overflowing_add(v);
         self.lo = low as u64;
         self.mid = (low >> 64) as u64;
         self.top = self.top.wrapping_add(over as u32);

@@ -51,6 +51,16 @@
 //! limbs to global memory in one contiguous, coalesced run
 //! ([`super::stage`]).
 //!
+//! This one-thread-per-coefficient mapping runs `K·L + L` dependent wide
+//! products per thread; for large `Q` the host runs instead the column
+//! kernel [`super::crt_cols`] (`rns_crt_cols_<word>`), the same method
+//! with each coefficient's `L` output limbs split into chunks of
+//! [`super::crt_cols::COL_LIMBS`], one thread per chunk, the `r'_i` and
+//! the quotient shared through shared memory, and a carry pass (one thread
+//! per coefficient) joining the chunks. The host picks the kernel by `L`
+//! when it builds a basis's tables (`polymul::rns::convert::Tables`:
+//! `COLUMNS_MIN_LIMBS`); both give the same limbs for every input.
+//!
 //! The fix-up branch depends on the data (whether `X/Q` is within `2^−32`
 //! of an integer): the conversion is not constant-time.
 
@@ -266,7 +276,7 @@ pub unsafe fn reconstruct<W: Gmem, S: Shared<u64>, R: Shared<W>>(
 /// # Safety
 /// `row0 .. row0 + l` are the thread's words of `s`.
 #[inline(always)]
-unsafe fn fix_up<S: Shared<u64>>(s: &S, row0: u32, l: u32, top: u64, q_limb: impl Fn(u32) -> u64) {
+pub(super) unsafe fn fix_up<S: Shared<u64>>(s: &S, row0: u32, l: u32, top: u64, q_limb: impl Fn(u32) -> u64) {
     let add = (top as i64) < 0;
     let sub = !add
         && (top != 0 || {

@@ -1,7 +1,9 @@
 //! Big integers in and out of the residue number system: the per-block
 //! bodies of the decomposition ([`decompose`]: little-endian 64-bit limbs →
 //! tower-major residues) and of the CRT reconstruction ([`crt`]: residues →
-//! limbs in `[0, Q)`), shared by the GPU kernels and the host's CPU path.
+//! limbs in `[0, Q)`, one thread per coefficient; [`crt_cols`]: the same
+//! method with each coefficient's output limbs split over several threads,
+//! for large `Q`), shared by the GPU kernels and the host's CPU path.
 //!
 //! Coefficients are `L = ⌈log2 Q / 64⌉` little-endian `u64` limbs each,
 //! coefficient-major: coefficient `c`'s limbs are `limbs[c·L .. c·L + L]`
@@ -20,6 +22,7 @@
 
 pub mod acc;
 pub mod crt;
+pub mod crt_cols;
 pub mod decompose;
 
 use crate::smem::Shared;

@@ -1,0 +1,493 @@
+//! CRT reconstruction split over output limbs ("columns"): the method of
+//! [`super::crt`] (the CRT sum, an `f64` quotient estimate `k`, an exact
+//! fix-up), with the `K·L` wide products of one coefficient spread over
+//! `G = ⌈L / J⌉` threads, `J` = [`COL_LIMBS`] limbs each.
+//!
+//! # Method
+//!
+//! With `r'_i`, `Q̂_i` and `k = ⌊S⌋` as in [`super::crt`], let
+//! `Q' = 2^(64L) − Q` and `E = Σ_i r'_i · Q̂_i + k · Q'`. Then
+//! `E = D + k · 2^(64L)` with `D = x − k·Q` the value the one-thread kernel
+//! computes, and `E ≥ 0`: every column `j` of `E` is an unsigned sum
+//! `C_j = Σ_i r'_i · Q̂_i[j] + k · Q'[j]` of `K + 1` wide products (the
+//! subtraction of `k·Q` became one more "tower" whose residue is `k` and
+//! whose `Q̂` is `Q'`). `E`'s low `64L` bits are `D mod 2^(64L)`, and the
+//! top word of `D` is `(E >> 64L) − k`; the fix-up of [`super::crt`] then
+//! brings `D ∈ [−Q, 2Q)` into `[0, Q)`. The result is exact for every
+//! input, the same words as [`super::crt`]'s.
+//!
+//! # Thread mapping
+//!
+//! A block covers `B` coefficients (a power of two, at least a warp) and
+//! has `B · G` threads: thread `t` works on coefficient `b = t mod B` of
+//! the block and limb chunk `g = ⌊t / B⌋`, so the 32 threads of a warp share
+//! their chunk (their table reads are one broadcast) and read consecutive
+//! coefficients' residues (coalesced). Three barriers separate four
+//! phases:
+//!
+//! 1. [`residues`]: thread `(b, g)` computes `r'_i` for the towers
+//!    `i ≡ g (mod G)` into shared memory (`K · B` residue words) and its
+//!    part of `S = Σ r'_i · (1/q_i)` (an `f64` per thread in shared
+//!    memory). Every thread then sums the `G` parts of its coefficient in
+//!    the same order, so all of them hold the same `k = ⌊S⌋`. The sum's
+//!    order differs from [`super::crt`]'s; its rounding error obeys the
+//!    same bound (that of recursive summation holds for any summation
+//!    tree of `K` terms), so [`super::crt::NEAR`] still decides exactly.
+//! 2. [`columns`]: thread `(b, g)` accumulates the columns
+//!    `j0 = g·J .. j0 + J` of its coefficient in `J` registers of 192 bits
+//!    ([`Acc192`]), tower by tower (`J` wide products per shared `r'_i`;
+//!    the table's `Q̂` rows are stored tower-major and padded to `G·J`
+//!    limbs with zeros, so every thread runs the same `J` products per
+//!    tower without a bounds test), then resolves its chunk's carries: the
+//!    chunk's `≤ J` limbs go to the coefficient's shared row and the carry
+//!    out of the chunk (below `2^128`) to shared memory.
+//! 3. [`carry`]: one thread per coefficient (the first warps, `g = 0`)
+//!    walks the limbs of chunks `1 .. G` adding the carry of the chunk
+//!    below, takes the top word `(E >> 64L) − k` and runs the fix-up.
+//! 4. [`store`]: all `B · G` threads copy the block's `B · L` limbs to
+//!    global memory in one contiguous, coalesced run ([`super::stage`]).
+//!
+//! The per-coefficient values every chunk needs (`r'_i`, `k`) are computed
+//! once per coefficient and shared: recomputing `r'_i` in every chunk would
+//! read each residue `G` times and add a Shoup product per `J` column
+//! products.
+//!
+//! Shared memory ([`shared_bytes`]): the limb rows (`B · padded_stride(L)`
+//! words, as [`super::crt`]), the chunks' carries (`2 · B · G` words) and
+//! sum parts (`B · G`), then the `r'_i` (`K · B` residue words).
+//!
+//! As in [`super::crt`], the fix-up branch depends on the data: the
+//! conversion is not constant-time.
+
+use super::acc::Acc192;
+use super::crt::{NEAR, TOWER_ROW, fix_up};
+use super::{block_words, padded_stride, stage};
+use crate::Word;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::args::{ArgsError, Buf};
+use crate::gmem::Gmem;
+use crate::smem::Shared;
+
+/// Limbs per chunk (`J`): the columns one thread accumulates in registers.
+pub const COL_LIMBS: u32 = 8;
+
+/// Most threads per block.
+pub const MAX_THREADS: u32 = 1024;
+
+/// Chunks per coefficient (`G = ⌈l / J⌉`).
+pub const fn groups(l: u32) -> u32 {
+    l.div_ceil(COL_LIMBS)
+}
+
+/// Limbs of a padded `Q̂` row of the table: `G · J`.
+pub const fn padded_limbs(l: u32) -> u32 {
+    groups(l) * COL_LIMBS
+}
+
+/// Coefficients per block (`B`) of this kernel for `l` limbs and `k`
+/// towers of `word_bytes`-byte residues: the largest power of two from 32
+/// to 128 with at most [`MAX_THREADS`] threads (`B · G`) whose
+/// [`shared_bytes`] stay within `max_shared`, or 0 if none does.
+pub const fn block_coeffs(l: u32, k: u32, word_bytes: u32, max_shared: u32) -> u32 {
+    let g = groups(l);
+    let mut b = 128;
+    while b >= 32 {
+        if b * g <= MAX_THREADS && shared_bytes(b, l, k, word_bytes) <= max_shared as u64 {
+            return b;
+        }
+        b /= 2;
+    }
+    0
+}
+
+/// `u64` words of the shared memory before the residue words: the limb
+/// rows, the carries (low and high words) and the sum parts.
+#[inline(always)]
+pub const fn u64_words(b: u32, l: u32) -> u32 {
+    b * padded_stride(l) + 3 * b * groups(l)
+}
+
+/// Bytes of dynamic shared memory of a block of `b` coefficients
+/// ([`u64_words`], then `k · b` residue words of `word_bytes`).
+pub const fn shared_bytes(b: u32, l: u32, k: u32, word_bytes: u32) -> u64 {
+    b as u64 * padded_stride(l) as u64 * 8
+        + 3 * b as u64 * groups(l) as u64 * 8
+        + k as u64 * b as u64 * word_bytes as u64
+}
+
+/// Words of [`table`] for `k` towers and `l` limbs.
+pub const fn table_words(k: usize, l: usize) -> usize {
+    l + TOWER_ROW * k + (k + 1) * padded_limbs(l as u32) as usize
+}
+
+/// Offset of the tower rows in the table.
+#[inline(always)]
+const fn towers_at(l: usize) -> usize {
+    l
+}
+
+/// Offset of the padded rows (`Q̂_i[j]` at `i · G·J + j`; row `k` is `Q'`).
+#[inline(always)]
+const fn qhat_at(l: usize, k: usize) -> usize {
+    l + TOWER_ROW * k
+}
+
+/// The table (host side) from `Q`'s `l` limbs, the primes, each
+/// `inv_i = (Q/q_i)^{-1} mod q_i` and each `Q̂_i`'s `l` limbs (row `i` of
+/// `q_hat`, `k · l` words): `[Q; (q, inv, inv', 1/q) per tower; Q̂_0 ..
+/// Q̂_{k−1}, Q' = 2^(64l) − Q, each padded to G·J limbs with zeros]`.
+/// `out` holds [`table_words`]`(k, l)` words.
+pub fn table(q_limbs: &[u64], primes: &[u64], inv: &[u64], q_hat: &[u64], out: &mut [u64]) {
+    let (l, k) = (q_limbs.len(), primes.len());
+    let lp = padded_limbs(l as u32) as usize;
+    out.fill(0);
+    out[..l].copy_from_slice(q_limbs);
+    for (i, (&q, &v)) in primes.iter().zip(inv).enumerate() {
+        let row = &mut out[towers_at(l) + TOWER_ROW * i..][..TOWER_ROW];
+        row[0] = q;
+        row[1] = v;
+        row[2] = super::shoup_prep(v, q);
+        row[3] = (1.0 / q as f64).to_bits();
+    }
+    let qh = qhat_at(l, k);
+    for i in 0..k {
+        out[qh + i * lp..][..l].copy_from_slice(&q_hat[i * l..(i + 1) * l]);
+    }
+    // Q' = 2^(64l) − Q = !Q + 1 over l limbs (Q ≥ 2, so no carry out).
+    let mut c = true;
+    for (d, &q) in out[qh + k * lp..][..l].iter_mut().zip(q_limbs) {
+        let (v, o) = (!q).overflowing_add(c as u64);
+        *d = v;
+        c = o;
+    }
+}
+
+/// The argument block of `rns_crt_cols_<word>`
+/// ([`crate::names::RnsCrtColsKernel`]): one `#[repr(C)]` value, the
+/// kernel's only parameter. Grid: `⌈count / B⌉` blocks of `B · G` threads
+/// (`B = 2^log_b` from [`block_coeffs`], `G = groups`), [`shared_bytes`] of
+/// dynamic shared memory.
+///
+/// # Invariants
+///
+/// What the `unsafe` blocks of `rns_crt_cols_*` rely on: `residues` points
+/// to `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
+/// words; `table` to [`table`]`(k towers, l)`; `groups = ⌈l / J⌉`; the grid
+/// is `⌈count / B⌉` blocks of `B · groups` threads with
+/// [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared memory;
+/// `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
+/// buffers (non-null, holding those words), the counts (non-zero,
+/// `k ≤` [`super::crt::MAX_TOWERS`], `B · G ≤` [`MAX_THREADS`],
+/// `32 ≤ B ≤ 1024` a power of two) and sets `magic` and `groups`; the
+/// residues being reduced, the table's contents and the grid and shared
+/// memory stay the caller's. Established by
+/// `polymul::rns::convert::Tables::crt_cols_args` (both the CPU path
+/// `RnsBasis::reconstruct` and the GPU launch
+/// `DeviceConvert::reconstruct`), after
+/// `polymul::rns::plan::RnsPlan::check_pair` (GPU) or
+/// `RnsBasis::check_residues` (CPU) checked the buffers' shapes.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct CrtColsArgs<W> {
+    /// `k · count` residues, tower-major (tower `i`'s below `q_i`).
+    pub(crate) residues: *const W,
+    /// `count · l` limbs, coefficient-major.
+    pub(crate) limbs: *mut u64,
+    /// [`table`].
+    pub(crate) table: *const u64,
+    /// Coefficients (`batch · N`).
+    pub(crate) count: u32,
+    /// Limbs per coefficient (`⌈log2 Q / 64⌉`).
+    pub(crate) l: u32,
+    /// Towers.
+    pub(crate) k: u32,
+    /// [`super::div_magic`]`(l)`.
+    pub(crate) magic: u32,
+    /// `log2 B`: coefficients per block.
+    pub(crate) log_b: u32,
+    /// `G`: chunks per coefficient ([`groups`]).
+    pub(crate) groups: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<W: Word> CrtColsArgs<W> {
+    /// The block of the reconstruction of `count` coefficients from `k`
+    /// towers' residues (`residues`) into `l` limbs each (`limbs`) with
+    /// `table` ([`table`]`(k towers, l)`), `b` coefficients per block.
+    /// Checks what the [`CrtColsArgs`] docs say.
+    pub fn new(
+        residues: Buf<W>,
+        limbs: Buf<u64>,
+        table: Buf<u64>,
+        (count, l, k): (u32, u32, u32),
+        b: u32,
+    ) -> Result<Self, ArgsError> {
+        if count == 0 || l == 0 || k == 0 || l > 1 << 12 || k as usize > super::crt::MAX_TOWERS {
+            return Err(ArgsError::Count);
+        }
+        let groups = groups(l);
+        if !b.is_power_of_two() || !(32..=MAX_THREADS).contains(&b) || b * groups > MAX_THREADS {
+            return Err(ArgsError::Size);
+        }
+        residues.holds(k as u64 * count as u64)?;
+        limbs.holds(count as u64 * l as u64)?;
+        table.holds(table_words(k as usize, l as usize) as u64)?;
+        Ok(CrtColsArgs {
+            residues: residues.ptr,
+            limbs: limbs.mut_ptr(),
+            table: table.ptr,
+            count,
+            l,
+            k,
+            magic: super::div_magic(l),
+            log_b: b.trailing_zeros(),
+            groups,
+        })
+    }
+}
+
+impl<W> CrtColsArgs<W> {
+    /// Threads per block: `B · G`.
+    #[inline(always)]
+    pub fn threads(&self) -> u32 {
+        self.groups << self.log_b
+    }
+
+    /// Table word `x`.
+    ///
+    /// # Safety
+    /// `x < table_words(k, l)`.
+    #[inline(always)]
+    unsafe fn tab(&self, x: usize) -> u64 {
+        // SAFETY: the caller's.
+        unsafe { u64::ld_nc(self.table.add(x)) }
+    }
+
+    /// Shared offsets (in `u64` words) of the carries' low and high words
+    /// and of the sum parts.
+    #[inline(always)]
+    fn offsets(&self) -> (u32, u32, u32) {
+        let b = 1 << self.log_b;
+        let lo = b * padded_stride(self.l);
+        let bg = b * self.groups;
+        (lo, lo + bg, lo + 2 * bg)
+    }
+
+    /// `(k, near)`: the quotient estimate of coefficient `b` of the block
+    /// from the `G` sum parts, summed in chunk order.
+    ///
+    /// # Safety
+    /// `s` is the block's shared memory, after [`residues`] and a barrier.
+    #[inline(always)]
+    unsafe fn quotient<S: Shared<u64>>(&self, s: &S, b: u32) -> (u64, bool) {
+        let (_, _, parts) = self.offsets();
+        let mut sum = 0.0f64;
+        for g in 0..self.groups {
+            // SAFETY: part `g` of coefficient `b`, inside the sum parts.
+            sum += f64::from_bits(unsafe { s.ld_at(parts + (g << self.log_b) + b) });
+        }
+        let quot = sum as u64;
+        let frac = sum - quot as f64;
+        (quot, !(NEAR..=1.0 - NEAR).contains(&frac))
+    }
+}
+
+/// Phase 1 of block `blk`: thread `t` computes `r'_i` of its coefficient
+/// for the towers `i ≡ g (mod G)` into `w` and its part of the quotient's
+/// sum into `s`.
+///
+/// # Safety
+/// As the kernel's ([`CrtColsArgs`]): buffers sized for `count`
+/// coefficients, `s` holds [`u64_words`]`(B, l)` words and `w` `k · B`,
+/// `blk · B < count`, `t < B · G`, residues reduced.
+#[inline(always)]
+pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+    a: &CrtColsArgs<W>,
+    s: &S,
+    w: &R,
+    blk: u32,
+    t: u32,
+) {
+    let b = t & ((1 << a.log_b) - 1);
+    let g = t >> a.log_b;
+    let c = (blk << a.log_b) + b;
+    if c >= a.count {
+        return;
+    }
+    let (l, k) = (a.l as usize, a.k);
+    let mut sum = 0.0f64;
+    let mut i = g;
+    while i < k {
+        let row = towers_at(l) + TOWER_ROW * i as usize;
+        // SAFETY: the tower rows are inside the table (caller).
+        let (q, inv, invp, rq) = unsafe { (a.tab(row), a.tab(row + 1), a.tab(row + 2), a.tab(row + 3)) };
+        // SAFETY: residue `c` of tower `i` (caller).
+        let r = unsafe { W::ld(a.residues.add(i as usize * a.count as usize + c as usize)) }.as_u64();
+        let rp = super::shoup(r, inv, invp, q);
+        // SAFETY: word `i · B + b` of `w` (`i < k`, `b < B`).
+        unsafe { w.st_at((i << a.log_b) + b, W::from_u64(rp)) };
+        sum += rp as f64 * f64::from_bits(rq);
+        i += a.groups;
+    }
+    let (_, _, parts) = a.offsets();
+    // SAFETY: part `g` of coefficient `b`: `t < B · G` words from `parts`.
+    unsafe { s.st_at(parts + t, sum.to_bits()) };
+}
+
+/// Phase 2 of block `blk`: thread `t` accumulates the columns of its chunk
+/// (`K + 1` towers × [`COL_LIMBS`] wide products), resolves the chunk's
+/// carries into its limbs of the coefficient's shared row and stores the
+/// carry out of the chunk.
+///
+/// # Safety
+/// As for [`residues`], after it and a barrier.
+#[inline(always)]
+pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+    a: &CrtColsArgs<W>,
+    s: &S,
+    w: &R,
+    blk: u32,
+    t: u32,
+) {
+    const J: usize = COL_LIMBS as usize;
+    let b = t & ((1 << a.log_b) - 1);
+    let g = t >> a.log_b;
+    let c = (blk << a.log_b) + b;
+    if c >= a.count {
+        return;
+    }
+    let (l, k) = (a.l as usize, a.k as usize);
+    // SAFETY: after phase 1 and the barrier (caller).
+    let (quot, _) = unsafe { a.quotient(s, b) };
+    let lp = padded_limbs(a.l) as usize;
+    let j0 = g as usize * J;
+    let mut acc = [Acc192::new(0); J];
+    let mut row = qhat_at(l, k) + j0;
+    for i in 0..k {
+        // SAFETY: the coefficient's `r'_i`, written in phase 1.
+        let rp = unsafe { w.ld_at(((i as u32) << a.log_b) + b) }.as_u64();
+        for (jj, x) in acc.iter_mut().enumerate() {
+            // SAFETY: row `i`'s padded limb `j0 + jj < G·J` (caller: table).
+            let qhat = unsafe { a.tab(row + jj) };
+            // `u32` towers: `r'_i < q_i < 2^31`, half the partial products.
+            if W::BITS == 32 { x.mac_narrow(qhat, rp as u32) } else { x.mac(rp, qhat) }
+        }
+        row += lp;
+    }
+    // Row `k`: `k · Q'` (`quot < K ≤ 1024`).
+    for (jj, x) in acc.iter_mut().enumerate() {
+        // SAFETY: as above, row `k`.
+        x.mac_narrow(unsafe { a.tab(row + jj) }, quot as u32);
+    }
+    // The chunk's limbs: columns `j0 .. j0 + n`, carries resolved.
+    let n = if l - j0 < J { l - j0 } else { J };
+    let row0 = b * padded_stride(a.l) + j0 as u32;
+    let mut carry = 0u128;
+    for (jj, x) in acc.iter_mut().enumerate() {
+        if jj < n {
+            x.add(carry);
+            // SAFETY: limb `j0 + jj < l` of the coefficient's row.
+            unsafe { s.st_at(row0 + jj as u32, x.lo) };
+            carry = x.carry();
+        }
+    }
+    let (lo, hi, _) = a.offsets();
+    // SAFETY: carry words `t < B · G` of each half.
+    unsafe {
+        s.st_at(lo + t, carry as u64);
+        s.st_at(hi + t, (carry >> 64) as u64);
+    }
+}
+
+/// Phase 3 of block `blk`: thread `t < B` adds each chunk's carry into the
+/// limbs above it, forms the top word of `D` and runs the fix-up; the
+/// other threads return.
+///
+/// # Safety
+/// As for [`residues`], after [`columns`] and a barrier.
+#[inline(always)]
+pub unsafe fn carry<W: Word, S: Shared<u64>>(a: &CrtColsArgs<W>, s: &S, blk: u32, t: u32) {
+    if t >> a.log_b != 0 {
+        return;
+    }
+    let c = (blk << a.log_b) + t;
+    if c >= a.count {
+        return;
+    }
+    // SAFETY: after phase 1 (caller).
+    let (quot, near) = unsafe { a.quotient(s, t) };
+    let (lo, hi, _) = a.offsets();
+    let cout = |g: u32| {
+        let at = (g << a.log_b) + t;
+        // SAFETY: carry word `g · B + t < B · G` of each half.
+        unsafe { s.ld_at(lo + at) as u128 | (s.ld_at(hi + at) as u128) << 64 }
+    };
+    let row0 = t * padded_stride(a.l);
+    // Chunk 0's limbs are final; below 2^76 for K ≤ 1024, `carry` never
+    // overflows (see the module docs of `super::crt`).
+    let mut carry = cout(0);
+    for g in 1..a.groups {
+        let j1 = if a.l - g * COL_LIMBS < COL_LIMBS { a.l } else { (g + 1) * COL_LIMBS };
+        for j in g * COL_LIMBS..j1 {
+            // SAFETY: limb `j < l` of the thread's row.
+            let v = unsafe { s.ld_at(row0 + j) } as u128 + carry;
+            // SAFETY: as above.
+            unsafe { s.st_at(row0 + j, v as u64) };
+            carry = v >> 64;
+        }
+        carry += cout(g);
+    }
+    let top = (carry as u64).wrapping_sub(quot);
+    if top != 0 || near {
+        // SAFETY: the thread's own row; Q's limbs are the table's first `l`.
+        unsafe { fix_up(s, row0, a.l, top, |j| a.tab(j as usize)) };
+    }
+}
+
+/// Phase 4 of block `blk`: the block's limb rows go to global memory
+/// (thread `t` of `B · G` moves words `t, t + B·G, …`: coalesced).
+///
+/// # Safety
+/// As for [`residues`], after [`carry`] and a barrier.
+#[inline(always)]
+pub unsafe fn store<W: Word, S: Shared<u64>>(a: &CrtColsArgs<W>, s: &S, blk: u32, t: u32) {
+    let b = 1 << a.log_b;
+    let g = a.limbs.wrapping_add((blk * b) as usize * a.l as usize);
+    let words = block_words(blk, b, a.count, a.l);
+    // SAFETY: the block's limbs are inside the buffer (caller).
+    unsafe { stage::<S, false>(g, s, words, a.l, a.magic, t, a.threads()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_fit_the_thread_and_shared_limits() {
+        for l in 1..=256u32 {
+            for (k, wb) in [(1, 8), (67, 8), (138, 4), (300, 4)] {
+                let b = block_coeffs(l, k, wb, 48 * 1024);
+                if b > 0 {
+                    assert!(b.is_power_of_two() && b >= 32 && b * groups(l) <= MAX_THREADS);
+                    assert!(shared_bytes(b, l, k, wb) <= 48 * 1024);
+                }
+            }
+        }
+        // The large-Q cases of the benchmark fit.
+        assert!(block_coeffs(65, 67, 8, 48 * 1024) >= 32);
+        assert!(block_coeffs(65, 138, 4, 48 * 1024) >= 32);
+    }
+
+    #[test]
+    fn the_table_holds_q_prime_as_the_last_row() {
+        // Q = 2^64 + 5 (two limbs): Q' = 2^128 − Q.
+        let q = [5u64, 1];
+        let mut out = [1u64; table_words(1, 2)];
+        table(&q, &[7], &[1], &[3, 4], &mut out);
+        let (qh, lp) = (qhat_at(2, 1), padded_limbs(2) as usize);
+        assert_eq!(&out[qh..qh + lp], &[3, 4, 0, 0, 0, 0, 0, 0]);
+        let want = (u128::MAX - (5u128 | 1 << 64)).wrapping_add(1);
+        assert_eq!(out[qh + lp] as u128 | (out[qh + lp + 1] as u128) << 64, want);
+        assert!(out[qh + lp + 2..].iter().all(|&v| v == 0));
+    }
+}
