@@ -423,13 +423,14 @@ fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
                 // The device buffers are free: the slot's previous download
                 // (after its kernels, on the plan's stream) has finished.
                 let mut da = slot.a.slice().index(0..len);
-                // SAFETY: `pin_a[..len]` is pinned memory held under the
-                // staging lock for this whole call and not written again until
+                // SAFETY: `pin_a[..len]` is pinned memory lent to this call
+                // alone by the staging pool for this whole call (`Pool::with`,
+                // gpu/staging.rs) and not written again until
                 // the slot's `downloaded` event (recorded after this upload's
                 // `uploaded` event was waited for, on the plan's stream) has
                 // fired; `da` is the slot's device buffer's first `len` words
                 // (`words ≥ len`). Should anything fail, both streams are
-                // drained before the lock is released (below).
+                // drained before the buffer is given back (below).
                 unsafe { da.async_copy_from(&pin_a[..len], &up) }.map_err(Error::cuda("uploading", len))?;
                 if let (Some(db), Some(pb)) = (slot.b.as_mut(), pin_b.as_deref()) {
                     let mut db = db.slice().index(0..len);
@@ -453,10 +454,10 @@ fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
                 };
                 plan.run_piece(op, va, vb)?;
                 let da = slot.a.slice().index(0..len);
-                // SAFETY: `pin_out[..len]` is pinned memory held under the
-                // staging lock; the host reads it only after this slot's
+                // SAFETY: `pin_out[..len]` is pinned memory lent to this call
+                // alone by the staging pool; the host reads it only after this slot's
                 // `downloaded` event (recorded just below) has fired, and the
-                // streams are drained on failure before the lock is released.
+                // streams are drained on failure before the buffer is given back.
                 // `da` is the slot buffer's first `len` words.
                 unsafe { da.async_copy_to(&mut pin_out[..len], q.stream) }
                     .map_err(Error::cuda("downloading", len))?;
