@@ -469,8 +469,8 @@ pub fn run(opts: &Options) -> i32 {
     // Most of the device's memory and tens of GiB of host memory: only
     // when named (`--only split`).
     if opts.only.iter().any(|o| o == "split") && opts.runs("split") {
-        match crate::split::table(&gpu, opts.quick) {
-            Ok(x) => tables.push(x),
+        match crate::split::tables(&gpu, opts.quick) {
+            Ok(x) => tables.extend(x),
             Err(e) => {
                 eprintln!("polymul-bench: split: {e}");
                 return 1;

@@ -10,15 +10,56 @@
 //!   launch limit and the device's free memory (`cuMemGetInfo`, less a
 //!   margin: [`budget`]).
 //! - [`host_call`]: a host-slice call. Whole (small), the words are
-//!   uploaded, computed on and downloaded. Split, piece `k` runs in slot
-//!   `k mod 2` (two sets of device buffers and of pinned staging memory):
-//!   its words are gathered (every tower's rows of the piece) into pinned
-//!   memory by every core, uploaded on a second stream, computed on the
-//!   plan's stream once the upload's event fired, and downloaded on the
-//!   plan's stream; so piece `k + 1`'s upload overlaps piece `k`'s kernels
-//!   and download, and the host gathers piece `k + 1` and scatters piece
-//!   `k − 1` meanwhile. The same kernels run on every piece, so the words
-//!   are those of the unsplit call.
+//!   uploaded, computed on and downloaded. Split, it runs the pipeline
+//!   below. The same kernels run on every piece, so the words are those of
+//!   the unsplit call.
+//! - [`device_call`]: a device-view call over the launch limit: launches of
+//!   at most `max_batch` polynomials on sub-views (one tower: no copies), or
+//!   with several towers (whose rows of a piece are not contiguous) each
+//!   piece gathered into a device buffer, computed and scattered back.
+//!
+//! **The pipeline** (a split host call). Piece `k` runs in slot `k mod 2`
+//! (two sets of device buffers and of pinned staging memory, borrowed from
+//! the GPU's staging pool, gpu/staging.rs) on three streams: uploads (`up`,
+//! the host-to-device copy engine), the plan's stream (kernels) and
+//! downloads (`down`, the other copy engine). The calling thread, per
+//! piece `k`:
+//!
+//! 1. if the slot ran piece `k − 2`: waits (host) for that piece's
+//!    uploads to have read its pinned operands (`uploaded`: long done), and
+//!    makes `up` wait (device, no host wait) for its downloads to have read
+//!    the slot's device buffers (`downloaded`);
+//! 2. for each [`segment`](SEGMENT_BYTES) of 8 MiB (a tower's rows cut):
+//!    gathers it into pinned memory on every core (rayon), then queues its
+//!    upload on `up`, so the copy engine moves segment `i` while the cores
+//!    gather `i + 1`; both operands;
+//! 3. records `uploaded` on `up`; the plan's stream waits for it, runs the
+//!    piece's kernels and records `computed`; `down` waits for that and
+//!    queues the piece's downloads into the slot's pinned result buffer,
+//!    an event per segment (`landed`), then `downloaded`;
+//! 4. scatters piece `k − 1` (the other slot) into the output, a segment at
+//!    a time as each `landed` event fires, on every core.
+//!
+//! So on the device, piece `k + 1`'s uploads (`up`) overlap piece `k`'s
+//! downloads (`down`; PCIe is full duplex, one copy engine each way) and
+//! the kernels of either; on the host, the cores' gathering and scattering
+//! overlap both engines (a segment behind or ahead). The pipeline fills in
+//! one segment's gather and drains in the last piece's kernels, download
+//! and scatter. Neither stream waits on the host but for the order of the
+//! host's own copies (a pinned buffer is rewritten only after the DMA that
+//! read it, read only after the DMA that wrote it). For a `u64` N = 2^16
+//! batch of 1024 (512 MiB per operand): pieces of 64 MiB ([`piece_target`]:
+//! a quarter, at most [`TARGET_PIECE_BYTES`]) of 128 polynomials, 8 pieces,
+//! 8 segments per operand per piece; the host copies 3 × 512 MiB (two
+//! gathers, one scatter) and the engines move 1 GiB up and 512 MiB down.
+//! Whichever of the cores' copy rate and the up-link is slower bounds the
+//! call (`polymul-bench bench --only split` measures both). (Until issue
+//! 34's round three the host waited for piece `k − 2`'s download before
+//! gathering piece `k`, gathered a whole piece before its first upload, and
+//! downloaded on the plan's stream behind the kernels: fill and drain took
+//! a piece each, and an H100 ran u64 N = 2^16 products at 59% of the pinned
+//! copy rate.)
+//!
 //! - [`device_call`]: a device-view call over the launch limit: launches of
 //!   at most `max_batch` polynomials on sub-views (one tower: no copies), or
 //!   with several towers (whose rows of a piece are not contiguous) each
@@ -308,6 +349,43 @@ fn par_copy<W: Coeff>(dst: &mut [W], src: &[W]) {
 fn rows(layout: Layout, r: &Range<usize>) -> impl Iterator<Item = (usize, usize, usize)> {
     let (n, batch, len) = (layout.n, layout.batch, r.len() * layout.n);
     (0..layout.towers).map(move |t| (t * batch * n + r.start * n, t * len, len))
+}
+
+/// The host's copy rates `(pageable → pinned, pinned → pageable)` in GB/s
+/// of `words` `u64` words, copied as the pipeline copies them (segments of
+/// [`SEGMENT_BYTES`], each by every core) into and out of a buffer of the
+/// GPU's staging pool: the wall-clock median of `reps` copies each way,
+/// after one warm-up that touches every page.
+pub(crate) fn staging_copy_gbs(gpu: &super::Gpu, words: usize, reps: usize) -> Result<(f64, f64)> {
+    gpu.bind()?;
+    let chunk = chunk_words(8);
+    let mut host: Vec<u64> = (0..words as u64).collect();
+    gpu.staging().with_words::<u64, _>(words, |pin| {
+        let time = |f: &mut dyn FnMut()| {
+            f();
+            let mut v: Vec<f64> = (0..reps.max(1))
+                .map(|_| {
+                    let t0 = std::time::Instant::now();
+                    f();
+                    t0.elapsed().as_secs_f64()
+                })
+                .collect();
+            (words * 8) as f64 / super::timing::median(&mut v) / 1e9
+        };
+        let to_pinned = time(&mut || {
+            for (d, s) in pin.chunks_mut(chunk).zip(host.chunks(chunk)) {
+                par_copy(d, s);
+            }
+            std::hint::black_box(&mut *pin);
+        });
+        let from_pinned = time(&mut || {
+            for (d, s) in host.chunks_mut(chunk).zip(pin.chunks(chunk)) {
+                par_copy(d, s);
+            }
+            std::hint::black_box(&mut host);
+        });
+        Ok((to_pinned, from_pinned))
+    })
 }
 
 /// One copy of a split call's piece: `(offset in the host words, offset

@@ -69,6 +69,21 @@ pub trait GpuTiming {
     /// [`Error::OutOfDeviceMemory`] if the buffers do not fit.
     fn host_copy_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)>;
 
+    /// The host's own copy rate between pageable and pinned memory in GB/s,
+    /// `(pageable to pinned, pinned to pageable)`, each the wall-clock
+    /// median of `reps` copies of `bytes` bytes (after one warm-up) as a
+    /// split host-slice call makes them: in 8 MiB segments, each on every
+    /// core of rayon's pool, into (out of) a pinned buffer of this GPU's
+    /// staging pool. With [`host_copy_gbs`](Self::host_copy_gbs), the
+    /// ceilings of a split host-slice call: its cores copy each operand and
+    /// the result once, its copy engines move them over the bus.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
+    /// [`Error::OutOfDeviceMemory`] if the pinned buffer cannot be
+    /// allocated.
+    fn host_staging_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)>;
+
     /// The device's `(free, total)` memory in bytes (`cuMemGetInfo`).
     ///
     /// # Errors
@@ -176,6 +191,14 @@ impl GpuTiming for Gpu {
             unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }.map_err(Error::cuda("copying", bytes))
         })?;
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
+    }
+
+    fn host_staging_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)> {
+        if bytes < 8 {
+            let (value, max) = (bytes as u64, usize::MAX as u64);
+            return Err(Error::ArgumentOutOfRange { what: "bytes", value, min: 8, max });
+        }
+        super::split::staging_copy_gbs(self, bytes / 8, reps)
     }
 
     fn host_copy_gbs(&self, bytes: usize, reps: usize) -> Result<(f64, f64)> {
