@@ -15,6 +15,10 @@
 //!   b(ψ^e)` at a random odd `e`, ψ the plan's 2N-th root, which holds for
 //!   every negacyclic product); and the host result equal to the device
 //!   result word for word.
+//! - **By size**: host slices above 1 MiB per operand run pipelined even
+//!   where they fit (pieces of at most 64 MiB, copies in 8 MiB segments):
+//!   u64 N = 2^16 × 1000 (issue 34's shape, a short last piece) and RNS
+//!   u64 N = 2^16 × 2 towers × 300, every word against the CPU backend.
 //! - **Above the free memory**: a buffer takes all but 2 GiB of the device
 //!   (a "hog"), then host-slice products whose operands and result are
 //!   about 1.2 × what is left (RNS u64 N = 2^16 over two towers; DGT u32
@@ -258,8 +262,58 @@ fn above_free_memory(gpu: &Gpu, seed: u64, t: &mut Tally) {
     drop(h);
 }
 
+/// Host-slice calls split by size alone (no hog): the pipeline of pieces
+/// and 8 MiB copy segments (gpu/split.rs) on issue 34's shape, u64
+/// N = 2^16, a batch of 1000 (512 MiB pieces of 128 polynomials and a
+/// shorter last one), every word against the CPU backend: `polymul_into`,
+/// `polymul_in_place` (the first operand read from the output), `forward`
+/// (one operand); and RNS u64 N = 2^16 over two towers, a batch of 300
+/// (pieces of 64 polynomials whose two tower rows are cut into segments),
+/// against the CPU's RNS plan.
+fn pipelined_by_size(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    let n = 1usize << 16;
+    let tag = "split by size u64 N=2^16 batch 1000 host slices (pipelined pieces and segments)";
+    let r = (|| {
+        let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
+        let plan = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
+        let cpu = CpuPlan::new(p.clone()).map_err(s)?;
+        let batch = 1000;
+        let a = par_coeffs(batch * n, p.q(), seed ^ 1);
+        let b = par_coeffs(batch * n, p.q(), seed ^ 2);
+        let want = cpu.polymul(&a, &b).map_err(s)?;
+        let mut out = vec![0u64; a.len()];
+        plan.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s)?;
+        eq("polymul_into", &out, &want)?;
+        let (mut x, mut y) = (a.clone(), b.clone());
+        plan.polymul_in_place(&mut x[..], &mut y[..]).map_err(s)?;
+        eq("polymul_in_place", &x, &want)?;
+        let mut fwd = a.clone();
+        Transform::<u64, [u64]>::forward(&plan, &mut fwd[..]).map_err(s)?;
+        let mut want = a;
+        cpu.forward(&mut want[..]).map_err(s)?;
+        eq("forward", &fwd, &want)
+    })();
+    t.record(&format!("{tag}: polymul_into, polymul_in_place, forward == CPU, every word"), r);
+    let tag = "split by size RNS u64 N=2^16 × 2 towers batch 300 host slices (segments within tower rows)";
+    let r = (|| {
+        let basis = RnsBasis::<u64>::new(n, 62, 2).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
+        let cpu = CpuRnsPlan::new(&basis).map_err(s)?;
+        let batch = 300;
+        let mut a = Vec::with_capacity(2 * batch * n);
+        let mut b = Vec::with_capacity(2 * batch * n);
+        for (i, tw) in basis.towers().iter().enumerate() {
+            a.extend(par_coeffs(batch * n, tw.q(), seed ^ (3 + i as u64)));
+            b.extend(par_coeffs(batch * n, tw.q(), seed ^ (5 + i as u64)));
+        }
+        eq("rns polymul", &plan.polymul(&a, &b).map_err(s)?, &cpu.polymul(&a, &b).map_err(s)?)
+    })();
+    t.record(&format!("{tag}: polymul == CPU, every word"), r);
+}
+
 /// The suite.
 pub fn split_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    pipelined_by_size(gpu, seed ^ 0x50, t);
     above_free_memory(gpu, seed ^ 0x51, t);
     above_launch_limit(gpu, seed ^ 0x52, t);
 }
