@@ -122,7 +122,7 @@ fn issue_row(gpu: &Gpu, quick: bool) -> Result<Table, String> {
          The breakdown rows are each resource alone; a pipelined call cannot beat the slowest of \
          them (its host copies, its up-link) and should approach it. No hog: the batch fits the \
          device, and is split by size (pieces of 64 MiB, 8 MiB copy segments).",
-        2 * bytes >> 20,
+        (2 * bytes) >> 20,
         bytes >> 20
     );
     let mut row = |what: &str, moved: f64, secs: f64| {
