@@ -2,8 +2,9 @@
 """Before/after tables from interleaved benchmark runs of two binaries.
 
 usage: compare_runs.py RUN_DIR OUT.md [TITLE]
-RUN_DIR holds goals-{base,new}-{i}/gpu.md and latency-{base,new}-{i}/gpu.md
-(polymul-bench's own output) and summary.txt (the run's header). Writes one
+RUN_DIR holds SECTION-{base,new}-{i}/gpu.md for the sections goals, latency,
+rns and split (polymul-bench's own output; a section without files is left
+out) and summary.txt (the run's header). Writes one
 markdown page: per row, each binary's median over the repetitions, the ratio
 new/base, the spread of each (max/min over repetitions), and whether the
 ratio lies beyond the noise (outside both spreads). No number is typed in.
@@ -57,6 +58,8 @@ def collect(run, section, key_cols, value_cols, table_pred):
 def page(run, section, title, key_cols, value_cols, table_pred, lower_is_better=True):
     data = collect(run, section, key_cols, value_cols, table_pred)
     base, new = data.get("base", {}), data.get("new", {})
+    if not new:
+        return []
     reps = max((len(v) for row in new.values() for v in row.values()), default=0)
     lines = [f"## {title}", "", f"Median of {reps} interleaved repetitions per binary; spread = max/min over the repetitions; "
              "'beyond noise' when new/base lies outside 1 ± the larger spread's excess.", ""]
@@ -66,7 +69,12 @@ def page(run, section, title, key_cols, value_cols, table_pred, lower_is_better=
     for key in new:
         for c in value_cols:
             b, n = base.get(key, {}).get(c), new[key].get(c)
-            if not b or not n:
+            if not n:
+                continue
+            if not b:
+                # A row the base binary does not have (a new measurement).
+                mn, sn = statistics.median(n), max(n) / min(n) if min(n) else 1
+                lines.append(f"| {key} | {c} | — | {mn:.4g} | — | —, {sn:.3f} | new row |")
                 continue
             mb, mn = statistics.median(b), statistics.median(n)
             if mb == 0:
@@ -88,7 +96,7 @@ def main():
     run, out = sys.argv[1], sys.argv[2]
     title = sys.argv[3] if len(sys.argv) > 3 else "the issue-31 library refactor"
     head = [l.rstrip() + "  " for l in open(os.path.join(run, "summary.txt"), encoding="utf-8")
-            if not re.match(r"^(goals|latency) \w+ \d+ rc", l)]
+            if not re.match(r"^(goals|latency|rns|split) \w+ \d+ rc", l)]
     md = [f"# Before and after: {title}", "", "Written by `scripts/compare_runs.py` from the run's own files.", ""]
     md += head + [""]
     md += page(run, "goals", "Throughput (`bench --quick --only goals`): µs per polynomial, the default plan",
@@ -97,6 +105,20 @@ def main():
                ["word", "N", "op", "towers"],
                ["plain µs (events)", "back to back µs/call (1000 queued, one wait)", "graph replay µs (events)", "graph ×100 µs/replay"],
                lambda h, hd: "word" in hd and "plain µs (events)" in hd)
+    md += page(run, "rns", "RNS products (`bench --quick --only rns`): µs per RNS polymul, residues on the device",
+               ["word", "tower bits", "towers", "pairs"],
+               ["µs per RNS polymul, one launch per step"],
+               lambda h, hd: "towers" in hd and "µs per RNS polymul, one launch per step" in hd)
+    md += page(run, "rns", "RNS conversions (`bench --quick --only rns`): device-resident µs, host → host ms",
+               ["word", "tower bits", "towers", "Q bits"],
+               ["decompose µs", "CRT µs", "limbs → limbs µs (device)", "host limbs → host limbs ms"],
+               lambda h, hd: "CRT µs" in hd)
+    md += page(run, "split", "Host → host (`bench --quick --only split`): wall-clock ms",
+               ["word, N", "batch", "call"], ["ms (median)"],
+               lambda h, hd: "call" in hd and "ms (median)" in hd)
+    md += page(run, "split", "Host → host, issue 34's row (`bench --quick --only split`): ms and × the pinned copy time",
+               ["what"], ["ms (median)", "× the pinned copy time"],
+               lambda h, hd: "× the pinned copy time" in hd)
     open(out, "w", encoding="utf-8").write("\n".join(md))
 
 if __name__ == "__main__":

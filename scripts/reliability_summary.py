@@ -69,6 +69,18 @@ def check_row(path):
         rc[-1] if rc else "?",
         "complete" if counts else "cut by its timeout")
 
+def san_check_row(path):
+    """compute-sanitizer over a check-suite part: its tool, totals, summary."""
+    t = read(path)
+    tool = re.search(r"(memcheck|racecheck|synccheck)", os.path.basename(path))
+    counts = re.findall(r"^(\d+) passed, (\d+) failed", t, re.M)
+    san = re.findall(r"=+ (?:ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY): (.*)", t)
+    rc = re.findall(r"^rc=(\d+)", t, re.M)
+    return "| {} | {} | {} | {} | {} |".format(
+        os.path.relpath(path, sys.argv[1]), tool.group(1) if tool else "?",
+        "{} passed, {} failed".format(*counts[-1]) if counts else "no total",
+        "; ".join(san) if san else "no summary", rc[-1] if rc else "?")
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -76,7 +88,15 @@ def main():
     files = sorted(glob.glob(os.path.join(d, "*", "*.txt")))
     out = ["# Reliability run: summary", "", "Written by `scripts/reliability_summary.py` from the files beside it.", ""]
     out += ["## Soak runs", "", "| file | tool | run | duration | calls | coefficients | mismatches | expected errors (OOM under a fault) | unexpected errors | sanitizer | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    out += [soak_row(f) for f in files if re.search(r"(soak|san)", os.path.basename(f))]
+    soaks = [f for f in files if re.search(r"(soak|san|memcheck|racecheck|synccheck)", os.path.basename(f))]
+    out += [soak_row(f) for f in soaks if re.search(r"^soak: ", read(f), re.M)]
+    out += ["", "## Sanitizers over check-suite parts", "", "| file | tool | checks | sanitizer | exit |", "|---|---|---|---|---|"]
+    out += [san_check_row(f) for f in soaks if not re.search(r"^soak: ", read(f), re.M)]
+    prof = [f for f in files if os.path.basename(f).startswith("prof-")]
+    if prof:
+        out += ["", "## `polymul-bench profile` lines", "", "| file | line |", "|---|---|"]
+        out += ["| {} | {} |".format(os.path.relpath(f, d), l.replace("|", "/"))
+                for f in prof for l in read(f).splitlines() if " per call; " in l]
     out += ["", "## Check suite per kernel image", "", "| file | kernels | context + module load | checks | exit | |", "|---|---|---|---|---|---|"]
     out += [check_row(f) for f in files if os.path.basename(f).startswith("check-")]
     repro = [f for f in files if os.path.basename(f) == "repro.txt"]
