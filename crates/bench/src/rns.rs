@@ -6,9 +6,9 @@
 use crate::plot::{self, Series};
 use crate::report::Table;
 use polymul::expert::GpuTiming;
+use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::expert::{PlanOptions, SplitMix64};
 use polymul::prelude::*;
-use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::rns::{CrtChoice, RnsBasis, RnsPlan};
 use polymul::{Coeff, Gpu, NttPlan};
 use std::time::Instant;
@@ -360,7 +360,8 @@ fn crt_variant_rows<W: Coeff>(
     let want = basis.reconstruct(&res)?;
     let dres = plan.upload(&res)?;
     let mut out = plan.zeros_limbs(1)?;
-    let mut choices = vec![(CrtChoice::Auto, "auto".to_string()), (CrtChoice::Rows, "rows (rns_crt)".to_string())];
+    let mut choices =
+        vec![(CrtChoice::Auto, "auto".to_string()), (CrtChoice::Rows, "rows (rns_crt)".to_string())];
     for v in CrtColsVariant::ALL {
         choices.push((CrtChoice::Columns(v), format!("columns, {}", v.name())));
     }
@@ -397,14 +398,17 @@ pub fn crt_variants_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
         &format!("CRT kernels forced one by one, N = 2^{LOG_N}, one polynomial"),
         &["word", "tower bits", "towers", "Q bits", "limbs L", "kernel", "CRT µs", "vs auto"],
     );
-    t.note = "The same device-resident residues reconstructed by each CRT kernel (RnsPlan::reconstruct_with), \
+    t.note =
+        "The same device-resident residues reconstructed by each CRT kernel (RnsPlan::reconstruct_with), \
               CUDA events, median; every result equals the CPU path's. auto: what RnsPlan::reconstruct runs \
               (columns with the default arithmetic from L = 32, rows below). columns, split: 32-bit partial \
               products into 64-bit accumulators with carry counts; columns, acc192: the first version's \
               192-bit accumulators of 64 x 64-bit products (rns/crt_cols.rs)."
-        .into();
+            .into();
     for log_q in [LOG_Q, LOG_Q_LARGE] {
-        for r in [crt_variant_rows::<u64>(gpu, 62, log_q, quick), crt_variant_rows::<u32>(gpu, 30, log_q, quick)] {
+        for r in
+            [crt_variant_rows::<u64>(gpu, 62, log_q, quick), crt_variant_rows::<u32>(gpu, 30, log_q, quick)]
+        {
             t.rows.extend(r.map_err(|e| e.to_string())??);
         }
     }

@@ -10,9 +10,9 @@
 
 use super::{Tally, eq, s};
 use num_bigint::BigUint;
+use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::expert::{SplitMix64, emulation};
 use polymul::prelude::*;
-use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::rns::{CrtChoice, RnsBasis, RnsPlan};
 use polymul::{Coeff, Error, Gpu, cpu};
 

@@ -506,7 +506,9 @@ pub(crate) fn reconstruct_cpu<W: Coeff>(
                 }
                 for th in 0..threads {
                     match variant {
-                        CrtColsVariant::Split => crt_cols::columns::<_, _, _, { crt_cols::SPLIT }>(a, &s, &w, blk, th),
+                        CrtColsVariant::Split => {
+                            crt_cols::columns::<_, _, _, { crt_cols::SPLIT }>(a, &s, &w, blk, th)
+                        }
                         CrtColsVariant::Acc192 => {
                             crt_cols::columns::<_, _, _, { crt_cols::ACC192 }>(a, &s, &w, blk, th)
                         }
@@ -603,12 +605,13 @@ impl DeviceLimbs {
 pub(crate) struct DeviceConvert<W: Coeff> {
     dec: TypedKernel<DecomposeArgs<W>>,
     crt: TypedKernel<CrtArgs<W>>,
-    /// The column CRT kernels, by `CrtColsVariant::id`.
-    crt_cols: [TypedKernel<CrtColsArgs<W>>; CrtColsVariant::ALL.len()],
+    /// The column CRT kernels, by `CrtColsVariant::id` (boxed: a plan
+    /// stays small).
+    crt_cols: Box<[TypedKernel<CrtColsArgs<W>>; CrtColsVariant::ALL.len()]>,
     /// The decomposition's, the one-thread CRT's and the column CRT's
     /// tables (`None` when `Q` is too large: every conversion is then an
     /// error; the column table empty where its blocks do not fit).
-    tables: Option<DeviceTables>,
+    tables: Option<Box<DeviceTables>>,
 }
 
 /// A plan's conversion tables on the device.
@@ -624,22 +627,23 @@ impl<W: Coeff> DeviceConvert<W> {
         let t = &*basis.conv;
         let tables = if t.block > 0 {
             let cols = if t.cols.is_empty() { None } else { Some(gpu.upload(&t.cols)?) };
-            Some(DeviceTables { dec: gpu.upload(&t.dec)?, crt: gpu.upload(&t.crt)?, cols })
+            Some(Box::new(DeviceTables { dec: gpu.upload(&t.dec)?, crt: gpu.upload(&t.crt)?, cols }))
         } else {
             None
         };
-        let cols = |variant| TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel { variant });
+        let cols =
+            |variant| TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel { variant });
         Ok(Self {
             dec: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsDecomposeKernel)?,
             crt: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtKernel)?,
-            crt_cols: [cols(CrtColsVariant::ALL[0])?, cols(CrtColsVariant::ALL[1])?],
+            crt_cols: Box::new([cols(CrtColsVariant::ALL[0])?, cols(CrtColsVariant::ALL[1])?]),
             tables,
         })
     }
 
     fn tables(&self, t: &Tables) -> Result<&DeviceTables> {
         t.block()?;
-        self.tables.as_ref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })
+        self.tables.as_deref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })
     }
 
     /// Queues the decomposition of `limbs` (`count` coefficients) into

@@ -406,7 +406,11 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>, const V: u8>(
     }
     // SAFETY: the caller's (as for this function).
     let carry = unsafe {
-        if V == SPLIT { columns_split::<W, S, R>(a, s, w, b, g) } else { columns_acc192::<W, S, R>(a, s, w, b, g) }
+        if V == SPLIT {
+            columns_split::<W, S, R>(a, s, w, b, g)
+        } else {
+            columns_acc192::<W, S, R>(a, s, w, b, g)
+        }
     };
     let (lo, hi, _) = a.offsets();
     // SAFETY: carry words `t < B · G` of each half.
