@@ -442,6 +442,13 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         }
+        match crate::rns::crt_variants_table(&gpu, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: CRT kernels: {e}");
+                return 1;
+            }
+        }
     }
     if opts.runs("anchor") {
         match crate::cpu_anchor::table(Some(&gpu), opts.quick) {

@@ -6,9 +6,10 @@
 use crate::plot::{self, Series};
 use crate::report::Table;
 use polymul::expert::GpuTiming;
+use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::expert::{PlanOptions, SplitMix64};
 use polymul::prelude::*;
-use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::rns::{CrtChoice, RnsBasis, RnsPlan};
 use polymul::{Coeff, Gpu, NttPlan};
 use std::time::Instant;
 
@@ -326,7 +327,7 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
               step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
               allocations, uploads and the download (wall clock, median; the uploads go through pinned staging memory, copied by every core); 'of which': both operands' validation and upload, and the result's download, timed alone. CPU: the kernels' bodies on every \
               core of this machine, one run. CRT kernel: rns_crt_cols_<word> (each coefficient's limbs split over \
-              ⌈L / 8⌉ threads) for L ≥ 32, rns_crt_<word> (one thread per coefficient) below. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
+              ⌈L / 8⌉ threads, the split arithmetic; the next table times each kernel) for L ≥ 32, rns_crt_<word> (one thread per coefficient) below. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
               host ≤ 5 ms."
             .into();
     let mut add = |r: polymul::Result<Result<Vec<String>, String>>| -> Result<(), String> {
@@ -336,6 +337,80 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
     for log_q in [LOG_Q, LOG_Q_LARGE] {
         add(convert_row::<u64>(gpu, 62, log_q, copy_gbs, quick))?;
         add(convert_row::<u32>(gpu, 30, log_q, copy_gbs, quick))?;
+    }
+    Ok(t)
+}
+
+/// The CRT kernels forced one by one on the same residues, in one run:
+/// the one-thread kernel and every arithmetic of the column kernel, each
+/// checked against the CPU path.
+fn crt_variant_rows<W: Coeff>(
+    gpu: &Gpu,
+    bits: u32,
+    log_q: u64,
+    quick: bool,
+) -> polymul::Result<Result<Vec<Vec<String>>, String>> {
+    let n = 1usize << LOG_N;
+    let basis = RnsBasis::<W>::with_modulus_bits(n, bits, log_q)?;
+    let (k, l) = (basis.len(), basis.limbs());
+    let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options())?;
+    let (warm, reps) = crate::repetitions(1, quick);
+    let mut rng = SplitMix64::new(log_q ^ bits as u64 ^ 0xc47);
+    let res: Vec<W> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
+    let want = basis.reconstruct(&res)?;
+    let dres = plan.upload(&res)?;
+    let mut out = plan.zeros_limbs(1)?;
+    let mut choices =
+        vec![(CrtChoice::Auto, "auto".to_string()), (CrtChoice::Rows, "rows (rns_crt)".to_string())];
+    for v in CrtColsVariant::ALL {
+        choices.push((CrtChoice::Columns(v), format!("columns, {}", v.name())));
+    }
+    let mut rows = Vec::new();
+    let mut auto_us = 0.0;
+    for (choice, name) in choices {
+        let us = gpu.time(warm, reps, || plan.reconstruct_with(choice, &dres, &mut out))?.median_us;
+        if plan.download_limbs(&out)? != want {
+            return Ok(Err(format!("u{} {bits}-bit log2 Q {log_q}: GPU CRT ({name}) != CPU", W::BITS)));
+        }
+        if choice == CrtChoice::Auto {
+            auto_us = us;
+        }
+        eprintln!("  CRT u{} {k}x{bits}-bit L = {l}: {name} {us:.1} µs", W::BITS);
+        rows.push(vec![
+            format!("u{}", W::BITS),
+            bits.to_string(),
+            k.to_string(),
+            basis.modulus().bits().to_string(),
+            l.to_string(),
+            name,
+            format!("{us:.1}"),
+            format!("{:.2}", us / auto_us),
+        ]);
+    }
+    Ok(Ok(rows))
+}
+
+/// The CRT kernels side by side (`bench --only rns`): the automatic
+/// choice, the one-thread kernel and each column-kernel arithmetic for
+/// N = 2^16 at log2 Q = 1240 and 4096, every result checked against the CPU.
+pub fn crt_variants_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
+    let mut t = Table::new(
+        &format!("CRT kernels forced one by one, N = 2^{LOG_N}, one polynomial"),
+        &["word", "tower bits", "towers", "Q bits", "limbs L", "kernel", "CRT µs", "vs auto"],
+    );
+    t.note =
+        "The same device-resident residues reconstructed by each CRT kernel (RnsPlan::reconstruct_with), \
+              CUDA events, median; every result equals the CPU path's. auto: what RnsPlan::reconstruct runs \
+              (columns with the default arithmetic from L = 32, rows below). columns, split: 32-bit partial \
+              products into 64-bit accumulators with carry counts; columns, acc192: the first version's \
+              192-bit accumulators of 64 x 64-bit products (rns/crt_cols.rs)."
+            .into();
+    for log_q in [LOG_Q, LOG_Q_LARGE] {
+        for r in
+            [crt_variant_rows::<u64>(gpu, 62, log_q, quick), crt_variant_rows::<u32>(gpu, 30, log_q, quick)]
+        {
+            t.rows.extend(r.map_err(|e| e.to_string())??);
+        }
     }
     Ok(t)
 }

@@ -979,7 +979,7 @@ dgt_entries!(
 /// big-integer limbs into residues and CRT reconstruction, `B` coefficients
 /// per block staged through the dynamic shared memory.
 macro_rules! rns_entries {
-    ($w:ty, $dec:ident, $crt:ident, $cols:ident) => {
+    ($w:ty, $dec:ident, $crt:ident, $cols:ident, $cols192:ident) => {
         /// Limbs → tower-major residues ([`crate::rns::decompose::DecomposeArgs`]):
         /// the block's limbs into shared rows, a barrier, then each thread's
         /// residues of every tower.
@@ -1027,9 +1027,10 @@ macro_rules! rns_entries {
 
         /// Tower-major residues → limbs in `[0, Q)`, each coefficient's limbs
         /// split over `G` threads ([`crate::rns::crt_cols::CrtColsArgs`]): the
-        /// `r'_i` and quotient parts, the column chunks, the carries (one thread
-        /// per coefficient), the block's limbs to global memory; a barrier
-        /// between phases.
+        /// `r'_i` and quotient parts, the column chunks
+        /// ([`crate::rns::crt_cols::CrtColsVariant::Split`]), the carries (one
+        /// thread per coefficient), the block's limbs to global memory; a
+        /// barrier between phases.
         ///
         /// # Safety
         /// The invariants of `CrtColsArgs` (see its doc: buffers, table, `⌈count / B⌉` blocks of
@@ -1037,27 +1038,55 @@ macro_rules! rns_entries {
         /// `polymul::rns::convert::DeviceConvert::reconstruct`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $cols(args: <names::RnsCrtColsKernel as KernelAbi>::Args<$w>) {
-            let (blk, t, _) = block_thread();
-            let (blk, t) = (blk as u32, t as u32);
-            let s = shared_tile();
-            let b = 1u32 << args.log_b;
-            let w = DeviceShared { base: s.base + crate::rns::crt_cols::u64_words(b, args.l) * 8 };
-            // SAFETY: the invariants of `CrtColsArgs` (see its doc): buffers, table, grid and
-            // `shared_bytes` of shared memory, `s` its `u64` words and `w` the residue words after
-            // them; established by `polymul::rns::convert::DeviceConvert::reconstruct`.
-            unsafe { crate::rns::crt_cols::residues::<$w, _, _>(&args, &s, &w, blk, t) };
-            sync();
-            // SAFETY: as for `residues`; the barrier above completed the `r'_i` and sum parts.
-            unsafe { crate::rns::crt_cols::columns::<$w, _, _>(&args, &s, &w, blk, t) };
-            sync();
-            // SAFETY: as for `residues`; the barrier above completed the chunks and carries.
-            unsafe { crate::rns::crt_cols::carry(&args, &s, blk, t) };
-            sync();
-            // SAFETY: as for `residues`; the barrier above completed the block's limb rows.
-            unsafe { crate::rns::crt_cols::store(&args, &s, blk, t) };
+            // SAFETY: the caller's (this kernel's `# Safety`).
+            unsafe { crt_cols_kernel::<$w, { crate::rns::crt_cols::SPLIT }>(args) }
+        }
+
+        /// As the column CRT above, with the first version's arithmetic
+        /// ([`crate::rns::crt_cols::CrtColsVariant::Acc192`]: 192-bit
+        /// accumulators of 64 × 64-bit products).
+        ///
+        /// # Safety
+        /// As for the column CRT above.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $cols192(args: <names::RnsCrtColsKernel as KernelAbi>::Args<$w>) {
+            // SAFETY: the caller's (this kernel's `# Safety`).
+            unsafe { crt_cols_kernel::<$w, { crate::rns::crt_cols::ACC192 }>(args) }
         }
     };
 }
 
-rns_entries!(u32, rns_decompose_u32, rns_crt_u32, rns_crt_cols_u32);
-rns_entries!(u64, rns_decompose_u64, rns_crt_u64, rns_crt_cols_u64);
+rns_entries!(u32, rns_decompose_u32, rns_crt_u32, rns_crt_cols_u32, rns_crt_cols_acc192_u32);
+rns_entries!(u64, rns_decompose_u64, rns_crt_u64, rns_crt_cols_u64, rns_crt_cols_acc192_u64);
+
+/// The body of the column CRT kernels with the arithmetic `V`
+/// ([`crate::rns::crt_cols::CrtColsVariant::id`]).
+///
+/// # Safety
+/// The invariants of `CrtColsArgs` (see its doc: buffers, table, `⌈count / B⌉` blocks of
+/// `B · G` threads, `crate::rns::crt_cols::shared_bytes` of shared memory), established by
+/// `polymul::rns::convert::DeviceConvert::reconstruct`.
+#[inline(always)]
+unsafe fn crt_cols_kernel<W: crate::gmem::Gmem, const V: u8>(args: crate::rns::crt_cols::CrtColsArgs<W>)
+where
+    DeviceShared: crate::smem::Shared<W>,
+{
+    let (blk, t, _) = block_thread();
+    let (blk, t) = (blk as u32, t as u32);
+    let s = shared_tile();
+    let b = 1u32 << args.log_b;
+    let w = DeviceShared { base: s.base + crate::rns::crt_cols::u64_words(b, args.l) * 8 };
+    // SAFETY: the invariants of `CrtColsArgs` (see its doc): buffers, table, grid and
+    // `shared_bytes` of shared memory, `s` its `u64` words and `w` the residue words after
+    // them; established by `polymul::rns::convert::DeviceConvert::reconstruct`.
+    unsafe { crate::rns::crt_cols::residues::<W, _, _>(&args, &s, &w, blk, t) };
+    sync();
+    // SAFETY: as for `residues`; the barrier above completed the `r'_i` and sum parts.
+    unsafe { crate::rns::crt_cols::columns::<W, _, _, V>(&args, &s, &w, blk, t) };
+    sync();
+    // SAFETY: as for `residues`; the barrier above completed the chunks and carries.
+    unsafe { crate::rns::crt_cols::carry(&args, &s, blk, t) };
+    sync();
+    // SAFETY: as for `residues`; the barrier above completed the block's limb rows.
+    unsafe { crate::rns::crt_cols::store(&args, &s, blk, t) };
+}

@@ -24,7 +24,7 @@ use crate::ntt::radix2::Radix2Args;
 use crate::ntt::tiled::TiledArgs;
 use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use crate::rns::crt::CrtArgs;
-use crate::rns::crt_cols::CrtColsArgs;
+use crate::rns::crt_cols::{CrtColsArgs, CrtColsVariant};
 use crate::rns::decompose::DecomposeArgs;
 
 /// A kernel identifier tied to the argument block of its kernels.
@@ -330,14 +330,28 @@ impl RnsCrtKernel {
 }
 
 /// The CRT reconstruction split over output limbs (`rns::crt_cols`):
-/// tower-major residues to big-integer limbs in `[0, Q)`, for large `Q`.
+/// tower-major residues to big-integer limbs in `[0, Q)`, for large `Q`,
+/// with the column sums' arithmetic `variant`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RnsCrtColsKernel;
+pub struct RnsCrtColsKernel {
+    /// The arithmetic of the column sums.
+    pub variant: CrtColsVariant,
+}
 
 impl RnsCrtColsKernel {
-    /// The symbol, `rns_crt_cols_<word>`.
+    /// The symbol: `rns_crt_cols_<word>` for
+    /// [`CrtColsVariant::Split`] (the default), else
+    /// `rns_crt_cols_<variant>_<word>`.
     pub fn name(&self, word: &str) -> Name {
-        Name::of(&["rns_crt_cols", word])
+        match self.variant {
+            CrtColsVariant::Split => Name::of(&["rns_crt_cols", word]),
+            v => Name::of(&["rns_crt_cols", v.name(), word]),
+        }
+    }
+
+    /// Every variant's kernel.
+    pub fn all() -> impl Iterator<Item = RnsCrtColsKernel> {
+        CrtColsVariant::ALL.into_iter().map(|variant| RnsCrtColsKernel { variant })
     }
 }
 
@@ -595,7 +609,7 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
         g(DgtPointwiseKernel.name(w));
         g(RnsDecomposeKernel.name(w));
         g(RnsCrtKernel.name(w));
-        g(RnsCrtColsKernel.name(w));
+        RnsCrtColsKernel::all().for_each(|k| g(k.name(w)));
         LazyKernel::all_for(bytes).for_each(|k| g(k.name(w)));
         ClusterKernel::all().filter(|_| arch >= 90).for_each(|k| g(k.name(w)));
         FusedKernel::all_for(bytes).for_each(|k| g(k.name(w)));

@@ -1,5 +1,6 @@
 //! The limb conversion kernels (`rns_decompose_<word>`, `rns_crt_<word>`,
-//! `rns_crt_cols_<word>` for `L ≥ 32`) against the CPU path (the same
+//! `rns_crt_cols_<word>` for `L ≥ 32`; every CRT kernel forced as well,
+//! `rns_crt_cols_acc192_<word>` included) against the CPU path (the same
 //! bodies on the host) bit for bit, the CRT also against num-bigint up to
 //! N = 2^12, for
 //! several N, tower counts and both words up to a 4096-bit Q; the host
@@ -9,9 +10,10 @@
 
 use super::{Tally, eq, s};
 use num_bigint::BigUint;
+use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
 use polymul::expert::{SplitMix64, emulation};
 use polymul::prelude::*;
-use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::rns::{CrtChoice, RnsBasis, RnsPlan};
 use polymul::{Coeff, Error, Gpu, cpu};
 
 /// Random limbs below `Q` (a random residue vector reconstructed on the
@@ -79,6 +81,13 @@ fn case<W: Coeff>(gpu: &Gpu, bits: u32, log_q: u64, log_n: u32, batch: usize, se
         let mut out = plan.zeros_limbs(batch).map_err(s)?;
         plan.reconstruct(&dres, &mut out).map_err(s)?;
         eq("CRT", &plan.download_limbs(&out).map_err(s)?, &want)?;
+        // Every CRT kernel forced (the one-thread kernel and each column
+        // arithmetic, whatever L): the same limbs.
+        let forced = std::iter::once(CrtChoice::Rows).chain(CrtColsVariant::ALL.map(CrtChoice::Columns));
+        for choice in forced {
+            plan.reconstruct_with(choice, &dres, &mut out).map_err(s)?;
+            eq(&format!("CRT {choice:?}"), &plan.download_limbs(&out).map_err(s)?, &want)?;
+        }
         if log_n <= 12 {
             let big = basis.from_residues(&res).map_err(s)?;
             eq("CRT vs num-bigint", &want, &basis.to_limbs(&big).map_err(s)?)?;

@@ -25,7 +25,7 @@ use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
 use polymul_kernels::args::{ArgsError, Buf};
 use polymul_kernels::rns::crt::{self, CrtArgs};
-use polymul_kernels::rns::crt_cols::{self, CrtColsArgs};
+use polymul_kernels::rns::crt_cols::{self, CrtColsArgs, CrtColsVariant};
 use polymul_kernels::rns::decompose::{self, DecomposeArgs};
 use polymul_kernels::rns::{block_coeffs, padded_stride};
 use polymul_kernels::smem::HostShared;
@@ -55,8 +55,26 @@ pub(crate) enum CrtKernel {
     /// `rns_crt_<word>`: one thread per coefficient (`polymul_kernels::rns::crt`).
     Rows,
     /// `rns_crt_cols_<word>` (`polymul_kernels::rns::crt_cols`) with this
-    /// many coefficients per block.
-    Columns(u32),
+    /// many coefficients per block and this arithmetic.
+    Columns(u32, CrtColsVariant),
+}
+
+/// Which CRT kernel a reconstruction runs: the basis's choice or a forced
+/// one, for benchmarks and checks ([`super::RnsPlan::reconstruct_with`];
+/// expert: every choice gives the same limbs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum CrtChoice {
+    /// What [`super::RnsPlan::reconstruct`] runs: the column kernel with its
+    /// default arithmetic ([`CrtColsVariant::DEFAULT`]) from 32 limbs, the
+    /// one-thread kernel below.
+    #[default]
+    Auto,
+    /// The one-thread-per-coefficient kernel (`rns_crt_<word>`).
+    Rows,
+    /// The column kernel with this arithmetic (`rns_crt_cols_<word>`,
+    /// `rns_crt_cols_<variant>_<word>`).
+    Columns(CrtColsVariant),
 }
 
 /// The conversion tables of a basis (host copies; a plan uploads them).
@@ -73,10 +91,14 @@ pub(crate) struct Tables {
     pub(crate) dec: Vec<u64>,
     /// `polymul_kernels::rns::crt::table`.
     pub(crate) crt: Vec<u64>,
-    /// The CRT kernel the conversions run ([`COLUMNS_MIN_LIMBS`]).
+    /// The CRT kernel the conversions run by default ([`COLUMNS_MIN_LIMBS`]).
     pub(crate) crt_kernel: CrtKernel,
-    /// `polymul_kernels::rns::crt_cols::table` (empty unless
-    /// `crt_kernel` is `Columns`).
+    /// Coefficients per block of the column kernel
+    /// (`crt_cols::block_coeffs`), 0 where its blocks do not fit (then
+    /// `cols` is empty).
+    pub(crate) cols_block: u32,
+    /// `polymul_kernels::rns::crt_cols::table` (empty where `cols_block`
+    /// is 0).
     pub(crate) cols: Vec<u64>,
     /// `Q`'s limbs.
     pub(crate) q_limbs: Vec<u64>,
@@ -92,8 +114,10 @@ impl Tables {
         Self::with_kernel::<W>(primes, modulus, q_hat, inv, l >= COLUMNS_MIN_LIMBS)
     }
 
-    /// [`Tables::new`] with the CRT kernel chosen by `columns` (the column
-    /// kernel where its blocks fit, else the one-thread kernel).
+    /// [`Tables::new`] with the default CRT kernel chosen by `columns` (the
+    /// column kernel where its blocks fit, else the one-thread kernel). The
+    /// column kernel's table is built wherever its blocks fit, so that
+    /// [`CrtChoice`] can force it.
     pub(crate) fn with_kernel<W: Coeff>(
         primes: &[u64],
         modulus: &BigUint,
@@ -111,6 +135,7 @@ impl Tables {
         };
         let (mut dec, mut crt_t, mut cols) = (Vec::new(), Vec::new(), Vec::new());
         let mut crt_kernel = CrtKernel::Rows;
+        let mut cols_block = 0;
         if block > 0 {
             dec = vec![0; decompose::table_words(k, l)];
             decompose::table(primes, l, &mut dec);
@@ -122,14 +147,29 @@ impl Tables {
             }
             crt_t = vec![0; crt::table_words(k, l)];
             crt::table(&q_limbs, primes, inv, &qh, &mut crt_t);
-            let cb = crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, MAX_SHARED);
-            if columns && cb > 0 {
-                crt_kernel = CrtKernel::Columns(cb);
+            cols_block = crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, MAX_SHARED);
+            if cols_block > 0 {
                 cols = vec![0; crt_cols::table_words(k, l)];
                 crt_cols::table(&q_limbs, primes, inv, &qh, &mut cols);
+                if columns {
+                    crt_kernel = CrtKernel::Columns(cols_block, CrtColsVariant::DEFAULT);
+                }
             }
         }
-        Self { l, k, block, dec, crt: crt_t, crt_kernel, cols, q_limbs, q_bits: modulus.bits() }
+        Self { l, k, block, dec, crt: crt_t, crt_kernel, cols_block, cols, q_limbs, q_bits: modulus.bits() }
+    }
+
+    /// The kernel `choice` runs, or [`Error::ConversionTooLarge`] where it
+    /// does not fit (`Q` too large for the conversions, or for the column
+    /// kernel's blocks).
+    pub(crate) fn kernel(&self, choice: CrtChoice) -> Result<CrtKernel> {
+        self.block()?;
+        match choice {
+            CrtChoice::Auto => Ok(self.crt_kernel),
+            CrtChoice::Rows => Ok(CrtKernel::Rows),
+            CrtChoice::Columns(v) if self.cols_block > 0 => Ok(CrtKernel::Columns(self.cols_block, v)),
+            CrtChoice::Columns(_) => Err(Error::ConversionTooLarge { q_bits: self.q_bits, towers: self.k }),
+        }
     }
 
     /// The decomposition's argument block over `count` coefficients, for
@@ -425,18 +465,24 @@ impl<W: Coeff> RnsBasis<W> {
     pub fn reconstruct(&self, residues: &[W]) -> Result<Vec<u64>> {
         let count = self.check_residues("residues", residues)?;
         crate::params::check_batch_size(self.n(), count / self.n())?;
-        reconstruct_cpu(&self.conv, residues, count)
+        reconstruct_cpu(&self.conv, residues, count, CrtChoice::Auto)
     }
 }
 
 /// The CPU path of the CRT ([`RnsBasis::reconstruct`] after its checks):
 /// `residues` (`K · count` words, each below its prime) into `count · L`
-/// limbs with the kernel `t.crt_kernel` chose.
-pub(crate) fn reconstruct_cpu<W: Coeff>(t: &Tables, residues: &[W], count: usize) -> Result<Vec<u64>> {
+/// limbs with the kernel `choice` picks ([`Tables::kernel`]).
+pub(crate) fn reconstruct_cpu<W: Coeff>(
+    t: &Tables,
+    residues: &[W],
+    count: usize,
+    choice: CrtChoice,
+) -> Result<Vec<u64>> {
     let b = t.block()?;
+    let kernel = t.kernel(choice)?;
     let mut out = vec![0u64; t.l * count];
     let (res, limbs) = (Buf::new(residues.as_ptr(), residues.len()), Buf::new(out.as_mut_ptr(), out.len()));
-    if let CrtKernel::Columns(cb) = t.crt_kernel {
+    if let CrtKernel::Columns(cb, variant) = kernel {
         let args = Shared(t.crt_cols_args(res, limbs, Buf::new(t.cols.as_ptr(), t.cols.len()), count, cb)?);
         let threads = args.get().threads();
         let words = crt_cols::u64_words(cb, t.l as u32) as usize;
@@ -459,7 +505,14 @@ pub(crate) fn reconstruct_cpu<W: Coeff>(t: &Tables, residues: &[W], count: usize
                     crt_cols::residues(a, &s, &w, blk, th);
                 }
                 for th in 0..threads {
-                    crt_cols::columns(a, &s, &w, blk, th);
+                    match variant {
+                        CrtColsVariant::Split => {
+                            crt_cols::columns::<_, _, _, { crt_cols::SPLIT }>(a, &s, &w, blk, th)
+                        }
+                        CrtColsVariant::Acc192 => {
+                            crt_cols::columns::<_, _, _, { crt_cols::ACC192 }>(a, &s, &w, blk, th)
+                        }
+                    }
                 }
                 for th in 0..threads {
                     crt_cols::carry(a, &s, blk, th);
@@ -552,30 +605,45 @@ impl DeviceLimbs {
 pub(crate) struct DeviceConvert<W: Coeff> {
     dec: TypedKernel<DecomposeArgs<W>>,
     crt: TypedKernel<CrtArgs<W>>,
-    crt_cols: TypedKernel<CrtColsArgs<W>>,
-    /// The decomposition's and the CRT's tables (the CRT's is the column
-    /// kernel's where `Tables::crt_kernel` says so; `None` when `Q` is too
-    /// large: every conversion is then an error).
-    tables: Option<(DeviceVec<u64>, DeviceVec<u64>)>,
+    /// The column CRT kernels, by `CrtColsVariant::id` (boxed: a plan
+    /// stays small).
+    crt_cols: Box<[TypedKernel<CrtColsArgs<W>>; CrtColsVariant::ALL.len()]>,
+    /// The decomposition's, the one-thread CRT's and the column CRT's
+    /// tables (`None` when `Q` is too large: every conversion is then an
+    /// error; the column table empty where its blocks do not fit).
+    tables: Option<Box<DeviceTables>>,
+}
+
+/// A plan's conversion tables on the device.
+struct DeviceTables {
+    dec: DeviceVec<u64>,
+    crt: DeviceVec<u64>,
+    cols: Option<DeviceVec<u64>>,
 }
 
 impl<W: Coeff> DeviceConvert<W> {
     /// Looks the kernels up and uploads `basis`'s tables.
     pub(crate) fn new(gpu: &Gpu, basis: &RnsBasis<W>) -> Result<Self> {
         let t = &*basis.conv;
-        let crt_t = if matches!(t.crt_kernel, CrtKernel::Columns(_)) { &t.cols } else { &t.crt };
-        let tables = if t.block > 0 { Some((gpu.upload(&t.dec)?, gpu.upload(crt_t)?)) } else { None };
+        let tables = if t.block > 0 {
+            let cols = if t.cols.is_empty() { None } else { Some(gpu.upload(&t.cols)?) };
+            Some(Box::new(DeviceTables { dec: gpu.upload(&t.dec)?, crt: gpu.upload(&t.crt)?, cols }))
+        } else {
+            None
+        };
+        let cols =
+            |variant| TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel { variant });
         Ok(Self {
             dec: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsDecomposeKernel)?,
             crt: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtKernel)?,
-            crt_cols: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel)?,
+            crt_cols: Box::new([cols(CrtColsVariant::ALL[0])?, cols(CrtColsVariant::ALL[1])?]),
             tables,
         })
     }
 
-    fn tables(&self, t: &Tables) -> Result<&(DeviceVec<u64>, DeviceVec<u64>)> {
+    fn tables(&self, t: &Tables) -> Result<&DeviceTables> {
         t.block()?;
-        self.tables.as_ref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })
+        self.tables.as_deref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })
     }
 
     /// Queues the decomposition of `limbs` (`count` coefficients) into
@@ -587,7 +655,7 @@ impl<W: Coeff> DeviceConvert<W> {
         limbs: &DeviceLimbs,
         out: &mut DeviceView<W>,
     ) -> Result<()> {
-        let (dec, _) = self.tables(t)?;
+        let dec = &self.tables(t)?.dec;
         let count = limbs.batch * limbs.n;
         let args = t.dec_args(
             buf(limbs.data.ptr(), limbs.data.len()),
@@ -617,17 +685,22 @@ impl<W: Coeff> DeviceConvert<W> {
     }
 
     /// Queues the CRT reconstruction of `residues` into `limbs`
-    /// (validated by the caller).
+    /// (validated by the caller) with the kernel `choice` picks.
     pub(crate) fn reconstruct(
         &self,
         q: &Queue<'_>,
         t: &Tables,
         residues: &DeviceView<W>,
         limbs: &mut DeviceLimbs,
+        choice: CrtChoice,
     ) -> Result<()> {
-        let (_, crt_t) = self.tables(t)?;
+        let tables = self.tables(t)?;
         let count = limbs.batch * limbs.n;
-        if let CrtKernel::Columns(cb) = t.crt_kernel {
+        if let CrtKernel::Columns(cb, variant) = t.kernel(choice)? {
+            // `Tables::kernel` gives `Columns` only where `t.cols` (uploaded
+            // by `DeviceConvert::new`) is not empty.
+            let crt_t =
+                tables.cols.as_ref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })?;
             let args = t.crt_cols_args(
                 view(residues),
                 buf(limbs.data.ptr(), limbs.data.len()),
@@ -645,7 +718,7 @@ impl<W: Coeff> DeviceConvert<W> {
             // words and `limbs` `count · L`, both of this plan's shape
             // (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by construction);
             // `table` is this basis's column table (`DeviceConvert::new` uploaded
-            // `t.cols` for `CrtKernel::Columns`); the grid is `⌈count / B⌉` blocks
+            // `t.cols`); the grid is `⌈count / B⌉` blocks
             // of `B · G` threads (`CrtColsArgs::threads`) with
             // `crt_cols::shared_bytes(B, L, K, word bytes)` of shared memory
             // (`Tables::crt_cols_shared`, within `MAX_SHARED`:
@@ -653,7 +726,7 @@ impl<W: Coeff> DeviceConvert<W> {
             // holds as for the one-thread kernel below. The context is current:
             // `Gpu::bind` above.
             return unsafe {
-                self.crt_cols.launch(
+                self.crt_cols[variant.id() as usize].launch(
                     q,
                     blocks,
                     args.threads(),
@@ -663,6 +736,7 @@ impl<W: Coeff> DeviceConvert<W> {
                 )
             };
         }
+        let crt_t = &tables.crt;
         let args = t.crt_args(
             view(residues),
             buf(limbs.data.ptr(), limbs.data.len()),
@@ -756,14 +830,15 @@ mod tests {
         v
     }
 
-    /// Both kernels on `count` values of the basis `primes`, tower-major
-    /// residues; asserts both equal the num-bigint CRT limb for limb.
+    /// Both kernels (the column kernel with every arithmetic) on `count`
+    /// values of the basis `primes`, tower-major residues; asserts each
+    /// equals the num-bigint CRT limb for limb.
     fn check<W: Coeff>(primes: &[u64], count: usize, seed: u64) {
         let (rows, cols) = tables::<W>(primes);
         let (k, l) = (primes.len(), rows.l);
         let what = format!("u{} K = {k}, L = {l}", W::BITS);
         assert!(rows.block > 0, "{what}: the one-thread kernel's block fits");
-        assert!(matches!(cols.crt_kernel, CrtKernel::Columns(_)), "{what}: the column kernel's block fits");
+        assert!(matches!(cols.crt_kernel, CrtKernel::Columns(..)), "{what}: the column kernel's block fits");
         let q: BigUint = primes.iter().map(|&p| BigUint::from(p)).product();
         let mut rng = SplitMix64::new(seed);
         let xs = values(&q, l, count, &mut rng);
@@ -779,9 +854,21 @@ mod tests {
                 res[i * count + c] = W::from_u64(rng.next_u64() % p);
             }
         }
+        // The largest column sums: every `r'_i = r_i · inv_i mod q_i` at
+        // `q_i − 1` (`r_i = −(Q/q_i) mod q_i`), in the last coefficient.
+        for (i, &p) in primes.iter().enumerate() {
+            let h = u64::try_from((&q / p) % p).unwrap();
+            res[i * count + count - 1] = W::from_u64((p - h) % p);
+        }
         let inv = inverses(&q, primes);
-        let a = reconstruct_cpu(&rows, &res, count).unwrap();
-        let b = reconstruct_cpu(&cols, &res, count).unwrap();
+        let a = reconstruct_cpu(&rows, &res, count, CrtChoice::Auto).unwrap();
+        let b = reconstruct_cpu(&cols, &res, count, CrtChoice::Auto).unwrap();
+        // Every variant, forced on either table set.
+        let variants: Vec<_> = CrtColsVariant::ALL
+            .iter()
+            .map(|&v| (v, reconstruct_cpu(&rows, &res, count, CrtChoice::Columns(v)).unwrap()))
+            .collect();
+        assert_eq!(reconstruct_cpu(&cols, &res, count, CrtChoice::Rows).unwrap(), a, "{what}: forced rows");
         for c in 0..count {
             let r: Vec<u64> = (0..k).map(|i| res[i * count + c].as_u64()).collect();
             let x = crt_ref(&q, primes, &inv, &r);
@@ -791,6 +878,9 @@ mod tests {
             }
             assert_eq!(&a[c * l..(c + 1) * l], &want[..], "{what}: one-thread kernel, coefficient {c}");
             assert_eq!(&b[c * l..(c + 1) * l], &want[..], "{what}: column kernel, coefficient {c}");
+            for (v, x) in &variants {
+                assert_eq!(&x[c * l..(c + 1) * l], &want[..], "{what}: column kernel {v:?}, coefficient {c}");
+            }
         }
     }
 
@@ -827,7 +917,7 @@ mod tests {
         let q: BigUint = primes(62, 20).iter().map(|&p| BigUint::from(p)).product();
         let l = q.to_u64_digits().len();
         let (rows, cols) = tables::<u64>(&primes(62, 20));
-        assert!(matches!(cols.crt_kernel, CrtKernel::Columns(_)));
+        assert_eq!(cols.crt_kernel, CrtKernel::Columns(cols.cols_block, CrtColsVariant::DEFAULT));
         assert_eq!(rows.crt_kernel, CrtKernel::Rows);
         let p = primes(62, 20);
         let auto = Tables::new::<u64>(&p, &q, &p.iter().map(|&x| &q / x).collect::<Vec<_>>(), &[1; 20]);
@@ -835,6 +925,12 @@ mod tests {
         let p = primes(62, 67);
         let q: BigUint = p.iter().map(|&x| BigUint::from(x)).product();
         let auto = Tables::new::<u64>(&p, &q, &p.iter().map(|&x| &q / x).collect::<Vec<_>>(), &[1; 67]);
-        assert!(matches!(auto.crt_kernel, CrtKernel::Columns(_)), "L = 65 runs the column kernel");
+        assert!(matches!(auto.crt_kernel, CrtKernel::Columns(..)), "L = 65 runs the column kernel");
+        // Forcing: every choice resolves where the blocks fit.
+        for v in CrtColsVariant::ALL {
+            assert_eq!(auto.kernel(CrtChoice::Columns(v)).unwrap(), CrtKernel::Columns(auto.cols_block, v));
+        }
+        assert_eq!(auto.kernel(CrtChoice::Rows).unwrap(), CrtKernel::Rows);
+        assert_eq!(auto.kernel(CrtChoice::Auto).unwrap(), auto.crt_kernel);
     }
 }

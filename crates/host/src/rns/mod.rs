@@ -19,7 +19,7 @@ mod convert;
 mod plan;
 
 pub use basis::RnsBasis;
-pub use convert::DeviceLimbs;
+pub use convert::{CrtChoice, DeviceLimbs};
 pub use plan::RnsPlan;
 
 use crate::{Coeff, Error, Result};

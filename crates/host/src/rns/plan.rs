@@ -1,7 +1,7 @@
 //! RNS polymul on a GPU: every tower in one launch per step.
 
 use super::RnsBasis;
-use super::convert::{DeviceConvert, DeviceLimbs};
+use super::convert::{CrtChoice, DeviceConvert, DeviceLimbs};
 use crate::gpu::split;
 use crate::gpu::{DeviceView, Gpu};
 use crate::plan::{NttEngine, NttKernel, PlanOptions};
@@ -183,14 +183,31 @@ impl<W: Coeff> RnsPlan<W> {
 
     /// Queues the CRT reconstruction of tower-major residues (each below
     /// its prime: a plan's buffers are) into limbs in `[0, Q)`: one
-    /// launch, one thread per coefficient (`polymul_kernels::rns::crt`).
+    /// launch, one thread per coefficient (`polymul_kernels::rns::crt`)
+    /// below 32 limbs, each coefficient's limbs split over several threads
+    /// (`polymul_kernels::rns::crt_cols`) from 32 ([`CrtChoice::Auto`]).
     /// Bit for bit [`RnsBasis::reconstruct`].
     ///
     /// # Errors
     /// As [`RnsPlan::decompose`].
     pub fn reconstruct(&self, residues: &DeviceView<W>, limbs: &mut DeviceLimbs) -> Result<()> {
+        self.reconstruct_with(CrtChoice::Auto, residues, limbs)
+    }
+
+    /// [`RnsPlan::reconstruct`] with the CRT kernel `choice` forces (expert:
+    /// for benchmarks and checks; every choice gives the same limbs).
+    ///
+    /// # Errors
+    /// As [`RnsPlan::decompose`]; [`Error::ConversionTooLarge`] where the
+    /// chosen kernel's blocks do not fit.
+    pub fn reconstruct_with(
+        &self,
+        choice: CrtChoice,
+        residues: &DeviceView<W>,
+        limbs: &mut DeviceLimbs,
+    ) -> Result<()> {
         self.check_pair(limbs, residues)?;
-        self.conv.reconstruct(&self.engine.queue(), &self.basis.conv, residues, limbs)
+        self.conv.reconstruct(&self.engine.queue(), &self.basis.conv, residues, limbs, choice)
     }
 
     /// Queues `out ← a ⊗ b mod Q` on device limbs: both decomposed into

@@ -34,8 +34,10 @@
 //!    same bound (that of recursive summation holds for any summation
 //!    tree of `K` terms), so [`super::crt::NEAR`] still decides exactly.
 //! 2. [`columns`]: thread `(b, g)` accumulates the columns
-//!    `j0 = g·J .. j0 + J` of its coefficient in `J` registers of 192 bits
-//!    ([`Acc192`]), tower by tower (`J` wide products per shared `r'_i`;
+//!    `j0 = g·J .. j0 + J` of its coefficient in registers (the arithmetic
+//!    is the kernel's variant, [`CrtColsVariant`]: 32-bit partial products
+//!    in 64-bit accumulators with carry counts, [`Acc96`], or one 192-bit
+//!    [`Acc192`] per column), tower by tower (`J` wide products per shared `r'_i`;
 //!    the table's `Q̂` rows are stored tower-major and padded to `G·J`
 //!    limbs with zeros, so every thread runs the same `J` products per
 //!    tower without a bounds test), then resolves its chunk's carries: the
@@ -59,7 +61,7 @@
 //! As in [`super::crt`], the fix-up branch depends on the data: the
 //! conversion is not constant-time.
 
-use super::acc::Acc192;
+use super::acc::{Acc96, Acc192};
 use super::crt::{NEAR, TOWER_ROW, fix_up};
 use super::{block_words, padded_stride, stage};
 use crate::Word;
@@ -334,28 +336,112 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<W>>(
     unsafe { s.st_at(parts + t, sum.to_bits()) };
 }
 
+/// The arithmetic of phase 2 ([`columns`]): the column kernel's variants,
+/// each an entry point of its own (`crate::names::RnsCrtColsKernel`). All
+/// give the same words for every input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CrtColsVariant {
+    /// The default: each product split into 32 × 32-bit partial products,
+    /// summed into 64-bit accumulators with carry counts ([`Acc96`]) by
+    /// 32-bit digit: the even digits `E_j` (bits `64j ..`) take `r0 · q0[j]`
+    /// and `r1 · q1[j − 1]`, the odd ones `O_j` (bits `64j + 32 ..`) take
+    /// `r0 · q1[j]` and `r1 · q0[j]` (`r = r0 + r1 · 2^32`, `q[j]` =
+    /// `q0[j] + q1[j] · 2^32` the table limb); two towers per loop step.
+    Split,
+    /// The first version: one 192-bit accumulator per column ([`Acc192`]),
+    /// a 64 × 64-bit product per table limb.
+    Acc192,
+}
+
+impl CrtColsVariant {
+    /// Every variant, the default first.
+    pub const ALL: [CrtColsVariant; 2] = [CrtColsVariant::Split, CrtColsVariant::Acc192];
+
+    /// The variant the host runs unless told otherwise.
+    pub const DEFAULT: CrtColsVariant = CrtColsVariant::Split;
+
+    /// The const-generic parameter of [`columns`].
+    pub const fn id(self) -> u8 {
+        match self {
+            CrtColsVariant::Split => SPLIT,
+            CrtColsVariant::Acc192 => ACC192,
+        }
+    }
+
+    /// A short name (reports, the symbol: `rns_crt_cols_<word>` for
+    /// [`CrtColsVariant::Split`], `rns_crt_cols_acc192_<word>`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CrtColsVariant::Split => "split",
+            CrtColsVariant::Acc192 => "acc192",
+        }
+    }
+}
+
+/// [`CrtColsVariant::Split`]'s id.
+pub const SPLIT: u8 = 0;
+/// [`CrtColsVariant::Acc192`]'s id.
+pub const ACC192: u8 = 1;
+
 /// Phase 2 of block `blk`: thread `t` accumulates the columns of its chunk
 /// (`K + 1` towers × [`COL_LIMBS`] wide products), resolves the chunk's
 /// carries into its limbs of the coefficient's shared row and stores the
-/// carry out of the chunk.
+/// carry out of the chunk. `V` is the arithmetic ([`CrtColsVariant::id`]).
 ///
 /// # Safety
 /// As for [`residues`], after it and a barrier.
 #[inline(always)]
-pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>, const V: u8>(
     a: &CrtColsArgs<W>,
     s: &S,
     w: &R,
     blk: u32,
     t: u32,
 ) {
-    const J: usize = COL_LIMBS as usize;
     let b = t & ((1 << a.log_b) - 1);
     let g = t >> a.log_b;
     let c = (blk << a.log_b) + b;
     if c >= a.count {
         return;
     }
+    // SAFETY: the caller's (as for this function).
+    let carry = unsafe {
+        if V == SPLIT {
+            columns_split::<W, S, R>(a, s, w, b, g)
+        } else {
+            columns_acc192::<W, S, R>(a, s, w, b, g)
+        }
+    };
+    let (lo, hi, _) = a.offsets();
+    // SAFETY: carry words `t < B · G` of each half.
+    unsafe {
+        s.st_at(lo + t, carry as u64);
+        s.st_at(hi + t, (carry >> 64) as u64);
+    }
+}
+
+/// Limbs of the chunk `j0 = g · J` that lie below `l`: `min(l − j0, J)`.
+#[inline(always)]
+fn chunk_limbs(l: usize, j0: usize) -> usize {
+    const J: usize = COL_LIMBS as usize;
+    if l - j0 < J { l - j0 } else { J }
+}
+
+/// [`columns`] with [`CrtColsVariant::Acc192`]: the chunk's limbs into the
+/// shared row; returns the carry out of the chunk.
+///
+/// # Safety
+/// As for [`columns`], `b` and `g` thread `t`'s coefficient and chunk,
+/// the coefficient inside the batch.
+#[inline(always)]
+unsafe fn columns_acc192<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+    a: &CrtColsArgs<W>,
+    s: &S,
+    w: &R,
+    b: u32,
+    g: u32,
+) -> u128 {
+    const J: usize = COL_LIMBS as usize;
     let (l, k) = (a.l as usize, a.k as usize);
     // SAFETY: after phase 1 and the barrier (caller).
     let (quot, _) = unsafe { a.quotient(s, b) };
@@ -380,7 +466,7 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>>(
         x.mac_narrow(unsafe { a.tab(row + jj) }, quot as u32);
     }
     // The chunk's limbs: columns `j0 .. j0 + n`, carries resolved.
-    let n = if l - j0 < J { l - j0 } else { J };
+    let n = chunk_limbs(l, j0);
     let row0 = b * padded_stride(a.l) + j0 as u32;
     let mut carry = 0u128;
     for (jj, x) in acc.iter_mut().enumerate() {
@@ -391,12 +477,108 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>>(
             carry = x.carry();
         }
     }
-    let (lo, hi, _) = a.offsets();
-    // SAFETY: carry words `t < B · G` of each half.
-    unsafe {
-        s.st_at(lo + t, carry as u64);
-        s.st_at(hi + t, (carry >> 64) as u64);
+    carry
+}
+
+/// One table row's products into the split accumulators: `r · Q̂[j0 + jj]`
+/// for `jj < J` (`row` = the row's offset plus `j0`); `wide` says `r` may
+/// reach `2^32` (then four partial products per limb, else two).
+///
+/// # Safety
+/// `row + J ≤ table_words` (a padded row of the table).
+#[inline(always)]
+unsafe fn split_row<W>(
+    a: &CrtColsArgs<W>,
+    e: &mut [Acc96; COL_LIMBS as usize + 1],
+    o: &mut [Acc96; COL_LIMBS as usize],
+    row: usize,
+    r: u64,
+    wide: bool,
+) {
+    let (r0, r1) = (r as u32, (r >> 32) as u32);
+    for jj in 0..COL_LIMBS as usize {
+        // SAFETY: the caller's.
+        let q = unsafe { a.tab(row + jj) };
+        let (q0, q1) = (q as u32, (q >> 32) as u32);
+        e[jj].mac(r0, q0);
+        o[jj].mac(r0, q1);
+        if wide {
+            e[jj + 1].mac(r1, q1);
+            o[jj].mac(r1, q0);
+        }
     }
+}
+
+/// [`columns`] with [`CrtColsVariant::Split`]: as [`columns_acc192`].
+///
+/// # Safety
+/// As for [`columns_acc192`].
+#[inline(always)]
+unsafe fn columns_split<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+    a: &CrtColsArgs<W>,
+    s: &S,
+    w: &R,
+    b: u32,
+    g: u32,
+) -> u128 {
+    const J: usize = COL_LIMBS as usize;
+    let (l, k) = (a.l as usize, a.k as usize);
+    // SAFETY: after phase 1 and the barrier (caller).
+    let (quot, _) = unsafe { a.quotient(s, b) };
+    let lp = padded_limbs(a.l) as usize;
+    let j0 = g as usize * J;
+    let (mut e, mut o) = ([Acc96::ZERO; J + 1], [Acc96::ZERO; J]);
+    let row0 = qhat_at(l, k) + j0;
+    // `u32` towers: `r'_i < q_i < 2^31`, two partial products per limb.
+    let wide = W::BITS == 64;
+    let rp = |i: usize| {
+        // SAFETY: the coefficient's `r'_i` (every call has `i < k`), written
+        // in phase 1.
+        unsafe { w.ld_at(((i as u32) << a.log_b) + b) }.as_u64()
+    };
+    let mut i = 0;
+    // Two towers per step: ptxas then keeps the accumulators in place
+    // (one step: about 1.4 register moves per product, two: 0.3).
+    while i + 1 < k {
+        let (x, y) = (rp(i), rp(i + 1));
+        // SAFETY: rows `i`, `i + 1 < k`: padded limbs `j0 .. j0 + J ≤ G·J`
+        // of the table (caller).
+        unsafe {
+            split_row(a, &mut e, &mut o, row0 + i * lp, x, wide);
+            split_row(a, &mut e, &mut o, row0 + (i + 1) * lp, y, wide);
+        }
+        i += 2;
+    }
+    if i < k {
+        let x = rp(i);
+        // SAFETY: row `i < k`, as above.
+        unsafe { split_row(a, &mut e, &mut o, row0 + i * lp, x, wide) };
+    }
+    // Row `k`: `k · Q'` (`quot < K ≤ 1024`).
+    // SAFETY: row `k` of the table, as above.
+    unsafe { split_row(a, &mut e, &mut o, row0 + k * lp, quot, false) };
+    // The chunk's limbs: column `jj` is `E_jj + O_jj · 2^32` (below 2^108
+    // for K ≤ 1024), carries resolved.
+    let n = chunk_limbs(l, j0);
+    let srow = b * padded_stride(a.l) + j0 as u32;
+    let mut carry = 0u128;
+    for jj in 0..J {
+        if jj < n {
+            let v = e[jj].value() + (o[jj].value() << 32) + carry;
+            // SAFETY: limb `j0 + jj < l` of the coefficient's row.
+            unsafe { s.st_at(srow + jj as u32, v as u64) };
+            carry = v >> 64;
+        }
+    }
+    // `E_n` (bits `64n ..`: the high partial products of column `n − 1`;
+    // the accumulators above `n` are zero, the table's padding) is the
+    // rest of the carry out.
+    for (jj, x) in e.iter().enumerate() {
+        if jj == n {
+            carry += x.value();
+        }
+    }
+    carry
 }
 
 /// Phase 3 of block `blk`: thread `t < B` adds each chunk's carry into the
@@ -476,6 +658,14 @@ mod tests {
         // The large-Q cases of the benchmark fit.
         assert!(block_coeffs(65, 67, 8, 48 * 1024) >= 32);
         assert!(block_coeffs(65, 138, 4, 48 * 1024) >= 32);
+    }
+
+    #[test]
+    fn variant_ids_index_all() {
+        for (i, v) in CrtColsVariant::ALL.iter().enumerate() {
+            assert_eq!(v.id() as usize, i, "{v:?}");
+        }
+        assert_eq!(CrtColsVariant::ALL[0], CrtColsVariant::DEFAULT);
     }
 
     #[test]
