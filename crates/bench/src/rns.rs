@@ -327,7 +327,7 @@ pub fn convert_table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, Str
               step over all towers) and reconstructs; 'host limbs → host limbs' adds the validation, \
               allocations, uploads and the download (wall clock, median; the uploads go through pinned staging memory, copied by every core); 'of which': both operands' validation and upload, and the result's download, timed alone. CPU: the kernels' bodies on every \
               core of this machine, one run. CRT kernel: rns_crt_cols_<word> (each coefficient's limbs split over \
-              ⌈L / 8⌉ threads, the split arithmetic; the next table times each kernel) for L ≥ 32, rns_crt_<word> (one thread per coefficient) below. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
+              ⌈L / 8⌉ threads; split digits, except 192-bit accumulators for u32 from L = 32; the next table times each kernel) for L ≥ 20, rns_crt_<word> (one thread per coefficient) below. Goals (H100): each conversion ≤ 100 µs device-resident, host → \
               host ≤ 5 ms."
             .into();
     let mut add = |r: polymul::Result<Result<Vec<String>, String>>| -> Result<(), String> {
@@ -401,7 +401,7 @@ pub fn crt_variants_table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
     t.note =
         "The same device-resident residues reconstructed by each CRT kernel (RnsPlan::reconstruct_with), \
               CUDA events, median; every result equals the CPU path's. auto: what RnsPlan::reconstruct runs \
-              (columns with the default arithmetic from L = 32, rows below). columns, split: 32-bit partial \
+              (columns from L = 20, rows below; split digits, except acc192 for u32 from L = 32). columns, split: 32-bit partial \
               products into 64-bit accumulators with carry counts; columns, acc192: the first version's \
               192-bit accumulators of 64 x 64-bit products (rns/crt_cols.rs)."
             .into();

@@ -43,11 +43,25 @@ pub(crate) const MAX_SHARED: u32 = 48 * 1024;
 /// The fewest limbs for which the CRT runs the column kernel
 /// (`rns_crt_cols_<word>`, each coefficient's limbs split over
 /// `⌈L / 8⌉` threads) instead of the one-thread-per-coefficient kernel
-/// (`rns_crt_<word>`): from 4 chunks of limbs. Below it (e.g. log2 Q = 1240,
-/// L = 20) the one-thread kernel stays, whose per-coefficient work is small.
-/// A choice, not a measurement: both kernels give the same words for every
-/// input, so moving it changes speed only.
-pub(crate) const COLUMNS_MIN_LIMBS: usize = 32;
+/// (`rns_crt_<word>`). Measured on an H100 (2026-11-27,
+/// docs/results/2026-11-27-nvidia-h100-speed3, `bench --only rns`, "CRT
+/// kernels forced one by one"): at L = 20 (log2 Q ≈ 1240) the column kernel
+/// took 42.1 µs against 50.9 (`u64`) and 58.8 against 80.8 (`u32`); at L = 65
+/// 295 against 938 and 457 against 1627. Below 20 limbs nothing was
+/// measured, so the one-thread kernel stays there. Both kernels give the
+/// same words for every input, so moving it changes speed only.
+pub(crate) const COLUMNS_MIN_LIMBS: usize = 20;
+
+/// The column kernel's arithmetic for `word_bits`-bit residues and `l`
+/// limbs. Measured in the same run as [`COLUMNS_MIN_LIMBS`]: the split
+/// 32-bit digits win for `u64` at both sizes (42.1 against 50.5 µs at
+/// L = 20, 295 against 379 at L = 65) and for `u32` at L = 20 (58.8 against
+/// 63.1), the 192-bit accumulators for `u32` at L = 65 (457 against 475).
+/// The `u32` switch at 32 limbs lies between the two measured sizes (a
+/// choice).
+pub(crate) fn auto_variant(word_bits: u32, l: usize) -> CrtColsVariant {
+    if word_bits == 32 && l >= 32 { CrtColsVariant::Acc192 } else { CrtColsVariant::Split }
+}
 
 /// Which CRT kernel a basis's conversions run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +79,10 @@ pub(crate) enum CrtKernel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum CrtChoice {
-    /// What [`super::RnsPlan::reconstruct`] runs: the column kernel with its
-    /// default arithmetic ([`CrtColsVariant::DEFAULT`]) from 32 limbs, the
-    /// one-thread kernel below.
+    /// What [`super::RnsPlan::reconstruct`] runs: the column kernel from 20
+    /// limbs (split 32-bit digits, except 192-bit accumulators for `u32`
+    /// residues from 32 limbs: the faster of the two measured on an H100),
+    /// the one-thread kernel below.
     #[default]
     Auto,
     /// The one-thread-per-coefficient kernel (`rns_crt_<word>`).
@@ -152,7 +167,7 @@ impl Tables {
                 cols = vec![0; crt_cols::table_words(k, l)];
                 crt_cols::table(&q_limbs, primes, inv, &qh, &mut cols);
                 if columns {
-                    crt_kernel = CrtKernel::Columns(cols_block, CrtColsVariant::DEFAULT);
+                    crt_kernel = CrtKernel::Columns(cols_block, auto_variant(W::BITS, l));
                 }
             }
         }

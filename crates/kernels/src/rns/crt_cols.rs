@@ -357,7 +357,8 @@ impl CrtColsVariant {
     /// Every variant, the default first.
     pub const ALL: [CrtColsVariant; 2] = [CrtColsVariant::Split, CrtColsVariant::Acc192];
 
-    /// The variant the host runs unless told otherwise.
+    /// The kernel `rns_crt_cols_<word>` (no variant in its name); the host
+    /// picks per word and size (polymul's `rns::convert::auto_variant`).
     pub const DEFAULT: CrtColsVariant = CrtColsVariant::Split;
 
     /// The const-generic parameter of [`columns`].
