@@ -93,7 +93,7 @@ fn transform_on<W: Coeff>(
 ) -> Result<()> {
     let (fwd, inv) = tables(p, sched)?;
     for pass in sched.passes(inverse) {
-        run_pass(p, pass, data, None, (&fwd, &inv), batch);
+        run_pass(p, pass, data, None, (&fwd, &inv), batch, sched.computed_rows);
     }
     Ok(())
 }
@@ -116,20 +116,26 @@ pub fn transform_lazy_fused<W: Coeff>(
     inverse: bool,
     lag: u32,
 ) -> Result<()> {
+    fused_on(p, data, inverse, lag, false)
+}
+
+/// [`transform_lazy_fused`] with the row twiddles computed (`computed_rows`,
+/// `LazySchedule::computed_rows`) or read from the thread-ordered region.
+fn fused_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, lag: u32, computed_rows: bool) -> Result<()> {
     let batch = p.check_batch("data", data)?;
     let (log_n, w) = (p.log_n(), std::mem::size_of::<W>());
     let sizes = lazy::fused_sizes(w);
     if !sizes.contains(&log_n) {
         return Err(Error::InvalidN { n: p.n(), min: 1 << sizes.start(), max: 1 << sizes.end() });
     }
-    let sched = schedule(p, None)?;
+    let sched = schedule(p, None)?.with_computed_rows(computed_rows);
     let (fwd, inv) = tables(p, &sched)?;
     let row = sched.row_shape();
     let col = lazy::Shape::new(sched.forward[0].shape.l, row.log_r, true, w);
     let (first, second) = if inverse { (row, col) } else { (col, row) };
     let per_poly = lazy::fused_per_poly(log_n, w);
     let ptr = data.as_mut_ptr();
-    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape, computed_rows);
     // The row pass may hold rows of several polynomials per block.
     let lp = lazy::row_polys_log(row, log_n, batch);
     let args = |shape: lazy::Shape| PassArgs { log_polys: if shape.strided { 0 } else { lp }, ..args(shape) };
@@ -210,11 +216,11 @@ fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule
     let tables = (&fwd[..], &inv[..]);
     let cols = sched.forward.len() > 1;
     if cols {
-        run_pass(p, &sched.forward[0], &mut a, Some(&mut b), tables, batch);
+        run_pass(p, &sched.forward[0], &mut a, Some(&mut b), tables, batch, sched.computed_rows);
     }
-    run_pass(p, &sched.product, &mut a, Some(&mut b), tables, batch);
+    run_pass(p, &sched.product, &mut a, Some(&mut b), tables, batch, sched.computed_rows);
     if cols {
-        run_pass(p, &sched.inverse[1], &mut a, None, tables, batch);
+        run_pass(p, &sched.inverse[1], &mut a, None, tables, batch, sched.computed_rows);
     }
     Ok(a)
 }
@@ -237,6 +243,7 @@ fn whole_pass_args<W: Coeff>(
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
     shape: lazy::Shape,
+    computed_rows: bool,
 ) -> PassArgs<W> {
     PassArgs {
         data,
@@ -248,6 +255,7 @@ fn whole_pass_args<W: Coeff>(
         b: std::ptr::null(),
         barrett: *p.barrett(),
         log_polys: 0,
+        computed_rows,
     }
 }
 
@@ -262,6 +270,7 @@ fn run_pass<W: Coeff>(
     b: Option<&mut [W]>,
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
+    computed_rows: bool,
 ) {
     let (log_n, shape) = (p.log_n(), pass.shape);
     let pair = b.is_some() && pass.kernel.mode == lazy::FORWARD;
@@ -275,6 +284,7 @@ fn run_pass<W: Coeff>(
         b: b.map_or(std::ptr::null(), |b| b.as_mut_ptr().cast_const()),
         barrett: *p.barrett(),
         log_polys: pass.log_polys(log_n, batch),
+        computed_rows,
     };
     let mut tile =
         vec![W::zero(); lazy::pass_smem_words(shape, pass.kernel.mode, std::mem::size_of::<W>()) as usize];
@@ -322,6 +332,12 @@ fn run_pass<W: Coeff>(
 /// [`Error::InvalidN`] for an N without cluster kernels (only 2^16), and
 /// those of [`forward_lazy`].
 pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool) -> Result<()> {
+    cluster_on(p, data, inverse, false)
+}
+
+/// [`transform_cluster`] with the row twiddles computed (`computed_rows`)
+/// or read from the thread-ordered region.
+fn cluster_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, computed_rows: bool) -> Result<()> {
     use polymul_kernels::ntt::cluster::{ClusterShape, SHAPES, ToCols, ToRows};
     use polymul_kernels::smem::HostCluster;
     let batch = p.check_batch("data", data)?;
@@ -331,7 +347,7 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         min: 1 << SHAPES[0].0,
         max: 1 << SHAPES[0].0,
     })?;
-    let sched = schedule(p, None)?;
+    let sched = schedule(p, None)?.with_computed_rows(computed_rows);
     let (fwd, inv) = tables(p, &sched)?;
     let c = ClusterShape::new(log_n, l1, log_cs, sched.row_shape().log_r);
     let w = std::mem::size_of::<W>();
@@ -339,7 +355,7 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
     let mut col_tiles = vec![vec![W::zero(); c.col.smem_words(w) as usize]; cs];
     let mut row_tiles = vec![vec![W::zero(); c.row.smem_words(w) as usize]; cs];
     let ptr = data.as_mut_ptr();
-    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape, computed_rows);
     let (cargs, rargs) = (args(c.col), args(c.row));
     for poly in 0..batch as u32 {
         let col_ptrs: Vec<*mut W> = col_tiles.iter_mut().map(|t| t.as_mut_ptr()).collect();
@@ -424,4 +440,170 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The computed row twiddles (`LazySchedule::computed_rows`): the
+    //! emulated kernels with them against the radix-2 reference, the
+    //! schoolbook product and the table path, bit for bit.
+
+    use super::*;
+    use crate::cpu::emulation;
+    use crate::random::SplitMix64;
+
+    /// A batch of three: random, all `q − 1`, sparse edge values (0, 1, q − 1).
+    fn inputs<W: Coeff>(n: usize, q: W, rng: &mut SplitMix64) -> Vec<W> {
+        let mut v = rng.coeffs(n, q);
+        v.extend(std::iter::repeat_n(q - W::one(), n));
+        let mut edge = vec![W::zero(); n];
+        edge[0] = q - W::one();
+        edge[n - 1] = W::one();
+        edge[n / 2] = q - W::one();
+        v.extend(edge);
+        v
+    }
+
+    /// The computed tables reproduce every plain pair a row pass reads:
+    /// `pair_times(lo[e mod 2^m], hi[e >> m])` is pair `i` (`e` = `i`
+    /// bit-reversed) of both directions, for every `i` in `2..N`.
+    fn check_tables<W: Coeff>(log_n: u32, bits: u32) {
+        use polymul_kernels::arith::harvey::{PairFactor, pair_times};
+        let p = NttParams::<W>::with_prime_bits(1 << log_n, bits).unwrap();
+        let sched = schedule(&p, None).unwrap().with_computed_rows(true);
+        let (fwd, inv) = tables(&p, &sched).unwrap();
+        assert_eq!((fwd.len(), inv.len()), (sched.table_pairs(), sched.table_pairs()));
+        for t in [&fwd, &inv] {
+            for i in 2..1u32 << log_n {
+                let e = lazy::twiddle_exponent(i, log_n);
+                let (lo, hi) = lazy::computed_row_index(log_n, e);
+                let got = pair_times(t[lo].w, PairFactor::from_pairs(t[hi], t[hi + 1]), p.q());
+                assert_eq!(got, t[i as usize], "2^{log_n} {bits}-bit pair {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn computed_tables_reproduce_every_row_pair() {
+        for log_n in [3, 4, 10, 13, 16] {
+            check_tables::<u32>(log_n, 30);
+            check_tables::<u64>(log_n, 62);
+        }
+        check_tables::<u64>(11, 40);
+    }
+
+    /// Forward, inverse and the product with computed row twiddles equal the
+    /// radix-2 reference and the table path bit for bit.
+    fn check_sizes<W: Coeff>(log_ns: &[u32], bits: u32) {
+        for &log_n in log_ns {
+            let n = 1usize << log_n;
+            let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+            let mut rng = SplitMix64::new(u64::from(log_n) << 8 | u64::from(bits));
+            let x = inputs(n, p.q(), &mut rng);
+            let y = inputs(n, p.q(), &mut rng);
+            let mut want = x.clone();
+            emulation::forward(&p, &mut want).unwrap();
+            let mut want_inv = x.clone();
+            emulation::inverse(&p, &mut want_inv).unwrap();
+            let want_mul = emulation::polymul(&p, &x, &y).unwrap();
+            let radices: &[Option<u32>] = if log_n >= 4 { &[None, Some(3), Some(4)] } else { &[None, Some(3)] };
+            for &log_r in radices {
+                let sched = schedule(&p, log_r).unwrap();
+                for computed in [true, false] {
+                    let s = sched.clone().with_computed_rows(computed);
+                    let tag = format!("u{} 2^{log_n} r{log_r:?} computed={computed}", W::BITS);
+                    let mut got = x.clone();
+                    transform_on(&p, &mut got, &s, false, 3).unwrap();
+                    assert_eq!(got, want, "forward {tag}");
+                    let mut got = x.clone();
+                    transform_on(&p, &mut got, &s, true, 3).unwrap();
+                    assert_eq!(got, want_inv, "inverse {tag}");
+                    assert_eq!(product_on(&p, &x, &y, &s).unwrap(), want_mul, "polymul {tag}");
+                }
+            }
+            if let Some(ls) = LazySchedule::latency::<W>(log_n, None) {
+                let ls = ls.with_computed_rows(true);
+                let mut got = x.clone();
+                transform_on(&p, &mut got, &ls, false, 3).unwrap();
+                assert_eq!(got, want, "latency forward u{} 2^{log_n}", W::BITS);
+                assert_eq!(product_on(&p, &x, &y, &ls).unwrap(), want_mul, "latency polymul 2^{log_n}");
+            }
+            if lazy::fused_sizes(std::mem::size_of::<W>()).contains(&log_n) {
+                for inverse in [false, true] {
+                    let mut got = x.clone();
+                    fused_on(&p, &mut got, inverse, 4, true).unwrap();
+                    assert_eq!(&got, if inverse { &want_inv } else { &want }, "fused 2^{log_n}");
+                }
+            }
+            if polymul_kernels::ntt::cluster::SHAPES.iter().any(|s| s.0 == log_n) {
+                for inverse in [false, true] {
+                    let mut got = x.clone();
+                    cluster_on(&p, &mut got, inverse, true).unwrap();
+                    assert_eq!(&got, if inverse { &want_inv } else { &want }, "cluster 2^{log_n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_u32() {
+        check_sizes::<u32>(&[3, 5, 8, 10, 11, 12, 13, 14, 15, 16], 30);
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_u64() {
+        check_sizes::<u64>(&[3, 5, 8, 10, 11, 12, 13, 14, 15, 16], 62);
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_at_2_17() {
+        check_sizes::<u32>(&[17], 30);
+        check_sizes::<u64>(&[17], 62);
+    }
+
+    #[test]
+    fn computed_rows_polymul_matches_the_schoolbook_product() {
+        for log_n in [5u32, 9, 10] {
+            let n = 1usize << log_n;
+            let p = NttParams::<u64>::with_prime_bits(n, 62).unwrap();
+            let mut rng = SplitMix64::new(77 + u64::from(log_n));
+            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+            let want = crate::cpu::negacyclic_naive(&a, &b, p.q()).unwrap();
+            let s = schedule(&p, None).unwrap().with_computed_rows(true);
+            assert_eq!(product_on(&p, &a, &b, &s).unwrap(), want, "u64 2^{log_n}");
+            let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
+            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+            let wide = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
+            let want = crate::cpu::negacyclic_naive(&wide(&a), &wide(&b), p.q() as u64).unwrap();
+            let s = schedule(&p, None).unwrap().with_computed_rows(true);
+            assert_eq!(wide(&product_on(&p, &a, &b, &s).unwrap()), want, "u32 2^{log_n}");
+        }
+    }
+
+    /// RNS products of the two bases of the issue (20 × 62-bit on `u64`,
+    /// 42 × 30-bit on `u32`), tower by tower as an `RnsPlan` with computed
+    /// row twiddles runs them, against the CPU's RNS product.
+    fn check_rns<W: Coeff>(log_n: u32, bits: u32, towers: usize) {
+        let n = 1usize << log_n;
+        let basis = crate::rns::RnsBasis::<W>::new(n, bits, towers).unwrap();
+        let mut rng = SplitMix64::new(u64::from(bits) * 31 + towers as u64);
+        let res = |rng: &mut SplitMix64| -> Vec<W> {
+            basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect()
+        };
+        let (mut a, b) = (res(&mut rng), res(&mut rng));
+        // Edge operands in the first tower: all q − 1.
+        a[..n].fill(basis.towers()[0].q() - W::one());
+        let want = emulation::rns_polymul(&basis, &a, &b).unwrap();
+        for (i, p) in basis.towers().iter().enumerate() {
+            let s = schedule(p, None).unwrap().with_computed_rows(true);
+            let got = product_on(p, &a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n], &s).unwrap();
+            assert_eq!(got, want[i * n..(i + 1) * n], "tower {i} of {towers} x {bits}-bit, 2^{log_n}");
+        }
+    }
+
+    #[test]
+    fn computed_rows_rns_products() {
+        check_rns::<u64>(11, 62, 20);
+        check_rns::<u32>(11, 30, 42);
+    }
 }

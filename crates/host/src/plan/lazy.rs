@@ -64,6 +64,12 @@ pub(crate) struct LazySchedule {
     /// steps, the first's, the pointwise product and the inverse row steps
     /// in one kernel).
     pub product: LazyPass,
+    /// The row passes compute their twiddles past the first step from two
+    /// small tables per direction (`lazy::computed_row_pairs`) instead of
+    /// reading the thread-ordered region: the tables then depend on
+    /// `log_n` only (the same for every radix and shape). Decided at plan
+    /// creation ([`LazySchedule::with_computed_rows`]).
+    pub computed_rows: bool,
 }
 
 impl LazySchedule {
@@ -128,7 +134,21 @@ impl LazySchedule {
             inverse.push(pass(lazy::INVERSE, true, l1));
         }
         let product = pass(lazy::PRODUCT, false, l2);
-        Some(Self { log_n, log_r: radix_of(l2, false, lazy::FORWARD), forward, inverse, product })
+        Some(Self {
+            log_n,
+            log_r: radix_of(l2, false, lazy::FORWARD),
+            forward,
+            inverse,
+            product,
+            computed_rows: false,
+        })
+    }
+
+    /// This schedule with the row twiddles computed (`true`) or read from
+    /// the thread-ordered region (`false`, how [`LazySchedule::new`] and
+    /// [`LazySchedule::latency`] make it).
+    pub fn with_computed_rows(self, computed_rows: bool) -> Self {
+        Self { computed_rows, ..self }
     }
 
     /// The passes of one direction.
@@ -161,13 +181,18 @@ impl LazySchedule {
 
     /// Pairs of one direction's table per tower.
     pub fn table_pairs(&self) -> usize {
-        lazy::table_pairs(self.row_shape(), self.log_n)
+        if self.computed_rows {
+            lazy::computed_table_pairs(self.log_n)
+        } else {
+            lazy::table_pairs(self.row_shape(), self.log_n)
+        }
     }
 
     /// Whether the product pass's radix differs from the row passes', so
-    /// that it needs tables of its own ([`product_tables`]).
+    /// that it needs tables of its own ([`product_tables`]); never with
+    /// computed row twiddles (their tables fit every shape).
     pub fn product_has_own_tables(&self) -> bool {
-        self.product.shape != self.row_shape()
+        !self.computed_rows && self.product.shape != self.row_shape()
     }
 
     /// Whether `other`'s tables ([`tables`], [`product_tables`]) are this
@@ -177,8 +202,10 @@ impl LazySchedule {
     pub fn same_tables(&self, other: &LazySchedule) -> bool {
         let steps = |s: Shape| (s.l, s.log_r);
         self.log_n == other.log_n
-            && steps(self.row_shape()) == steps(other.row_shape())
-            && steps(self.product.shape) == steps(other.product.shape)
+            && self.computed_rows == other.computed_rows
+            && (self.computed_rows
+                || (steps(self.row_shape()) == steps(other.row_shape())
+                    && steps(self.product.shape) == steps(other.product.shape)))
     }
 
     /// Pairs of one direction's product table per tower.
@@ -191,9 +218,17 @@ impl LazySchedule {
 /// `N + 1` pairs — `Ψ_br[i]` / `Ψ⁻¹_br[i]` with their Shoup companions, the
 /// inverse table holding `N⁻¹` in pair 0 and `Ψ⁻¹_br[1] · N⁻¹` in pair `N`
 /// — then the thread-ordered copy of the row pass's later-step twiddles
-/// (`lazy::row_twiddle_index`).
+/// (`lazy::row_twiddle_index`), or for a schedule with
+/// [`LazySchedule::computed_rows`] the two small tables they are computed
+/// from ([`with_computed_rows`]).
 pub(crate) fn tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -> Result<TablePair<W>> {
     let (fwd, inv) = plain_tables(p)?;
+    if sched.computed_rows {
+        return Ok((
+            with_computed_rows(fwd, p.psi(), p.q(), sched.log_n)?,
+            with_computed_rows(inv, p.psi_inv(), p.q(), sched.log_n)?,
+        ));
+    }
     let shape = sched.row_shape();
     Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
 }
@@ -209,6 +244,39 @@ pub(crate) fn product_tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -
     let (fwd, inv) = plain_tables(p)?;
     let shape = sched.product.shape;
     Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
+}
+
+/// Appends the computed row twiddles' tables (`lazy::computed_row_pairs`)
+/// to a plain table whose pair `i` is `root^e` (`e` = `i` bit-reversed,
+/// `lazy::twiddle_exponent`; `root` = ψ or ψ⁻¹): the low table `root^e`
+/// for `e < 2^m` as Shoup pairs, then the high table `root^(2^m · e)` for
+/// `e < 2^(log_n − m)` as `PairFactor`s (`m = lazy::row_lo_log`). The row
+/// pass's twiddle of exponent `e` is then `pair_times(lo[e mod 2^m],
+/// hi[e >> m])` (`lazy::computed_row_index`), the plain pair bit for bit.
+fn with_computed_rows<W: Coeff>(
+    mut t: Vec<ShoupPair<W>>,
+    root: W,
+    q: W,
+    log_n: u32,
+) -> Result<Vec<ShoupPair<W>>> {
+    use crate::params::arith::{mul, pow};
+    use polymul_kernels::arith::harvey::PairFactor;
+    let (q64, m) = (q.as_u64(), lazy::row_lo_log(log_n));
+    let refused = |w: u64| Error::CoefficientOutOfRange { what: "twiddle", index: 0, value: w, q: q64 };
+    let mut w = 1u64;
+    for _ in 0..1u64 << m {
+        t.push(ShoupPair::new(W::from_u64(w), q).ok_or(refused(w))?);
+        w = mul(w, root.as_u64(), q64);
+    }
+    let step = pow(root.as_u64(), 1 << m, q64);
+    let mut w = 1u64;
+    for _ in 0..1u64 << (log_n - m) {
+        let f = PairFactor::new(W::from_u64(w), q).ok_or(refused(w))?;
+        t.extend(f.to_pairs());
+        w = mul(w, step, q64);
+    }
+    debug_assert_eq!(t.len(), lazy::computed_table_pairs(log_n));
+    Ok(t)
 }
 
 /// Appends the thread-ordered region of a row pass of `shape` to a plain table.

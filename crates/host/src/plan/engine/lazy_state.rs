@@ -54,6 +54,9 @@ pub(super) struct LazyTableSet<W: Coeff> {
     /// product pass has another radix than the row passes
     /// (`plan::lazy::product_tables`).
     pub(super) product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
+    /// The tables end in the computed row twiddles' small tables
+    /// (`LazySchedule::computed_rows`), the product's too.
+    pub(super) computed_rows: bool,
 }
 
 impl<W: Coeff> LazyTableSet<W> {
@@ -75,7 +78,7 @@ impl<W: Coeff> LazyTableSet<W> {
         } else {
             None
         };
-        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product })
+        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product, computed_rows: sched.computed_rows })
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -89,6 +92,7 @@ impl<W: Coeff> LazyTableSet<W> {
             inv: self.inv.ptr(),
             words: (self.fwd.len(), self.inv.len()),
             tw_pairs: self.tw_pairs,
+            computed_rows: self.computed_rows,
             barrett,
         }
     }
@@ -101,6 +105,7 @@ impl<W: Coeff> LazyTableSet<W> {
                 inv: i.ptr(),
                 words: (f.len(), i.len()),
                 tw_pairs: *pairs,
+                computed_rows: self.computed_rows,
                 barrett,
             },
             None => self.tables(barrett),

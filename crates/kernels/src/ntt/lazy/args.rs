@@ -43,6 +43,11 @@ pub struct PassArgs<W> {
     /// ([`row_polys_log`](super::row_polys_log); clamped by
     /// [`row_of`](super::row_of)); column passes ignore it.
     pub log_polys: u32,
+    /// Whether the row pass computes its twiddles past its first step from
+    /// the small tables after the plain pairs
+    /// ([`computed_row_pairs`](super::computed_row_pairs)) instead of
+    /// reading the thread-ordered region.
+    pub computed_rows: bool,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
@@ -64,7 +69,11 @@ pub struct PassArgs<W> {
 /// * `tw` and `tw_inv` hold `tw_pairs` pairs per tower, each tower's laid
 ///   out as [`table_pairs`](super::table_pairs) describes for the launch's
 ///   row-pass shape (the plain `N + 1` pairs, then the thread-ordered
-///   region);
+///   region), or with `computed_rows` non-zero as
+///   [`computed_table_pairs`](super::computed_table_pairs) describes (the
+///   plain pairs, then the low and high tables of the computed row
+///   twiddles, [`PairFactor`](crate::arith::harvey::PairFactor)s prepared
+///   for the tower's modulus);
 /// * a pass kernel's shape is one of the plan's schedule for `log_n`,
 ///   `subs` is its sub-transforms per tower (`batch · 2^(log_n − l)`), the
 ///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
@@ -84,7 +93,8 @@ pub struct PassArgs<W> {
 /// non-null `b`) non-null and holding `rows · data_words` words, with
 /// `data_words` a non-zero multiple of `N`; the tower table (through
 /// [`TowerGrid`](crate::args::TowerGrid)); `tw` and `tw_inv` non-null and
-/// holding `rows · tw_pairs` pairs, `tw_pairs ≥ N + 1`; `2 ≤ log_n < 32`;
+/// holding `rows · tw_pairs` pairs, `tw_pairs ≥ N + 1` (with computed row
+/// twiddles `≥` [`computed_table_pairs`](super::computed_table_pairs)); `2 ≤ log_n < 32`;
 /// `0 < subs ≤ data_words`; a one-tower modulus with `4q < 2^β`;
 /// [`LaunchArgs::fused`] checks `ctrl` and `lag`. What it cannot see stays
 /// the caller's: the tables' contents and layout for the launch's shape,
@@ -136,6 +146,9 @@ pub struct LaunchArgs<W> {
     pub(crate) ctrl: *mut u32,
     /// A fused launch's lag in polynomials ([`fused_item`](super::fused_item)).
     pub(crate) lag: u32,
+    /// Non-zero: the tables hold the computed row twiddles' small tables
+    /// instead of the thread-ordered region ([`PassArgs::computed_rows`]).
+    pub(crate) computed_rows: u32,
 }
 
 impl<W: Word> PassArgs<W> {
@@ -183,6 +196,7 @@ impl<W: Word> LaunchArgs<W> {
             b: self.b.wrapping_add(off),
             barrett: Barrett4 { q, mu, m: qbits },
             log_polys: self.log_polys,
+            computed_rows: self.computed_rows != 0,
         }
     }
 }
@@ -198,6 +212,10 @@ pub struct LazyTwiddles<W> {
     pub inv: Buf<ShoupPair<W>>,
     /// Pairs between consecutive towers' tables.
     pub pairs: u32,
+    /// Whether the tables end in the computed row twiddles' small tables
+    /// ([`computed_table_pairs`](super::computed_table_pairs)) instead of
+    /// the thread-ordered region.
+    pub computed_rows: bool,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -229,7 +247,12 @@ impl<W: Word> LaunchArgs<W> {
         if !b.is_null() {
             grid.data(&b, dw)?;
         }
-        if (tables.pairs as u64) < (1u64 << log_n) + 1 {
+        let least = if tables.computed_rows {
+            super::computed_table_pairs(log_n) as u64
+        } else {
+            (1u64 << log_n) + 1
+        };
+        if (tables.pairs as u64) < least {
             return Err(ArgsError::Short);
         }
         let pairs = span(grid.rows() as u64, tables.pairs as u64, 0)?;
@@ -252,6 +275,7 @@ impl<W: Word> LaunchArgs<W> {
             b: b.ptr,
             ctrl: core::ptr::null_mut(),
             lag: 0,
+            computed_rows: tables.computed_rows as u32,
         })
     }
 

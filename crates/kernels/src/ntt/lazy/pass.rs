@@ -6,12 +6,12 @@
 
 use crate::Word;
 use crate::arith::ModMul;
-use crate::arith::harvey::{self, ShoupPair};
+use crate::arith::harvey::{self, PairFactor, ShoupPair};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
 use super::args::PassArgs;
-use super::geometry::{Shape, clamp_polys_log, row_of, row_twiddle_index};
+use super::geometry::{Shape, clamp_polys_log, computed_row_index, row_of, row_twiddle_index, twiddle_exponent};
 use super::tuning::held_in_tile;
 use super::{FORWARD, INVERSE, PRODUCT};
 
@@ -340,16 +340,26 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
         let scale_last = INV && g == 0 && (shape.strided || log_cols == 0);
         // Row-pass steps after the first read their twiddles from the
         // thread-ordered region (`row_twiddle_index`): consecutive units,
-        // consecutive pairs, so every load instruction is coalesced.
+        // consecutive pairs, so every load instruction is coalesced. Or,
+        // with `computed_rows`, compute them: the plain pair `i` is
+        // `ψ^e`, `e` = `i` bit-reversed, and `ψ^e = lo · hi` with `lo`
+        // and `hi` from two tables of a few KiB (`computed_row_index`);
+        // `pair_times` gives the product's Shoup pair bit for bit, so the
+        // butterflies see the very pairs the region holds.
         let row_region = !shape.strided && g > 0;
         let rr = gsub & ((1 << log_cols) - 1);
         let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
-            let idx = if row_region {
-                row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+            let plain = ((t0 << (g + d)) + (i << d)) as usize + b;
+            if row_region && args.computed_rows {
+                let e = twiddle_exponent(plain as u32, args.log_n);
+                let (lo, hi) = computed_row_index(args.log_n, e);
+                let f = PairFactor::from_pairs(W::ld_pair(table.add(hi)), W::ld_pair(table.add(hi + 1)));
+                harvey::pair_times(W::ld_pair(table.add(lo)).w, f, q)
+            } else if row_region {
+                W::ld_pair(table.add(row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)))
             } else {
-                (((t0 << (g + d)) + (i << d)) as usize) + b
-            };
-            W::ld_pair(table.add(idx))
+                W::ld_pair(table.add(plain))
+            }
         };
         let (fwd_tw, inv_tw) = (|d, b| tw_at(args.tw, d, b), |d, b| tw_at(args.tw_inv, d, b));
         if FWD {
