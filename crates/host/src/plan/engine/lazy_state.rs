@@ -130,7 +130,9 @@ impl<W: Coeff> LazyState<W> {
         // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
         // another radix for the latency passes, for comparing them.
         let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
-        let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
+        let latency_sched =
+            LazySchedule::latency::<W>(sched.log_n, latency_log_r).map(|l| l.with_computed_rows(sched.computed_rows));
+        let latency = match latency_sched.filter(|_| wanted) {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =
                     if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
