@@ -210,7 +210,11 @@ impl LazySchedule {
 
     /// Pairs of one direction's product table per tower.
     pub fn product_table_pairs(&self) -> usize {
-        lazy::table_pairs(self.product.shape, self.log_n)
+        if self.computed_rows {
+            lazy::computed_table_pairs(self.log_n)
+        } else {
+            lazy::table_pairs(self.product.shape, self.log_n)
+        }
     }
 }
 
@@ -360,5 +364,31 @@ mod tests {
         // A forced radix, and the u32 plans, keep one radix and one table.
         assert!(!LazySchedule::new::<u64>(16, Some(3)).unwrap().product_has_own_tables());
         assert!(!LazySchedule::new::<u32>(16, None).unwrap().product_has_own_tables());
+    }
+
+    #[test]
+    fn computed_row_tables_replace_the_region_and_fit_every_shape() {
+        // u64 N = 2^16: the row passes (radix 8) and the product pass
+        // (radix 16) share one computed table; the small tables replace
+        // the regions (~63 k and ~61 k pairs per direction) with 768 pairs.
+        let s = LazySchedule::new::<u64>(16, None).unwrap();
+        let c = s.clone().with_computed_rows(true);
+        assert!(!c.product_has_own_tables());
+        assert_eq!(c.table_pairs(), (1 << 16) + 1 + 768);
+        assert_eq!(c.product_table_pairs(), c.table_pairs());
+        assert!(s.table_pairs() - c.table_pairs() > 60_000);
+        // Another radix or the latency schedule: the same computed tables.
+        let other = LazySchedule::new::<u64>(16, Some(4)).unwrap().with_computed_rows(true);
+        assert!(c.same_tables(&other));
+        assert!(c.same_tables(&LazySchedule::latency::<u64>(16, None).unwrap().with_computed_rows(true)));
+        assert!(!c.same_tables(&s) && !s.same_tables(&c));
+        let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
+        let ((f, i), (pf, pi)) = (tables(&p, &c).unwrap(), product_tables(&p, &c).unwrap());
+        assert_eq!((f.len(), i.len()), (c.table_pairs(), c.table_pairs()));
+        assert_eq!((&f, &i), (&pf, &pi));
+        // The plain pairs are the region tables' plain pairs.
+        let (rf, ri) = tables(&p, &s).unwrap();
+        assert_eq!(f[..(1 << 16) + 1], rf[..(1 << 16) + 1]);
+        assert_eq!(i[..(1 << 16) + 1], ri[..(1 << 16) + 1]);
     }
 }
