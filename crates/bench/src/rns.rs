@@ -225,7 +225,9 @@ fn batched_rows(gpu: &Gpu, quick: bool) -> polymul::Result<String> {
         let mut d = plan.upload(&data)?;
         let f = gpu.time(warm, reps, || plan.forward(&mut d))?.median_us;
         let i = gpu.time(warm, reps, || plan.inverse(&mut d))?.median_us;
-        eprintln!("  batched u32 2^{LOG_N} x {BATCHED}, row twiddles {tag}: forward {f:.1}, inverse {i:.1} µs");
+        eprintln!(
+            "  batched u32 2^{LOG_N} x {BATCHED}, row twiddles {tag}: forward {f:.1}, inverse {i:.1} µs"
+        );
         out += &format!(" {tag} {f:.1} / {i:.1}{}", if tag == "tables" { ";" } else { "." });
     }
     Ok(out)

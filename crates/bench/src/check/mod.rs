@@ -69,7 +69,9 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
     // kind would choose (`RowTwiddles::Auto`: an NttPlan reads tables, an
     // RnsPlan computes them), so every suite runs both on the GPU. Last, so
     // the soak's variant indices stay.
-    for (tag, row_twiddles) in [("lazy-computed", RowTwiddles::Computed), ("lazy-tables", RowTwiddles::Tables)] {
+    for (tag, row_twiddles) in
+        [("lazy-computed", RowTwiddles::Computed), ("lazy-tables", RowTwiddles::Tables)]
+    {
         let o = PlanOptions { kernel: NttKernel::Lazy, row_twiddles, ..crate::env_options::plan_options() };
         v.push((tag.into(), o));
     }

@@ -121,7 +121,13 @@ pub fn transform_lazy_fused<W: Coeff>(
 
 /// [`transform_lazy_fused`] with the row twiddles computed (`computed_rows`,
 /// `LazySchedule::computed_rows`) or read from the thread-ordered region.
-fn fused_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, lag: u32, computed_rows: bool) -> Result<()> {
+fn fused_on<W: Coeff>(
+    p: &NttParams<W>,
+    data: &mut [W],
+    inverse: bool,
+    lag: u32,
+    computed_rows: bool,
+) -> Result<()> {
     let batch = p.check_batch("data", data)?;
     let (log_n, w) = (p.log_n(), std::mem::size_of::<W>());
     let sizes = lazy::fused_sizes(w);
@@ -506,7 +512,8 @@ mod tests {
             let mut want_inv = x.clone();
             emulation::inverse(&p, &mut want_inv).unwrap();
             let want_mul = emulation::polymul(&p, &x, &y).unwrap();
-            let radices: &[Option<u32>] = if log_n >= 4 { &[None, Some(3), Some(4)] } else { &[None, Some(3)] };
+            let radices: &[Option<u32>] =
+                if log_n >= 4 { &[None, Some(3), Some(4)] } else { &[None, Some(3)] };
             for &log_r in radices {
                 let sched = schedule(&p, log_r).unwrap();
                 for computed in [true, false] {

@@ -78,7 +78,13 @@ impl<W: Coeff> LazyTableSet<W> {
         } else {
             None
         };
-        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product, computed_rows: sched.computed_rows })
+        Ok(Self {
+            fwd,
+            inv,
+            tw_pairs: sched.table_pairs() as u32,
+            product,
+            computed_rows: sched.computed_rows,
+        })
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -130,8 +136,8 @@ impl<W: Coeff> LazyState<W> {
         // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
         // another radix for the latency passes, for comparing them.
         let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
-        let latency_sched =
-            LazySchedule::latency::<W>(sched.log_n, latency_log_r).map(|l| l.with_computed_rows(sched.computed_rows));
+        let latency_sched = LazySchedule::latency::<W>(sched.log_n, latency_log_r)
+            .map(|l| l.with_computed_rows(sched.computed_rows));
         let latency = match latency_sched.filter(|_| wanted) {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =

@@ -222,7 +222,9 @@ impl<W: Coeff> NttEngine<W> {
             r => r == RowTwiddles::Computed,
         };
         let lazy = lazy_sched
-            .map(|sc| LazyState::new(gpu, towers, &sc.with_computed_rows(computed_rows), lazy_radix, &options))
+            .map(|sc| {
+                LazyState::new(gpu, towers, &sc.with_computed_rows(computed_rows), lazy_radix, &options)
+            })
             .transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(std::sync::Mutex::new(Pipeline::new(gpu)?)),

@@ -11,7 +11,9 @@ use crate::gmem::Gmem;
 use crate::smem::Shared;
 
 use super::args::PassArgs;
-use super::geometry::{Shape, clamp_polys_log, computed_row_index, row_of, row_twiddle_index, twiddle_exponent};
+use super::geometry::{
+    Shape, clamp_polys_log, computed_row_index, row_of, row_twiddle_index, twiddle_exponent,
+};
 use super::tuning::held_in_tile;
 use super::{FORWARD, INVERSE, PRODUCT};
 
@@ -351,12 +353,17 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
         let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
             let plain = ((t0 << (g + d)) + (i << d)) as usize + b;
             if row_region && args.computed_rows {
-                let e = twiddle_exponent(plain as u32, args.log_n);
-                let (lo, hi) = computed_row_index(args.log_n, e);
-                let f = PairFactor::from_pairs(W::ld_pair(table.add(hi)), W::ld_pair(table.add(hi + 1)));
-                harvey::pair_times(W::ld_pair(table.add(lo)).w, f, q)
+                computed_twiddle(table, plain as u32, args.log_n, q)
             } else if row_region {
-                W::ld_pair(table.add(row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)))
+                W::ld_pair(table.add(row_twiddle_index(
+                    shape,
+                    args.log_n,
+                    g,
+                    k,
+                    rr,
+                    (1 << d) - 1 + b as u32,
+                    i,
+                )))
             } else {
                 W::ld_pair(table.add(plain))
             }
@@ -419,6 +426,30 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 s.st_at(soff(x), *v);
             }
         }
+    }
+}
+
+/// The computed row twiddle of plain index `i` (`ψ^e`, `e` = `i`
+/// bit-reversed): `pair_times(lo[e mod 2^m], hi[e >> m])` from the small
+/// tables after the plain pairs (`computed_row_index`). Not inlined: its
+/// temporaries would otherwise compete with the unit's registers under the
+/// kernels' register caps in every kernel, the table path included (the
+/// inlined version spilled up to 688 bytes in the `u32` product pass).
+///
+/// # Safety
+/// `table` is one direction's table of a tower with computed row twiddles
+/// ([`computed_table_pairs`](super::computed_table_pairs) pairs for
+/// `log_n`), `i < 2^log_n`.
+#[inline(never)]
+unsafe fn computed_twiddle<W: Gmem>(table: *const ShoupPair<W>, i: u32, log_n: u32, q: W) -> ShoupPair<W> {
+    let e = twiddle_exponent(i, log_n);
+    let (lo, hi) = computed_row_index(log_n, e);
+    // SAFETY: `lo`, `hi` and `hi + 1` are below `computed_table_pairs(log_n)` (`e < 2^log_n`,
+    // `computed_row_index`), inside the table (this function's contract, established by `unit`'s
+    // caller: the invariants of `LaunchArgs`).
+    unsafe {
+        let f = PairFactor::from_pairs(W::ld_pair(table.add(hi)), W::ld_pair(table.add(hi + 1)));
+        harvey::pair_times(W::ld_pair(table.add(lo)).w, f, q)
     }
 }
 
