@@ -353,7 +353,10 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
         let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
             let plain = ((t0 << (g + d)) + (i << d)) as usize + b;
             if row_region && args.computed_rows {
-                computed_twiddle(table, plain as u32, args.log_n, q)
+                let e = twiddle_exponent(plain as u32, args.log_n);
+                let (lo, hi) = computed_row_index(args.log_n, e);
+                let f = PairFactor::from_pairs(W::ld_pair(table.add(hi)), W::ld_pair(table.add(hi + 1)));
+                harvey::pair_times(W::ld_pair(table.add(lo)).w, f, q)
             } else if row_region {
                 W::ld_pair(table.add(row_twiddle_index(
                     shape,
@@ -426,30 +429,6 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
                 s.st_at(soff(x), *v);
             }
         }
-    }
-}
-
-/// The computed row twiddle of plain index `i` (`ψ^e`, `e` = `i`
-/// bit-reversed): `pair_times(lo[e mod 2^m], hi[e >> m])` from the small
-/// tables after the plain pairs (`computed_row_index`). Not inlined: its
-/// temporaries would otherwise compete with the unit's registers under the
-/// kernels' register caps in every kernel, the table path included (the
-/// inlined version spilled up to 688 bytes in the `u32` product pass).
-///
-/// # Safety
-/// `table` is one direction's table of a tower with computed row twiddles
-/// ([`computed_table_pairs`](super::computed_table_pairs) pairs for
-/// `log_n`), `i < 2^log_n`.
-#[inline(never)]
-unsafe fn computed_twiddle<W: Gmem>(table: *const ShoupPair<W>, i: u32, log_n: u32, q: W) -> ShoupPair<W> {
-    let e = twiddle_exponent(i, log_n);
-    let (lo, hi) = computed_row_index(log_n, e);
-    // SAFETY: `lo`, `hi` and `hi + 1` are below `computed_table_pairs(log_n)` (`e < 2^log_n`,
-    // `computed_row_index`), inside the table (this function's contract, established by `unit`'s
-    // caller: the invariants of `LaunchArgs`).
-    unsafe {
-        let f = PairFactor::from_pairs(W::ld_pair(table.add(hi)), W::ld_pair(table.add(hi + 1)));
-        harvey::pair_times(W::ld_pair(table.add(lo)).w, f, q)
     }
 }
 
