@@ -356,9 +356,7 @@ mod tests {
         // (N = 16: 4 low pairs, 4 high factors of 2 pairs) per tower.
         let c = |pairs, len| LazyTwiddles { computed_rows: true, ..t(pairs, len) };
         assert_eq!(crate::ntt::lazy::computed_table_pairs(4), 29);
-        let computed = LaunchArgs::new(at(64), Buf::none(), &c(29, 58), &g, 4, 2, 0, b4()).unwrap();
-        assert_eq!(computed.computed_rows, 1);
-        assert_eq!(ok.computed_rows, 0);
+        assert!(LaunchArgs::new(at(64), Buf::none(), &c(29, 58), &g, 4, 2, 0, b4()).is_ok());
         assert_eq!(
             LaunchArgs::new(at(64), Buf::none(), &c(28, 58), &g, 4, 2, 0, b4()).err(),
             Some(ArgsError::Short)

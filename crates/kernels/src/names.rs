@@ -368,6 +368,11 @@ pub struct LazyKernel {
     /// The latency shape ([`crate::ntt::lazy::Shape::latency`]: two
     /// sub-transforms per block) instead of a full tile.
     pub latency: bool,
+    /// A row pass that computes its twiddles past its first step
+    /// ([`crate::ntt::lazy::step_with`] with `COMPUTED`) instead of reading
+    /// the thread-ordered region; only the full-tile row passes of
+    /// [`crate::ntt::lazy::has_computed_rows`] have such a kernel.
+    pub computed: bool,
 }
 
 /// A kernel name built without allocating: at most 48 bytes.
@@ -414,7 +419,8 @@ impl Name {
 }
 
 impl LazyKernel {
-    /// The symbol, `ntt_lazy_<fwd|inv>_<row|col>_l<l>_r<log_r>_<word>`.
+    /// The symbol, `ntt_lazy_<fwd|inv|mul>_<row|col>_l<l>_r<log_r>[_s1][_c]_<word>`
+    /// (`_s1`: the latency shape; `_c`: computed row twiddles).
     pub fn name(&self, word: &str) -> Name {
         let mut n = Name::new();
         n.push("ntt_lazy_");
@@ -431,9 +437,23 @@ impl LazyKernel {
             n.push("_s");
             n.push_num(crate::ntt::lazy::LATENCY_LOG_S);
         }
+        if self.computed {
+            n.push("_c");
+        }
         n.push("_");
         n.push(word);
         n
+    }
+
+    /// The kernel's register cap for `word_bytes`-byte words
+    /// ([`crate::ntt::lazy::max_regs`], or
+    /// [`crate::ntt::lazy::max_regs_computed`] for a computed-row kernel).
+    pub const fn max_regs(&self, word_bytes: usize) -> Option<u32> {
+        if self.computed {
+            crate::ntt::lazy::max_regs_computed(word_bytes, self.mode, self.l, self.log_r)
+        } else {
+            crate::ntt::lazy::max_regs(word_bytes, self.mode, self.strided, self.l, self.log_r)
+        }
     }
 
     /// The kernel's compile-time shape for `word_bytes`-byte words.
@@ -447,9 +467,22 @@ impl LazyKernel {
     }
 
     /// Every lazy kernel of one word (`word_bytes`-byte words): those of
-    /// [`LazyKernel::all`] and, for `u32`, the one-pass rows of
-    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16.
+    /// [`LazyKernel::all`], for `u32` the one-pass rows of
+    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16, and the
+    /// computed-row kernels ([`crate::ntt::lazy::has_computed_rows`]).
     pub fn all_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
+        let computed = Self::tables_for(word_bytes)
+            .filter(move |k| {
+                !k.strided
+                    && !k.latency
+                    && crate::ntt::lazy::has_computed_rows(word_bytes, k.mode, k.l, k.log_r)
+            })
+            .map(|k| LazyKernel { computed: true, ..k });
+        Self::tables_for(word_bytes).chain(computed)
+    }
+
+    /// The table kernels of [`LazyKernel::all_for`] (none computed).
+    fn tables_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
         use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT, WIDE_ROW_L};
         let wide = if word_bytes == 4 { &[FORWARD, INVERSE, PRODUCT][..] } else { &[][..] };
         Self::all().chain(wide.iter().map(|&mode| LazyKernel {
@@ -458,6 +491,7 @@ impl LazyKernel {
             l: WIDE_ROW_L,
             log_r: 4,
             latency: false,
+            computed: false,
         }))
     }
 
@@ -474,6 +508,7 @@ impl LazyKernel {
                         l,
                         log_r,
                         latency: false,
+                        computed: false,
                     })
                 });
                 let small = crate::ntt::lazy::LATENCY_L.flat_map(move |l| {
@@ -483,6 +518,7 @@ impl LazyKernel {
                         l,
                         log_r,
                         latency: true,
+                        computed: false,
                     })
                 });
                 full.chain(small)
@@ -610,7 +646,6 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
 /// (1024 threads: at most 64 registers) apply, and the compiler chooses
 /// the rest.
 pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
-    use crate::ntt::lazy::max_regs;
     for (w, bytes) in [("u32", 4), ("u64", 8)] {
         for k in DgtPassKernel::all() {
             f(k.name(w).as_str(), crate::dgt::pass::max_regs(k.op, bytes, arch));
@@ -621,7 +656,7 @@ pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
             }
         }
         for k in LazyKernel::all_for(bytes) {
-            let Some(cap) = max_regs(bytes, k.mode, k.strided, k.l, k.log_r) else { continue };
+            let Some(cap) = k.max_regs(bytes) else { continue };
             let launch = cap * k.shape(bytes).threads() == 64 * 1024;
             if arch >= 90 || launch {
                 f(k.name(w).as_str(), cap);

@@ -93,7 +93,7 @@ fn transform_on<W: Coeff>(
 ) -> Result<()> {
     let (fwd, inv) = tables(p, sched)?;
     for pass in sched.passes(inverse) {
-        run_pass(p, pass, data, None, (&fwd, &inv), batch, sched.computed_rows);
+        run_pass(p, pass, data, None, (&fwd, &inv), batch);
     }
     Ok(())
 }
@@ -116,32 +116,20 @@ pub fn transform_lazy_fused<W: Coeff>(
     inverse: bool,
     lag: u32,
 ) -> Result<()> {
-    fused_on(p, data, inverse, lag, false)
-}
-
-/// [`transform_lazy_fused`] with the row twiddles computed (`computed_rows`,
-/// `LazySchedule::computed_rows`) or read from the thread-ordered region.
-fn fused_on<W: Coeff>(
-    p: &NttParams<W>,
-    data: &mut [W],
-    inverse: bool,
-    lag: u32,
-    computed_rows: bool,
-) -> Result<()> {
     let batch = p.check_batch("data", data)?;
     let (log_n, w) = (p.log_n(), std::mem::size_of::<W>());
     let sizes = lazy::fused_sizes(w);
     if !sizes.contains(&log_n) {
         return Err(Error::InvalidN { n: p.n(), min: 1 << sizes.start(), max: 1 << sizes.end() });
     }
-    let sched = schedule(p, None)?.with_computed_rows(computed_rows);
+    let sched = schedule(p, None)?;
     let (fwd, inv) = tables(p, &sched)?;
     let row = sched.row_shape();
     let col = lazy::Shape::new(sched.forward[0].shape.l, row.log_r, true, w);
     let (first, second) = if inverse { (row, col) } else { (col, row) };
     let per_poly = lazy::fused_per_poly(log_n, w);
     let ptr = data.as_mut_ptr();
-    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape, computed_rows);
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
     // The row pass may hold rows of several polynomials per block.
     let lp = lazy::row_polys_log(row, log_n, batch);
     let args = |shape: lazy::Shape| PassArgs { log_polys: if shape.strided { 0 } else { lp }, ..args(shape) };
@@ -222,11 +210,11 @@ fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule
     let tables = (&fwd[..], &inv[..]);
     let cols = sched.forward.len() > 1;
     if cols {
-        run_pass(p, &sched.forward[0], &mut a, Some(&mut b), tables, batch, sched.computed_rows);
+        run_pass(p, &sched.forward[0], &mut a, Some(&mut b), tables, batch);
     }
-    run_pass(p, &sched.product, &mut a, Some(&mut b), tables, batch, sched.computed_rows);
+    run_pass(p, &sched.product, &mut a, Some(&mut b), tables, batch);
     if cols {
-        run_pass(p, &sched.inverse[1], &mut a, None, tables, batch, sched.computed_rows);
+        run_pass(p, &sched.inverse[1], &mut a, None, tables, batch);
     }
     Ok(a)
 }
@@ -249,7 +237,6 @@ fn whole_pass_args<W: Coeff>(
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
     shape: lazy::Shape,
-    computed_rows: bool,
 ) -> PassArgs<W> {
     PassArgs {
         data,
@@ -261,7 +248,6 @@ fn whole_pass_args<W: Coeff>(
         b: std::ptr::null(),
         barrett: *p.barrett(),
         log_polys: 0,
-        computed_rows,
     }
 }
 
@@ -276,7 +262,6 @@ fn run_pass<W: Coeff>(
     b: Option<&mut [W]>,
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
-    computed_rows: bool,
 ) {
     let (log_n, shape) = (p.log_n(), pass.shape);
     let pair = b.is_some() && pass.kernel.mode == lazy::FORWARD;
@@ -290,7 +275,6 @@ fn run_pass<W: Coeff>(
         b: b.map_or(std::ptr::null(), |b| b.as_mut_ptr().cast_const()),
         barrett: *p.barrett(),
         log_polys: pass.log_polys(log_n, batch),
-        computed_rows,
     };
     let mut tile =
         vec![W::zero(); lazy::pass_smem_words(shape, pass.kernel.mode, std::mem::size_of::<W>()) as usize];
@@ -312,15 +296,18 @@ fn run_pass<W: Coeff>(
                 // `pass_smem_words(shape, mode)` words; `blk` below the pass's
                 // block count (twice for a pair, split by `pair_operand`);
                 // `t < shape.threads()`, `h` that thread's registers.
+                // A computed-row kernel (`pass.kernel.computed`) has the
+                // computed tables (`tables` of a schedule with
+                // `computed_rows`, which sets it).
                 unsafe {
-                    match pass.kernel.mode {
-                        lazy::FORWARD => {
-                            lazy::step::<W, _, { lazy::FORWARD }>(shape, &args, &s, h, blk, t, e)
-                        }
-                        lazy::INVERSE => {
-                            lazy::step::<W, _, { lazy::INVERSE }>(shape, &args, &s, h, blk, t, e)
-                        }
-                        _ => lazy::step::<W, _, { lazy::PRODUCT }>(shape, &args, &s, h, blk, t, e),
+                    use lazy::{FORWARD as F, INVERSE as I, PRODUCT as P, step_with};
+                    match (pass.kernel.mode, pass.kernel.computed) {
+                        (F, false) => step_with::<W, _, F, false>(shape, &args, &s, h, blk, t, e),
+                        (I, false) => step_with::<W, _, I, false>(shape, &args, &s, h, blk, t, e),
+                        (_, false) => step_with::<W, _, P, false>(shape, &args, &s, h, blk, t, e),
+                        (F, true) => step_with::<W, _, F, true>(shape, &args, &s, h, blk, t, e),
+                        (I, true) => step_with::<W, _, I, true>(shape, &args, &s, h, blk, t, e),
+                        (_, true) => step_with::<W, _, P, true>(shape, &args, &s, h, blk, t, e),
                     }
                 }
             }
@@ -338,12 +325,6 @@ fn run_pass<W: Coeff>(
 /// [`Error::InvalidN`] for an N without cluster kernels (only 2^16), and
 /// those of [`forward_lazy`].
 pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool) -> Result<()> {
-    cluster_on(p, data, inverse, false)
-}
-
-/// [`transform_cluster`] with the row twiddles computed (`computed_rows`)
-/// or read from the thread-ordered region.
-fn cluster_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, computed_rows: bool) -> Result<()> {
     use polymul_kernels::ntt::cluster::{ClusterShape, SHAPES, ToCols, ToRows};
     use polymul_kernels::smem::HostCluster;
     let batch = p.check_batch("data", data)?;
@@ -353,7 +334,7 @@ fn cluster_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, compute
         min: 1 << SHAPES[0].0,
         max: 1 << SHAPES[0].0,
     })?;
-    let sched = schedule(p, None)?.with_computed_rows(computed_rows);
+    let sched = schedule(p, None)?;
     let (fwd, inv) = tables(p, &sched)?;
     let c = ClusterShape::new(log_n, l1, log_cs, sched.row_shape().log_r);
     let w = std::mem::size_of::<W>();
@@ -361,7 +342,7 @@ fn cluster_on<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bool, compute
     let mut col_tiles = vec![vec![W::zero(); c.col.smem_words(w) as usize]; cs];
     let mut row_tiles = vec![vec![W::zero(); c.row.smem_words(w) as usize]; cs];
     let ptr = data.as_mut_ptr();
-    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape, computed_rows);
+    let args = |shape| whole_pass_args(p, ptr, (&fwd, &inv), batch, shape);
     let (cargs, rargs) = (args(c.col), args(c.row));
     for poly in 0..batch as u32 {
         let col_ptrs: Vec<*mut W> = col_tiles.iter_mut().map(|t| t.as_mut_ptr()).collect();
@@ -458,6 +439,16 @@ mod tests {
     use crate::cpu::emulation;
     use crate::random::SplitMix64;
 
+    /// `s` with computed row twiddles in every row pass, whether or not
+    /// its kernels have computed variants (`LazySchedule::with_computed_rows`
+    /// asks for those): the emulation runs any shape.
+    fn forced(mut s: LazySchedule) -> LazySchedule {
+        for p in s.forward.iter_mut().chain(s.inverse.iter_mut()).chain([&mut s.product]) {
+            p.kernel.computed = !p.kernel.strided;
+        }
+        LazySchedule { computed_rows: true, ..s }
+    }
+
     /// A batch of three: random, all `q − 1`, sparse edge values (0, 1, q − 1).
     fn inputs<W: Coeff>(n: usize, q: W, rng: &mut SplitMix64) -> Vec<W> {
         let mut v = rng.coeffs(n, q);
@@ -476,7 +467,7 @@ mod tests {
     fn check_tables<W: Coeff>(log_n: u32, bits: u32) {
         use polymul_kernels::arith::harvey::{PairFactor, pair_times};
         let p = NttParams::<W>::with_prime_bits(1 << log_n, bits).unwrap();
-        let sched = schedule(&p, None).unwrap().with_computed_rows(true);
+        let sched = forced(schedule(&p, None).unwrap());
         let (fwd, inv) = tables(&p, &sched).unwrap();
         assert_eq!((fwd.len(), inv.len()), (sched.table_pairs(), sched.table_pairs()));
         for t in [&fwd, &inv] {
@@ -516,8 +507,10 @@ mod tests {
                 if log_n >= 4 { &[None, Some(3), Some(4)] } else { &[None, Some(3)] };
             for &log_r in radices {
                 let sched = schedule(&p, log_r).unwrap();
+                // `forced`: the computed path emulated also where no kernel
+                // of it is compiled (small N, other radices).
                 for computed in [true, false] {
-                    let s = sched.clone().with_computed_rows(computed);
+                    let s = if computed { forced(sched.clone()) } else { sched.clone() };
                     let tag = format!("u{} 2^{log_n} r{log_r:?} computed={computed}", W::BITS);
                     let mut got = x.clone();
                     transform_on(&p, &mut got, &s, false, 3).unwrap();
@@ -526,27 +519,6 @@ mod tests {
                     transform_on(&p, &mut got, &s, true, 3).unwrap();
                     assert_eq!(got, want_inv, "inverse {tag}");
                     assert_eq!(product_on(&p, &x, &y, &s).unwrap(), want_mul, "polymul {tag}");
-                }
-            }
-            if let Some(ls) = LazySchedule::latency::<W>(log_n, None) {
-                let ls = ls.with_computed_rows(true);
-                let mut got = x.clone();
-                transform_on(&p, &mut got, &ls, false, 3).unwrap();
-                assert_eq!(got, want, "latency forward u{} 2^{log_n}", W::BITS);
-                assert_eq!(product_on(&p, &x, &y, &ls).unwrap(), want_mul, "latency polymul 2^{log_n}");
-            }
-            if lazy::fused_sizes(std::mem::size_of::<W>()).contains(&log_n) {
-                for inverse in [false, true] {
-                    let mut got = x.clone();
-                    fused_on(&p, &mut got, inverse, 4, true).unwrap();
-                    assert_eq!(&got, if inverse { &want_inv } else { &want }, "fused 2^{log_n}");
-                }
-            }
-            if polymul_kernels::ntt::cluster::SHAPES.iter().any(|s| s.0 == log_n) {
-                for inverse in [false, true] {
-                    let mut got = x.clone();
-                    cluster_on(&p, &mut got, inverse, true).unwrap();
-                    assert_eq!(&got, if inverse { &want_inv } else { &want }, "cluster 2^{log_n}");
                 }
             }
         }
@@ -576,13 +548,13 @@ mod tests {
             let mut rng = SplitMix64::new(77 + u64::from(log_n));
             let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
             let want = crate::cpu::negacyclic_naive(&a, &b, p.q()).unwrap();
-            let s = schedule(&p, None).unwrap().with_computed_rows(true);
+            let s = forced(schedule(&p, None).unwrap());
             assert_eq!(product_on(&p, &a, &b, &s).unwrap(), want, "u64 2^{log_n}");
             let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
             let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
             let wide = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
             let want = crate::cpu::negacyclic_naive(&wide(&a), &wide(&b), p.q() as u64).unwrap();
-            let s = schedule(&p, None).unwrap().with_computed_rows(true);
+            let s = forced(schedule(&p, None).unwrap());
             assert_eq!(wide(&product_on(&p, &a, &b, &s).unwrap()), want, "u32 2^{log_n}");
         }
     }
@@ -602,7 +574,8 @@ mod tests {
         a[..n].fill(basis.towers()[0].q() - W::one());
         let want = emulation::rns_polymul(&basis, &a, &b).unwrap();
         for (i, p) in basis.towers().iter().enumerate() {
-            let s = schedule(p, None).unwrap().with_computed_rows(true);
+            let s = schedule(p, None).unwrap().with_computed_rows::<W>(true);
+            assert!(s.computed_rows && s.product.kernel.computed);
             let got = product_on(p, &a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n], &s).unwrap();
             assert_eq!(got, want[i * n..(i + 1) * n], "tower {i} of {towers} x {bits}-bit, 2^{log_n}");
         }

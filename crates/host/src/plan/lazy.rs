@@ -113,7 +113,8 @@ impl LazySchedule {
             return None;
         }
         let pass = |mode: u8, strided: bool, l: u32| {
-            let kernel = LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency };
+            let kernel =
+                LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency, computed: false };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         // The forward and inverse row passes share one radix (and so one
@@ -121,7 +122,7 @@ impl LazySchedule {
         // have its own, with its own tables then (`product_tables`).
         let row = |mode: u8| {
             let lr = radix_of(l2, false, lazy::FORWARD);
-            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency };
+            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency, computed: false };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
@@ -144,11 +145,26 @@ impl LazySchedule {
         })
     }
 
-    /// This schedule with the row twiddles computed (`true`) or read from
-    /// the thread-ordered region (`false`, how [`LazySchedule::new`] and
-    /// [`LazySchedule::latency`] make it).
-    pub fn with_computed_rows(self, computed_rows: bool) -> Self {
-        Self { computed_rows, ..self }
+    /// This schedule with the row twiddles computed (`want`) or read from
+    /// the thread-ordered region (how [`LazySchedule::new`] and
+    /// [`LazySchedule::latency`] make it), for `W` words. The computed ones
+    /// are kernels of their own (`LazyKernel::computed`), compiled only for
+    /// the full-tile row passes of `lazy::has_computed_rows`: a schedule
+    /// with a row pass outside them (a latency schedule, a radix other than
+    /// the default, N outside 2^10..2^17 or so) keeps its tables.
+    pub fn with_computed_rows<W: Coeff>(mut self, want: bool) -> Self {
+        let w = std::mem::size_of::<W>();
+        let has = |p: &LazyPass| {
+            let k = p.kernel;
+            !k.strided && !k.latency && lazy::has_computed_rows(w, k.mode, k.l, k.log_r)
+        };
+        let rows = [self.forward.last(), self.inverse.first(), Some(&self.product)];
+        let computed = want && rows.iter().all(|p| p.is_some_and(has));
+        for p in self.forward.iter_mut().chain(self.inverse.iter_mut()).chain([&mut self.product]) {
+            p.kernel.computed = computed && !p.kernel.strided;
+        }
+        self.computed_rows = computed;
+        self
     }
 
     /// The passes of one direction.
@@ -372,15 +388,31 @@ mod tests {
         // (radix 16) share one computed table; the small tables replace
         // the regions (~63 k and ~61 k pairs per direction) with 768 pairs.
         let s = LazySchedule::new::<u64>(16, None).unwrap();
-        let c = s.clone().with_computed_rows(true);
+        let c = s.clone().with_computed_rows::<u64>(true);
+        assert!(c.computed_rows && !s.computed_rows);
         assert!(!c.product_has_own_tables());
         assert_eq!(c.table_pairs(), (1 << 16) + 1 + 768);
         assert_eq!(c.product_table_pairs(), c.table_pairs());
         assert!(s.table_pairs() - c.table_pairs() > 60_000);
-        // Another radix or the latency schedule: the same computed tables.
-        let other = LazySchedule::new::<u64>(16, Some(4)).unwrap().with_computed_rows(true);
-        assert!(c.same_tables(&other));
-        assert!(c.same_tables(&LazySchedule::latency::<u64>(16, None).unwrap().with_computed_rows(true)));
+        // The row passes run the computed kernels, the column passes not.
+        assert!(c.product.kernel.computed && c.forward[1].kernel.computed && c.inverse[0].kernel.computed);
+        assert!(!c.forward[0].kernel.computed && !c.inverse[1].kernel.computed);
+        assert!(!s.clone().with_computed_rows::<u64>(false).product.kernel.computed);
+        // A row radix without computed kernels (radix 16 rows of 2^8 `u64`
+        // points) and the latency schedule keep their tables.
+        let other = LazySchedule::new::<u64>(16, Some(4)).unwrap().with_computed_rows::<u64>(true);
+        assert!(!other.computed_rows && !other.product.kernel.computed);
+        let ls = LazySchedule::latency::<u64>(16, None).unwrap().with_computed_rows::<u64>(true);
+        assert!(!ls.computed_rows && !c.same_tables(&ls));
+        // Every size an `RnsPlan` runs (2^10..2^17) computes, on both words.
+        for log_n in 10..=17 {
+            assert!(
+                LazySchedule::new::<u32>(log_n, None).unwrap().with_computed_rows::<u32>(true).computed_rows
+            );
+            assert!(
+                LazySchedule::new::<u64>(log_n, None).unwrap().with_computed_rows::<u64>(true).computed_rows
+            );
+        }
         assert!(!c.same_tables(&s) && !s.same_tables(&c));
         let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
         let ((f, i), (pf, pi)) = (tables(&p, &c).unwrap(), product_tables(&p, &c).unwrap());

@@ -136,9 +136,13 @@ impl<W: Coeff> LazyState<W> {
         // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
         // another radix for the latency passes, for comparing them.
         let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
-        let latency_sched = LazySchedule::latency::<W>(sched.log_n, latency_log_r)
-            .map(|l| l.with_computed_rows(sched.computed_rows));
-        let latency = match latency_sched.filter(|_| wanted) {
+        // Computed row twiddles (`sched.computed_rows`) exist as two-pass
+        // (or one-pass) full-tile kernels only (`lazy::has_computed_rows`):
+        // such a plan has no latency, fused or cluster path, whose kernels
+        // read the thread-ordered region its tables lack (docs/ntt.md,
+        // "Computed row twiddles").
+        let wanted = wanted && !sched.computed_rows;
+        let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =
                     if ls.same_tables(sched) { None } else { Some(LazyTableSet::new(gpu, towers, &ls)?) };
@@ -148,8 +152,16 @@ impl<W: Coeff> LazyState<W> {
         };
         Ok(Self {
             kernels: LazyKernels::new(gpu, sched)?,
-            cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fused: FusedKernels::new(gpu, sched, options.lazy_fused)?,
+            cluster: if sched.computed_rows {
+                None
+            } else {
+                ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?
+            },
+            fused: if sched.computed_rows {
+                None
+            } else {
+                FusedKernels::new(gpu, sched, options.lazy_fused)?
+            },
             tables,
             barrett: *towers[0].barrett(),
             latency,

@@ -223,7 +223,7 @@ impl<W: Coeff> NttEngine<W> {
         };
         let lazy = lazy_sched
             .map(|sc| {
-                LazyState::new(gpu, towers, &sc.with_computed_rows(computed_rows), lazy_radix, &options)
+                LazyState::new(gpu, towers, &sc.with_computed_rows::<W>(computed_rows), lazy_radix, &options)
             })
             .transpose()?;
         let pipeline = match options.kernel {

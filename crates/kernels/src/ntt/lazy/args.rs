@@ -43,11 +43,6 @@ pub struct PassArgs<W> {
     /// ([`row_polys_log`](super::row_polys_log); clamped by
     /// [`row_of`](super::row_of)); column passes ignore it.
     pub log_polys: u32,
-    /// Whether the row pass computes its twiddles past its first step from
-    /// the small tables after the plain pairs
-    /// ([`computed_row_pairs`](super::computed_row_pairs)) instead of
-    /// reading the thread-ordered region.
-    pub computed_rows: bool,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
@@ -69,11 +64,12 @@ pub struct PassArgs<W> {
 /// * `tw` and `tw_inv` hold `tw_pairs` pairs per tower, each tower's laid
 ///   out as [`table_pairs`](super::table_pairs) describes for the launch's
 ///   row-pass shape (the plain `N + 1` pairs, then the thread-ordered
-///   region), or with `computed_rows` non-zero as
-///   [`computed_table_pairs`](super::computed_table_pairs) describes (the
-///   plain pairs, then the low and high tables of the computed row
-///   twiddles, [`PairFactor`](crate::arith::harvey::PairFactor)s prepared
-///   for the tower's modulus);
+///   region), or, for the computed-row-twiddle kernels
+///   ([`step_with`](super::step_with) with `COMPUTED`; entries named
+///   `…_c_<word>`), as [`computed_table_pairs`](super::computed_table_pairs)
+///   describes (the plain pairs, then the low and high tables of the
+///   computed row twiddles, [`PairFactor`](crate::arith::harvey::PairFactor)s
+///   prepared for the tower's modulus);
 /// * a pass kernel's shape is one of the plan's schedule for `log_n`,
 ///   `subs` is its sub-transforms per tower (`batch · 2^(log_n − l)`), the
 ///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
@@ -97,7 +93,9 @@ pub struct PassArgs<W> {
 /// twiddles `≥` [`computed_table_pairs`](super::computed_table_pairs)); `2 ≤ log_n < 32`;
 /// `0 < subs ≤ data_words`; a one-tower modulus with `4q < 2^β`;
 /// [`LaunchArgs::fused`] checks `ctrl` and `lag`. What it cannot see stays
-/// the caller's: the tables' contents and layout for the launch's shape,
+/// the caller's: the tables' contents and layout for the launch's shape
+/// (the region for a table kernel, the small tables for a computed-row
+/// kernel: the launch's kernel must match `LazyTwiddles::computed_rows`),
 /// the table rows' constants, `subs` being the pass's count, and the grid,
 /// block and shared memory of the launch.
 ///
@@ -146,9 +144,6 @@ pub struct LaunchArgs<W> {
     pub(crate) ctrl: *mut u32,
     /// A fused launch's lag in polynomials ([`fused_item`](super::fused_item)).
     pub(crate) lag: u32,
-    /// Non-zero: the tables hold the computed row twiddles' small tables
-    /// instead of the thread-ordered region ([`PassArgs::computed_rows`]).
-    pub(crate) computed_rows: u32,
 }
 
 impl<W: Word> PassArgs<W> {
@@ -196,7 +191,6 @@ impl<W: Word> LaunchArgs<W> {
             b: self.b.wrapping_add(off),
             barrett: Barrett4 { q, mu, m: qbits },
             log_polys: self.log_polys,
-            computed_rows: self.computed_rows != 0,
         }
     }
 }
@@ -214,7 +208,9 @@ pub struct LazyTwiddles<W> {
     pub pairs: u32,
     /// Whether the tables end in the computed row twiddles' small tables
     /// ([`computed_table_pairs`](super::computed_table_pairs)) instead of
-    /// the thread-ordered region.
+    /// the thread-ordered region: only the size check reads it (a launch
+    /// must then be of a computed-row kernel, `LazyKernel::computed`, which
+    /// the caller guarantees; the kernels do not see this flag).
     pub computed_rows: bool,
 }
 
@@ -275,7 +271,6 @@ impl<W: Word> LaunchArgs<W> {
             b: b.ptr,
             ctrl: core::ptr::null_mut(),
             lag: 0,
-            computed_rows: tables.computed_rows as u32,
         })
     }
 
