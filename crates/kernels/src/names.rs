@@ -685,6 +685,38 @@ mod tests {
     }
 
     #[test]
+    fn computed_row_kernels_are_the_rns_row_passes() {
+        use crate::ntt::lazy::{PRODUCT, one_pass_max, split};
+        // Every full-tile row pass of the default schedule at N = 2^10 ..
+        // 2^17 has a computed kernel, named with `_c`, capped as listed.
+        for (wb, w) in [(4usize, "u32"), (8, "u64")] {
+            let all: std::vec::Vec<LazyKernel> = LazyKernel::all_for(wb).filter(|k| k.computed).collect();
+            assert!(all.iter().all(|k| !k.strided && !k.latency), "{all:?}");
+            for log_n in 10..=17 {
+                let (_, l2) = split(log_n, one_pass_max(wb, 4)).unwrap();
+                for mode in [crate::ntt::lazy::FORWARD, crate::ntt::lazy::INVERSE, PRODUCT] {
+                    let rm = if mode == PRODUCT { PRODUCT } else { crate::ntt::lazy::FORWARD };
+                    let log_r = crate::ntt::lazy::log_radix(wb, l2, false, rm);
+                    let k = LazyKernel { mode, strided: false, l: l2, log_r, latency: false, computed: true };
+                    assert!(all.contains(&k), "{w} 2^{log_n} {k:?}");
+                }
+            }
+            let mut caps = std::vec::Vec::new();
+            for_each_register_cap(90, |n, c| caps.push((std::string::String::from(n), c)));
+            for k in &all {
+                let name = std::string::String::from(k.name(w).as_str());
+                assert!(name.ends_with(&std::format!("_c_{w}")), "{name}");
+                let cap = caps.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
+                assert_eq!(cap, k.max_regs(wb), "{name}");
+            }
+        }
+        let k = LazyKernel { mode: PRODUCT, strided: false, l: 8, log_r: 4, latency: false, computed: true };
+        assert_eq!(k.name("u64").as_str(), "ntt_lazy_mul_row_l8_r4_c_u64");
+        assert_eq!(k.max_regs(8), Some(128));
+        assert_eq!(LazyKernel { computed: false, ..k }.max_regs(8), Some(80));
+    }
+
+    #[test]
     fn reduction_names_are_the_types_names() {
         let types = [
             <BuiltinRem<u64> as ModMul<u64>>::NAME,
