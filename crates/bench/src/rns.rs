@@ -7,7 +7,7 @@ use crate::plot::{self, Series};
 use crate::report::Table;
 use polymul::expert::GpuTiming;
 use polymul::expert::kernels::rns::crt_cols::CrtColsVariant;
-use polymul::expert::{PlanOptions, SplitMix64};
+use polymul::expert::{NttKernel, PlanOptions, RowTwiddles, SplitMix64};
 use polymul::prelude::*;
 use polymul::rns::{CrtChoice, RnsBasis, RnsPlan};
 use polymul::{Coeff, Gpu, NttPlan};
@@ -48,6 +48,13 @@ fn rows_inner<W: Coeff>(
         &basis,
         PlanOptions { fused_polymul: true, ..crate::env_options::plan_options() },
     )?;
+    // The lazy row passes' twiddles both ways in one binary: read from the
+    // tables' thread-ordered region, or computed from two small tables
+    // (`RowTwiddles`); the default plan above computes them.
+    let rows_plan = |row_twiddles| {
+        RnsPlan::with_options(gpu, &basis, PlanOptions { row_twiddles, ..crate::env_options::plan_options() })
+    };
+    let (tables_plan, computed_plan) = (rows_plan(RowTwiddles::Tables)?, rows_plan(RowTwiddles::Computed)?);
     let per_tower: Vec<NttPlan<W>> = basis
         .towers()
         .iter()
@@ -64,6 +71,8 @@ fn rows_inner<W: Coeff>(
         let (mut a, mut b) = (plan.upload(&ra)?, plan.upload(&rb)?);
         let one = gpu.time(warm, reps, || plan.polymul_in_place(&mut a, &mut b))?.median_us;
         let fu = gpu.time(warm, reps, || fused.polymul_in_place(&mut a, &mut b))?.median_us;
+        let tab = gpu.time(warm, reps, || tables_plan.polymul_in_place(&mut a, &mut b))?.median_us;
+        let com = gpu.time(warm, reps, || computed_plan.polymul_in_place(&mut a, &mut b))?.median_us;
         // The same work as k separate plans: k launches per step.
         let mut ta = Vec::with_capacity(k);
         let mut tb = Vec::with_capacity(k);
@@ -103,11 +112,16 @@ fn rows_inner<W: Coeff>(
         };
         let per = |us: f64| us / batch as f64;
         eprintln!(
-            "  rns u{} {k}x{bits}-bit batch {batch}: per-tower plans {:.1}, one launch {:.1}, fused {:.1} µs per polymul",
+            "  rns u{} {k}x{bits}-bit batch {batch}: per-tower plans {:.1}, one launch {:.1}, fused {:.1}, \
+             row twiddles from tables {:.1} ({} B), computed {:.1} ({} B) µs per polymul",
             W::BITS,
             per(sep),
             per(one),
-            per(fu)
+            per(fu),
+            per(tab),
+            tables_plan.twiddle_bytes(),
+            per(com),
+            computed_plan.twiddle_bytes(),
         );
         out.push(Row {
             cells: vec![
@@ -119,6 +133,8 @@ fn rows_inner<W: Coeff>(
                 format!("{:.1}", per(sep)),
                 format!("{:.1}", per(one)),
                 format!("{:.1}", per(fu)),
+                format!("{:.1}", per(tab)),
+                format!("{:.1}", per(com)),
                 format!("{:.2}", sep / one),
                 format!("{:.3}", per(one) / k as f64),
                 format!("{gbs:.0}"),
@@ -149,6 +165,8 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, device: &str, quick: bool) -> Result<(Tab
             "µs per RNS polymul, a plan per tower",
             "µs per RNS polymul, one launch per step",
             "µs per RNS polymul, one launch per step, fused",
+            "µs, one launch, row twiddles from tables",
+            "µs, one launch, row twiddles computed",
             "speed-up of one launch",
             "µs per tower (one launch)",
             "GB/s (one launch)",
@@ -164,7 +182,11 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, device: &str, quick: bool) -> Result<(Tab
          launch per step' covers every tower in each launch (towers on the grid's y axis). GB/s counts each \
          tower's 3 transforms (every pass reads and writes N words) and the pointwise pass; % of copy is \
          against the {copy_gbs:.0} GB/s measured in the same run. Host conversion: one polynomial of N \
-         coefficients below Q, one run, on this machine's CPU (single thread, num-bigint)."
+         coefficients below Q, one run, on this machine's CPU (single thread, num-bigint). 'Row twiddles \
+         from tables / computed': the default plan with `RowTwiddles::Tables` / `Computed` (the lazy row \
+         passes read each tower's thread-ordered twiddle region, or compute the twiddles from two small \
+         tables; the default RNS plan computes them). {}",
+        batched_rows(gpu, quick).unwrap_or_else(|e| format!("Batched u32 row: {e}."))
     );
     let mut all = Vec::new();
     all.extend(rows::<u64>(gpu, 62, copy_gbs, quick)?);
@@ -185,6 +207,31 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, device: &str, quick: bool) -> Result<(Tab
     );
     t.rows = all.into_iter().map(|r| r.cells).collect();
     Ok((t, svg))
+}
+
+/// The batched transform with both row-twiddle sources: `u32`, N = 2^16,
+/// 512 polynomials, forward and inverse, the lazy kernels with
+/// `RowTwiddles::Tables` and `Computed` (does computing them relieve L2 for
+/// a batch too?). A sentence for the table's note.
+fn batched_rows(gpu: &Gpu, quick: bool) -> polymul::Result<String> {
+    const BATCHED: usize = 512;
+    let n = 1usize << LOG_N;
+    let p = polymul::NttParams::<u32>::with_prime_bits(n, 30)?;
+    let (warm, reps) = crate::repetitions(BATCHED, quick);
+    let data: Vec<u32> = SplitMix64::new(512).coeffs(n * BATCHED, p.q());
+    let mut out = format!("Batched u32 N = 2^{LOG_N} × {BATCHED}, lazy kernels, µs forward / inverse:");
+    for (tag, row_twiddles) in [("tables", RowTwiddles::Tables), ("computed", RowTwiddles::Computed)] {
+        let o = PlanOptions { kernel: NttKernel::Lazy, row_twiddles, ..crate::env_options::plan_options() };
+        let plan = NttPlan::with_options(gpu, p.clone(), o)?;
+        let mut d = plan.upload(&data)?;
+        let f = gpu.time(warm, reps, || plan.forward(&mut d))?.median_us;
+        let i = gpu.time(warm, reps, || plan.inverse(&mut d))?.median_us;
+        eprintln!(
+            "  batched u32 2^{LOG_N} x {BATCHED}, row twiddles {tag}: forward {f:.1}, inverse {i:.1} µs"
+        );
+        out += &format!(" {tag} {f:.1} / {i:.1}{}", if tag == "tables" { ";" } else { "." });
+    }
+    Ok(out)
 }
 
 /// Bits of Q of the conversion measurements besides [`LOG_Q`].

@@ -20,7 +20,7 @@ pub use crate::gpu::{
 pub use crate::microbench::ModMulBench;
 pub use crate::params::geometry::{geometry_2d, tile_geometry};
 pub use crate::plan::{
-    LazyFused, NttKernel, PlanOptions, auto_kernel, auto_radix, is_batched, shared_memory_kernel,
+    LazyFused, NttKernel, PlanOptions, RowTwiddles, auto_kernel, auto_radix, is_batched, shared_memory_kernel,
 };
 pub use crate::random::SplitMix64;
 pub use crate::reduction::{Multiplicands, Reduction};

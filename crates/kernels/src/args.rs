@@ -345,8 +345,26 @@ mod tests {
     #[test]
     fn lazy_checks_tables_and_ctrl() {
         let g = TowerGrid::<u32>::new(at(2 * TOWER_WORDS), 2, 32, 0).unwrap();
-        let t = |pairs: u32, len| LazyTwiddles::<u32> { fwd: at::<ShoupPair<u32>>(len), inv: at(len), pairs };
+        let t = |pairs: u32, len| LazyTwiddles::<u32> {
+            fwd: at::<ShoupPair<u32>>(len),
+            inv: at(len),
+            pairs,
+            computed_rows: false,
+        };
         let ok = LaunchArgs::new(at(64), Buf::none(), &t(17, 34), &g, 4, 2, 0, b4()).unwrap();
+        // Computed row twiddles: the plain 17 pairs and the small tables
+        // (N = 16: 4 low pairs, 4 high factors of 2 pairs) per tower.
+        let c = |pairs, len| LazyTwiddles { computed_rows: true, ..t(pairs, len) };
+        assert_eq!(crate::ntt::lazy::computed_table_pairs(4), 29);
+        assert!(LaunchArgs::new(at(64), Buf::none(), &c(29, 58), &g, 4, 2, 0, b4()).is_ok());
+        assert_eq!(
+            LaunchArgs::new(at(64), Buf::none(), &c(28, 58), &g, 4, 2, 0, b4()).err(),
+            Some(ArgsError::Short)
+        );
+        assert_eq!(
+            LaunchArgs::new(at(64), Buf::none(), &c(29, 57), &g, 4, 2, 0, b4()).err(),
+            Some(ArgsError::Short)
+        );
         assert_eq!(
             LaunchArgs::new(at(64), Buf::none(), &t(16, 34), &g, 4, 2, 0, b4()).err(),
             Some(ArgsError::Short)

@@ -376,6 +376,9 @@ macro_rules! lazy_entry {
         lazy_entry!(@shape $w, $name, $mode, lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>()));
     };
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr) => {
+        lazy_entry!(@shape $w, $name, $mode, $shape, false);
+    };
+    (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal) => {
         const _: () = {
             /// # Safety The invariants of `LaunchArgs` (see its doc) for this pass: a grid of
             /// `⌈subs / S⌉ × towers` blocks (twice that for a forward pass with `b`) of
@@ -405,7 +408,11 @@ macro_rules! lazy_entry {
                     // `pass_smem_words` words of shared memory, the steps in order with a barrier
                     // between them; established by `polymul::plan::launch::LazyTables::launch_args`
                     // and `lazy_pass`.
-                    unsafe { lazy::step::<$w, _, { $mode }>(SHAPE, &a, &s, &mut held, blk, t as u32, e) };
+                    // With `$computed`, the tables are the computed row twiddles' (`LaunchArgs`,
+                    // `LazyTwiddles::computed_rows`; the host launches this kernel only then).
+                    unsafe {
+                        lazy::step_with::<$w, _, { $mode }, $computed>(SHAPE, &a, &s, &mut held, blk, t as u32, e)
+                    };
                     if e + 1 < STEPS {
                         sync();
                     }
@@ -468,6 +475,44 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "row", false, [3, 4, 5, 6, 7, 8,
 lazy_entries!(u64, "u64", "mul", lazy::PRODUCT, "row", false, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 lazy_entries!(u64, "u64", "fwd", lazy::FORWARD, "col", true, [5, 6, 7, 8]);
 lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
+
+/// The computed-row-twiddle row kernels (`lazy::has_computed_rows`,
+/// `names::LazyKernel::computed`) of one word and mode for every `(l,
+/// log_r)` listed: the full-tile row passes an `RnsPlan` runs.
+macro_rules! lazy_computed_entries {
+    ($w:ty, $wname:literal, $dir:literal, $mode:expr, [$(($l:literal, $lr:literal)),*]) => {
+        $(
+            const _: () = assert!(lazy::has_computed_rows(core::mem::size_of::<$w>(), $mode, $l, $lr));
+            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_row_l", $l, "_r", $lr, "_c_", $wname), $mode,
+                lazy::Shape::new($l, $lr, false, core::mem::size_of::<$w>()), true);
+        )*
+    };
+}
+
+lazy_computed_entries!(
+    u32,
+    "u32",
+    "fwd",
+    lazy::FORWARD,
+    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
+);
+lazy_computed_entries!(
+    u32,
+    "u32",
+    "inv",
+    lazy::INVERSE,
+    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
+);
+lazy_computed_entries!(
+    u32,
+    "u32",
+    "mul",
+    lazy::PRODUCT,
+    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
+);
+lazy_computed_entries!(u64, "u64", "fwd", lazy::FORWARD, [(7, 4), (8, 3), (9, 4), (10, 4), (11, 4), (12, 4)]);
+lazy_computed_entries!(u64, "u64", "inv", lazy::INVERSE, [(7, 4), (8, 3), (9, 4), (10, 4), (11, 4), (12, 4)]);
+lazy_computed_entries!(u64, "u64", "mul", lazy::PRODUCT, [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4)]);
 
 /// One fused lazy transform (`lazy::fused_item`): both passes of a
 /// two-pass transform of `2^$log_n` words in one launch. Each block takes a

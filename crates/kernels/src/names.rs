@@ -382,6 +382,11 @@ pub struct LazyKernel {
     /// The latency shape ([`crate::ntt::lazy::Shape::latency`]: two
     /// sub-transforms per block) instead of a full tile.
     pub latency: bool,
+    /// A row pass that computes its twiddles past its first step
+    /// ([`crate::ntt::lazy::step_with`] with `COMPUTED`) instead of reading
+    /// the thread-ordered region; only the full-tile row passes of
+    /// [`crate::ntt::lazy::has_computed_rows`] have such a kernel.
+    pub computed: bool,
 }
 
 /// A kernel name built without allocating: at most 48 bytes.
@@ -428,7 +433,8 @@ impl Name {
 }
 
 impl LazyKernel {
-    /// The symbol, `ntt_lazy_<fwd|inv>_<row|col>_l<l>_r<log_r>_<word>`.
+    /// The symbol, `ntt_lazy_<fwd|inv|mul>_<row|col>_l<l>_r<log_r>[_s1][_c]_<word>`
+    /// (`_s1`: the latency shape; `_c`: computed row twiddles).
     pub fn name(&self, word: &str) -> Name {
         let mut n = Name::new();
         n.push("ntt_lazy_");
@@ -445,9 +451,23 @@ impl LazyKernel {
             n.push("_s");
             n.push_num(crate::ntt::lazy::LATENCY_LOG_S);
         }
+        if self.computed {
+            n.push("_c");
+        }
         n.push("_");
         n.push(word);
         n
+    }
+
+    /// The kernel's register cap for `word_bytes`-byte words
+    /// ([`crate::ntt::lazy::max_regs`], or
+    /// [`crate::ntt::lazy::max_regs_computed`] for a computed-row kernel).
+    pub const fn max_regs(&self, word_bytes: usize) -> Option<u32> {
+        if self.computed {
+            crate::ntt::lazy::max_regs_computed(word_bytes, self.mode, self.l, self.log_r)
+        } else {
+            crate::ntt::lazy::max_regs(word_bytes, self.mode, self.strided, self.l, self.log_r)
+        }
     }
 
     /// The kernel's compile-time shape for `word_bytes`-byte words.
@@ -461,9 +481,22 @@ impl LazyKernel {
     }
 
     /// Every lazy kernel of one word (`word_bytes`-byte words): those of
-    /// [`LazyKernel::all`] and, for `u32`, the one-pass rows of
-    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16.
+    /// [`LazyKernel::all`], for `u32` the one-pass rows of
+    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16, and the
+    /// computed-row kernels ([`crate::ntt::lazy::has_computed_rows`]).
     pub fn all_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
+        let computed = Self::tables_for(word_bytes)
+            .filter(move |k| {
+                !k.strided
+                    && !k.latency
+                    && crate::ntt::lazy::has_computed_rows(word_bytes, k.mode, k.l, k.log_r)
+            })
+            .map(|k| LazyKernel { computed: true, ..k });
+        Self::tables_for(word_bytes).chain(computed)
+    }
+
+    /// The table kernels of [`LazyKernel::all_for`] (none computed).
+    fn tables_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
         use crate::ntt::lazy::{FORWARD, INVERSE, PRODUCT, WIDE_ROW_L};
         let wide = if word_bytes == 4 { &[FORWARD, INVERSE, PRODUCT][..] } else { &[][..] };
         Self::all().chain(wide.iter().map(|&mode| LazyKernel {
@@ -472,6 +505,7 @@ impl LazyKernel {
             l: WIDE_ROW_L,
             log_r: 4,
             latency: false,
+            computed: false,
         }))
     }
 
@@ -488,6 +522,7 @@ impl LazyKernel {
                         l,
                         log_r,
                         latency: false,
+                        computed: false,
                     })
                 });
                 let small = crate::ntt::lazy::LATENCY_L.flat_map(move |l| {
@@ -497,6 +532,7 @@ impl LazyKernel {
                         l,
                         log_r,
                         latency: true,
+                        computed: false,
                     })
                 });
                 full.chain(small)
@@ -624,7 +660,6 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
 /// (1024 threads: at most 64 registers) apply, and the compiler chooses
 /// the rest.
 pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
-    use crate::ntt::lazy::max_regs;
     for (w, bytes) in [("u32", 4), ("u64", 8)] {
         for k in DgtPassKernel::all() {
             f(k.name(w).as_str(), crate::dgt::pass::max_regs(k.op, bytes, arch));
@@ -635,7 +670,7 @@ pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
             }
         }
         for k in LazyKernel::all_for(bytes) {
-            let Some(cap) = max_regs(bytes, k.mode, k.strided, k.l, k.log_r) else { continue };
+            let Some(cap) = k.max_regs(bytes) else { continue };
             let launch = cap * k.shape(bytes).threads() == 64 * 1024;
             if arch >= 90 || launch {
                 f(k.name(w).as_str(), cap);
@@ -661,6 +696,38 @@ mod tests {
             all.dedup();
             assert_eq!(all.len(), count, "duplicate symbols for sm_{arch}");
         }
+    }
+
+    #[test]
+    fn computed_row_kernels_are_the_rns_row_passes() {
+        use crate::ntt::lazy::{PRODUCT, one_pass_max, split};
+        // Every full-tile row pass of the default schedule at N = 2^10 ..
+        // 2^17 has a computed kernel, named with `_c`, capped as listed.
+        for (wb, w) in [(4usize, "u32"), (8, "u64")] {
+            let all: std::vec::Vec<LazyKernel> = LazyKernel::all_for(wb).filter(|k| k.computed).collect();
+            assert!(all.iter().all(|k| !k.strided && !k.latency), "{all:?}");
+            for log_n in 10..=17 {
+                let (_, l2) = split(log_n, one_pass_max(wb, 4)).unwrap();
+                for mode in [crate::ntt::lazy::FORWARD, crate::ntt::lazy::INVERSE, PRODUCT] {
+                    let rm = if mode == PRODUCT { PRODUCT } else { crate::ntt::lazy::FORWARD };
+                    let log_r = crate::ntt::lazy::log_radix(wb, l2, false, rm);
+                    let k = LazyKernel { mode, strided: false, l: l2, log_r, latency: false, computed: true };
+                    assert!(all.contains(&k), "{w} 2^{log_n} {k:?}");
+                }
+            }
+            let mut caps = std::vec::Vec::new();
+            for_each_register_cap(90, |n, c| caps.push((std::string::String::from(n), c)));
+            for k in &all {
+                let name = std::string::String::from(k.name(w).as_str());
+                assert!(name.ends_with(&std::format!("_c_{w}")), "{name}");
+                let cap = caps.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
+                assert_eq!(cap, k.max_regs(wb), "{name}");
+            }
+        }
+        let k = LazyKernel { mode: PRODUCT, strided: false, l: 8, log_r: 4, latency: false, computed: true };
+        assert_eq!(k.name("u64").as_str(), "ntt_lazy_mul_row_l8_r4_c_u64");
+        assert_eq!(k.max_regs(8), Some(128));
+        assert_eq!(LazyKernel { computed: false, ..k }.max_regs(8), Some(80));
     }
 
     #[test]

@@ -23,7 +23,7 @@ mod words;
 
 use crate::{Options, WORD_CONFIGS, log_ns};
 use polymul::Coeff;
-use polymul::expert::{NttKernel, PlanOptions};
+use polymul::expert::{NttKernel, PlanOptions, RowTwiddles};
 pub(crate) use split::par_coeffs as split_coeffs;
 // The soak (`polymul-bench soak`) draws and checks with the suites' helpers.
 pub(crate) use convert::limbs_below_q;
@@ -65,6 +65,16 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
         "cluster".into(),
         PlanOptions { kernel: NttKernel::Cluster, ..crate::env_options::plan_options() },
     ));
+    // Both sources of the lazy row passes' twiddles, whatever the plan's
+    // kind would choose (`RowTwiddles::Auto`: an NttPlan reads tables, an
+    // RnsPlan computes them), so every suite runs both on the GPU. Last, so
+    // the soak's variant indices stay.
+    for (tag, row_twiddles) in
+        [("lazy-computed", RowTwiddles::Computed), ("lazy-tables", RowTwiddles::Tables)]
+    {
+        let o = PlanOptions { kernel: NttKernel::Lazy, row_twiddles, ..crate::env_options::plan_options() };
+        v.push((tag.into(), o));
+    }
     v
 }
 

@@ -296,15 +296,18 @@ fn run_pass<W: Coeff>(
                 // `pass_smem_words(shape, mode)` words; `blk` below the pass's
                 // block count (twice for a pair, split by `pair_operand`);
                 // `t < shape.threads()`, `h` that thread's registers.
+                // A computed-row kernel (`pass.kernel.computed`) has the
+                // computed tables (`tables` of a schedule with
+                // `computed_rows`, which sets it).
                 unsafe {
-                    match pass.kernel.mode {
-                        lazy::FORWARD => {
-                            lazy::step::<W, _, { lazy::FORWARD }>(shape, &args, &s, h, blk, t, e)
-                        }
-                        lazy::INVERSE => {
-                            lazy::step::<W, _, { lazy::INVERSE }>(shape, &args, &s, h, blk, t, e)
-                        }
-                        _ => lazy::step::<W, _, { lazy::PRODUCT }>(shape, &args, &s, h, blk, t, e),
+                    use lazy::{FORWARD as F, INVERSE as I, PRODUCT as P, step_with};
+                    match (pass.kernel.mode, pass.kernel.computed) {
+                        (F, false) => step_with::<W, _, F, false>(shape, &args, &s, h, blk, t, e),
+                        (I, false) => step_with::<W, _, I, false>(shape, &args, &s, h, blk, t, e),
+                        (_, false) => step_with::<W, _, P, false>(shape, &args, &s, h, blk, t, e),
+                        (F, true) => step_with::<W, _, F, true>(shape, &args, &s, h, blk, t, e),
+                        (I, true) => step_with::<W, _, I, true>(shape, &args, &s, h, blk, t, e),
+                        (_, true) => step_with::<W, _, P, true>(shape, &args, &s, h, blk, t, e),
                     }
                 }
             }
@@ -424,4 +427,163 @@ pub fn transform_cluster<W: Coeff>(p: &NttParams<W>, data: &mut [W], inverse: bo
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The computed row twiddles (`LazySchedule::computed_rows`): the
+    //! emulated kernels with them against the radix-2 reference, the
+    //! schoolbook product and the table path, bit for bit.
+
+    use super::*;
+    use crate::cpu::emulation;
+    use crate::random::SplitMix64;
+
+    /// `s` with computed row twiddles in every row pass, whether or not
+    /// its kernels have computed variants (`LazySchedule::with_computed_rows`
+    /// asks for those): the emulation runs any shape.
+    fn forced(mut s: LazySchedule) -> LazySchedule {
+        for p in s.forward.iter_mut().chain(s.inverse.iter_mut()).chain([&mut s.product]) {
+            p.kernel.computed = !p.kernel.strided;
+        }
+        LazySchedule { computed_rows: true, ..s }
+    }
+
+    /// A batch of three: random, all `q − 1`, sparse edge values (0, 1, q − 1).
+    fn inputs<W: Coeff>(n: usize, q: W, rng: &mut SplitMix64) -> Vec<W> {
+        let mut v = rng.coeffs(n, q);
+        v.extend(std::iter::repeat_n(q - W::one(), n));
+        let mut edge = vec![W::zero(); n];
+        edge[0] = q - W::one();
+        edge[n - 1] = W::one();
+        edge[n / 2] = q - W::one();
+        v.extend(edge);
+        v
+    }
+
+    /// The computed tables reproduce every plain pair a row pass reads:
+    /// `pair_times(lo[e mod 2^m], hi[e >> m])` is pair `i` (`e` = `i`
+    /// bit-reversed) of both directions, for every `i` in `2..N`.
+    fn check_tables<W: Coeff>(log_n: u32, bits: u32) {
+        use polymul_kernels::arith::harvey::{PairFactor, pair_times};
+        let p = NttParams::<W>::with_prime_bits(1 << log_n, bits).unwrap();
+        let sched = forced(schedule(&p, None).unwrap());
+        let (fwd, inv) = tables(&p, &sched).unwrap();
+        assert_eq!((fwd.len(), inv.len()), (sched.table_pairs(), sched.table_pairs()));
+        for t in [&fwd, &inv] {
+            for i in 2..1u32 << log_n {
+                let e = lazy::twiddle_exponent(i, log_n);
+                let (lo, hi) = lazy::computed_row_index(log_n, e);
+                let got = pair_times(t[lo].w, PairFactor::from_pairs(t[hi], t[hi + 1]), p.q());
+                assert_eq!(got, t[i as usize], "2^{log_n} {bits}-bit pair {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn computed_tables_reproduce_every_row_pair() {
+        for log_n in [3, 4, 10, 13, 16] {
+            check_tables::<u32>(log_n, 30);
+            check_tables::<u64>(log_n, 62);
+        }
+        check_tables::<u64>(11, 40);
+    }
+
+    /// Forward, inverse and the product with computed row twiddles equal the
+    /// radix-2 reference and the table path bit for bit.
+    fn check_sizes<W: Coeff>(log_ns: &[u32], bits: u32) {
+        for &log_n in log_ns {
+            let n = 1usize << log_n;
+            let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+            let mut rng = SplitMix64::new(u64::from(log_n) << 8 | u64::from(bits));
+            let x = inputs(n, p.q(), &mut rng);
+            let y = inputs(n, p.q(), &mut rng);
+            let mut want = x.clone();
+            emulation::forward(&p, &mut want).unwrap();
+            let mut want_inv = x.clone();
+            emulation::inverse(&p, &mut want_inv).unwrap();
+            let want_mul = emulation::polymul(&p, &x, &y).unwrap();
+            let radices: &[Option<u32>] =
+                if log_n >= 4 { &[None, Some(3), Some(4)] } else { &[None, Some(3)] };
+            for &log_r in radices {
+                let sched = schedule(&p, log_r).unwrap();
+                // `forced`: the computed path emulated also where no kernel
+                // of it is compiled (small N, other radices).
+                for computed in [true, false] {
+                    let s = if computed { forced(sched.clone()) } else { sched.clone() };
+                    let tag = format!("u{} 2^{log_n} r{log_r:?} computed={computed}", W::BITS);
+                    let mut got = x.clone();
+                    transform_on(&p, &mut got, &s, false, 3).unwrap();
+                    assert_eq!(got, want, "forward {tag}");
+                    let mut got = x.clone();
+                    transform_on(&p, &mut got, &s, true, 3).unwrap();
+                    assert_eq!(got, want_inv, "inverse {tag}");
+                    assert_eq!(product_on(&p, &x, &y, &s).unwrap(), want_mul, "polymul {tag}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_u32() {
+        check_sizes::<u32>(&[3, 5, 8, 10, 11, 12, 13, 14, 15, 16], 30);
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_u64() {
+        check_sizes::<u64>(&[3, 5, 8, 10, 11, 12, 13, 14, 15, 16], 62);
+    }
+
+    #[test]
+    fn computed_rows_match_the_reference_at_2_17() {
+        check_sizes::<u32>(&[17], 30);
+        check_sizes::<u64>(&[17], 62);
+    }
+
+    #[test]
+    fn computed_rows_polymul_matches_the_schoolbook_product() {
+        for log_n in [5u32, 9, 10] {
+            let n = 1usize << log_n;
+            let p = NttParams::<u64>::with_prime_bits(n, 62).unwrap();
+            let mut rng = SplitMix64::new(77 + u64::from(log_n));
+            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+            let want = crate::cpu::negacyclic_naive(&a, &b, p.q()).unwrap();
+            let s = forced(schedule(&p, None).unwrap());
+            assert_eq!(product_on(&p, &a, &b, &s).unwrap(), want, "u64 2^{log_n}");
+            let p = NttParams::<u32>::with_prime_bits(n, 30).unwrap();
+            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+            let wide = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
+            let want = crate::cpu::negacyclic_naive(&wide(&a), &wide(&b), p.q() as u64).unwrap();
+            let s = forced(schedule(&p, None).unwrap());
+            assert_eq!(wide(&product_on(&p, &a, &b, &s).unwrap()), want, "u32 2^{log_n}");
+        }
+    }
+
+    /// RNS products of the two bases of the issue (20 × 62-bit on `u64`,
+    /// 42 × 30-bit on `u32`), tower by tower as an `RnsPlan` with computed
+    /// row twiddles runs them, against the CPU's RNS product.
+    fn check_rns<W: Coeff>(log_n: u32, bits: u32, towers: usize) {
+        let n = 1usize << log_n;
+        let basis = crate::rns::RnsBasis::<W>::new(n, bits, towers).unwrap();
+        let mut rng = SplitMix64::new(u64::from(bits) * 31 + towers as u64);
+        let res = |rng: &mut SplitMix64| -> Vec<W> {
+            basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect()
+        };
+        let (mut a, b) = (res(&mut rng), res(&mut rng));
+        // Edge operands in the first tower: all q − 1.
+        a[..n].fill(basis.towers()[0].q() - W::one());
+        let want = emulation::rns_polymul(&basis, &a, &b).unwrap();
+        for (i, p) in basis.towers().iter().enumerate() {
+            let s = schedule(p, None).unwrap().with_computed_rows::<W>(true);
+            assert!(s.computed_rows && s.product.kernel.computed);
+            let got = product_on(p, &a[i * n..(i + 1) * n], &b[i * n..(i + 1) * n], &s).unwrap();
+            assert_eq!(got, want[i * n..(i + 1) * n], "tower {i} of {towers} x {bits}-bit, 2^{log_n}");
+        }
+    }
+
+    #[test]
+    fn computed_rows_rns_products() {
+        check_rns::<u64>(11, 62, 20);
+        check_rns::<u32>(11, 30, 42);
+    }
 }

@@ -438,6 +438,9 @@ pub(crate) struct LazyTables<W: Coeff> {
     /// Words of `fwd` and of `inv` (two a pair).
     pub words: (usize, usize),
     pub tw_pairs: u32,
+    /// The tables end in the computed row twiddles' small tables instead of
+    /// the thread-ordered region (`LazySchedule::computed_rows`).
+    pub computed_rows: bool,
     /// Tower 0's modulus and Algorithm-4 constants (the scalars of a
     /// one-tower launch).
     pub barrett: Barrett4<W>,
@@ -464,6 +467,7 @@ impl<W: Coeff> LazyTables<W> {
             fwd: pair(self.fwd, self.words.0),
             inv: pair(self.inv, self.words.1),
             pairs: self.tw_pairs,
+            computed_rows: self.computed_rows,
         };
         LaunchArgs::new(data, b, &tables, grid, log_n, subs, log_polys, self.barrett).map_err(refused(kernel))
     }

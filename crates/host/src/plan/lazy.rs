@@ -64,6 +64,12 @@ pub(crate) struct LazySchedule {
     /// steps, the first's, the pointwise product and the inverse row steps
     /// in one kernel).
     pub product: LazyPass,
+    /// The row passes compute their twiddles past the first step from two
+    /// small tables per direction (`lazy::computed_row_pairs`) instead of
+    /// reading the thread-ordered region: the tables then depend on
+    /// `log_n` only (the same for every radix and shape). Decided at plan
+    /// creation ([`LazySchedule::with_computed_rows`]).
+    pub computed_rows: bool,
 }
 
 impl LazySchedule {
@@ -107,7 +113,8 @@ impl LazySchedule {
             return None;
         }
         let pass = |mode: u8, strided: bool, l: u32| {
-            let kernel = LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency };
+            let kernel =
+                LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency, computed: false };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         // The forward and inverse row passes share one radix (and so one
@@ -115,7 +122,7 @@ impl LazySchedule {
         // have its own, with its own tables then (`product_tables`).
         let row = |mode: u8| {
             let lr = radix_of(l2, false, lazy::FORWARD);
-            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency };
+            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency, computed: false };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());
@@ -128,7 +135,36 @@ impl LazySchedule {
             inverse.push(pass(lazy::INVERSE, true, l1));
         }
         let product = pass(lazy::PRODUCT, false, l2);
-        Some(Self { log_n, log_r: radix_of(l2, false, lazy::FORWARD), forward, inverse, product })
+        Some(Self {
+            log_n,
+            log_r: radix_of(l2, false, lazy::FORWARD),
+            forward,
+            inverse,
+            product,
+            computed_rows: false,
+        })
+    }
+
+    /// This schedule with the row twiddles computed (`want`) or read from
+    /// the thread-ordered region (how [`LazySchedule::new`] and
+    /// [`LazySchedule::latency`] make it), for `W` words. The computed ones
+    /// are kernels of their own (`LazyKernel::computed`), compiled only for
+    /// the full-tile row passes of `lazy::has_computed_rows`: a schedule
+    /// with a row pass outside them (a latency schedule, a radix other than
+    /// the default, N outside 2^10..2^17 or so) keeps its tables.
+    pub fn with_computed_rows<W: Coeff>(mut self, want: bool) -> Self {
+        let w = std::mem::size_of::<W>();
+        let has = |p: &LazyPass| {
+            let k = p.kernel;
+            !k.strided && !k.latency && lazy::has_computed_rows(w, k.mode, k.l, k.log_r)
+        };
+        let rows = [self.forward.last(), self.inverse.first(), Some(&self.product)];
+        let computed = want && rows.iter().all(|p| p.is_some_and(has));
+        for p in self.forward.iter_mut().chain(self.inverse.iter_mut()).chain([&mut self.product]) {
+            p.kernel.computed = computed && !p.kernel.strided;
+        }
+        self.computed_rows = computed;
+        self
     }
 
     /// The passes of one direction.
@@ -161,13 +197,18 @@ impl LazySchedule {
 
     /// Pairs of one direction's table per tower.
     pub fn table_pairs(&self) -> usize {
-        lazy::table_pairs(self.row_shape(), self.log_n)
+        if self.computed_rows {
+            lazy::computed_table_pairs(self.log_n)
+        } else {
+            lazy::table_pairs(self.row_shape(), self.log_n)
+        }
     }
 
     /// Whether the product pass's radix differs from the row passes', so
-    /// that it needs tables of its own ([`product_tables`]).
+    /// that it needs tables of its own ([`product_tables`]); never with
+    /// computed row twiddles (their tables fit every shape).
     pub fn product_has_own_tables(&self) -> bool {
-        self.product.shape != self.row_shape()
+        !self.computed_rows && self.product.shape != self.row_shape()
     }
 
     /// Whether `other`'s tables ([`tables`], [`product_tables`]) are this
@@ -177,13 +218,19 @@ impl LazySchedule {
     pub fn same_tables(&self, other: &LazySchedule) -> bool {
         let steps = |s: Shape| (s.l, s.log_r);
         self.log_n == other.log_n
-            && steps(self.row_shape()) == steps(other.row_shape())
-            && steps(self.product.shape) == steps(other.product.shape)
+            && self.computed_rows == other.computed_rows
+            && (self.computed_rows
+                || (steps(self.row_shape()) == steps(other.row_shape())
+                    && steps(self.product.shape) == steps(other.product.shape)))
     }
 
     /// Pairs of one direction's product table per tower.
     pub fn product_table_pairs(&self) -> usize {
-        lazy::table_pairs(self.product.shape, self.log_n)
+        if self.computed_rows {
+            lazy::computed_table_pairs(self.log_n)
+        } else {
+            lazy::table_pairs(self.product.shape, self.log_n)
+        }
     }
 }
 
@@ -191,9 +238,17 @@ impl LazySchedule {
 /// `N + 1` pairs — `Ψ_br[i]` / `Ψ⁻¹_br[i]` with their Shoup companions, the
 /// inverse table holding `N⁻¹` in pair 0 and `Ψ⁻¹_br[1] · N⁻¹` in pair `N`
 /// — then the thread-ordered copy of the row pass's later-step twiddles
-/// (`lazy::row_twiddle_index`).
+/// (`lazy::row_twiddle_index`), or for a schedule with
+/// [`LazySchedule::computed_rows`] the two small tables they are computed
+/// from ([`with_computed_rows`]).
 pub(crate) fn tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -> Result<TablePair<W>> {
     let (fwd, inv) = plain_tables(p)?;
+    if sched.computed_rows {
+        return Ok((
+            with_computed_rows(fwd, p.psi(), p.q(), sched.log_n)?,
+            with_computed_rows(inv, p.psi_inv(), p.q(), sched.log_n)?,
+        ));
+    }
     let shape = sched.row_shape();
     Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
 }
@@ -209,6 +264,39 @@ pub(crate) fn product_tables<W: Coeff>(p: &NttParams<W>, sched: &LazySchedule) -
     let (fwd, inv) = plain_tables(p)?;
     let shape = sched.product.shape;
     Ok((with_row_region(fwd, shape, sched.log_n), with_row_region(inv, shape, sched.log_n)))
+}
+
+/// Appends the computed row twiddles' tables (`lazy::computed_row_pairs`)
+/// to a plain table whose pair `i` is `root^e` (`e` = `i` bit-reversed,
+/// `lazy::twiddle_exponent`; `root` = ψ or ψ⁻¹): the low table `root^e`
+/// for `e < 2^m` as Shoup pairs, then the high table `root^(2^m · e)` for
+/// `e < 2^(log_n − m)` as `PairFactor`s (`m = lazy::row_lo_log`). The row
+/// pass's twiddle of exponent `e` is then `pair_times(lo[e mod 2^m],
+/// hi[e >> m])` (`lazy::computed_row_index`), the plain pair bit for bit.
+fn with_computed_rows<W: Coeff>(
+    mut t: Vec<ShoupPair<W>>,
+    root: W,
+    q: W,
+    log_n: u32,
+) -> Result<Vec<ShoupPair<W>>> {
+    use crate::params::arith::{mul, pow};
+    use polymul_kernels::arith::harvey::PairFactor;
+    let (q64, m) = (q.as_u64(), lazy::row_lo_log(log_n));
+    let refused = |w: u64| Error::CoefficientOutOfRange { what: "twiddle", index: 0, value: w, q: q64 };
+    let mut w = 1u64;
+    for _ in 0..1u64 << m {
+        t.push(ShoupPair::new(W::from_u64(w), q).ok_or(refused(w))?);
+        w = mul(w, root.as_u64(), q64);
+    }
+    let step = pow(root.as_u64(), 1 << m, q64);
+    let mut w = 1u64;
+    for _ in 0..1u64 << (log_n - m) {
+        let f = PairFactor::new(W::from_u64(w), q).ok_or(refused(w))?;
+        t.extend(f.to_pairs());
+        w = mul(w, step, q64);
+    }
+    debug_assert_eq!(t.len(), lazy::computed_table_pairs(log_n));
+    Ok(t)
 }
 
 /// Appends the thread-ordered region of a row pass of `shape` to a plain table.
@@ -292,5 +380,47 @@ mod tests {
         // A forced radix, and the u32 plans, keep one radix and one table.
         assert!(!LazySchedule::new::<u64>(16, Some(3)).unwrap().product_has_own_tables());
         assert!(!LazySchedule::new::<u32>(16, None).unwrap().product_has_own_tables());
+    }
+
+    #[test]
+    fn computed_row_tables_replace_the_region_and_fit_every_shape() {
+        // u64 N = 2^16: the row passes (radix 8) and the product pass
+        // (radix 16) share one computed table; the small tables replace
+        // the regions (~63 k and ~61 k pairs per direction) with 768 pairs.
+        let s = LazySchedule::new::<u64>(16, None).unwrap();
+        let c = s.clone().with_computed_rows::<u64>(true);
+        assert!(c.computed_rows && !s.computed_rows);
+        assert!(!c.product_has_own_tables());
+        assert_eq!(c.table_pairs(), (1 << 16) + 1 + 768);
+        assert_eq!(c.product_table_pairs(), c.table_pairs());
+        assert!(s.table_pairs() - c.table_pairs() > 60_000);
+        // The row passes run the computed kernels, the column passes not.
+        assert!(c.product.kernel.computed && c.forward[1].kernel.computed && c.inverse[0].kernel.computed);
+        assert!(!c.forward[0].kernel.computed && !c.inverse[1].kernel.computed);
+        assert!(!s.clone().with_computed_rows::<u64>(false).product.kernel.computed);
+        // A row radix without computed kernels (radix 16 rows of 2^8 `u64`
+        // points) and the latency schedule keep their tables.
+        let other = LazySchedule::new::<u64>(16, Some(4)).unwrap().with_computed_rows::<u64>(true);
+        assert!(!other.computed_rows && !other.product.kernel.computed);
+        let ls = LazySchedule::latency::<u64>(16, None).unwrap().with_computed_rows::<u64>(true);
+        assert!(!ls.computed_rows && !c.same_tables(&ls));
+        // Every size an `RnsPlan` runs (2^10..2^17) computes, on both words.
+        for log_n in 10..=17 {
+            assert!(
+                LazySchedule::new::<u32>(log_n, None).unwrap().with_computed_rows::<u32>(true).computed_rows
+            );
+            assert!(
+                LazySchedule::new::<u64>(log_n, None).unwrap().with_computed_rows::<u64>(true).computed_rows
+            );
+        }
+        assert!(!c.same_tables(&s) && !s.same_tables(&c));
+        let p = NttParams::<u64>::with_prime_bits(1 << 16, 62).unwrap();
+        let ((f, i), (pf, pi)) = (tables(&p, &c).unwrap(), product_tables(&p, &c).unwrap());
+        assert_eq!((f.len(), i.len()), (c.table_pairs(), c.table_pairs()));
+        assert_eq!((&f, &i), (&pf, &pi));
+        // The plain pairs are the region tables' plain pairs.
+        let (rf, ri) = tables(&p, &s).unwrap();
+        assert_eq!(f[..(1 << 16) + 1], rf[..(1 << 16) + 1]);
+        assert_eq!(i[..(1 << 16) + 1], ri[..(1 << 16) + 1]);
     }
 }

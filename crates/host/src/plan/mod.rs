@@ -114,6 +114,34 @@ pub enum LazyFused {
     Off,
 }
 
+/// Where the lazy kernels' row passes get their twiddles past a pass's
+/// first step ([`PlanOptions::row_twiddles`]). The result is the same bit
+/// for bit; what differs is the bytes a transform reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum RowTwiddles {
+    /// The plan's kind decides (the default): an [`crate::rns::RnsPlan`]
+    /// computes them (each tower's tables serve only that tower's
+    /// polynomials, so a product read them once per tower: ~1.2 MB at N =
+    /// 2^16), an [`NttPlan`] reads its tables (a batch shares them).
+    #[default]
+    Auto,
+    /// Read from the thread-ordered table region: about `N` Shoup pairs per
+    /// direction and tower, coalesced loads.
+    Tables,
+    /// Computed as `lo · hi mod q` with its exact Shoup companion from two
+    /// small tables per direction and tower (`~3·√N` pairs: 6 KiB on `u32`
+    /// and 12 KiB on `u64` at N = 2^16, instead of ~0.5 / 1 MiB of region):
+    /// six word products per twiddle instead of a load. Kernels of their
+    /// own, compiled for the full-tile row passes of N = 2^10 to 2^17 at the
+    /// default radix (`polymul_kernels::ntt::lazy::has_computed_rows`); a
+    /// plan whose passes have none (another radix, another N) reads its
+    /// tables instead, and a plan that computes runs no latency, fused or
+    /// cluster kernels (their kernels read the tables). docs/ntt.md
+    /// ("Computed row twiddles").
+    Computed,
+}
+
 /// How a plan computes: which NTT kernel, which modular reduction, which
 /// shared-memory tile and radix, and the switches for comparing variants
 /// of the lazy kernels' launches (`latency_kernels`, `latency_radix`,
@@ -170,6 +198,10 @@ pub struct PlanOptions {
     /// threads). Default `true`; `false` launches every call's kernels
     /// (what `POLYMUL_GRAPH_CACHE=0` did).
     pub graph_cache: bool,
+    /// Where the lazy kernels' row passes get their twiddles
+    /// ([`RowTwiddles`]). Default [`RowTwiddles::Auto`]; an expert switch
+    /// for comparing the two on a GPU.
+    pub row_twiddles: RowTwiddles,
 }
 
 impl Default for PlanOptions {
@@ -185,6 +217,7 @@ impl Default for PlanOptions {
             latency_radix: None,
             lazy_fused: LazyFused::Auto,
             graph_cache: true,
+            row_twiddles: RowTwiddles::Auto,
         }
     }
 }
@@ -228,7 +261,7 @@ impl<W: Coeff> NttPlan<W> {
     /// As [`NttPlan::new`], with an explicit kernel and reduction. Errors if
     /// the reduction refuses `q` (e.g. a 62-bit q with Dhem–Quisquater).
     pub fn with_options(gpu: &Gpu, params: NttParams<W>, options: PlanOptions) -> Result<Self> {
-        let engine = NttEngine::new(gpu, std::slice::from_ref(&params), options)?;
+        let engine = NttEngine::new(gpu, std::slice::from_ref(&params), options, RowTwiddles::Tables)?;
         Ok(Self { engine, params })
     }
 

@@ -54,6 +54,9 @@ pub(super) struct LazyTableSet<W: Coeff> {
     /// product pass has another radix than the row passes
     /// (`plan::lazy::product_tables`).
     pub(super) product: Option<(DeviceVec<W>, DeviceVec<W>, u32)>,
+    /// The tables end in the computed row twiddles' small tables
+    /// (`LazySchedule::computed_rows`), the product's too.
+    pub(super) computed_rows: bool,
 }
 
 impl<W: Coeff> LazyTableSet<W> {
@@ -75,7 +78,13 @@ impl<W: Coeff> LazyTableSet<W> {
         } else {
             None
         };
-        Ok(Self { fwd, inv, tw_pairs: sched.table_pairs() as u32, product })
+        Ok(Self {
+            fwd,
+            inv,
+            tw_pairs: sched.table_pairs() as u32,
+            product,
+            computed_rows: sched.computed_rows,
+        })
     }
 
     pub(super) fn bytes(&self) -> usize {
@@ -89,6 +98,7 @@ impl<W: Coeff> LazyTableSet<W> {
             inv: self.inv.ptr(),
             words: (self.fwd.len(), self.inv.len()),
             tw_pairs: self.tw_pairs,
+            computed_rows: self.computed_rows,
             barrett,
         }
     }
@@ -101,6 +111,7 @@ impl<W: Coeff> LazyTableSet<W> {
                 inv: i.ptr(),
                 words: (f.len(), i.len()),
                 tw_pairs: *pairs,
+                computed_rows: self.computed_rows,
                 barrett,
             },
             None => self.tables(barrett),
@@ -125,6 +136,12 @@ impl<W: Coeff> LazyState<W> {
         // `latency_radix` = 4, 8 or 16 (checked by `NttEngine::new`):
         // another radix for the latency passes, for comparing them.
         let latency_log_r = options.latency_radix.map(|r| r.trailing_zeros());
+        // Computed row twiddles (`sched.computed_rows`) exist as two-pass
+        // (or one-pass) full-tile kernels only (`lazy::has_computed_rows`):
+        // such a plan has no latency, fused or cluster path, whose kernels
+        // read the thread-ordered region its tables lack (docs/ntt.md,
+        // "Computed row twiddles").
+        let wanted = wanted && !sched.computed_rows;
         let latency = match LazySchedule::latency::<W>(sched.log_n, latency_log_r).filter(|_| wanted) {
             Some(ls) if ls.max_smem_bytes::<W>() as usize <= gpu.info().max_shared_per_block => {
                 let own =
@@ -135,8 +152,16 @@ impl<W: Coeff> LazyState<W> {
         };
         Ok(Self {
             kernels: LazyKernels::new(gpu, sched)?,
-            cluster: ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?,
-            fused: FusedKernels::new(gpu, sched, options.lazy_fused)?,
+            cluster: if sched.computed_rows {
+                None
+            } else {
+                ClusterKernels::new(gpu, sched.log_n, sched.row_shape().log_r)?
+            },
+            fused: if sched.computed_rows {
+                None
+            } else {
+                FusedKernels::new(gpu, sched, options.lazy_fused)?
+            },
             tables,
             barrett: *towers[0].barrett(),
             latency,

@@ -11,7 +11,7 @@ mod lazy_state;
 use super::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, TiledLaunch};
 use super::lazy::LazySchedule;
 use super::twiddles::DeviceMultiplicands;
-use super::{AUTO_TILES, NttKernel, PlanOptions};
+use super::{AUTO_TILES, NttKernel, PlanOptions, RowTwiddles};
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch, buf};
 use crate::gpu::scratch::{self, Scratch};
@@ -71,7 +71,14 @@ pub(crate) struct NttEngine<W: Coeff> {
 impl<W: Coeff> NttEngine<W> {
     /// Uploads the twiddles of every tower and prepares the kernels.
     /// `towers` is non-empty and all of one N (the callers guarantee it).
-    pub(crate) fn new(gpu: &Gpu, towers: &[NttParams<W>], options: PlanOptions) -> Result<Self> {
+    /// `auto_rows`: what [`RowTwiddles::Auto`] means for this plan (the
+    /// caller's kind of plan decides).
+    pub(crate) fn new(
+        gpu: &Gpu,
+        towers: &[NttParams<W>],
+        options: PlanOptions,
+        auto_rows: RowTwiddles,
+    ) -> Result<Self> {
         let first = towers.first().ok_or(Error::EmptyBasis)?;
         let tower_set = Towers::new(first.n(), towers.iter().map(|p| p.q()).collect())?;
         let (n, log_n) = (first.n(), first.log_n());
@@ -210,7 +217,15 @@ impl<W: Coeff> NttEngine<W> {
         let tiled = polymul_kernels::names::TILED_LOG_RADIX
             .map(|lr| TiledKernels::new(gpu, r, lr, largest))
             .collect::<Result<Vec<_>>>()?;
-        let lazy = lazy_sched.map(|sc| LazyState::new(gpu, towers, &sc, lazy_radix, &options)).transpose()?;
+        let computed_rows = match options.row_twiddles {
+            RowTwiddles::Auto => auto_rows == RowTwiddles::Computed,
+            r => r == RowTwiddles::Computed,
+        };
+        let lazy = lazy_sched
+            .map(|sc| {
+                LazyState::new(gpu, towers, &sc.with_computed_rows::<W>(computed_rows), lazy_radix, &options)
+            })
+            .transpose()?;
         let pipeline = match options.kernel {
             NttKernel::TwoDPipelined => Some(std::sync::Mutex::new(Pipeline::new(gpu)?)),
             _ => None,

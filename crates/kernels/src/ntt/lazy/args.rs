@@ -64,7 +64,12 @@ pub struct PassArgs<W> {
 /// * `tw` and `tw_inv` hold `tw_pairs` pairs per tower, each tower's laid
 ///   out as [`table_pairs`](super::table_pairs) describes for the launch's
 ///   row-pass shape (the plain `N + 1` pairs, then the thread-ordered
-///   region);
+///   region), or, for the computed-row-twiddle kernels
+///   ([`step_with`](super::step_with) with `COMPUTED`; entries named
+///   `…_c_<word>`), as [`computed_table_pairs`](super::computed_table_pairs)
+///   describes (the plain pairs, then the low and high tables of the
+///   computed row twiddles, [`PairFactor`](crate::arith::harvey::PairFactor)s
+///   prepared for the tower's modulus);
 /// * a pass kernel's shape is one of the plan's schedule for `log_n`,
 ///   `subs` is its sub-transforms per tower (`batch · 2^(log_n − l)`), the
 ///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
@@ -84,10 +89,13 @@ pub struct PassArgs<W> {
 /// non-null `b`) non-null and holding `rows · data_words` words, with
 /// `data_words` a non-zero multiple of `N`; the tower table (through
 /// [`TowerGrid`](crate::args::TowerGrid)); `tw` and `tw_inv` non-null and
-/// holding `rows · tw_pairs` pairs, `tw_pairs ≥ N + 1`; `2 ≤ log_n < 32`;
+/// holding `rows · tw_pairs` pairs, `tw_pairs ≥ N + 1` (with computed row
+/// twiddles `≥` [`computed_table_pairs`](super::computed_table_pairs)); `2 ≤ log_n < 32`;
 /// `0 < subs ≤ data_words`; a one-tower modulus with `4q < 2^β`;
 /// [`LaunchArgs::fused`] checks `ctrl` and `lag`. What it cannot see stays
-/// the caller's: the tables' contents and layout for the launch's shape,
+/// the caller's: the tables' contents and layout for the launch's shape
+/// (the region for a table kernel, the small tables for a computed-row
+/// kernel: the launch's kernel must match `LazyTwiddles::computed_rows`),
 /// the table rows' constants, `subs` being the pass's count, and the grid,
 /// block and shared memory of the launch.
 ///
@@ -198,6 +206,12 @@ pub struct LazyTwiddles<W> {
     pub inv: Buf<ShoupPair<W>>,
     /// Pairs between consecutive towers' tables.
     pub pairs: u32,
+    /// Whether the tables end in the computed row twiddles' small tables
+    /// ([`computed_table_pairs`](super::computed_table_pairs)) instead of
+    /// the thread-ordered region: only the size check reads it (a launch
+    /// must then be of a computed-row kernel, `LazyKernel::computed`, which
+    /// the caller guarantees; the kernels do not see this flag).
+    pub computed_rows: bool,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -229,7 +243,12 @@ impl<W: Word> LaunchArgs<W> {
         if !b.is_null() {
             grid.data(&b, dw)?;
         }
-        if (tables.pairs as u64) < (1u64 << log_n) + 1 {
+        let least = if tables.computed_rows {
+            super::computed_table_pairs(log_n) as u64
+        } else {
+            (1u64 << log_n) + 1
+        };
+        if (tables.pairs as u64) < least {
             return Err(ArgsError::Short);
         }
         let pairs = span(grid.rows() as u64, tables.pairs as u64, 0)?;

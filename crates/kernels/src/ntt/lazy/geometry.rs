@@ -171,6 +171,50 @@ pub const fn row_twiddle_index(
     base + ((((rr as usize) * ((1 << k) - 1) + slot as usize) << g) | i as usize)
 }
 
+/// `log2` of the low table's entries of the computed row twiddles for
+/// `N = 2^log_n` ([`computed_row_pairs`]): `m = ⌈log_n / 2⌉`, so that the
+/// low table (`2^m` pairs) and the high one (`2^(log_n − m)` factors of two
+/// pairs) stay a few KiB.
+pub const fn row_lo_log(log_n: u32) -> u32 {
+    log_n.div_ceil(2)
+}
+
+/// Pairs after the plain `N + 1` of a table whose row pass computes its
+/// twiddles past the first step instead of reading the thread-ordered
+/// region: the low table, `2^m` pairs (`ψ^e` for `e < 2^m`, with its Shoup
+/// companion; `m =` [`row_lo_log`]), then the high table, `2^(log_n − m)`
+/// [`PairFactor`](crate::arith::harvey::PairFactor)s of two pairs each (`ψ^(2^m · e)`). The same for
+/// every row shape: they depend on `log_n` only.
+pub const fn computed_row_pairs(log_n: u32) -> usize {
+    let m = row_lo_log(log_n);
+    (1usize << m) + (2usize << (log_n - m))
+}
+
+/// Pairs of one direction's table with computed row twiddles: the plain
+/// `N + 1` pairs and [`computed_row_pairs`].
+pub const fn computed_table_pairs(log_n: u32) -> usize {
+    (1usize << log_n) + 1 + computed_row_pairs(log_n)
+}
+
+/// The exponent `e < N` of the plain table's pair `i < N` (`Ψ_br[i] =
+/// ψ^e`, `Ψ⁻¹_br[i] = ψ^(−e)`): `i` bit-reversed over `log_n` bits.
+#[inline(always)]
+pub const fn twiddle_exponent(i: u32, log_n: u32) -> u32 {
+    if log_n == 0 { 0 } else { i.reverse_bits() >> (32 - log_n) }
+}
+
+/// Where the computed row twiddle of exponent `e` finds its factors
+/// (`ψ^e = ψ^(e mod 2^m) · ψ^(2^m · ⌊e / 2^m⌋)`, `m =` [`row_lo_log`]):
+/// `(low pair, first of the high factor's two pairs)`, indices into one
+/// direction's table of [`computed_table_pairs`].
+#[inline(always)]
+pub const fn computed_row_index(log_n: u32, e: u32) -> (usize, usize) {
+    let m = row_lo_log(log_n);
+    let lo = (1usize << log_n) + 1;
+    let hi = lo + (1usize << m);
+    (lo + (e & ((1 << m) - 1)) as usize, hi + 2 * (e >> m) as usize)
+}
+
 /// The polynomials per row-pass block that `log_polys` asks for, as the
 /// kernels use it: at most the block's `2^log_s` rows, and at least as many
 /// as make the block's rows fit one polynomial's `2^l1` rows (`l1 = log_n −

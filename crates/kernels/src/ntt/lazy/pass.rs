@@ -6,12 +6,14 @@
 
 use crate::Word;
 use crate::arith::ModMul;
-use crate::arith::harvey::{self, ShoupPair};
+use crate::arith::harvey::{self, PairFactor, ShoupPair};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
 use super::args::PassArgs;
-use super::geometry::{Shape, clamp_polys_log, row_of, row_twiddle_index};
+use super::geometry::{
+    Shape, clamp_polys_log, computed_row_index, row_of, row_twiddle_index, twiddle_exponent,
+};
 use super::tuning::held_in_tile;
 use super::{FORWARD, INVERSE, PRODUCT};
 
@@ -83,9 +85,36 @@ pub unsafe fn step<W: Gmem, S: Shared<W>, const MODE: u8>(
     t: u32,
     e: u32,
 ) {
-    // SAFETY: `exec`'s contract is `step`'s (its `# Safety`), established by the caller (the lazy
-    // kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
-    unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, false), held, blk, t, e) }
+    // SAFETY: `step_with`'s contract is `step`'s (its `# Safety`), established by the caller.
+    unsafe { step_with::<W, S, MODE, false>(shape, args, s, held, blk, t, e) }
+}
+
+/// [`step`] with the row twiddles chosen at compile time: `COMPUTED`
+/// computes a row pass's twiddles past its first step from the small
+/// tables ([`computed_row_pairs`](super::computed_row_pairs),
+/// [`harvey::pair_times`]) instead of reading the thread-ordered region;
+/// `false` is [`step`], the same code. Separate kernels (`LazyKernel::
+/// computed`), so that a table kernel carries no trace of the other path.
+///
+/// # Safety
+/// As for [`step`], with the tables laid out for `COMPUTED`
+/// ([`computed_table_pairs`](super::computed_table_pairs) pairs per tower
+/// where it is set).
+#[inline(always)]
+pub unsafe fn step_with<W: Gmem, S: Shared<W>, const MODE: u8, const COMPUTED: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    held: &mut [W; MAX_HELD],
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    // SAFETY: `exec`'s contract is `step_with`'s (its `# Safety`), established by the caller (the
+    // lazy kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
+    unsafe {
+        exec::<W, S, ToGlobal, MODE, COMPUTED>(shape, args, s, &ToGlobal, (true, false), held, blk, t, e)
+    }
 }
 
 /// [`step`] with the pass's ends chosen: its first step reads global memory
@@ -110,7 +139,7 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     let mut held = [W::zero(); MAX_HELD];
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and a tile the first
     // step reads holds the pass's words), established by its caller.
-    unsafe { exec::<W, S, K, MODE>(shape, args, s, sink, (from_global, false), &mut held, blk, t, e) }
+    unsafe { exec::<W, S, K, MODE, false>(shape, args, s, sink, (from_global, false), &mut held, blk, t, e) }
 }
 
 /// [`step`] for the second pass of a fused kernel ([`fused_item`](super::fused_item)): its
@@ -133,7 +162,9 @@ pub unsafe fn step_l2<W: Gmem, S: Shared<W>, const MODE: u8>(
     let mut held = [W::zero(); MAX_HELD];
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and the first pass's
     // writes are visible), established by its caller.
-    unsafe { exec::<W, S, ToGlobal, MODE>(shape, args, s, &ToGlobal, (true, true), &mut held, blk, t, e) }
+    unsafe {
+        exec::<W, S, ToGlobal, MODE, false>(shape, args, s, &ToGlobal, (true, true), &mut held, blk, t, e)
+    }
 }
 
 /// What a unit does at the ends of its step.
@@ -159,7 +190,7 @@ struct Io {
 /// registers.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
+unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
@@ -198,18 +229,18 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     // `(k, fwd, inv)` comes from `shape.step`, so `R = 2^k <= 2^log_r`.
     unsafe {
         match (k, fwd, inv) {
-            (4, true, false) => units::<W, S, K, true, false, 16>(shape, args, s, blk, t, g, io),
-            (3, true, false) => units::<W, S, K, true, false, 8>(shape, args, s, blk, t, g, io),
-            (2, true, false) => units::<W, S, K, true, false, 4>(shape, args, s, blk, t, g, io),
-            (_, true, false) => units::<W, S, K, true, false, 2>(shape, args, s, blk, t, g, io),
-            (4, false, _) => units::<W, S, K, false, true, 16>(shape, args, s, blk, t, g, io),
-            (3, false, _) => units::<W, S, K, false, true, 8>(shape, args, s, blk, t, g, io),
-            (2, false, _) => units::<W, S, K, false, true, 4>(shape, args, s, blk, t, g, io),
-            (_, false, _) => units::<W, S, K, false, true, 2>(shape, args, s, blk, t, g, io),
-            (4, true, true) => units::<W, S, K, true, true, 16>(shape, args, s, blk, t, g, io),
-            (3, true, true) => units::<W, S, K, true, true, 8>(shape, args, s, blk, t, g, io),
-            (2, true, true) => units::<W, S, K, true, true, 4>(shape, args, s, blk, t, g, io),
-            (_, true, true) => units::<W, S, K, true, true, 2>(shape, args, s, blk, t, g, io),
+            (4, true, false) => units::<W, S, K, true, false, 16, C>(shape, args, s, blk, t, g, io),
+            (3, true, false) => units::<W, S, K, true, false, 8, C>(shape, args, s, blk, t, g, io),
+            (2, true, false) => units::<W, S, K, true, false, 4, C>(shape, args, s, blk, t, g, io),
+            (_, true, false) => units::<W, S, K, true, false, 2, C>(shape, args, s, blk, t, g, io),
+            (4, false, _) => units::<W, S, K, false, true, 16, C>(shape, args, s, blk, t, g, io),
+            (3, false, _) => units::<W, S, K, false, true, 8, C>(shape, args, s, blk, t, g, io),
+            (2, false, _) => units::<W, S, K, false, true, 4, C>(shape, args, s, blk, t, g, io),
+            (_, false, _) => units::<W, S, K, false, true, 2, C>(shape, args, s, blk, t, g, io),
+            (4, true, true) => units::<W, S, K, true, true, 16, C>(shape, args, s, blk, t, g, io),
+            (3, true, true) => units::<W, S, K, true, true, 8, C>(shape, args, s, blk, t, g, io),
+            (2, true, true) => units::<W, S, K, true, true, 4, C>(shape, args, s, blk, t, g, io),
+            (_, true, true) => units::<W, S, K, true, true, 2, C>(shape, args, s, blk, t, g, io),
         }
     }
 }
@@ -220,7 +251,15 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
+unsafe fn units<
+    W: Gmem,
+    S: Shared<W>,
+    K: Sink<W>,
+    const FWD: bool,
+    const INV: bool,
+    const R: usize,
+    const C: bool,
+>(
     shape: Shape,
     args: &PassArgs<W>,
     (s, sink, held): &mut (&S, &K, &mut [W; MAX_HELD]),
@@ -237,7 +276,7 @@ unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: b
         let h = &mut held[(v as usize) * R..(v as usize + 1) * R];
         // SAFETY: `unit` needs `step`'s contract (this function's, established by `exec`'s caller);
         // `t + v · threads` is one of this thread's units.
-        unsafe { unit::<W, S, K, FWD, INV, R>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
+        unsafe { unit::<W, S, K, FWD, INV, R, C>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
     }
 }
 
@@ -246,7 +285,15 @@ unsafe fn units<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: b
 /// # Safety
 /// As for [`step`].
 #[inline(always)]
-unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bool, const R: usize>(
+unsafe fn unit<
+    W: Gmem,
+    S: Shared<W>,
+    K: Sink<W>,
+    const FWD: bool,
+    const INV: bool,
+    const R: usize,
+    const C: bool,
+>(
     shape: Shape,
     args: &PassArgs<W>,
     (s, sink, held): (&S, &K, &mut [W]),
@@ -340,16 +387,33 @@ unsafe fn unit<W: Gmem, S: Shared<W>, K: Sink<W>, const FWD: bool, const INV: bo
         let scale_last = INV && g == 0 && (shape.strided || log_cols == 0);
         // Row-pass steps after the first read their twiddles from the
         // thread-ordered region (`row_twiddle_index`): consecutive units,
-        // consecutive pairs, so every load instruction is coalesced.
+        // consecutive pairs, so every load instruction is coalesced. Or,
+        // in the computed-row kernels (`C`, compile time), compute them: the plain pair `i` is
+        // `ψ^e`, `e` = `i` bit-reversed, and `ψ^e = lo · hi` with `lo`
+        // and `hi` from two tables of a few KiB (`computed_row_index`);
+        // `pair_times` gives the product's Shoup pair bit for bit, so the
+        // butterflies see the very pairs the region holds.
         let row_region = !shape.strided && g > 0;
         let rr = gsub & ((1 << log_cols) - 1);
         let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
-            let idx = if row_region {
-                row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+            if C && row_region {
+                let plain = ((t0 << (g + d)) + (i << d)) as usize + b;
+                let e = twiddle_exponent(plain as u32, args.log_n);
+                let (lo, hi) = computed_row_index(args.log_n, e);
+                // Only the words `pair_times` reads: `lo`'s `w`, the high
+                // factor's `(h', r)` pair and its `r'` (not `h`), which
+                // keeps the capped kernels' registers down.
+                let (hp_r, rp) = (W::ld_pair(table.add(hi)), W::ld_nc(table.add(hi + 1).cast::<W>()));
+                let f = PairFactor { hp: hp_r.w, r: hp_r.wp, rp, h: W::zero() };
+                harvey::pair_times(W::ld_nc(table.add(lo).cast::<W>()), f, q)
             } else {
-                (((t0 << (g + d)) + (i << d)) as usize) + b
-            };
-            W::ld_pair(table.add(idx))
+                let idx = if row_region {
+                    row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+                } else {
+                    (((t0 << (g + d)) + (i << d)) as usize) + b
+                };
+                W::ld_pair(table.add(idx))
+            }
         };
         let (fwd_tw, inv_tw) = (|d, b| tw_at(args.tw, d, b), |d, b| tw_at(args.tw_inv, d, b));
         if FWD {

@@ -127,6 +127,42 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
     }
 }
 
+/// Whether the full-tile row pass of `mode`, `l` points and radix
+/// `2^log_r` has a computed-row-twiddle kernel (`LazyKernel::computed`)
+/// for `word_bytes`-byte words: the row passes an `RnsPlan` runs at
+/// N = 2^10 to 2^17 (`l` from 7 to the one-pass limit, [`one_pass_max`]:
+/// 2^14 for `u32`, 2^12 for `u64`), at the default radix ([`log_radix`];
+/// the forward and inverse rows share the forward's). A schedule asked for
+/// computed row twiddles keeps its tables where one of its row passes has
+/// none (`polymul`'s `LazySchedule::with_computed_rows`).
+pub const fn has_computed_rows(word_bytes: usize, mode: u8, l: u32, log_r: u32) -> bool {
+    let radix_mode = if mode == PRODUCT { PRODUCT } else { FORWARD };
+    l >= COMPUTED_MIN_L
+        && l <= super::geometry::one_pass_max(word_bytes, 4)
+        && log_r == log_radix(word_bytes, l, false, radix_mode)
+}
+
+/// The smallest `l` of a computed-row kernel ([`has_computed_rows`]): the
+/// row pass of N = 2^13 (`u64`; `u32` runs it in one pass of 2^13).
+pub const COMPUTED_MIN_L: u32 = 7;
+
+/// The register cap of a computed-row kernel ([`has_computed_rows`]):
+/// [`max_regs`]'s for the table kernel of the same shape, except two
+/// product passes that spilled past `check-ptx`'s limit under it (ptxas 13,
+/// sm_90, spill stores / loads): the `u64` radix-16 one of 2^8 points
+/// (cap 80: 412 / 308 B; 256 threads, so any cap from 88 to 128 runs two
+/// blocks per SM instead of three) and the `u32` radix-16 one of 2^12
+/// points (cap 40: 264 / 312 B; 512 threads, two blocks per SM from 48 to
+/// 64). Both get the largest cap of two blocks per SM. Not measured on a
+/// GPU yet (docs/ntt.md, "Computed row twiddles").
+pub const fn max_regs_computed(word_bytes: usize, mode: u8, l: u32, log_r: u32) -> Option<u32> {
+    match (word_bytes, mode, l, log_r) {
+        (8, PRODUCT, 8, 4) => Some(128),
+        (4, PRODUCT, 12, 4) => Some(64),
+        _ => max_regs(word_bytes, mode, false, l, log_r),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,7 +173,7 @@ mod tests {
         // cap must be one ptxas accepts (a multiple of 8 up to 255).
         for wb in [4usize, 8] {
             for k in crate::names::LazyKernel::all_for(wb) {
-                let Some(cap) = max_regs(wb, k.mode, k.strided, k.l, k.log_r) else { continue };
+                let Some(cap) = k.max_regs(wb) else { continue };
                 let threads = k.shape(wb).threads();
                 assert!(threads <= 1024 && cap * threads <= 65536, "{wb}-byte {k:?}");
                 assert!(cap % 8 == 0 && cap <= 255);
