@@ -107,7 +107,7 @@ def main():
                lambda h, hd: "word" in hd and "plain µs (events)" in hd)
     md += page(run, "rns", "RNS products (`bench --quick --only rns`): µs per RNS polymul, residues on the device",
                ["word", "tower bits", "towers", "pairs"],
-               ["µs per RNS polymul, one launch per step"],
+               ["µs per RNS polymul, one launch per step", "µs, one launch, row twiddles from tables", "µs, one launch, row twiddles computed"],
                lambda h, hd: "towers" in hd and "µs per RNS polymul, one launch per step" in hd)
     md += page(run, "rns", "RNS conversions (`bench --quick --only rns`): device-resident µs, host → host ms",
                ["word", "tower bits", "towers", "Q bits"],

@@ -50,7 +50,7 @@ fn rows_inner<W: Coeff>(
     )?;
     // The lazy row passes' twiddles both ways in one binary: read from the
     // tables' thread-ordered region, or computed from two small tables
-    // (`RowTwiddles`); the default plan above computes them.
+    // (`RowTwiddles`); the default plan above reads tables.
     let rows_plan = |row_twiddles| {
         RnsPlan::with_options(gpu, &basis, PlanOptions { row_twiddles, ..crate::env_options::plan_options() })
     };
@@ -185,7 +185,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, device: &str, quick: bool) -> Result<(Tab
          coefficients below Q, one run, on this machine's CPU (single thread, num-bigint). 'Row twiddles \
          from tables / computed': the default plan with `RowTwiddles::Tables` / `Computed` (the lazy row \
          passes read each tower's thread-ordered twiddle region, or compute the twiddles from two small \
-         tables; the default RNS plan computes them). {}",
+         tables; the default RNS plan reads tables). {}",
         batched_rows(gpu, quick).unwrap_or_else(|e| format!("Batched u32 row: {e}."))
     );
     let mut all = Vec::new();

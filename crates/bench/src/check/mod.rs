@@ -65,9 +65,9 @@ pub fn variants() -> Vec<(String, PlanOptions)> {
         "cluster".into(),
         PlanOptions { kernel: NttKernel::Cluster, ..crate::env_options::plan_options() },
     ));
-    // Both sources of the lazy row passes' twiddles, whatever the plan's
-    // kind would choose (`RowTwiddles::Auto`: an NttPlan reads tables, an
-    // RnsPlan computes them), so every suite runs both on the GPU. Last, so
+    // Both sources of the lazy row passes' twiddles, whatever the plan
+    // would choose (`RowTwiddles::Auto`: tables), so every suite runs both
+    // on the GPU. Last, so
     // the soak's variant indices stay.
     for (tag, row_twiddles) in
         [("lazy-computed", RowTwiddles::Computed), ("lazy-tables", RowTwiddles::Tables)]

@@ -55,8 +55,9 @@ impl<W: Coeff> RnsPlan<W> {
     /// Errors as [`crate::NttPlan::with_options`] for any tower, or
     /// [`Error::TooManyTowers`](crate::Error::TooManyTowers).
     pub fn with_options(gpu: &Gpu, basis: &RnsBasis<W>, options: PlanOptions) -> Result<Self> {
-        // One product per tower: computed row twiddles unless asked otherwise.
-        let engine = NttEngine::new(gpu, basis.towers(), options, crate::plan::RowTwiddles::Computed)?;
+        // Row twiddles from tables unless asked otherwise: computed ones
+        // measured slower for RNS products (`RowTwiddles::Auto`).
+        let engine = NttEngine::new(gpu, basis.towers(), options, crate::plan::RowTwiddles::Tables)?;
         let conv = DeviceConvert::new(gpu, basis)?;
         Ok(Self { engine, basis: basis.clone(), gpu: gpu.clone(), conv })
     }
