@@ -121,7 +121,7 @@ fn issue_row(gpu: &Gpu, quick: bool) -> Result<Table, String> {
          operands up ({} MiB), the result down ({} MiB); the goal is polymul_into within 1.3× of it. \
          The breakdown rows are each resource alone; a pipelined call cannot beat the slowest of \
          them (its host copies, its up-link) and should approach it. No hog: the batch fits the \
-         device, and is split by size (pieces of 64 MiB, 8 MiB copy segments).",
+         device, and is split by size (pieces of 64 MiB).",
         (2 * bytes) >> 20,
         bytes >> 20
     );
@@ -170,7 +170,7 @@ fn table(gpu: &Gpu, quick: bool) -> Result<Table, String> {
               copies compares with pinned H2D + D2H copies of the same bytes, one after the other, measured \
               in the same run (the split call can pass 100%: its uploads and downloads overlap on the two \
               copy engines). Host calls above 1 MiB per operand run as a pipeline of pieces (at most 64 \
-              MiB, at least two; copies in 8 MiB segments) through pinned memory; the 'free memory short' rows run with a buffer \
+              MiB, at least two) through pinned memory; the 'free memory short' rows run with a buffer \
               holding all but 2 GiB of the device (1 GiB with --quick)."
         .into();
     rows::<u64>(gpu, 62, 16, quick, &mut t)?;

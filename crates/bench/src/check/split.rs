@@ -16,7 +16,7 @@
 //!   every negacyclic product); and the host result equal to the device
 //!   result word for word.
 //! - **By size**: host slices above 1 MiB per operand run pipelined even
-//!   where they fit (pieces of at most 64 MiB, copies in 8 MiB segments):
+//!   where they fit (pieces of at most 64 MiB):
 //!   u64 N = 2^16 × 1000 (issue 34's shape, a short last piece) and RNS
 //!   u64 N = 2^16 × 2 towers × 300, every word against the CPU backend.
 //! - **Above the free memory**: a buffer takes all but 2 GiB of the device
@@ -263,16 +263,15 @@ fn above_free_memory(gpu: &Gpu, seed: u64, t: &mut Tally) {
 }
 
 /// Host-slice calls split by size alone (no hog): the pipeline of pieces
-/// and 8 MiB copy segments (gpu/split.rs) on issue 34's shape, u64
-/// N = 2^16, a batch of 1000 (512 MiB pieces of 128 polynomials and a
-/// shorter last one), every word against the CPU backend: `polymul_into`,
+/// (gpu/split.rs) on issue 34's shape, u64 N = 2^16, a batch of 1000
+/// (64 MiB pieces of 128 polynomials and a shorter last one), every word against the CPU backend: `polymul_into`,
 /// `polymul_in_place` (the first operand read from the output), `forward`
 /// (one operand); and RNS u64 N = 2^16 over two towers, a batch of 300
-/// (pieces of 64 polynomials whose two tower rows are cut into segments),
+/// (pieces of 64 polynomials, each gathered from both towers' rows),
 /// against the CPU's RNS plan.
 fn pipelined_by_size(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let n = 1usize << 16;
-    let tag = "split by size u64 N=2^16 batch 1000 host slices (pipelined pieces and segments)";
+    let tag = "split by size u64 N=2^16 batch 1000 host slices (pipelined pieces)";
     let r = (|| {
         let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
         let plan = NttPlan::with_options(gpu, p.clone(), crate::env_options::plan_options()).map_err(s)?;
@@ -294,7 +293,7 @@ fn pipelined_by_size(gpu: &Gpu, seed: u64, t: &mut Tally) {
         eq("forward", &fwd, &want)
     })();
     t.record(&format!("{tag}: polymul_into, polymul_in_place, forward == CPU, every word"), r);
-    let tag = "split by size RNS u64 N=2^16 × 2 towers batch 300 host slices (segments within tower rows)";
+    let tag = "split by size RNS u64 N=2^16 × 2 towers batch 300 host slices (pieces across tower rows)";
     let r = (|| {
         let basis = RnsBasis::<u64>::new(n, 62, 2).map_err(s)?;
         let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;

@@ -10,56 +10,15 @@
 //!   launch limit and the device's free memory (`cuMemGetInfo`, less a
 //!   margin: [`budget`]).
 //! - [`host_call`]: a host-slice call. Whole (small), the words are
-//!   uploaded, computed on and downloaded. Split, it runs the pipeline
-//!   below. The same kernels run on every piece, so the words are those of
-//!   the unsplit call.
-//! - [`device_call`]: a device-view call over the launch limit: launches of
-//!   at most `max_batch` polynomials on sub-views (one tower: no copies), or
-//!   with several towers (whose rows of a piece are not contiguous) each
-//!   piece gathered into a device buffer, computed and scattered back.
-//!
-//! **The pipeline** (a split host call). Piece `k` runs in slot `k mod 2`
-//! (two sets of device buffers and of pinned staging memory, borrowed from
-//! the GPU's staging pool, gpu/staging.rs) on three streams: uploads (`up`,
-//! the host-to-device copy engine), the plan's stream (kernels) and
-//! downloads (`down`, the other copy engine). The calling thread, per
-//! piece `k`:
-//!
-//! 1. if the slot ran piece `k − 2`: waits (host) for that piece's
-//!    uploads to have read its pinned operands (`uploaded`: long done), and
-//!    makes `up` wait (device, no host wait) for its downloads to have read
-//!    the slot's device buffers (`downloaded`);
-//! 2. for each [`segment`](SEGMENT_BYTES) of 8 MiB (a tower's rows cut):
-//!    gathers it into pinned memory on every core (rayon), then queues its
-//!    upload on `up`, so the copy engine moves segment `i` while the cores
-//!    gather `i + 1`; both operands;
-//! 3. records `uploaded` on `up`; the plan's stream waits for it, runs the
-//!    piece's kernels and records `computed`; `down` waits for that and
-//!    queues the piece's downloads into the slot's pinned result buffer,
-//!    an event per segment (`landed`), then `downloaded`;
-//! 4. scatters piece `k − 1` (the other slot) into the output, a segment at
-//!    a time as each `landed` event fires, on every core.
-//!
-//! So on the device, piece `k + 1`'s uploads (`up`) overlap piece `k`'s
-//! downloads (`down`; PCIe is full duplex, one copy engine each way) and
-//! the kernels of either; on the host, the cores' gathering and scattering
-//! overlap both engines (a segment behind or ahead). The pipeline fills in
-//! one segment's gather and drains in the last piece's kernels, download
-//! and scatter. Neither stream waits on the host but for the order of the
-//! host's own copies (a pinned buffer is rewritten only after the DMA that
-//! read it, read only after the DMA that wrote it). For a `u64` N = 2^16
-//! batch of 1024 (512 MiB per operand): pieces of 64 MiB ([`piece_target`]:
-//! a quarter, at most [`TARGET_PIECE_BYTES`]) of 128 polynomials, 8 pieces,
-//! 8 segments per operand per piece; the host copies 3 × 512 MiB (two
-//! gathers, one scatter) and the engines move 1 GiB up and 512 MiB down.
-//! Whichever of the cores' copy rate and the up-link is slower bounds the
-//! call (`polymul-bench bench --only split` measures both). (Until issue
-//! 34's round three the host waited for piece `k − 2`'s download before
-//! gathering piece `k`, gathered a whole piece before its first upload, and
-//! downloaded on the plan's stream behind the kernels: fill and drain took
-//! a piece each, and an H100 ran u64 N = 2^16 products at 59% of the pinned
-//! copy rate.)
-//!
+//!   uploaded, computed on and downloaded. Split, piece `k` runs in slot
+//!   `k mod 2` (two sets of device buffers and of pinned staging memory):
+//!   its words are gathered (every tower's rows of the piece) into pinned
+//!   memory by every core, uploaded on a second stream, computed on the
+//!   plan's stream once the upload's event fired, and downloaded on the
+//!   plan's stream; so piece `k + 1`'s upload overlaps piece `k`'s kernels
+//!   and download, and the host gathers piece `k + 1` and scatters piece
+//!   `k − 1` meanwhile. The same kernels run on every piece, so the words
+//!   are those of the unsplit call.
 //! - [`device_call`]: a device-view call over the launch limit: launches of
 //!   at most `max_batch` polynomials on sub-views (one tower: no copies), or
 //!   with several towers (whose rows of a piece are not contiguous) each
@@ -352,13 +311,12 @@ fn rows(layout: Layout, r: &Range<usize>) -> impl Iterator<Item = (usize, usize,
 }
 
 /// The host's copy rates `(pageable → pinned, pinned → pageable)` in GB/s
-/// of `words` `u64` words, copied as the pipeline copies them (segments of
-/// [`SEGMENT_BYTES`], each by every core) into and out of a buffer of the
-/// GPU's staging pool: the wall-clock median of `reps` copies each way,
-/// after one warm-up that touches every page.
+/// of `words` `u64` words, copied as the pipeline's gathers and scatters
+/// copy a one-tower piece (one [`par_copy`] on every core) into and out of
+/// a buffer of the GPU's staging pool: the wall-clock median of `reps`
+/// copies each way, after one warm-up that touches every page.
 pub(crate) fn staging_copy_gbs(gpu: &super::Gpu, words: usize, reps: usize) -> Result<(f64, f64)> {
     gpu.bind()?;
-    let chunk = chunk_words(8);
     let mut host: Vec<u64> = (0..words as u64).collect();
     gpu.staging().with_words::<u64, _>(words, |pin| {
         let time = |f: &mut dyn FnMut()| {
@@ -373,50 +331,14 @@ pub(crate) fn staging_copy_gbs(gpu: &super::Gpu, words: usize, reps: usize) -> R
             (words * 8) as f64 / super::timing::median(&mut v) / 1e9
         };
         let to_pinned = time(&mut || {
-            for (d, s) in pin.chunks_mut(chunk).zip(host.chunks(chunk)) {
-                par_copy(d, s);
-            }
+            par_copy(&mut pin[..words], &host);
             std::hint::black_box(&mut *pin);
         });
         let from_pinned = time(&mut || {
-            for (d, s) in host.chunks_mut(chunk).zip(pin.chunks(chunk)) {
-                par_copy(d, s);
-            }
+            par_copy(&mut host, &pin[..words]);
             std::hint::black_box(&mut host);
         });
         Ok((to_pinned, from_pinned))
-    })
-}
-
-/// One copy of a split call's piece: `(offset in the host words, offset
-/// in the piece buffer, words)`.
-type Segment = (usize, usize, usize);
-
-/// Bytes per segment of a split call's copies: each is gathered into
-/// pinned memory (on every core) and its upload queued at once, and on the
-/// way back scattered as soon as its download has landed, so the host's
-/// copies and the copy engines overlap within a piece and the pipeline
-/// fills and drains in one segment rather than one piece. Large enough
-/// that the per-segment costs (a rayon fork-join of 32 tasks, a queued
-/// copy, an event: some µs) stay below a few % of its copy time at tens
-/// of GB/s.
-pub(crate) const SEGMENT_BYTES: usize = 8 << 20;
-
-/// Words of `word` bytes per segment ([`SEGMENT_BYTES`]), at least one.
-fn chunk_words(word: usize) -> usize {
-    (SEGMENT_BYTES / word.max(1)).max(1)
-}
-
-/// The copies of piece `r`: every tower's rows ([`rows`]) cut into runs of
-/// at most `chunk` words (at least 1), in piece-buffer order. They tile the
-/// piece buffer's first `towers · r.len() · n` words exactly once.
-fn segments(layout: Layout, r: &Range<usize>, chunk: usize) -> impl Iterator<Item = Segment> {
-    let chunk = chunk.max(1);
-    rows(layout, r).flat_map(move |(at, to, len)| {
-        (0..len.div_ceil(chunk)).map(move |i| {
-            let o = i * chunk;
-            (at + o, to + o, chunk.min(len - o))
-        })
     })
 }
 
@@ -474,28 +396,19 @@ impl Drop for Event {
     }
 }
 
-/// One slot of the pipeline: device buffers for a piece's operands, the
-/// events that order its reuse, and the piece whose results are pending.
+/// One slot of the pipeline: device buffers for a piece's operands and the
+/// events of its last piece.
 struct Slot<W: Coeff> {
     a: DeviceVec<W>,
     b: Option<DeviceVec<W>>,
-    /// Recorded on the upload stream after the piece's uploads.
     uploaded: Event,
-    /// Recorded on the plan's stream after the piece's kernels.
-    computed: Event,
-    /// Recorded on the download stream after the piece's downloads.
     downloaded: Event,
-    /// One per download segment of the piece ([`segments`]), recorded
-    /// after that segment's copy: the host scatters each as it lands.
-    landed: Vec<Event>,
-    /// Whether the slot has run a piece (its events were recorded).
-    used: bool,
-    /// The piece whose downloads are queued and not yet scattered.
+    /// The piece whose download is queued and not yet scattered.
     pending: Option<Range<usize>>,
 }
 
-/// The split call (module docs, "The pipeline"); `done` is raised past
-/// every piece whose results are written to `io.out`.
+/// The split call (module docs); `done` is raised past every piece whose
+/// results are written to `io.out`.
 fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
     plan: &P,
     op: Op,
@@ -507,7 +420,6 @@ fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
     let q = plan.split_queue();
     q.gpu.bind()?;
     let words = layout.towers * pieces.piece() * layout.n;
-    let chunk = chunk_words(std::mem::size_of::<W>());
     let two = op.operands() == 2;
     let mut slots = Vec::with_capacity(2);
     for _ in 0..2.min(pieces.len()) {
@@ -515,15 +427,11 @@ fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
             a: q.gpu.zeros::<W>(words)?,
             b: if two { Some(q.gpu.zeros::<W>(words)?) } else { None },
             uploaded: Event::new()?,
-            computed: Event::new()?,
             downloaded: Event::new()?,
-            landed: Vec::new(),
-            used: false,
             pending: None,
         });
     }
-    let stream = || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0));
-    let (up, down) = (stream()?, stream()?);
+    let up = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(Error::cuda("creating a stream", 0))?;
     // Pinned memory: per slot, the operands' upload pieces and the result's.
     let per_slot = if two { 3 } else { 2 };
     q.gpu.staging().with_words::<W, _>(slots.len() * per_slot * words, |st| {
@@ -531,134 +439,82 @@ fn pipeline<W: Coeff, P: SplitPlan<W> + ?Sized>(
         let run = (|| {
             for (k, r) in pieces.iter().enumerate() {
                 let s = k % 2;
-                let segs: Vec<Segment> = segments(layout, &r, chunk).collect();
                 let slot = &mut slots[s];
-                let (pin_a, pin_b, pin_out) = pins(&mut st, s, per_slot);
-                if slot.used {
-                    // The slot's pinned operands were read by its last
-                    // piece's uploads: the host waits for those (long done:
-                    // a piece ago). Its device buffers are read by that
-                    // piece's downloads: the uploads wait for them on the
-                    // device, the host does not.
-                    slot.uploaded.synchronize()?;
-                    slot.downloaded.wait_on(&up)?;
+                let (pin_a, mut pin_b, pin_out) = pins(&mut st, s, per_slot);
+                // The slot's last piece: its download done, its results out.
+                if let Some(prev) = slot.pending.take() {
+                    slot.downloaded.synchronize()?;
+                    scatter(layout, &prev, pin_out, io.out);
+                    *done = prev.end;
                 }
-                // Gathered and uploaded a segment at a time: the copy engine
-                // moves segment i while the cores gather segment i + 1.
-                upload_piece(io.first(), pin_a, &slot.a, &segs, &up)?;
-                if let (Some(b), Some(pb), Some(db)) = (io.b, pin_b, slot.b.as_ref()) {
-                    upload_piece(b, pb, db, &segs, &up)?;
+                let len = r.len() * layout.n * layout.towers;
+                gather(layout, &r, io.first(), pin_a);
+                if let (Some(b), Some(pb)) = (io.b, pin_b.as_deref_mut()) {
+                    gather(layout, &r, b, pb);
+                }
+                // The device buffers are free: the slot's previous download
+                // (after its kernels, on the plan's stream) has finished.
+                let mut da = slot.a.slice().index(0..len);
+                // SAFETY: `pin_a[..len]` is pinned memory lent to this call
+                // alone by the staging pool for this whole call (`Pool::with`,
+                // gpu/staging.rs) and not written again until
+                // the slot's `downloaded` event (recorded after this upload's
+                // `uploaded` event was waited for, on the plan's stream) has
+                // fired; `da` is the slot's device buffer's first `len` words
+                // (`words ≥ len`). Should anything fail, both streams are
+                // drained before the buffer is given back (below).
+                unsafe { da.async_copy_from(&pin_a[..len], &up) }.map_err(Error::cuda("uploading", len))?;
+                if let (Some(db), Some(pb)) = (slot.b.as_mut(), pin_b.as_deref()) {
+                    let mut db = db.slice().index(0..len);
+                    // SAFETY: as for `a` above.
+                    unsafe { db.async_copy_from(&pb[..len], &up) }.map_err(Error::cuda("uploading", len))?;
                 }
                 slot.uploaded.record(&up)?;
                 slot.uploaded.wait_on(q.stream)?;
-                let len = r.len() * layout.n * layout.towers;
-                let bad = || Error::LengthMismatch { what: "piece", got: len, expected: words };
-                let va = slot.a.get_mut(0..len).ok_or_else(bad)?;
+                let va = slot.a.get_mut(0..len).ok_or(Error::LengthMismatch {
+                    what: "piece",
+                    got: len,
+                    expected: words,
+                })?;
                 let vb = match slot.b.as_mut() {
-                    Some(b) => Some(b.get_mut(0..len).ok_or_else(bad)?),
+                    Some(b) => Some(b.get_mut(0..len).ok_or(Error::LengthMismatch {
+                        what: "piece",
+                        got: len,
+                        expected: words,
+                    })?),
                     None => None,
                 };
                 plan.run_piece(op, va, vb)?;
-                slot.computed.record(q.stream)?;
-                slot.computed.wait_on(&down)?;
-                // Downloaded on a stream of its own, so that it overlaps the
-                // next piece's uploads (the other copy engine) and kernels.
-                while slot.landed.len() < segs.len() {
-                    slot.landed.push(Event::new()?);
-                }
-                for (&(_, to, l), landed) in segs.iter().zip(&slot.landed) {
-                    let da = slot.a.slice().index(to..to + l);
-                    // SAFETY: `pin_out[to..to + l]` is pinned memory lent to
-                    // this call alone by the staging pool for the whole call
-                    // (`Pool::with`, gpu/staging.rs); the host reads it only
-                    // after this segment's `landed` event (recorded just
-                    // below) has fired, and writes it never: the slot's last
-                    // piece was scattered (host, the previous iteration)
-                    // before this copy was queued. `da` is words `to..to + l`
-                    // of the slot's device buffer (`segments`: `to + l ≤ len
-                    // ≤ words`), written by this piece's kernels, which the
-                    // download stream waits for (`computed`). On failure all
-                    // three streams are drained before the buffer is given
-                    // back (below).
-                    unsafe { da.async_copy_to(&mut pin_out[to..to + l], &down) }
-                        .map_err(Error::cuda("downloading", l * std::mem::size_of::<W>()))?;
-                    landed.record(&down)?;
-                }
-                slot.downloaded.record(&down)?;
-                slot.used = true;
+                let da = slot.a.slice().index(0..len);
+                // SAFETY: `pin_out[..len]` is pinned memory lent to this call
+                // alone by the staging pool; the host reads it only after this slot's
+                // `downloaded` event (recorded just below) has fired, and the
+                // streams are drained on failure before the buffer is given back.
+                // `da` is the slot buffer's first `len` words.
+                unsafe { da.async_copy_to(&mut pin_out[..len], q.stream) }
+                    .map_err(Error::cuda("downloading", len))?;
+                slot.downloaded.record(q.stream)?;
                 slot.pending = Some(r);
-                // The previous piece's results, a segment at a time as they
-                // land, while this piece's copies and kernels run.
-                if slots.len() == 2 {
-                    let prev = 1 - s;
-                    let (_, _, out) = pins(&mut st, prev, per_slot);
-                    scatter_piece(&mut slots[prev], layout, chunk, out, io.out, done)?;
-                }
             }
-            // The last piece.
-            let last = pieces.len().saturating_sub(1) % 2;
-            if let Some(slot) = slots.get_mut(last) {
-                let (_, _, out) = pins(&mut st, last, per_slot);
-                scatter_piece(slot, layout, chunk, out, io.out, done)?;
+            // The last two pieces, in order.
+            let mut last: Vec<usize> = (0..slots.len()).filter(|&s| slots[s].pending.is_some()).collect();
+            last.sort_by_key(|&s| slots[s].pending.as_ref().map_or(0, |r| r.start));
+            for s in last {
+                let (_, _, pin_out) = pins(&mut st, s, per_slot);
+                if let Some(prev) = slots[s].pending.take() {
+                    slots[s].downloaded.synchronize()?;
+                    scatter(layout, &prev, pin_out, io.out);
+                    *done = prev.end;
+                }
             }
             Ok(())
         })();
         // No copy may still touch the staging memory (or the slots) once
         // this returns, also after an error (the error to report is `run`'s).
         let drained = up.synchronize().map_err(Error::cuda("waiting for the GPU", 0));
-        let drained = drained.and(down.synchronize().map_err(Error::cuda("waiting for the GPU", 0)));
         let drained = drained.and(q.synchronize());
         run.and(drained)
     })
-}
-
-/// Gathers every segment of a piece of `src` into its pinned buffer `pin`
-/// and queues its upload into `dev` on `up` as soon as it is gathered.
-fn upload_piece<W: Coeff>(
-    src: &[W],
-    pin: &mut [W],
-    dev: &DeviceVec<W>,
-    segs: &[Segment],
-    up: &Stream,
-) -> Result<()> {
-    for &(at, to, l) in segs {
-        par_copy(&mut pin[to..to + l], &src[at..at + l]);
-        let mut d = dev.slice().index(to..to + l);
-        // SAFETY: `pin[to..to + l]` is pinned memory lent to this call alone
-        // by the staging pool for the whole call (`Pool::with`,
-        // gpu/staging.rs), just written by the host, and not written again
-        // before this upload has read it: the host writes a slot's pinned
-        // operands again only after the slot's `uploaded` event (recorded
-        // after these uploads) has fired (`pipeline`). `d` is words
-        // `to..to + l` of the slot's device buffer (`segments`: inside the
-        // piece, of at most `words`), which no kernel or download of the
-        // slot's previous piece still uses: the upload stream waited for its
-        // `downloaded` event, and that download waited for its kernels. On
-        // failure the streams are drained before the buffer is given back.
-        unsafe { d.async_copy_from(&pin[to..to + l], up) }
-            .map_err(Error::cuda("uploading", l * std::mem::size_of::<W>()))?;
-    }
-    Ok(())
-}
-
-/// Scatters `slot`'s pending piece from its pinned result buffer `pin`
-/// into `out`, each segment once its download has landed, and raises
-/// `done` past it.
-fn scatter_piece<W: Coeff>(
-    slot: &mut Slot<W>,
-    layout: Layout,
-    chunk: usize,
-    pin: &[W],
-    out: &mut [W],
-    done: &mut usize,
-) -> Result<()> {
-    let Some(r) = slot.pending.take() else { return Ok(()) };
-    for ((at, from, l), landed) in segments(layout, &r, chunk).zip(&slot.landed) {
-        landed.synchronize()?;
-        par_copy(&mut out[at..at + l], &pin[from..from + l]);
-    }
-    *done = r.end;
-    Ok(())
 }
 
 /// Slot `s`'s pinned pieces: the first operand's, the second's (two-operand
@@ -672,6 +528,21 @@ fn pins<'s, W>(st: &'s mut [&mut [W]], s: usize, per_slot: usize) -> Pins<'s, W>
 
 /// A slot's pinned pieces ([`pins`]).
 type Pins<'s, W> = (&'s mut [W], Option<&'s mut [W]>, &'s mut [W]);
+
+/// Every tower's rows of polynomials `r` of `src` into the piece buffer `dst`.
+fn gather<W: Coeff>(layout: Layout, r: &Range<usize>, src: &[W], dst: &mut [W]) {
+    for (at, to, len) in rows(layout, r) {
+        par_copy(&mut dst[to..to + len], &src[at..at + len]);
+    }
+}
+
+/// The piece buffer `src` back into every tower's rows of polynomials `r`
+/// of `dst`.
+fn scatter<W: Coeff>(layout: Layout, r: &Range<usize>, src: &[W], dst: &mut [W]) {
+    for (at, from, len) in rows(layout, r) {
+        par_copy(&mut dst[at..at + len], &src[from..from + len]);
+    }
+}
 
 /// The second operand of a split device call.
 pub(crate) enum Second<'a, W: Coeff> {
@@ -1000,86 +871,23 @@ mod tests {
         assert!(p.get(p.len() - 1).len() <= 4095);
     }
 
-    /// `dst ← src` through the segments of piece `r`, gathered (host
-    /// words → piece buffer) as the pipeline uploads them.
-    fn gather(layout: Layout, r: &Range<usize>, chunk: usize, src: &[u32], dst: &mut [u32]) {
-        for (at, to, len) in segments(layout, r, chunk) {
-            dst[to..to + len].copy_from_slice(&src[at..at + len]);
-        }
-    }
-
-    /// The piece buffer back into the host words, as the pipeline scatters
-    /// its downloads.
-    fn scatter(layout: Layout, r: &Range<usize>, chunk: usize, src: &[u32], dst: &mut [u32]) {
-        for (at, from, len) in segments(layout, r, chunk) {
-            dst[at..at + len].copy_from_slice(&src[from..from + len]);
-        }
-    }
-
     #[test]
     fn rows_address_every_tower() {
         let layout = Layout { n: 4, towers: 3, batch: 5 };
         let r: Vec<_> = rows(layout, &(2..4)).collect();
         // Tower t's polynomials 2..4 start at t·20 + 8; in the piece at t·8.
         assert_eq!(r, vec![(8, 0, 8), (28, 8, 8), (48, 16, 8)]);
-        // Whole rows as segments (a chunk of at least a row) are the rows.
-        assert_eq!(segments(layout, &(2..4), 8).collect::<Vec<_>>(), r);
-        assert_eq!(segments(layout, &(2..4), usize::MAX).collect::<Vec<_>>(), r);
-        // Cut at 3 words: 3 + 3 + 2 per tower.
-        let s: Vec<_> = segments(layout, &(2..4), 3).collect();
-        assert_eq!(&s[..3], &[(8, 0, 3), (11, 3, 3), (14, 6, 2)]);
-        assert_eq!(s.len(), 9);
-        // Gather then scatter is the identity on those words, and only those,
-        // whatever the chunk.
+        // Gather then scatter is the identity on those words, and only those.
         let src: Vec<u32> = (0..60).collect();
-        for chunk in [0, 1, 3, 7, 8, 9, 1 << 20] {
-            let mut piece = vec![0u32; 24];
-            gather(layout, &(2..4), chunk, &src, &mut piece);
-            assert_eq!(&piece[..8], &src[8..16]);
-            assert_eq!(&piece[16..], &src[48..56]);
-            let mut back = vec![u32::MAX; 60];
-            scatter(layout, &(2..4), chunk, &piece, &mut back);
-            for (i, (&b, &s)) in back.iter().zip(&src).enumerate() {
-                let inside = (8..16).contains(&(i % 20));
-                assert_eq!(b, if inside { s } else { u32::MAX }, "chunk {chunk}, word {i}");
-            }
+        let mut piece = vec![0u32; 24];
+        gather(layout, &(2..4), &src, &mut piece);
+        assert_eq!(&piece[..8], &src[8..16]);
+        assert_eq!(&piece[16..], &src[48..56]);
+        let mut back = vec![u32::MAX; 60];
+        scatter(layout, &(2..4), &piece, &mut back);
+        for (i, (&b, &s)) in back.iter().zip(&src).enumerate() {
+            let inside = (8..16).contains(&(i % 20));
+            assert_eq!(b, if inside { s } else { u32::MAX }, "word {i}");
         }
-    }
-
-    #[test]
-    fn segments_tile_the_piece_once_within_its_rows() {
-        for (n, towers, batch) in [(1, 1, 1), (4, 3, 5), (16, 1, 100), (8, 5, 33), (1 << 10, 2, 7)] {
-            let layout = Layout { n, towers, batch };
-            for piece in [1, 2, 3, batch] {
-                let pieces = Pieces::from(0, batch, piece);
-                for r in pieces.iter() {
-                    let len = towers * r.len() * n;
-                    for chunk in [0, 1, 2, 5, n, n + 1, len, len + 1, usize::MAX] {
-                        let segs: Vec<_> = segments(layout, &r, chunk).collect();
-                        // In piece-buffer order, back to back, from 0 to len,
-                        // none empty or above the chunk.
-                        let mut next = 0;
-                        for &(at, to, l) in &segs {
-                            assert_eq!(to, next, "{layout:?} {r:?} {chunk}: {segs:?}");
-                            assert!(l >= 1 && l <= chunk.max(1), "{segs:?}");
-                            // Within one tower's rows of `r` in the host words,
-                            // at the same offset as in the piece.
-                            let t = to / (r.len() * n);
-                            let row = t * batch * n + r.start * n;
-                            assert_eq!(at - row, to - t * r.len() * n, "{segs:?}");
-                            assert!(at + l <= row + r.len() * n, "{segs:?}");
-                            next = to + l;
-                        }
-                        assert_eq!(next, len, "{layout:?} {r:?} {chunk}");
-                        // At most one short segment per tower.
-                        let c = chunk.clamp(1, len);
-                        assert!(segs.len() <= len / c + towers, "{segs:?}");
-                    }
-                }
-            }
-        }
-        assert_eq!(chunk_words(8), SEGMENT_BYTES / 8);
-        assert_eq!(chunk_words(4), SEGMENT_BYTES / 4);
-        assert_eq!(chunk_words(0), SEGMENT_BYTES);
     }
 }
