@@ -112,13 +112,16 @@ def main():
     md += page(run, "rns", "RNS conversions (`bench --quick --only rns`): device-resident µs, host → host ms",
                ["word", "tower bits", "towers", "Q bits"],
                ["decompose µs", "CRT µs", "limbs → limbs µs (device)", "host limbs → host limbs ms"],
-               lambda h, hd: "CRT µs" in hd)
+               lambda h, hd: "CRT µs" in hd and "kernel" not in hd)
     md += page(run, "split", "Host → host (`bench --quick --only split`): wall-clock ms",
                ["word, N", "batch", "call"], ["ms (median)"],
                lambda h, hd: "call" in hd and "ms (median)" in hd)
     md += page(run, "split", "Host → host, issue 34's row (`bench --quick --only split`): ms and × the pinned copy time",
                ["what"], ["ms (median)", "× the pinned copy time"],
                lambda h, hd: "× the pinned copy time" in hd)
+    md += page(run, "rns", "CRT kernels forced one by one (`bench --quick --only rns`): µs",
+               ["word", "tower bits", "towers", "Q bits", "kernel"], ["CRT µs"],
+               lambda h, hd: "CRT µs" in hd and "kernel" in hd)
     open(out, "w", encoding="utf-8").write("\n".join(md))
 
 if __name__ == "__main__":
