@@ -784,7 +784,7 @@ mod tests {
     //! independent num-bigint CRT, bit for bit, for every `L` from 1 to 65
     //! on both words and tower counts from 1 to 200.
     use super::*;
-    use crate::expert::SplitMix64;
+    use crate::random::SplitMix64;
     use num_bigint::BigUint;
 
     /// Independent reference: `Σ r_i · (Q̂_i^{-1} mod q_i) · Q̂_i mod Q` on
