@@ -478,7 +478,7 @@ lazy_entries!(u64, "u64", "inv", lazy::INVERSE, "col", true, [5, 6, 7, 8]);
 
 /// The computed-row-twiddle row kernels (`lazy::has_computed_rows`,
 /// `names::LazyKernel::computed`) of one word and mode for every `(l,
-/// log_r)` listed: the full-tile row passes an `RnsPlan` runs.
+/// log_r)` listed: the full-tile row passes an `RnsPlan` runs at N = 2^16.
 macro_rules! lazy_computed_entries {
     ($w:ty, $wname:literal, $dir:literal, $mode:expr, [$(($l:literal, $lr:literal)),*]) => {
         $(
@@ -489,30 +489,12 @@ macro_rules! lazy_computed_entries {
     };
 }
 
-lazy_computed_entries!(
-    u32,
-    "u32",
-    "fwd",
-    lazy::FORWARD,
-    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
-);
-lazy_computed_entries!(
-    u32,
-    "u32",
-    "inv",
-    lazy::INVERSE,
-    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
-);
-lazy_computed_entries!(
-    u32,
-    "u32",
-    "mul",
-    lazy::PRODUCT,
-    [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4), (13, 4), (14, 4)]
-);
-lazy_computed_entries!(u64, "u64", "fwd", lazy::FORWARD, [(7, 4), (8, 3), (9, 4), (10, 4), (11, 4), (12, 4)]);
-lazy_computed_entries!(u64, "u64", "inv", lazy::INVERSE, [(7, 4), (8, 3), (9, 4), (10, 4), (11, 4), (12, 4)]);
-lazy_computed_entries!(u64, "u64", "mul", lazy::PRODUCT, [(7, 4), (8, 4), (9, 4), (10, 4), (11, 4), (12, 4)]);
+lazy_computed_entries!(u32, "u32", "fwd", lazy::FORWARD, [(8, 4)]);
+lazy_computed_entries!(u32, "u32", "inv", lazy::INVERSE, [(8, 4)]);
+lazy_computed_entries!(u32, "u32", "mul", lazy::PRODUCT, [(8, 4)]);
+lazy_computed_entries!(u64, "u64", "fwd", lazy::FORWARD, [(8, 3)]);
+lazy_computed_entries!(u64, "u64", "inv", lazy::INVERSE, [(8, 3)]);
+lazy_computed_entries!(u64, "u64", "mul", lazy::PRODUCT, [(8, 4)]);
 
 /// One fused lazy transform (`lazy::fused_item`): both passes of a
 /// two-pass transform of `2^$log_n` words in one launch. Each block takes a

@@ -135,8 +135,8 @@ pub enum RowTwiddles {
     /// small tables per direction and tower (`~3·√N` pairs: 6 KiB on `u32`
     /// and 12 KiB on `u64` at N = 2^16, instead of ~0.5 / 1 MiB of region):
     /// six word products per twiddle instead of a load. Kernels of their
-    /// own, compiled for the full-tile row passes of N = 2^10 to 2^17 at the
-    /// default radix (`polymul_kernels::ntt::lazy::has_computed_rows`); a
+    /// own, compiled for the row passes of N = 2^16 only (the size measured)
+    /// at the default radix (`polymul_kernels::ntt::lazy::has_computed_rows`); a
     /// plan whose passes have none (another radix, another N) reads its
     /// tables instead, and a plan that computes runs no latency, fused or
     /// cluster kernels (their kernels read the tables). docs/ntt.md

@@ -129,22 +129,24 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
 
 /// Whether the full-tile row pass of `mode`, `l` points and radix
 /// `2^log_r` has a computed-row-twiddle kernel (`LazyKernel::computed`)
-/// for `word_bytes`-byte words: the row passes an `RnsPlan` runs at
-/// N = 2^10 to 2^17 (`l` from 7 to the one-pass limit, [`one_pass_max`]:
-/// 2^14 for `u32`, 2^12 for `u64`), at the default radix ([`log_radix`];
-/// the forward and inverse rows share the forward's). A schedule asked for
+/// for `word_bytes`-byte words: only the row passes of 2^8 points (those
+/// of an `RnsPlan` at N = 2^16, the size measured), at the default radix
+/// ([`log_radix`]; the forward and inverse rows share the forward's). The
+/// computed row twiddles measured slower than the tables on an H100
+/// (docs/ntt.md, "Computed row twiddles"), so the other sizes' 36 kernels
+/// (1.3 MB of embedded kernel images) are not built. A schedule asked for
 /// computed row twiddles keeps its tables where one of its row passes has
 /// none (`polymul`'s `LazySchedule::with_computed_rows`).
 pub const fn has_computed_rows(word_bytes: usize, mode: u8, l: u32, log_r: u32) -> bool {
     let radix_mode = if mode == PRODUCT { PRODUCT } else { FORWARD };
-    l >= COMPUTED_MIN_L
+    l == COMPUTED_L
         && l <= super::geometry::one_pass_max(word_bytes, 4)
         && log_r == log_radix(word_bytes, l, false, radix_mode)
 }
 
-/// The smallest `l` of a computed-row kernel ([`has_computed_rows`]): the
-/// row pass of N = 2^13 (`u64`; `u32` runs it in one pass of 2^13).
-pub const COMPUTED_MIN_L: u32 = 7;
+/// The `l` of the computed-row kernels ([`has_computed_rows`]): the row
+/// pass of N = 2^16 on both words.
+pub const COMPUTED_L: u32 = 8;
 
 /// The register cap of a computed-row kernel ([`has_computed_rows`]):
 /// [`max_regs`]'s for the table kernel of the same shape, except two
