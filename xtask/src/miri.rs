@@ -64,6 +64,46 @@ pub const SKIP: &[(&str, &str)] = &[
         "error::tests::messages_name_no_rust_paths",
         "formats every error, Error::Cuda too, whose driver message comes from cuGetErrorString (FFI)",
     ),
+    (
+        "cpu::lazy::tests::computed_tables_reproduce_every_row_pair",
+        "builds twiddle tables up to N = 2^16: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "cpu::lazy::tests::computed_rows_match_the_reference_u32",
+        "emulated transforms and products up to N = 2^17: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "cpu::lazy::tests::computed_rows_match_the_reference_u64",
+        "emulated transforms and products up to N = 2^17: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "cpu::lazy::tests::computed_rows_match_the_reference_at_2_17",
+        "emulated transforms of N = 2^17: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "cpu::lazy::tests::computed_rows_polymul_matches_the_schoolbook_product",
+        "schoolbook products and emulated polymuls: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "cpu::lazy::tests::computed_rows_rns_products",
+        "RNS products of 20 and 42 towers and at N = 2^16: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "plan::lazy::tests::computed_row_tables_replace_the_region_and_fit_every_shape",
+        "twiddle tables of N = 2^16: safe code, minutes under Miri",
+    ),
+    (
+        "rns::convert::tests::the_column_crt_matches_num_bigint_and_the_one_thread_crt_u64",
+        "every L from 1 to 65 against num-bigint: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "rns::convert::tests::the_column_crt_matches_num_bigint_and_the_one_thread_crt_u32",
+        "every L from 1 to 65, K up to 200, against num-bigint: safe arithmetic, minutes under Miri",
+    ),
+    (
+        "rns::convert::tests::a_basis_picks_its_crt_kernel_by_limbs",
+        "conversion tables of 67 towers: safe arithmetic, minutes under Miri",
+    ),
 ];
 
 /// `-Zmiri-disable-isolation`: `planner::wisdom::tests::save_and_load_atomically`
