@@ -164,8 +164,9 @@ impl Tables {
             crt::table(&q_limbs, primes, inv, &qh, &mut crt_t);
             cols_block = crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, MAX_SHARED);
             if cols_block > 0 {
-                cols = vec![0; crt_cols::table_words(k, l)];
-                crt_cols::table(&q_limbs, primes, inv, &qh, &mut cols);
+                let wb = (W::BITS / 8) as usize;
+                cols = vec![0; crt_cols::table_words(k, l, wb)];
+                crt_cols::table(&q_limbs, primes, inv, &qh, wb, &mut cols);
                 if columns {
                     crt_kernel = CrtKernel::Columns(cols_block, auto_variant(W::BITS, l));
                 }
@@ -501,7 +502,8 @@ pub(crate) fn reconstruct_cpu<W: Coeff>(
         let args = Shared(t.crt_cols_args(res, limbs, Buf::new(t.cols.as_ptr(), t.cols.len()), count, cb)?);
         let threads = args.get().threads();
         let words = crt_cols::u64_words(cb, t.l as u32) as usize;
-        for_blocks::<W>((count as u32).div_ceil(cb), words, t.k * cb as usize, |blk, s, w| {
+        let rows = crt_cols::sum_rows(t.k as u32, W::BITS / 8) as usize;
+        for_blocks::<u64>((count as u32).div_ceil(cb), words, rows * cb as usize, |blk, s, w| {
             let a = args.get();
             let (s, w) = (HostShared(s.as_mut_ptr()), HostShared(w.as_mut_ptr()));
             // SAFETY: the `# Safety` of `crt_cols::residues`, `columns`, `carry`
@@ -512,7 +514,7 @@ pub(crate) fn reconstruct_cpu<W: Coeff>(
             // here; the extents checked by `CrtColsArgs::new` in
             // `Tables::crt_cols_args`), the table this basis's `cols`
             // (`Tables::with_kernel`); `s` holds `crt_cols::u64_words(B, L)` words
-            // and `w` `K · B` (`for_blocks`'s scratch), `blk < ⌈count / B⌉`, the
+            // and `w` `K' · B` (`crt_cols::sum_rows`; `for_blocks`'s scratch), `blk < ⌈count / B⌉`, the
             // threads are `0..B · G` (`CrtColsArgs::threads`); the phases run in
             // order, every thread of one before the next (the barriers).
             unsafe {
@@ -874,6 +876,19 @@ mod tests {
         for (i, &p) in primes.iter().enumerate() {
             let h = u64::try_from((&q / p) % p).unwrap();
             res[i * count + count - 1] = W::from_u64((p - h) % p);
+        }
+        // With `u32` residues the column kernel's rows are tower pairs
+        // (`crt_cols::sum_rows`): the largest sums there have every pair's
+        // `r' = m − 1` (`x ≡ −Q/m mod m`, `m = q_a · q_b`), in the
+        // coefficient before the last.
+        if W::BITS == 32 && count >= 2 {
+            for (j, pair) in primes.chunks(2).enumerate() {
+                let m: BigUint = pair.iter().map(|&p| BigUint::from(p)).product();
+                let x = (&m - (&q / &m) % &m) % &m;
+                for (d, &p) in pair.iter().enumerate() {
+                    res[(2 * j + d) * count + count - 2] = W::from_u64(u64::try_from(&x % p).unwrap());
+                }
+            }
         }
         let inv = inverses(&q, primes);
         let a = reconstruct_cpu(&rows, &res, count, CrtChoice::Auto).unwrap();

@@ -1,15 +1,16 @@
 //! CRT reconstruction split over output limbs ("columns"): the method of
 //! [`super::crt`] (the CRT sum, an `f64` quotient estimate `k`, an exact
-//! fix-up), with the `K·L` wide products of one coefficient spread over
+//! fix-up), with the `K'·L` wide products of one coefficient spread over
 //! `G = ⌈L / J⌉` threads, `J` = [`COL_LIMBS`] limbs each.
 //!
 //! # Method
 //!
-//! With `r'_i`, `Q̂_i` and `k = ⌊S⌋` as in [`super::crt`], let
+//! With `r'_i`, `Q̂_i` and `k = ⌊S⌋` as in [`super::crt`] (over the `K'`
+//! moduli `m_i` of the sum: the towers, or their pairs, below), let
 //! `Q' = 2^(64L) − Q` and `E = Σ_i r'_i · Q̂_i + k · Q'`. Then
 //! `E = D + k · 2^(64L)` with `D = x − k·Q` the value the one-thread kernel
 //! computes, and `E ≥ 0`: every column `j` of `E` is an unsigned sum
-//! `C_j = Σ_i r'_i · Q̂_i[j] + k · Q'[j]` of `K + 1` wide products (the
+//! `C_j = Σ_i r'_i · Q̂_i[j] + k · Q'[j]` of `K' + 1` wide products (the
 //! subtraction of `k·Q` became one more "tower" whose residue is `k` and
 //! whose `Q̂` is `Q'`). `E`'s low `64L` bits are `D mod 2^(64L)`, and the
 //! top word of `D` is `(E >> 64L) − k`; the fix-up of [`super::crt`] then
@@ -25,10 +26,10 @@
 //! coefficients' residues (coalesced). Three barriers separate four
 //! phases:
 //!
-//! 1. [`residues`]: thread `(b, g)` computes `r'_i` for the towers
-//!    `i ≡ g (mod G)` into shared memory (`K · B` residue words) and its
-//!    part of `S = Σ r'_i · (1/q_i)` (an `f64` per thread in shared
-//!    memory). Every thread then sums the `G` parts of its coefficient in
+//! 1. [`residues`]: thread `(b, g)` computes `r'_i` for the rows
+//!    `i ≡ g (mod G)` of the sum (towers, or tower pairs: below) into
+//!    shared memory (`K' · B` words) and its part of
+//!    `S = Σ r'_i · (1/m_i)` (an `f64` per thread in shared memory). Every thread then sums the `G` parts of its coefficient in
 //!    the same order, so all of them hold the same `k = ⌊S⌋`. The sum's
 //!    order differs from [`super::crt`]'s; its rounding error obeys the
 //!    same bound (that of recursive summation holds for any summation
@@ -49,6 +50,21 @@
 //! 4. [`store`]: all `B · G` threads copy the block's `B · L` limbs to
 //!    global memory in one contiguous, coalesced run ([`super::stage`]).
 //!
+//! # Tower pairs (32-bit residues)
+//!
+//! The sum's rows need not be the towers: any pairwise coprime moduli
+//! `m_i` whose product is `Q` give the same `x`. For `u32` residues the
+//! kernel merges the towers two by two, `m_i = q_{2i} · q_{2i+1}` (below
+//! `2^60`: the primes have at most 30 bits), with one Garner step per
+//! pair in phase 1: `x_i = a + q_a · ((b − a) · q_a^{−1} mod q_b)` for the
+//! residues `a`, `b`. The column sum then has `K' = ⌈K / 2⌉` rows of
+//! 64-bit `r'_i` instead of `K` rows of 31-bit ones: the same partial
+//! products (four per limb instead of two) with half the table reads,
+//! half the loop steps and the `u64` kernel's shape. An odd `K` leaves the
+//! last tower alone (`q_b = 1`, `q_a^{−1} mod q_b = 0`: `x_i = a`).
+//! `u64` residues keep one tower per row (`K' = K`,
+//! [`sum_rows`]).
+//!
 //! The per-coefficient values every chunk needs (`r'_i`, `k`) are computed
 //! once per coefficient and shared: recomputing `r'_i` in every chunk would
 //! read each residue `G` times and add a Shoup product per `J` column
@@ -56,13 +72,13 @@
 //!
 //! Shared memory ([`shared_bytes`]): the limb rows (`B · padded_stride(L)`
 //! words, as [`super::crt`]), the chunks' carries (`2 · B · G` words) and
-//! sum parts (`B · G`), then the `r'_i` (`K · B` residue words).
+//! sum parts (`B · G`), then the `r'_i` (`K' · B` `u64` words).
 //!
 //! As in [`super::crt`], the fix-up branch depends on the data: the
 //! conversion is not constant-time.
 
 use super::acc::{Acc96, Acc192};
-use super::crt::{NEAR, TOWER_ROW, fix_up};
+use super::crt::{NEAR, fix_up};
 use super::{block_words, padded_stride, stage};
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -75,6 +91,18 @@ pub const COL_LIMBS: u32 = 8;
 
 /// Most threads per block.
 pub const MAX_THREADS: u32 = 1024;
+
+/// Words per row of the table's row section: `[m, inv, inv', 1/m, q_a,
+/// q_b, c, c']` with `m = q_a · q_b` the row's modulus (a tower: `q_b = 1`),
+/// `inv = (Q/m)^{−1} mod m`, `inv'` its Shoup word, `1/m` the bits of an
+/// `f64`, `c = q_a^{−1} mod q_b` and `c'` its Shoup word.
+pub const GROUP_ROW: usize = 8;
+
+/// Rows of the column sum (`K'`) for `k` towers of `word_bytes`-byte
+/// residues: tower pairs for `u32` (`⌈k / 2⌉`), towers for `u64`.
+pub const fn sum_rows(k: u32, word_bytes: u32) -> u32 {
+    if word_bytes == 4 { k.div_ceil(2) } else { k }
+}
 
 /// Chunks per coefficient (`G = ⌈l / J⌉`).
 pub const fn groups(l: u32) -> u32 {
@@ -110,54 +138,104 @@ pub const fn u64_words(b: u32, l: u32) -> u32 {
 }
 
 /// Bytes of dynamic shared memory of a block of `b` coefficients
-/// ([`u64_words`], then `k · b` residue words of `word_bytes`).
+/// ([`u64_words`], then the `r'_i`: [`sum_rows`]`(k, word_bytes) · b`
+/// `u64` words).
 pub const fn shared_bytes(b: u32, l: u32, k: u32, word_bytes: u32) -> u64 {
     b as u64 * padded_stride(l) as u64 * 8
         + 3 * b as u64 * groups(l) as u64 * 8
-        + k as u64 * b as u64 * word_bytes as u64
+        + sum_rows(k, word_bytes) as u64 * b as u64 * 8
 }
 
-/// Words of [`table`] for `k` towers and `l` limbs.
-pub const fn table_words(k: usize, l: usize) -> usize {
-    l + TOWER_ROW * k + (k + 1) * padded_limbs(l as u32) as usize
+/// Words of [`table`] for `k` towers of `word_bytes`-byte residues and `l`
+/// limbs.
+pub const fn table_words(k: usize, l: usize, word_bytes: usize) -> usize {
+    let rows = sum_rows(k as u32, word_bytes as u32) as usize;
+    l + GROUP_ROW * rows + (rows + 1) * padded_limbs(l as u32) as usize
 }
 
-/// Offset of the tower rows in the table.
+/// Offset of the row section (the sum's moduli) in the table.
 #[inline(always)]
-const fn towers_at(l: usize) -> usize {
+const fn groups_at(l: usize) -> usize {
     l
 }
 
-/// Offset of the padded rows (`Q̂_i[j]` at `i · G·J + j`; row `k` is `Q'`).
+/// Offset of the padded rows (`Q/m_i` limb `j` at `i · G·J + j`; row
+/// `rows` is `Q'`) for a sum of `rows` rows.
 #[inline(always)]
-const fn qhat_at(l: usize, k: usize) -> usize {
-    l + TOWER_ROW * k
+const fn qhat_at(l: usize, rows: usize) -> usize {
+    l + GROUP_ROW * rows
+}
+
+/// `x^e mod q` (host side, `q < 2^63`).
+fn pow_mod(mut x: u64, mut e: u64, q: u64) -> u64 {
+    let mut r = 1 % q;
+    x %= q;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = (r as u128 * x as u128 % q as u128) as u64;
+        }
+        x = (x as u128 * x as u128 % q as u128) as u64;
+        e >>= 1;
+    }
+    r
 }
 
 /// The table (host side) from `Q`'s `l` limbs, the primes, each
-/// `inv_i = (Q/q_i)^{-1} mod q_i` and each `Q̂_i`'s `l` limbs (row `i` of
-/// `q_hat`, `k · l` words): `[Q; (q, inv, inv', 1/q) per tower; Q̂_0 ..
-/// Q̂_{k−1}, Q' = 2^(64l) − Q, each padded to G·J limbs with zeros]`.
-/// `out` holds [`table_words`]`(k, l)` words.
-pub fn table(q_limbs: &[u64], primes: &[u64], inv: &[u64], q_hat: &[u64], out: &mut [u64]) {
+/// `inv_i = (Q/q_i)^{-1} mod q_i` and each `Q̂_i = Q/q_i`'s `l` limbs (row
+/// `i` of `q_hat`, `k · l` words), for `word_bytes`-byte residues:
+/// `[Q; a GROUP_ROW row per modulus m of the sum; Q/m for each, then
+/// Q' = 2^(64l) − Q, each padded to G·J limbs with zeros]`. The moduli are
+/// the primes (`u64`) or their pairs `q_{2i} · q_{2i+1}` (`u32`, the last
+/// prime alone when `k` is odd; see the module docs), so the primes must
+/// be below `2^31` there. `out` holds [`table_words`]`(k, l, word_bytes)`
+/// words.
+pub fn table(q_limbs: &[u64], primes: &[u64], inv: &[u64], q_hat: &[u64], word_bytes: usize, out: &mut [u64]) {
     let (l, k) = (q_limbs.len(), primes.len());
+    let rows = sum_rows(k as u32, word_bytes as u32) as usize;
+    let per = if word_bytes == 4 { 2 } else { 1 };
     let lp = padded_limbs(l as u32) as usize;
     out.fill(0);
     out[..l].copy_from_slice(q_limbs);
-    for (i, (&q, &v)) in primes.iter().zip(inv).enumerate() {
-        let row = &mut out[towers_at(l) + TOWER_ROW * i..][..TOWER_ROW];
-        row[0] = q;
-        row[1] = v;
-        row[2] = super::shoup_prep(v, q);
-        row[3] = (1.0 / q as f64).to_bits();
-    }
-    let qh = qhat_at(l, k);
-    for i in 0..k {
-        out[qh + i * lp..][..l].copy_from_slice(&q_hat[i * l..(i + 1) * l]);
+    let qh = qhat_at(l, rows);
+    for i in 0..rows {
+        let a = i * per;
+        let (qa, inv_a) = (primes[a], inv[a]);
+        let dst = &mut out[qh + i * lp..][..l];
+        dst.copy_from_slice(&q_hat[a * l..(a + 1) * l]);
+        let (m, inv_m, qb, c) = if per == 2 && a + 1 < k {
+            let (qb, inv_b) = (primes[a + 1], inv[a + 1]);
+            // Q/m = Q̂_a / q_b, exactly: long division from the top limb.
+            let mut rem = 0u128;
+            for d in dst.iter_mut().rev() {
+                let v = rem << 64 | *d as u128;
+                *d = (v / qb as u128) as u64;
+                rem = v % qb as u128;
+            }
+            // (Q/m)^{−1} is `inv_a · q_b` mod q_a (Q/q_a = (Q/m) · q_b) and
+            // `inv_b · q_a` mod q_b; Garner joins them mod m.
+            let c = pow_mod(qa, qb - 2, qb);
+            let xa = (inv_a as u128 * qb as u128 % qa as u128) as u64;
+            let xb = (inv_b as u128 * qa as u128 % qb as u128) as u64;
+            let d = ((xb + qb - xa % qb) % qb) as u128 * c as u128 % qb as u128;
+            (qa * qb, xa + qa * d as u64, qb, c)
+        } else {
+            (qa, inv_a, 1, 0)
+        };
+        let row = &mut out[groups_at(l) + GROUP_ROW * i..][..GROUP_ROW];
+        row.copy_from_slice(&[
+            m,
+            inv_m,
+            super::shoup_prep(inv_m, m),
+            (1.0 / m as f64).to_bits(),
+            qa,
+            qb,
+            c,
+            super::shoup_prep(c, qb),
+        ]);
     }
     // Q' = 2^(64l) − Q = !Q + 1 over l limbs (Q ≥ 2, so no carry out).
     let mut c = true;
-    for (d, &q) in out[qh + k * lp..][..l].iter_mut().zip(q_limbs) {
+    for (d, &q) in out[qh + rows * lp..][..l].iter_mut().zip(q_limbs) {
         let (v, o) = (!q).overflowing_add(c as u64);
         *d = v;
         c = o;
@@ -174,7 +252,7 @@ pub fn table(q_limbs: &[u64], primes: &[u64], inv: &[u64], q_hat: &[u64], out: &
 ///
 /// What the `unsafe` blocks of `rns_crt_cols_*` rely on: `residues` points
 /// to `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
-/// words; `table` to [`table`]`(k towers, l)`; `groups = ⌈l / J⌉`; the grid
+/// words; `table` to [`table`]`(k towers, l, word bytes)`; `groups = ⌈l / J⌉`; the grid
 /// is `⌈count / B⌉` blocks of `B · groups` threads with
 /// [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared memory;
 /// `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
@@ -215,7 +293,7 @@ pub struct CrtColsArgs<W> {
 impl<W: Word> CrtColsArgs<W> {
     /// The block of the reconstruction of `count` coefficients from `k`
     /// towers' residues (`residues`) into `l` limbs each (`limbs`) with
-    /// `table` ([`table`]`(k towers, l)`), `b` coefficients per block.
+    /// `table` ([`table`]`(k towers, l, word bytes)`), `b` coefficients per block.
     /// Checks what the [`CrtColsArgs`] docs say.
     pub fn new(
         residues: Buf<W>,
@@ -233,7 +311,7 @@ impl<W: Word> CrtColsArgs<W> {
         }
         residues.holds(k as u64 * count as u64)?;
         limbs.holds(count as u64 * l as u64)?;
-        table.holds(table_words(k as usize, l as usize) as u64)?;
+        table.holds(table_words(k as usize, l as usize, core::mem::size_of::<W>()) as u64)?;
         Ok(CrtColsArgs {
             residues: residues.ptr,
             limbs: limbs.mut_ptr(),
@@ -255,10 +333,16 @@ impl<W> CrtColsArgs<W> {
         self.groups << self.log_b
     }
 
+    /// Rows of the column sum: [`sum_rows`]`(k, word bytes)`.
+    #[inline(always)]
+    pub fn rows(&self) -> u32 {
+        sum_rows(self.k, core::mem::size_of::<W>() as u32)
+    }
+
     /// Table word `x`.
     ///
     /// # Safety
-    /// `x < table_words(k, l)`.
+    /// `x < table_words(k, l, word bytes)`.
     #[inline(always)]
     unsafe fn tab(&self, x: usize) -> u64 {
         // SAFETY: the caller's.
@@ -295,15 +379,17 @@ impl<W> CrtColsArgs<W> {
 }
 
 /// Phase 1 of block `blk`: thread `t` computes `r'_i` of its coefficient
-/// for the towers `i ≡ g (mod G)` into `w` and its part of the quotient's
-/// sum into `s`.
+/// for the rows `i ≡ g (mod G)` of the sum (a tower, or for `u32` residues
+/// a pair of towers joined by one Garner step: the module docs) into `w`
+/// and its part of the quotient's sum into `s`.
 ///
 /// # Safety
 /// As the kernel's ([`CrtColsArgs`]): buffers sized for `count`
-/// coefficients, `s` holds [`u64_words`]`(B, l)` words and `w` `k · B`,
-/// `blk · B < count`, `t < B · G`, residues reduced.
+/// coefficients, `s` holds [`u64_words`]`(B, l)` words and `w`
+/// `K' · B` ([`sum_rows`]), `blk · B < count`, `t < B · G`, residues
+/// reduced.
 #[inline(always)]
-pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<u64>>(
     a: &CrtColsArgs<W>,
     s: &S,
     w: &R,
@@ -316,19 +402,35 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<W>>(
     if c >= a.count {
         return;
     }
-    let (l, k) = (a.l as usize, a.k);
+    let l = a.l as usize;
+    let residue = |i: u32| {
+        // SAFETY: residue `c` of tower `i < k` (caller).
+        unsafe { W::ld(a.residues.add(i as usize * a.count as usize + c as usize)) }.as_u64()
+    };
     let mut sum = 0.0f64;
     let mut i = g;
-    while i < k {
-        let row = towers_at(l) + TOWER_ROW * i as usize;
-        // SAFETY: the tower rows are inside the table (caller).
-        let (q, inv, invp, rq) = unsafe { (a.tab(row), a.tab(row + 1), a.tab(row + 2), a.tab(row + 3)) };
-        // SAFETY: residue `c` of tower `i` (caller).
-        let r = unsafe { W::ld(a.residues.add(i as usize * a.count as usize + c as usize)) }.as_u64();
-        let rp = super::shoup(r, inv, invp, q);
-        // SAFETY: word `i · B + b` of `w` (`i < k`, `b < B`).
-        unsafe { w.st_at((i << a.log_b) + b, W::from_u64(rp)) };
-        sum += rp as f64 * f64::from_bits(rq);
+    while i < a.rows() {
+        let row = groups_at(l) + GROUP_ROW * i as usize;
+        // SAFETY: the row section is inside the table (caller).
+        let (m, inv, invp, rm) = unsafe { (a.tab(row), a.tab(row + 1), a.tab(row + 2), a.tab(row + 3)) };
+        let x = if W::BITS == 32 {
+            // The pair's residue below `m = q_a · q_b`: `a + q_a · d`,
+            // `d = (b − a) · q_a^{−1} mod q_b` (from `b · c` and `a · c`
+            // mod `q_b`, each reduced: `c < q_b`). A lone last tower has
+            // `q_b = 1`, `c = 0`: `x = a`.
+            // SAFETY: as above.
+            let (qa, qb, cw, cp) = unsafe { (a.tab(row + 4), a.tab(row + 5), a.tab(row + 6), a.tab(row + 7)) };
+            let ra = residue(2 * i);
+            let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) } else { 0 };
+            let (u, v) = (super::shoup(ra, cw, cp, qb), super::shoup(rb, cw, cp, qb));
+            ra + qa * if v >= u { v - u } else { v + qb - u }
+        } else {
+            residue(i)
+        };
+        let rp = super::shoup(x, inv, invp, m);
+        // SAFETY: word `i · B + b` of `w` (`i < K'`, `b < B`).
+        unsafe { w.st_at((i << a.log_b) + b, rp) };
+        sum += rp as f64 * f64::from_bits(rm);
         i += a.groups;
     }
     let (_, _, parts) = a.offsets();
@@ -385,14 +487,14 @@ pub const SPLIT: u8 = 0;
 pub const ACC192: u8 = 1;
 
 /// Phase 2 of block `blk`: thread `t` accumulates the columns of its chunk
-/// (`K + 1` towers × [`COL_LIMBS`] wide products), resolves the chunk's
+/// (`K' + 1` rows × [`COL_LIMBS`] wide products), resolves the chunk's
 /// carries into its limbs of the coefficient's shared row and stores the
 /// carry out of the chunk. `V` is the arithmetic ([`CrtColsVariant::id`]).
 ///
 /// # Safety
 /// As for [`residues`], after it and a barrier.
 #[inline(always)]
-pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>, const V: u8>(
+pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<u64>, const V: u8>(
     a: &CrtColsArgs<W>,
     s: &S,
     w: &R,
@@ -405,13 +507,29 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>, const V: u8>(
     if c >= a.count {
         return;
     }
-    // SAFETY: the caller's (as for this function).
+    // What both arithmetics need: the quotient, the rows, the chunk's
+    // first limb and its place in the first padded row.
+    // SAFETY: after phase 1 and the barrier (caller).
+    let (quot, _) = unsafe { a.quotient(s, b) };
+    let rows = a.rows() as usize;
+    let j0 = (g * COL_LIMBS) as usize;
+    let chunk = Chunk {
+        quot,
+        rows,
+        lp: padded_limbs(a.l) as usize,
+        row0: qhat_at(a.l as usize, rows) + j0,
+        n: chunk_limbs(a.l as usize, j0),
+        srow: b * padded_stride(a.l) + j0 as u32,
+    };
+    let rp = |i: usize| {
+        // SAFETY: the coefficient's `r'_i` (every call has `i < K'`),
+        // written in phase 1.
+        unsafe { w.ld_at(((i as u32) << a.log_b) + b) }
+    };
+    // SAFETY: the caller's (as for this function); `chunk` describes the
+    // thread's chunk of the table and of its coefficient's row.
     let carry = unsafe {
-        if V == SPLIT {
-            columns_split::<W, S, R>(a, s, w, b, g)
-        } else {
-            columns_acc192::<W, S, R>(a, s, w, b, g)
-        }
+        if V == SPLIT { columns_split(a, s, rp, chunk) } else { columns_acc192(a, s, rp, chunk) }
     };
     let (lo, hi, _) = a.offsets();
     // SAFETY: carry words `t < B · G` of each half.
@@ -419,6 +537,23 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<W>, const V: u8>(
         s.st_at(lo + t, carry as u64);
         s.st_at(hi + t, (carry >> 64) as u64);
     }
+}
+
+/// A thread's chunk in phase 2 ([`columns`]).
+#[derive(Clone, Copy)]
+struct Chunk {
+    /// The quotient estimate `k` (the last row's multiplier).
+    quot: u64,
+    /// Rows of the sum (`K'`).
+    rows: usize,
+    /// Limbs of a padded table row (`G · J`).
+    lp: usize,
+    /// The table offset of the chunk's first limb in row 0.
+    row0: usize,
+    /// The chunk's limbs below `l` ([`chunk_limbs`]).
+    n: usize,
+    /// The shared offset of the chunk's first limb in the coefficient's row.
+    srow: u32,
 }
 
 /// Limbs of the chunk `j0 = g · J` that lie below `l`: `min(l − j0, J)`.
@@ -429,52 +564,42 @@ fn chunk_limbs(l: usize, j0: usize) -> usize {
 }
 
 /// [`columns`] with [`CrtColsVariant::Acc192`]: the chunk's limbs into the
-/// shared row; returns the carry out of the chunk.
+/// shared row; returns the carry out of the chunk. `rp(i)` is the
+/// coefficient's `r'_i`.
 ///
 /// # Safety
-/// As for [`columns`], `b` and `g` thread `t`'s coefficient and chunk,
-/// the coefficient inside the batch.
+/// As for [`columns`], `ch` the thread's chunk of a coefficient inside the
+/// batch.
 #[inline(always)]
-unsafe fn columns_acc192<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+unsafe fn columns_acc192<W, S: Shared<u64>>(
     a: &CrtColsArgs<W>,
     s: &S,
-    w: &R,
-    b: u32,
-    g: u32,
+    rp: impl Fn(usize) -> u64,
+    ch: Chunk,
 ) -> u128 {
     const J: usize = COL_LIMBS as usize;
-    let (l, k) = (a.l as usize, a.k as usize);
-    // SAFETY: after phase 1 and the barrier (caller).
-    let (quot, _) = unsafe { a.quotient(s, b) };
-    let lp = padded_limbs(a.l) as usize;
-    let j0 = g as usize * J;
     let mut acc = [Acc192::new(0); J];
-    let mut row = qhat_at(l, k) + j0;
-    for i in 0..k {
-        // SAFETY: the coefficient's `r'_i`, written in phase 1.
-        let rp = unsafe { w.ld_at(((i as u32) << a.log_b) + b) }.as_u64();
+    let mut row = ch.row0;
+    for i in 0..ch.rows {
+        let r = rp(i);
         for (jj, x) in acc.iter_mut().enumerate() {
             // SAFETY: row `i`'s padded limb `j0 + jj < G·J` (caller: table).
-            let qhat = unsafe { a.tab(row + jj) };
-            // `u32` towers: `r'_i < q_i < 2^31`, half the partial products.
-            if W::BITS == 32 { x.mac_narrow(qhat, rp as u32) } else { x.mac(rp, qhat) }
+            x.mac(r, unsafe { a.tab(row + jj) });
         }
-        row += lp;
+        row += ch.lp;
     }
-    // Row `k`: `k · Q'` (`quot < K ≤ 1024`).
+    // Row `K'`: `k · Q'` (`quot < K' ≤ 1024`).
     for (jj, x) in acc.iter_mut().enumerate() {
-        // SAFETY: as above, row `k`.
-        x.mac_narrow(unsafe { a.tab(row + jj) }, quot as u32);
+        // SAFETY: as above, row `K'`.
+        x.mac_narrow(unsafe { a.tab(row + jj) }, ch.quot as u32);
     }
     // The chunk's limbs: columns `j0 .. j0 + n`, carries resolved.
-    let n = chunk_limbs(l, j0);
-    let row0 = b * padded_stride(a.l) + j0 as u32;
     let mut carry = 0u128;
     for (jj, x) in acc.iter_mut().enumerate() {
-        if jj < n {
+        if jj < ch.n {
             x.add(carry);
             // SAFETY: limb `j0 + jj < l` of the coefficient's row.
-            unsafe { s.st_at(row0 + jj as u32, x.lo) };
+            unsafe { s.st_at(ch.srow + jj as u32, x.lo) };
             carry = x.carry();
         }
     }
@@ -515,59 +640,44 @@ unsafe fn split_row<W>(
 /// # Safety
 /// As for [`columns_acc192`].
 #[inline(always)]
-unsafe fn columns_split<W: Gmem, S: Shared<u64>, R: Shared<W>>(
+unsafe fn columns_split<W, S: Shared<u64>>(
     a: &CrtColsArgs<W>,
     s: &S,
-    w: &R,
-    b: u32,
-    g: u32,
+    rp: impl Fn(usize) -> u64,
+    ch: Chunk,
 ) -> u128 {
     const J: usize = COL_LIMBS as usize;
-    let (l, k) = (a.l as usize, a.k as usize);
-    // SAFETY: after phase 1 and the barrier (caller).
-    let (quot, _) = unsafe { a.quotient(s, b) };
-    let lp = padded_limbs(a.l) as usize;
-    let j0 = g as usize * J;
     let (mut e, mut o) = ([Acc96::ZERO; J + 1], [Acc96::ZERO; J]);
-    let row0 = qhat_at(l, k) + j0;
-    // `u32` towers: `r'_i < q_i < 2^31`, two partial products per limb.
-    let wide = W::BITS == 64;
-    let rp = |i: usize| {
-        // SAFETY: the coefficient's `r'_i` (every call has `i < k`), written
-        // in phase 1.
-        unsafe { w.ld_at(((i as u32) << a.log_b) + b) }.as_u64()
-    };
+    let (k, lp, row0) = (ch.rows, ch.lp, ch.row0);
     let mut i = 0;
-    // Two towers per step: ptxas then keeps the accumulators in place
+    // Two rows per step: ptxas then keeps the accumulators in place
     // (one step: about 1.4 register moves per product, two: 0.3).
     while i + 1 < k {
         let (x, y) = (rp(i), rp(i + 1));
-        // SAFETY: rows `i`, `i + 1 < k`: padded limbs `j0 .. j0 + J ≤ G·J`
+        // SAFETY: rows `i`, `i + 1 < K'`: padded limbs `j0 .. j0 + J ≤ G·J`
         // of the table (caller).
         unsafe {
-            split_row(a, &mut e, &mut o, row0 + i * lp, x, wide);
-            split_row(a, &mut e, &mut o, row0 + (i + 1) * lp, y, wide);
+            split_row(a, &mut e, &mut o, row0 + i * lp, x, true);
+            split_row(a, &mut e, &mut o, row0 + (i + 1) * lp, y, true);
         }
         i += 2;
     }
     if i < k {
         let x = rp(i);
-        // SAFETY: row `i < k`, as above.
-        unsafe { split_row(a, &mut e, &mut o, row0 + i * lp, x, wide) };
+        // SAFETY: row `i < K'`, as above.
+        unsafe { split_row(a, &mut e, &mut o, row0 + i * lp, x, true) };
     }
-    // Row `k`: `k · Q'` (`quot < K ≤ 1024`).
-    // SAFETY: row `k` of the table, as above.
-    unsafe { split_row(a, &mut e, &mut o, row0 + k * lp, quot, false) };
+    // Row `K'`: `k · Q'` (`quot < K' ≤ 1024`).
+    // SAFETY: row `K'` of the table, as above.
+    unsafe { split_row(a, &mut e, &mut o, row0 + k * lp, ch.quot, false) };
     // The chunk's limbs: column `jj` is `E_jj + O_jj · 2^32` (below 2^108
-    // for K ≤ 1024), carries resolved.
-    let n = chunk_limbs(l, j0);
-    let srow = b * padded_stride(a.l) + j0 as u32;
+    // for K' ≤ 1024), carries resolved.
     let mut carry = 0u128;
     for jj in 0..J {
-        if jj < n {
+        if jj < ch.n {
             let v = e[jj].value() + (o[jj].value() << 32) + carry;
             // SAFETY: limb `j0 + jj < l` of the coefficient's row.
-            unsafe { s.st_at(srow + jj as u32, v as u64) };
+            unsafe { s.st_at(ch.srow + jj as u32, v as u64) };
             carry = v >> 64;
         }
     }
@@ -575,7 +685,7 @@ unsafe fn columns_split<W: Gmem, S: Shared<u64>, R: Shared<W>>(
     // the accumulators above `n` are zero, the table's padding) is the
     // rest of the carry out.
     for (jj, x) in e.iter().enumerate() {
-        if jj == n {
+        if jj == ch.n {
             carry += x.value();
         }
     }
@@ -673,8 +783,8 @@ mod tests {
     fn the_table_holds_q_prime_as_the_last_row() {
         // Q = 2^64 + 5 (two limbs): Q' = 2^128 − Q.
         let q = [5u64, 1];
-        let mut out = [1u64; table_words(1, 2)];
-        table(&q, &[7], &[1], &[3, 4], &mut out);
+        let mut out = [1u64; table_words(1, 2, 8)];
+        table(&q, &[7], &[1], &[3, 4], 8, &mut out);
         let (qh, lp) = (qhat_at(2, 1), padded_limbs(2) as usize);
         assert_eq!(&out[qh..qh + lp], &[3, 4, 0, 0, 0, 0, 0, 0]);
         let want = (u128::MAX - (5u128 | 1 << 64)).wrapping_add(1);
