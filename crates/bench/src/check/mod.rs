@@ -108,6 +108,19 @@ impl Tally {
     }
 }
 
+/// Runs one suite and prints what it added to the tally and how long it
+/// took (so that a GPU session can split the suites between calls).
+fn timed(name: &str, t: &mut Tally, f: impl FnOnce(&mut Tally)) {
+    let (t0, passed, failed) = (std::time::Instant::now(), t.passed, t.failed);
+    f(t);
+    println!(
+        "suite {name}: {} passed, {} failed, {:.1} s",
+        t.passed - passed,
+        t.failed - failed,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
 pub(crate) fn eq<W: Coeff>(what: &str, got: &[W], want: &[W]) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{what}: length {} != {}", got.len(), want.len()));
@@ -166,66 +179,86 @@ pub fn run(opts: &Options) -> i32 {
     // (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
-        for (word, bits) in WORD_CONFIGS {
-            let mut sizes = log_ns(opts.quick);
-            if !opts.quick {
-                sizes.insert(0, 1);
-            }
-            if let Some(only) = &opts.log_n {
-                sizes = only.clone();
-            }
-            for log_n in sizes {
-                let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
-                for k in &variants {
-                    match word {
-                        32 => words::word_suite::<u32>(&gpu, k, bits, log_n, sd, &mut t),
-                        _ => words::word_suite::<u64>(&gpu, k, bits, log_n, sd, &mut t),
+        timed("words", &mut t, |t| {
+            for (word, bits) in WORD_CONFIGS {
+                let mut sizes = log_ns(opts.quick);
+                if !opts.quick {
+                    sizes.insert(0, 1);
+                }
+                if let Some(only) = &opts.log_n {
+                    sizes = only.clone();
+                }
+                for log_n in sizes {
+                    let sd = seed ^ ((word as u64) << 40) ^ ((log_n as u64) << 8);
+                    for k in &variants {
+                        match word {
+                            32 => words::word_suite::<u32>(&gpu, k, bits, log_n, sd, t),
+                            _ => words::word_suite::<u64>(&gpu, k, bits, log_n, sd, t),
+                        }
                     }
                 }
             }
-        }
-        // Narrower primes on each word too (N = 2^13: part of a `--log-n`
-        // run only when it names 13).
-        for k in variants.iter().filter(|_| opts.log_n.as_ref().is_none_or(|l| l.contains(&13))) {
-            words::word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, &mut t);
-            words::word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, &mut t);
-        }
+            // Narrower primes on each word too (N = 2^13: part of a `--log-n`
+            // run only when it names 13).
+            for k in variants.iter().filter(|_| opts.log_n.as_ref().is_none_or(|l| l.contains(&13))) {
+                words::word_suite::<u32>(&gpu, k, 28, 13, seed ^ 1, t);
+                words::word_suite::<u64>(&gpu, k, 40, 13, seed ^ 2, t);
+            }
+        });
     }
     if runs("words") || runs("lazy-fused") {
-        words::fused_lazy_suite(&gpu, seed ^ 20, opts, &mut t);
+        timed("lazy-fused", &mut t, |t| {
+            words::fused_lazy_suite(&gpu, seed ^ 20, opts, t);
+        });
     }
     if runs("reductions") {
-        reductions::reduction_suite::<u32>(&gpu, 30, seed ^ 3, &mut t);
-        reductions::reduction_suite::<u64>(&gpu, 62, seed ^ 4, &mut t);
+        timed("reductions", &mut t, |t| {
+            reductions::reduction_suite::<u32>(&gpu, 30, seed ^ 3, t);
+            reductions::reduction_suite::<u64>(&gpu, 62, seed ^ 4, t);
+        });
     }
     if runs("tiles") {
-        tiles::tile_suite::<u32>(&gpu, 30, seed ^ 5, &mut t);
-        tiles::tile_suite::<u64>(&gpu, 62, seed ^ 6, &mut t);
+        timed("tiles", &mut t, |t| {
+            tiles::tile_suite::<u32>(&gpu, 30, seed ^ 5, t);
+            tiles::tile_suite::<u64>(&gpu, 62, seed ^ 6, t);
+        });
     }
     if runs("fused") {
-        fused::fused_suite::<u64>(&gpu, 62, seed ^ 9, &mut t);
-        fused::fused_suite::<u32>(&gpu, 30, seed ^ 10, &mut t);
-        fused::hadamard_suite::<u64>(&gpu, 62, seed ^ 11, &mut t);
-        fused::hadamard_suite::<u32>(&gpu, 30, seed ^ 12, &mut t);
+        timed("fused", &mut t, |t| {
+            fused::fused_suite::<u64>(&gpu, 62, seed ^ 9, t);
+            fused::fused_suite::<u32>(&gpu, 30, seed ^ 10, t);
+            fused::hadamard_suite::<u64>(&gpu, 62, seed ^ 11, t);
+            fused::hadamard_suite::<u32>(&gpu, 30, seed ^ 12, t);
+        });
     }
     if runs("rns") {
-        rns::rns_suite::<u64>(&gpu, 62, seed ^ 7, &mut t);
-        rns::rns_suite::<u32>(&gpu, 30, seed ^ 8, &mut t);
-        rns::rns_suite::<u32>(&gpu, 28, seed ^ 13, &mut t);
+        timed("rns", &mut t, |t| {
+            rns::rns_suite::<u64>(&gpu, 62, seed ^ 7, t);
+            rns::rns_suite::<u32>(&gpu, 30, seed ^ 8, t);
+            rns::rns_suite::<u32>(&gpu, 28, seed ^ 13, t);
+        });
     }
     if runs("convert") {
-        convert::convert_suite(&gpu, seed ^ 23, &mut t);
+        timed("convert", &mut t, |t| {
+            convert::convert_suite(&gpu, seed ^ 23, t);
+        });
     }
     if runs("dgt") {
-        dgt::dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts, &mut t);
-        dgt::dgt_suite::<u64>(&gpu, 62, seed ^ 15, &Options { quick: true, ..opts.clone() }, &mut t);
+        timed("dgt", &mut t, |t| {
+            dgt::dgt_suite::<u32>(&gpu, 30, seed ^ 14, opts, t);
+            dgt::dgt_suite::<u64>(&gpu, 62, seed ^ 15, &Options { quick: true, ..opts.clone() }, t);
+        });
     }
     if runs("planner") {
-        planner::planner_suite::<u32>(&gpu, 30, seed ^ 16, &mut t);
-        planner::planner_suite::<u64>(&gpu, 62, seed ^ 17, &mut t);
+        timed("planner", &mut t, |t| {
+            planner::planner_suite::<u32>(&gpu, 30, seed ^ 16, t);
+            planner::planner_suite::<u64>(&gpu, 62, seed ^ 17, t);
+        });
     }
     if runs("concurrency") {
-        concurrency::concurrency_suite(&gpu, seed ^ 18, &mut t);
+        timed("concurrency", &mut t, |t| {
+            concurrency::concurrency_suite(&gpu, seed ^ 18, t);
+        });
     }
     // The graph and api suites on a GPU handle of their own: a GPU that
     // several host threads used (the concurrency suite) no longer captures
@@ -233,40 +266,48 @@ pub fn run(opts: &Options) -> i32 {
     // the graph cache, and that it stands aside when threads arrive.
     let fresh = || crate::env_options::gpu().map_err(s);
     if runs("api") {
-        match fresh() {
+        timed("api", &mut t, |t| match fresh() {
             Ok(g) => {
-                api::api_suite::<u32>(&g, 30, seed ^ 21, &mut t);
-                api::api_suite::<u64>(&g, 62, seed ^ 22, &mut t);
+                api::api_suite::<u32>(&g, 30, seed ^ 21, t);
+                api::api_suite::<u64>(&g, 62, seed ^ 22, t);
             }
             Err(e) => t.record("api: a GPU handle of its own", Err(e)),
-        }
+        });
     }
     if runs("graphs") {
-        match fresh() {
-            Ok(g) => graphs::graph_suite(&g, seed ^ 20, &mut t),
+        timed("graphs", &mut t, |t| match fresh() {
+            Ok(g) => graphs::graph_suite(&g, seed ^ 20, t),
             Err(e) => t.record("graphs: a GPU handle of its own", Err(e)),
-        }
+        });
     }
     if runs("options") {
-        match fresh() {
-            Ok(g) => options::options_suite(&g, seed ^ 24, &mut t),
+        timed("options", &mut t, |t| match fresh() {
+            Ok(g) => options::options_suite(&g, seed ^ 24, t),
             Err(e) => t.record("options: a GPU handle of its own", Err(e)),
-        }
+        });
     }
     if runs("plans") {
-        plans::plans_suite(&gpu, seed ^ 25, &mut t);
+        timed("plans", &mut t, |t| {
+            plans::plans_suite(&gpu, seed ^ 25, t);
+        });
     }
     if runs("props") {
-        props::props_suite(&gpu, seed ^ 19, opts.cases.unwrap_or(if opts.quick { 60 } else { 200 }), &mut t);
+        timed("props", &mut t, |t| {
+            props::props_suite(&gpu, seed ^ 19, opts.cases.unwrap_or(if opts.quick { 60 } else { 200 }), t);
+        });
     }
     if runs("errors") {
-        errors::error_suite(&gpu, &mut t);
+        timed("errors", &mut t, |t| {
+            errors::error_suite(&gpu, t);
+        });
     }
     // Batches above the launch limit and the free memory: 48 GiB of host
     // memory and most of the device, minutes; only when named
     // (`--only split`).
     if opts.only.iter().any(|o| o == "split") {
-        split::split_suite(&gpu, seed ^ 26, &mut t);
+        timed("split", &mut t, |t| {
+            split::split_suite(&gpu, seed ^ 26, t);
+        });
     }
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed == 0 { 0 } else { 1 }

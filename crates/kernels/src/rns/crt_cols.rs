@@ -189,7 +189,14 @@ fn pow_mod(mut x: u64, mut e: u64, q: u64) -> u64 {
 /// prime alone when `k` is odd; see the module docs), so the primes must
 /// be below `2^31` there. `out` holds [`table_words`]`(k, l, word_bytes)`
 /// words.
-pub fn table(q_limbs: &[u64], primes: &[u64], inv: &[u64], q_hat: &[u64], word_bytes: usize, out: &mut [u64]) {
+pub fn table(
+    q_limbs: &[u64],
+    primes: &[u64],
+    inv: &[u64],
+    q_hat: &[u64],
+    word_bytes: usize,
+    out: &mut [u64],
+) {
     let (l, k) = (q_limbs.len(), primes.len());
     let rows = sum_rows(k as u32, word_bytes as u32) as usize;
     let per = if word_bytes == 4 { 2 } else { 1 };
@@ -419,7 +426,8 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<u64>>(
             // mod `q_b`, each reduced: `c < q_b`). A lone last tower has
             // `q_b = 1`, `c = 0`: `x = a`.
             // SAFETY: as above.
-            let (qa, qb, cw, cp) = unsafe { (a.tab(row + 4), a.tab(row + 5), a.tab(row + 6), a.tab(row + 7)) };
+            let (qa, qb, cw, cp) =
+                unsafe { (a.tab(row + 4), a.tab(row + 5), a.tab(row + 6), a.tab(row + 7)) };
             let ra = residue(2 * i);
             let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) } else { 0 };
             let (u, v) = (super::shoup(ra, cw, cp, qb), super::shoup(rb, cw, cp, qb));
@@ -528,9 +536,8 @@ pub unsafe fn columns<W: Gmem, S: Shared<u64>, R: Shared<u64>, const V: u8>(
     };
     // SAFETY: the caller's (as for this function); `chunk` describes the
     // thread's chunk of the table and of its coefficient's row.
-    let carry = unsafe {
-        if V == SPLIT { columns_split(a, s, rp, chunk) } else { columns_acc192(a, s, rp, chunk) }
-    };
+    let carry =
+        unsafe { if V == SPLIT { columns_split(a, s, rp, chunk) } else { columns_acc192(a, s, rp, chunk) } };
     let (lo, hi, _) = a.offsets();
     // SAFETY: carry words `t < B · G` of each half.
     unsafe {
