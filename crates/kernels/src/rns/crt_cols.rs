@@ -92,11 +92,13 @@ pub const COL_LIMBS: u32 = 8;
 /// Most threads per block.
 pub const MAX_THREADS: u32 = 1024;
 
-/// Words per row of the table's row section: `[m, inv, inv', 1/m, q_a,
-/// q_b, c, c']` with `m = q_a · q_b` the row's modulus (a tower: `q_b = 1`),
-/// `inv = (Q/m)^{−1} mod m`, `inv'` its Shoup word, `1/m` the bits of an
-/// `f64`, `c = q_a^{−1} mod q_b` and `c'` its Shoup word.
-pub const GROUP_ROW: usize = 8;
+/// Words per row of the table's row section: `[m, inv, inv', 1/m,
+/// q_a | q_b << 32, c | c' << 32]` with `m = q_a · q_b` the row's modulus
+/// (a tower: `q_b = 1`), `inv = (Q/m)^{−1} mod m`, `inv'` its 64-bit Shoup
+/// word, `1/m` the bits of an `f64`, `c = q_a^{−1} mod q_b` and `c'` its
+/// 32-bit Shoup word `⌊c · 2^32 / q_b⌋` (the last two words only for
+/// `u32` residues, whose primes are below `2^31`).
+pub const GROUP_ROW: usize = 6;
 
 /// Rows of the column sum (`K'`) for `k` towers of `word_bytes`-byte
 /// residues: tower pairs for `u32` (`⌈k / 2⌉`), towers for `u64`.
@@ -229,16 +231,11 @@ pub fn table(
             (qa, inv_a, 1, 0)
         };
         let row = &mut out[groups_at(l) + GROUP_ROW * i..][..GROUP_ROW];
-        row.copy_from_slice(&[
-            m,
-            inv_m,
-            super::shoup_prep(inv_m, m),
-            (1.0 / m as f64).to_bits(),
-            qa,
-            qb,
-            c,
-            super::shoup_prep(c, qb),
-        ]);
+        row[..4].copy_from_slice(&[m, inv_m, super::shoup_prep(inv_m, m), (1.0 / m as f64).to_bits()]);
+        if per == 2 {
+            row[4] = qa | qb << 32;
+            row[5] = c | ((c << 32) / qb) << 32;
+        }
     }
     // Q' = 2^(64l) − Q = !Q + 1 over l limbs (Q ≥ 2, so no carry out).
     let mut c = true;
@@ -385,6 +382,17 @@ impl<W> CrtColsArgs<W> {
     }
 }
 
+/// `x · w mod q` for `x < 2^32`, `w < q < 2^31` and Shoup's
+/// `wp = ⌊w · 2^32 / q⌋`: the quotient estimate `⌊x · wp / 2^32⌋` is at
+/// most one below `⌊x · w / q⌋`, so the 32-bit remainder lies in
+/// `[0, 2q)` and one subtraction reduces it.
+#[inline(always)]
+fn shoup32(x: u32, w: u32, wp: u32, q: u32) -> u32 {
+    let quot = ((x as u64 * wp as u64) >> 32) as u32;
+    let r = x.wrapping_mul(w).wrapping_sub(quot.wrapping_mul(q));
+    if r >= q { r - q } else { r }
+}
+
 /// Phase 1 of block `blk`: thread `t` computes `r'_i` of its coefficient
 /// for the rows `i ≡ g (mod G)` of the sum (a tower, or for `u32` residues
 /// a pair of towers joined by one Garner step: the module docs) into `w`
@@ -426,12 +434,12 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<u64>>(
             // mod `q_b`, each reduced: `c < q_b`). A lone last tower has
             // `q_b = 1`, `c = 0`: `x = a`.
             // SAFETY: as above.
-            let (qa, qb, cw, cp) =
-                unsafe { (a.tab(row + 4), a.tab(row + 5), a.tab(row + 6), a.tab(row + 7)) };
-            let ra = residue(2 * i);
-            let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) } else { 0 };
-            let (u, v) = (super::shoup(ra, cw, cp, qb), super::shoup(rb, cw, cp, qb));
-            ra + qa * if v >= u { v - u } else { v + qb - u }
+            let (qq, cc) = unsafe { (a.tab(row + 4), a.tab(row + 5)) };
+            let (qa, qb, cw, cp) = (qq as u32, (qq >> 32) as u32, cc as u32, (cc >> 32) as u32);
+            let ra = residue(2 * i) as u32;
+            let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) as u32 } else { 0 };
+            let (u, v) = (shoup32(ra, cw, cp, qb), shoup32(rb, cw, cp, qb));
+            ra as u64 + qa as u64 * if v >= u { v - u } else { v + qb - u } as u64
         } else {
             residue(i)
         };
