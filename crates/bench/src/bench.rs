@@ -442,6 +442,10 @@ pub fn run(opts: &Options) -> i32 {
                 return 1;
             }
         }
+    }
+    // The CRT kernels alone: part of `rns`, or by themselves (`--only crt`,
+    // for comparing CRT kernels in a few seconds).
+    if opts.runs("rns") || opts.only.iter().any(|o| o == "crt") {
         match crate::rns::crt_variants_table(&gpu, opts.quick) {
             Ok(x) => tables.push(x),
             Err(e) => {

@@ -4,7 +4,7 @@
 //! polymul-bench check [--quick] [--only words,lazy-fused,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors,split]
 //!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
-//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]
+//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]
 //!                       (split, and check's split suite, run only when named)
 //!                       (without a GPU or with --cpu: --only cpu-backend,cpu-scaling,cpu-reference,anchor)
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
@@ -25,7 +25,7 @@ use polymul_bench::{Options, bench, check};
 fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
-         [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,dgt,anchor,split]\n       \
+         [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]\n       \
          polymul-bench replot DIR\n       \
          polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off] \
          [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off] [--stall-seconds S] [--replay S:T:I]"
