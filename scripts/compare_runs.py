@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Before/after tables from interleaved benchmark runs of two binaries.
 
-usage: compare_runs.py RUN_DIR OUT.md [TITLE]
-RUN_DIR holds SECTION-{base,new}-{i}/gpu.md for the sections goals, latency,
-rns and split (polymul-bench's own output; a section without files is left
-out) and summary.txt (the run's header). Writes one
+usage: compare_runs.py RUN_DIR OUT.md [TITLE [BASE NEW]]
+RUN_DIR holds SECTION-{BASE,NEW}-{i}/gpu.md for the sections goals, latency,
+rns, crt and split (polymul-bench's own output; a section without files is
+left out) and summary.txt (the run's header). BASE and NEW name the two
+binaries compared (default: base and new). Writes one
 markdown page: per row, each binary's median over the repetitions, the ratio
 new/base, the spread of each (max/min over repetitions), and whether the
 ratio lies beyond the noise (outside both spreads). No number is typed in.
@@ -55,15 +56,17 @@ def collect(run, section, key_cols, value_cols, table_pred):
                             data.setdefault(binary, {}).setdefault(key, {}).setdefault(c, []).append(v)
     return data
 
+NAMES = ["base", "new"]
+
 def page(run, section, title, key_cols, value_cols, table_pred, lower_is_better=True):
     data = collect(run, section, key_cols, value_cols, table_pred)
-    base, new = data.get("base", {}), data.get("new", {})
+    base, new = data.get(NAMES[0], {}), data.get(NAMES[1], {})
     if not new:
         return []
     reps = max((len(v) for row in new.values() for v in row.values()), default=0)
     lines = [f"## {title}", "", f"Median of {reps} interleaved repetitions per binary; spread = max/min over the repetitions; "
              "'beyond noise' when new/base lies outside 1 ± the larger spread's excess.", ""]
-    lines.append("| row | column | base | new | new/base | spread base, new | beyond noise |")
+    lines.append(f"| row | column | base ({NAMES[0]}) | new ({NAMES[1]}) | new/base | spread base, new | beyond noise |")
     lines.append("|---|---|---|---|---|---|---|")
     worse = 0
     for key in new:
@@ -95,8 +98,10 @@ def page(run, section, title, key_cols, value_cols, table_pred, lower_is_better=
 def main():
     run, out = sys.argv[1], sys.argv[2]
     title = sys.argv[3] if len(sys.argv) > 3 else "the issue-31 library refactor"
+    if len(sys.argv) > 5:
+        NAMES[:] = sys.argv[4:6]
     head = [l.rstrip() + "  " for l in open(os.path.join(run, "summary.txt"), encoding="utf-8")
-            if not re.match(r"^(goals|latency|rns|split) \w+ \d+ rc", l)]
+            if not re.match(r"^(goals|latency|rns|crt|split) \w+ \d+ rc", l)]
     md = [f"# Before and after: {title}", "", "Written by `scripts/compare_runs.py` from the run's own files.", ""]
     md += head + [""]
     md += page(run, "goals", "Throughput (`bench --quick --only goals`): µs per polynomial, the default plan",
@@ -120,6 +125,9 @@ def main():
                ["what"], ["ms (median)", "× the pinned copy time"],
                lambda h, hd: "× the pinned copy time" in hd)
     md += page(run, "rns", "CRT kernels forced one by one (`bench --quick --only rns`): µs",
+               ["word", "tower bits", "towers", "Q bits", "kernel"], ["CRT µs"],
+               lambda h, hd: "CRT µs" in hd and "kernel" in hd)
+    md += page(run, "crt", "CRT kernels forced one by one (`bench --quick --only crt`): µs",
                ["word", "tower bits", "towers", "Q bits", "kernel"], ["CRT µs"],
                lambda h, hd: "CRT µs" in hd and "kernel" in hd)
     open(out, "w", encoding="utf-8").write("\n".join(md))

@@ -180,6 +180,8 @@ pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (62, 4096, 16, 1),
         // 12 coefficients: one partial block of the column CRT.
         (62, 4096, 2, 3),
+        // 141 narrow towers: the opt-in path on u64.
+        (20, 2800, 2, 1),
     ];
     for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
         case::<u64>(gpu, bits, log_q, log_n, batch, seed ^ i as u64, t);
@@ -192,6 +194,9 @@ pub fn convert_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (30, 4096, 12, 1),
         (28, 4096, 13, 1),
         (30, 4096, 2, 3),
+        // 200 narrow towers: the column CRT's blocks need more than the
+        // default 48 KiB of shared memory (the opt-in path).
+        (20, 4000, 2, 3),
     ];
     for (i, &(bits, log_q, log_n, batch)) in cases.iter().enumerate() {
         case::<u32>(gpu, bits, log_q, log_n, batch, seed ^ (100 + i as u64), t);

@@ -98,8 +98,9 @@ pub(crate) fn set_max_dynamic_smem(f: &Kernel, bytes: u32) -> cust::sys::CUresul
     // range-checks `bytes` and the callers check the status. The context is
     // current: the callers (`TiledKernels::new`, `LazyKernels::new`,
     // `FusedKernels::new`, `ClusterKernels::new` in plan/launch.rs,
-    // `DgtKernels::new` in dgt/launch.rs) run inside `NttEngine::new` /
-    // `DgtPlan::with_pipeline` after `Gpu::upload` bound it on this thread.
+    // `DgtKernels::new` in dgt/launch.rs, `DeviceConvert::new` in
+    // rns/convert.rs) run inside `NttEngine::new` / `DgtPlan::with_pipeline`
+    // / `DeviceConvert::new` after `Gpu::upload` bound it on this thread.
     unsafe {
         cust::sys::cuFuncSetAttribute(
             f.to_raw(),

@@ -19,7 +19,7 @@
 
 use super::RnsBasis;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, buf, refused, view};
+use crate::gpu::launch::{Queue, buf, check, refused, set_max_dynamic_smem, view};
 use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
@@ -40,6 +40,12 @@ const CRT: &str = "the CRT reconstruction";
 /// (no opt-in), so that the same block size runs on every GPU.
 pub(crate) const MAX_SHARED: u32 = 48 * 1024;
 
+/// Shared memory a column-CRT block may use where no block fits
+/// [`MAX_SHARED`] (bases of many narrow towers): the most every supported
+/// GPU grants a block on opt-in (sm_70: 96 KiB; `DeviceConvert::new`
+/// raises the kernels' limit).
+pub(crate) const MAX_SHARED_OPT_IN: u32 = 96 * 1024;
+
 /// The fewest limbs for which the CRT runs the column kernel
 /// (`rns_crt_cols_<word>`, each coefficient's limbs split over
 /// `⌈L / 8⌉` threads) instead of the one-thread-per-coefficient kernel
@@ -53,14 +59,16 @@ pub(crate) const MAX_SHARED: u32 = 48 * 1024;
 pub(crate) const COLUMNS_MIN_LIMBS: usize = 20;
 
 /// The column kernel's arithmetic for `word_bits`-bit residues and `l`
-/// limbs. Measured in the same run as [`COLUMNS_MIN_LIMBS`]: the split
-/// 32-bit digits win for `u64` at both sizes (42.1 against 50.5 µs at
-/// L = 20, 295 against 379 at L = 65) and for `u32` at L = 20 (58.8 against
-/// 63.1), the 192-bit accumulators for `u32` at L = 65 (457 against 475).
-/// The `u32` switch at 32 limbs lies between the two measured sizes (a
-/// choice).
-pub(crate) fn auto_variant(word_bits: u32, l: usize) -> CrtColsVariant {
-    if word_bits == 32 && l >= 32 { CrtColsVariant::Acc192 } else { CrtColsVariant::Split }
+/// limbs: the split 32-bit digits everywhere. Measured on an H100
+/// (2026-11-27, `bench --quick --only rns`, "CRT kernels forced one by
+/// one", two runs): `u64` 42.1 against 50.5 µs at L = 20 and 295 against
+/// 379 at L = 65 (docs/results/2026-11-27-nvidia-h100-speed3); `u32`, whose
+/// towers the column kernel joins in pairs since then, 47.7–48.6 against
+/// 56.0–56.5 at L = 20 and 358 against 427 at L = 65
+/// (docs/results/2026-11-27-nvidia-h100-crt-pairs). Before the pairs the
+/// 192-bit accumulators won for `u32` at L = 65 (457 against 475).
+pub(crate) fn auto_variant(_word_bits: u32, _l: usize) -> CrtColsVariant {
+    CrtColsVariant::Split
 }
 
 /// Which CRT kernel a basis's conversions run.
@@ -162,7 +170,11 @@ impl Tables {
             }
             crt_t = vec![0; crt::table_words(k, l)];
             crt::table(&q_limbs, primes, inv, &qh, &mut crt_t);
-            cols_block = crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, MAX_SHARED);
+            let fit = |max| crt_cols::block_coeffs(l as u32, k as u32, W::BITS / 8, max);
+            cols_block = match fit(MAX_SHARED) {
+                0 => fit(MAX_SHARED_OPT_IN),
+                b => b,
+            };
             if cols_block > 0 {
                 let wb = (W::BITS / 8) as usize;
                 cols = vec![0; crt_cols::table_words(k, l, wb)];
@@ -650,10 +662,19 @@ impl<W: Coeff> DeviceConvert<W> {
         };
         let cols =
             |variant| TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtColsKernel { variant });
+        let crt_cols = Box::new([cols(CrtColsVariant::ALL[0])?, cols(CrtColsVariant::ALL[1])?]);
+        // A basis whose column blocks need more than the default 48 KiB
+        // (`MAX_SHARED_OPT_IN`): raise the kernels' limit to what they use.
+        let smem = if t.cols_block > 0 { t.crt_cols_shared::<W>(t.cols_block) } else { 0 };
+        if smem > MAX_SHARED {
+            for k in crt_cols.iter() {
+                check(set_max_dynamic_smem(k, smem), "raising the column CRT's shared-memory limit")?;
+            }
+        }
         Ok(Self {
             dec: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsDecomposeKernel)?,
             crt: TypedKernel::get::<W, _>(gpu, polymul_kernels::names::RnsCrtKernel)?,
-            crt_cols: Box::new([cols(CrtColsVariant::ALL[0])?, cols(CrtColsVariant::ALL[1])?]),
+            crt_cols,
             tables,
         })
     }
@@ -940,6 +961,26 @@ mod tests {
         // Many narrow towers (20 bits: L = 63), near the most whose blocks
         // fit the 48 KiB of shared memory.
         check::<u32>(&primes(20, 200), 70, 2999);
+    }
+
+    #[test]
+    fn many_narrow_towers_take_an_opt_in_column_block() {
+        // The GPU check's opt-in cases (`check --only convert`): 200 × 20-bit
+        // `u32` and 140 × 20-bit `u64` towers need more than 48 KiB per
+        // column block, and at most `MAX_SHARED_OPT_IN`.
+        for (wb, k) in [(4u32, 200usize), (8, 140)] {
+            let p = primes(20, k);
+            let q: BigUint = p.iter().map(|&x| BigUint::from(x)).product();
+            let qh: Vec<BigUint> = p.iter().map(|&x| &q / x).collect();
+            let t = if wb == 4 {
+                Tables::new::<u32>(&p, &q, &qh, &inverses(&q, &p))
+            } else {
+                Tables::new::<u64>(&p, &q, &qh, &inverses(&q, &p))
+            };
+            assert!(matches!(t.crt_kernel, CrtKernel::Columns(..)), "{wb}-byte, {k} towers");
+            let smem = crt_cols::shared_bytes(t.cols_block, t.l as u32, k as u32, wb);
+            assert!(smem > MAX_SHARED as u64 && smem <= MAX_SHARED_OPT_IN as u64, "{wb}-byte: {smem}");
+        }
     }
 
     #[test]

@@ -87,7 +87,15 @@ use crate::gmem::Gmem;
 use crate::smem::Shared;
 
 /// Limbs per chunk (`J`): the columns one thread accumulates in registers.
-pub const COL_LIMBS: u32 = 8;
+/// Measured on an H100 (2026-11-27, `bench --quick --only crt`, two runs
+/// in one call, docs/results/2026-11-27-nvidia-h100-crt-pairs): 4 limbs
+/// (56 registers, 47% theoretical occupancy at L = 20) against 8 (82
+/// registers, 28%), split arithmetic, N = 2^16, µs: `u32` 138 × 30-bit
+/// towers (L = 65) 299.0–299.9 against 328.2–328.7, 42 × 30-bit (L = 20)
+/// 39.5–39.6 against 44.5–45.3; `u64` 67 × 62-bit 293.7–294.9 against
+/// 293.5–294.2. Eight limbs with a 72-register cap (three blocks per SM,
+/// 132–160 spilled bytes) took 309 / 47.4 / 285–289.
+pub const COL_LIMBS: u32 = 4;
 
 /// Most threads per block.
 pub const MAX_THREADS: u32 = 1024;
@@ -801,7 +809,8 @@ mod tests {
         let mut out = [1u64; table_words(1, 2, 8)];
         table(&q, &[7], &[1], &[3, 4], 8, &mut out);
         let (qh, lp) = (qhat_at(2, 1), padded_limbs(2) as usize);
-        assert_eq!(&out[qh..qh + lp], &[3, 4, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&out[qh..qh + 2], &[3, 4]);
+        assert!(out[qh + 2..qh + lp].iter().all(|&v| v == 0));
         let want = (u128::MAX - (5u128 | 1 << 64)).wrapping_add(1);
         assert_eq!(out[qh + lp] as u128 | (out[qh + lp + 1] as u128) << 64, want);
         assert!(out[qh + lp + 2..].iter().all(|&v| v == 0));
