@@ -2,7 +2,9 @@
 //! from global memory or the tile, `k` stages of Harvey butterflies
 //! (forward, inverse, or the product pass's forward, pointwise product and
 //! inverse), written to the tile, a [`Sink`] or global memory; one
-//! execution step per call, a block barrier between steps.
+//! execution step per call, a block barrier between steps; the staged
+//! ends of the `u32` row passes ([`staged_ends`]) copy the block's rows
+//! between global memory and the tile in steps of their own.
 
 use crate::Word;
 use crate::arith::ModMul;
@@ -102,9 +104,10 @@ impl<W> Sink<W> for ToGlobal {
 /// the units of this thread, read from global memory (first step) or the
 /// tile, `k` stages (forward, inverse, or for the product pass's middle
 /// step forward, pointwise product and inverse), written to the tile or
-/// global memory (last step). The GPU puts a block barrier between
-/// consecutive steps; the host runs a step for every thread of the block
-/// before the next.
+/// global memory (last step); where an end is staged ([`staged_ends`]),
+/// its step is the block's copy between global memory and the tile. The
+/// GPU puts a block barrier between consecutive steps; the host runs a
+/// step for every thread of the block before the next.
 ///
 /// # Safety
 /// `args` describe a valid batch and table for `shape` (`l <= log_n`, a
