@@ -334,11 +334,14 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>
 /// The staged first end ([`staged_ends`]): thread `t`'s chunks of the
 /// block's rows, global memory to the tile (its padded row layout,
 /// [`Shape::log_pad`]: a chunk's words are consecutive there too but not
-/// 16-byte aligned, so they go in word stores). All loads first, then the
-/// stores. `cg`: from L2 (`ld.global.cg`; the fused kernels' second pass).
+/// 16-byte aligned, so they go in word stores). Chunk by chunk in the
+/// source; ptxas schedules the independent loads ahead as the register cap
+/// allows (all loads first held 16 words and four addresses at once and
+/// spilled under the `u32` rows' cap of 32). `cg`: from L2
+/// (`ld.global.cg`; the fused kernels' second pass).
 ///
 /// # Safety
-/// As for [`step`]; `shape` has staged ends (`log_r >= 2`, `l >= 2`).
+/// As for [`step`]; `shape` has staged ends (`2 <= log_r <= 4`, `l >= 2`).
 #[inline(always)]
 unsafe fn stage_in<W: Gmem, S: Shared<W>>(
     shape: Shape,
@@ -352,30 +355,24 @@ unsafe fn stage_in<W: Gmem, S: Shared<W>>(
     let log_pad = shape.log_pad(core::mem::size_of::<W>());
     let lp = clamp_polys_log(shape, args.log_n, args.log_polys);
     // Chunks per thread: the tile's 2^log_tile words over CHUNK · threads.
-    const MAX_CHUNKS: usize = MAX_HELD / CHUNK as usize;
-    let per = 1usize << (shape.log_r - CHUNK.trailing_zeros());
-    let mut buf = [[W::zero(); CHUNK as usize]; MAX_CHUNKS];
-    for (m, c) in buf.iter_mut().enumerate().take(per) {
-        let o = (t + m as u32 * threads) * CHUNK;
+    let per = 1u32 << (shape.log_r - CHUNK.trailing_zeros());
+    for m in 0..per {
+        let o = (t + m * threads) * CHUNK;
         let gsub = row_of(shape, args.log_n, lp, blk, o >> l);
         if gsub < args.subs {
             let g = ((gsub as usize) << l) + (o & ((1 << l) - 1)) as usize;
+            let mut c = [W::zero(); CHUNK as usize];
             // SAFETY: row `gsub < subs` of the batch holds `2^l` words (`step`'s contract: a valid
             // batch for `shape`, established by the caller), and the chunk's `CHUNK` words start
             // at a multiple of `CHUNK` inside it, 16-byte aligned as the batch is (the same
             // alignment the unstaged `ld_run` needs).
             unsafe {
                 if cg {
-                    W::ld_run_cg(args.data.add(g), c);
+                    W::ld_run_cg(args.data.add(g), &mut c);
                 } else {
-                    W::ld_run(args.data.add(g), c);
+                    W::ld_run(args.data.add(g), &mut c);
                 }
             }
-        }
-    }
-    for (m, c) in buf.iter().enumerate().take(per) {
-        let o = (t + m as u32 * threads) * CHUNK;
-        if row_of(shape, args.log_n, lp, blk, o >> l) < args.subs {
             for (x, v) in c.iter().enumerate() {
                 let w = o + x as u32;
                 // SAFETY: `w` is below the tile's `2^log_tile` words, so its padded place is below
