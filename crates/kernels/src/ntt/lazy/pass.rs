@@ -334,10 +334,13 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>
 /// The staged first end ([`staged_ends`]): thread `t`'s chunks of the
 /// block's rows, global memory to the tile (its padded row layout,
 /// [`Shape::log_pad`]: a chunk's words are consecutive there too but not
-/// 16-byte aligned, so they go in word stores). Chunk by chunk in the
-/// source; ptxas schedules the independent loads ahead as the register cap
-/// allows (all loads first held 16 words and four addresses at once and
-/// spilled under the `u32` rows' cap of 32). `cg`: from L2
+/// 16-byte aligned, so they go in word stores). Half the thread's chunks
+/// at a time (two of four at radix 16): their loads, then their stores.
+/// With ptxas (sm_90) this spilled least under the `u32` rows' cap of
+/// 32 registers: all four loads first held 16 words and four addresses and
+/// spilled 40 B in the inverse row of 2^8 points (and took the uncapped
+/// radix-8 inverse rows from 31 to 47 registers), one chunk at a time 56 B
+/// in the fused inverse of 2^16, two at a time 4 B in both. `cg`: from L2
 /// (`ld.global.cg`; the fused kernels' second pass).
 ///
 /// # Safety
@@ -356,28 +359,38 @@ unsafe fn stage_in<W: Gmem, S: Shared<W>>(
     let lp = clamp_polys_log(shape, args.log_n, args.log_polys);
     // Chunks per thread: the tile's 2^log_tile words over CHUNK · threads.
     let per = 1u32 << (shape.log_r - CHUNK.trailing_zeros());
-    for m in 0..per {
-        let o = (t + m * threads) * CHUNK;
-        let gsub = row_of(shape, args.log_n, lp, blk, o >> l);
-        if gsub < args.subs {
-            let g = ((gsub as usize) << l) + (o & ((1 << l) - 1)) as usize;
-            let mut c = [W::zero(); CHUNK as usize];
-            // SAFETY: row `gsub < subs` of the batch holds `2^l` words (`step`'s contract: a valid
-            // batch for `shape`, established by the caller), and the chunk's `CHUNK` words start
-            // at a multiple of `CHUNK` inside it, 16-byte aligned as the batch is (the same
-            // alignment the unstaged `ld_run` needs).
-            unsafe {
-                if cg {
-                    W::ld_run_cg(args.data.add(g), &mut c);
-                } else {
-                    W::ld_run(args.data.add(g), &mut c);
+    let half = if per > 1 { per / 2 } else { 1 };
+    let mut buf = [[W::zero(); CHUNK as usize]; 2];
+    for m0 in (0..per).step_by(half as usize) {
+        for (i, c) in buf.iter_mut().enumerate().take(half as usize) {
+            let m = m0 + i as u32;
+            let o = (t + m * threads) * CHUNK;
+            let gsub = row_of(shape, args.log_n, lp, blk, o >> l);
+            if gsub < args.subs {
+                let g = ((gsub as usize) << l) + (o & ((1 << l) - 1)) as usize;
+                // SAFETY: row `gsub < subs` of the batch holds `2^l` words (`step`'s contract: a valid
+                // batch for `shape`, established by the caller), and the chunk's `CHUNK` words start
+                // at a multiple of `CHUNK` inside it, 16-byte aligned as the batch is (the same
+                // alignment the unstaged `ld_run` needs).
+                unsafe {
+                    if cg {
+                        W::ld_run_cg(args.data.add(g), c);
+                    } else {
+                        W::ld_run(args.data.add(g), c);
+                    }
                 }
             }
-            for (x, v) in c.iter().enumerate() {
-                let w = o + x as u32;
-                // SAFETY: `w` is below the tile's `2^log_tile` words, so its padded place is below
-                // `Shape::smem_words`, which `s` holds (`step`'s contract, established by the caller).
-                unsafe { s.st_at(w + (w >> log_pad), *v) };
+        }
+        for (i, c) in buf.iter().enumerate().take(half as usize) {
+            let m = m0 + i as u32;
+            let o = (t + m * threads) * CHUNK;
+            if row_of(shape, args.log_n, lp, blk, o >> l) < args.subs {
+                for (x, v) in c.iter().enumerate() {
+                    let w = o + x as u32;
+                    // SAFETY: `w` is below the tile's `2^log_tile` words, so its padded place is below
+                    // `Shape::smem_words`, which `s` holds (`step`'s contract, established by the caller).
+                    unsafe { s.st_at(w + (w >> log_pad), *v) };
+                }
             }
         }
     }
