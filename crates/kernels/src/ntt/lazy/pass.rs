@@ -54,10 +54,14 @@ const CHUNK: u32 = 4;
 /// by the unstaged path: the forward's last step, the inverse's first;
 /// both for a pass of one step). A staged end is an execution step of its
 /// own: before the first butterfly step, the block's threads copy its rows
-/// from global memory into the tile (thread `t` takes the [`CHUNK`]-word
-/// chunks `t`, `t + threads`, …, so that a warp's vector loads cover 512
-/// contiguous bytes of a row, whole 32-byte sectors), and after the last
-/// one, from the tile to global memory the same way. The other end's units
+/// from global memory into the tile, thread `t` taking the 4-word
+/// (`u32`: 16-byte) chunks `t`, `t + threads`, …, so that a warp's vector
+/// access covers 32 consecutive chunks of the tile: 512 contiguous bytes
+/// of one row where rows have 2^7 words or more, else of rows of the
+/// block that are contiguous in global memory where they belong to one
+/// polynomial ([`row_of`]); whole 32-byte sectors in every case. After
+/// the last butterfly step, the copy goes from the tile to global memory
+/// the same way. The other end's units
 /// are strided (word `x` of a unit `2^lh` words from word `x − 1`),
 /// consecutive threads on consecutive words: its warp accesses are already
 /// whole sectors, so it stays as it is.
