@@ -178,7 +178,7 @@ fn cluster_equals_radix2() {
 /// radix-2 kernels, forward, inverse and product, both words and radices;
 /// a batch of 12 is 3 groups of 4 polynomials, 40 ten groups.
 fn check_polys_per_block<W: Coeff>(bits: u32) {
-    for (log_n, batch) in [(14u32, 4usize), (16, 2), (16, 8), (13, 12), (12, 6), (17, 4), (9, 40)] {
+    for (log_n, batch) in [(14u32, 4usize), (15, 4), (16, 2), (16, 8), (13, 12), (12, 6), (17, 4), (9, 40)] {
         let n = 1usize << log_n;
         let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
         let mut rng = SplitMix64::new(u64::from(log_n) * 31 + batch as u64);

@@ -387,7 +387,7 @@ macro_rules! lazy_entry {
             #[unsafe(export_name = $name)]
             unsafe extern "ptx-kernel" fn kernel(args: <names::LazyKernel as KernelAbi>::Args<$w>) {
                 const SHAPE: lazy::Shape = $shape;
-                const STEPS: u32 = lazy::exec_steps(SHAPE, $mode);
+                const STEPS: u32 = lazy::exec_steps(SHAPE, $mode, core::mem::size_of::<$w>());
                 const _: () = assert!(STEPS <= 14, "unrolled_steps! unrolls 14 steps");
                 let s = shared_tile();
                 let (blk, t, _) = block_thread();
@@ -528,8 +528,9 @@ macro_rules! fused_entry {
                 const FIRST: Shape = if $inv { ROW } else { COL };
                 const SECOND: Shape = if $inv { COL } else { ROW };
                 const MODE: u8 = if $inv { lazy::INVERSE } else { lazy::FORWARD };
-                const STEPS1: u32 = FIRST.steps();
-                const STEPS2: u32 = SECOND.steps();
+                // Staged row ends (`lazy::staged_ends`) are steps of their own.
+                const STEPS1: u32 = lazy::exec_steps(FIRST, MODE, WB);
+                const STEPS2: u32 = lazy::exec_steps(SECOND, MODE, WB);
                 const PER_POLY: u32 = lazy::fused_per_poly($log_n, WB);
                 const SLOT: u32 = lazy::fused_smem_words(COL, ROW, WB) * WB as u32;
                 const _: () = assert!(SPLIT.0 > 0 && COL.threads() == ROW.threads());

@@ -152,7 +152,8 @@ pub fn transform_lazy_fused<W: Coeff>(
                 "ticket {tk}: second pass before its first"
             );
         }
-        for e in 0..shape.steps() {
+        let mode = if inverse { lazy::INVERSE } else { lazy::FORWARD };
+        for e in 0..lazy::exec_steps(shape, mode, w) {
             for t in 0..shape.threads() {
                 // SAFETY: the `# Safety` of `lazy::step` / `lazy::step_l2`
                 // (polymul-kernels `ntt/lazy/pass.rs`): `a1` and `a2` are
@@ -284,7 +285,7 @@ fn run_pass<W: Coeff>(
     for blk in 0..blocks {
         let (args, blk) =
             if pass.kernel.mode == lazy::FORWARD { args.pair_operand(shape, blk) } else { (args, blk) };
-        for e in 0..pass.steps() {
+        for e in 0..pass.steps::<W>() {
             for (t, h) in (0..shape.threads()).zip(held.iter_mut()) {
                 // SAFETY: the `# Safety` of `lazy::step` (polymul-kernels
                 // `ntt/lazy/pass.rs`): `args` covers `data`, `batch · N` words

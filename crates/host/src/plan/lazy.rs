@@ -38,9 +38,10 @@ impl LazyPass {
         }
     }
 
-    /// Execution steps (block barriers + 1) of one block.
-    pub fn steps(&self) -> u32 {
-        lazy::exec_steps(self.shape, self.kernel.mode)
+    /// Execution steps (block barriers + 1) of one block on `W` words
+    /// (staged row ends included: `lazy::staged_ends`).
+    pub fn steps<W>(&self) -> u32 {
+        lazy::exec_steps(self.shape, self.kernel.mode, std::mem::size_of::<W>())
     }
 
     /// Dynamic shared memory of one block, bytes.

@@ -70,6 +70,24 @@ pub const fn held_in_tile(word_bytes: usize) -> bool {
     word_bytes == 4
 }
 
+/// Whether the `u32` row pass of `mode` and `l` points moves its words
+/// between global memory and the tile in whole 32-byte sectors ("staged
+/// row I/O", [`staged_ends`](super::staged_ends)): an end of the pass whose
+/// units are runs of consecutive words (the forward's last step, the
+/// inverse's first) gets an execution step of its own in which the
+/// block's threads copy the block's rows between global memory and the
+/// tile in 16-byte chunks, consecutive threads taking consecutive chunks
+/// (512 contiguous bytes per warp instruction), instead of each thread
+/// moving its unit's 64 contiguous bytes, which makes every warp-wide
+/// 16-byte access touch 32 sectors half each (Nsight Compute, `u32` N =
+/// 2^16: L2-bound, 73% L2 against 39% DRAM; docs/ntt.md). On for the
+/// forward and inverse `u32` row passes (not the product pass, not the
+/// column passes, not the cluster kernels); **to be measured** on an H100
+/// against the unstaged path, which this rule returning `false` restores.
+pub const fn staged_row_io(word_bytes: usize, mode: u8, strided: bool, l: u32) -> bool {
+    word_bytes == 4 && (mode == FORWARD || mode == INVERSE) && !strided && l >= super::geometry::MIN_ROW_L
+}
+
 /// `log2` of the register radix a plan uses by default for a pass of
 /// `l`-point sub-transforms on `word_bytes`-byte words (`strided`: a column
 /// pass; `mode`: [`FORWARD`] or [`INVERSE`]), from timings on an H100
