@@ -65,7 +65,7 @@ pub(crate) const COLUMNS_MIN_LIMBS: usize = 20;
 /// 379 at L = 65 (docs/results/2026-11-27-nvidia-h100-speed3); `u32`, whose
 /// towers the column kernel joins in pairs since then, 47.7–48.6 against
 /// 56.0–56.5 at L = 20 and 358 against 427 at L = 65
-/// (docs/results/2026-11-27-nvidia-h100-crt-pairs). Before the pairs the
+/// (docs/results/2026-11-27-nvidia-h100-crt-rows). Before the pairs the
 /// 192-bit accumulators won for `u32` at L = 65 (457 against 475).
 pub(crate) fn auto_variant(_word_bits: u32, _l: usize) -> CrtColsVariant {
     CrtColsVariant::Split

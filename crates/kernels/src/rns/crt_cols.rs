@@ -88,7 +88,7 @@ use crate::smem::Shared;
 
 /// Limbs per chunk (`J`): the columns one thread accumulates in registers.
 /// Measured on an H100 (2026-11-27, `bench --quick --only crt`, two runs
-/// in one call, docs/results/2026-11-27-nvidia-h100-crt-pairs): 4 limbs
+/// in one call, docs/results/2026-11-27-nvidia-h100-crt-rows): 4 limbs
 /// (56 registers, 47% theoretical occupancy at L = 20) against 8 (82
 /// registers, 28%), split arithmetic, N = 2^16, µs: `u32` 138 × 30-bit
 /// towers (L = 65) 299.0–299.9 against 328.2–328.7, 42 × 30-bit (L = 20)
