@@ -233,3 +233,44 @@ pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result
     );
     Ok(DgtReport { tables: vec![best, search], figures, wisdom })
 }
+
+/// `polymul-bench profile-dgt LOG_N TOWERS [BATCH]`: the default DGT
+/// configuration's forward transform of `batch` polynomials per tower
+/// (30-bit towers, `u32`), `reps` timed calls after the CPU check of one,
+/// for Nsight Compute and the sanitizers. Prints the median µs per call;
+/// returns the exit status (1 if the GPU's words differ from the CPU's).
+pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
+    let go = || -> Result<bool> {
+        let gpu = crate::env_options::gpu()?;
+        let n = 1usize << log_n;
+        let params = dgt_params(n, towers)?;
+        let cfg = DgtConfig::default_for(params[0].log_m());
+        let plan = crate::env_options::dgt_plan(DgtPlan::with_towers(&gpu, &params, cfg)?);
+        let mut rng = SplitMix64::new(u64::from(log_n) ^ towers as u64);
+        let data: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
+        let mut want = Vec::with_capacity(data.len());
+        for (i, p) in params.iter().enumerate() {
+            let mut w = data[i * batch * n..(i + 1) * batch * n].to_vec();
+            polymul::expert::emulation::dgt::forward(p, &cfg, &mut w)?;
+            want.extend(w);
+        }
+        let mut d = plan.upload(&data)?;
+        plan.forward(&mut d)?;
+        plan.synchronize()?;
+        let ok = gpu.download(&d)? == want;
+        let t = gpu.time(1, reps, || plan.forward(&mut d).map(|_| ()))?;
+        println!(
+            "DGT forward N=2^{log_n} towers {towers} batch {batch} {cfg:?}: {:.2} µs per call; GPU == CPU: {ok}",
+            t.median_us
+        );
+        Ok(ok)
+    };
+    match go() {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => {
+            eprintln!("polymul-bench profile-dgt: {e}");
+            1
+        }
+    }
+}

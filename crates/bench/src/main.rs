@@ -14,7 +14,9 @@
 //!                    [--replay SEED:THREAD:CALL]
 //!                                          a long randomized run with fault injection (docs/testing.md)
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
-//!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8)
+//!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8,
+//!                                          or a check variant, e.g. lazy-computed)
+//! polymul-bench profile-dgt LOG_N TOWERS [BATCH]   timed DGT forwards (default configuration), for ncu
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
@@ -53,6 +55,7 @@ fn main() {
     let positional = match cmd.as_str() {
         "replot" => 1,
         "profile" => 5,
+        "profile-dgt" => 3,
         _ => 0,
     };
     let mut it = args[1..].iter().skip(positional);
@@ -79,10 +82,13 @@ fn main() {
         "profile" => {
             let num = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
             let name = args.get(4).map_or("auto", String::as_str);
-            let Some((_, o)) = bench::configs().into_iter().find(|(n, _)| n.replace(' ', "-") == name) else {
+            // The benchmark's configurations, then the check suite's
+            // variants (`lazy-computed`, `lazy-tables`, …).
+            let all = || bench::configs().into_iter().chain(check::variants());
+            let Some((_, o)) = all().find(|(n, _)| n.replace(' ', "-") == name) else {
                 eprintln!(
                     "unknown configuration {name}; one of: {}",
-                    bench::configs().iter().map(|(n, _)| n.replace(' ', "-")).collect::<Vec<_>>().join(", ")
+                    all().map(|(n, _)| n.replace(' ', "-")).collect::<Vec<_>>().join(", ")
                 );
                 std::process::exit(2)
             };
@@ -90,6 +96,11 @@ fn main() {
                 args.get(5).and_then(|s| polymul::expert::Reduction::from_name(s)).unwrap_or_default();
             let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
             bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, reps)
+        }
+        "profile-dgt" => {
+            let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+            let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+            polymul_bench::dgt::profile(num(1, 16) as u32, num(2, 1), num(3, 1), reps)
         }
         "tune" => {
             eprintln!(

@@ -22,33 +22,82 @@ struct Stages<'a, W> {
 impl<W: Coeff> Visitor<W> for Stages<'_, W> {
     type Out = ();
     fn visit<R: ModMul<W>>(self) {
-        let (red, tw) = unpack::<W, R>(self.tw);
+        let (_, tw) = unpack::<W, R>(self.tw);
         let (log_n, threads) = (self.p.log_n(), (self.batch * self.p.n() / 2) as u32);
-        let a = self.data.as_mut_ptr();
+        let parts = self.tw.parts;
         let stop = self.stop;
         let stages: Vec<u32> = if self.inverse { (0..stop).rev().collect() } else { (0..stop).collect() };
+        let words = &StageWords { a: self.data.as_mut_ptr(), tw };
+        let inverse = self.inverse;
         for log_m in stages {
-            for t in 0..threads {
-                // SAFETY: the `# Safety` of `radix2::ct_butterfly` /
-                // `gs_butterfly_half` (polymul-kernels `ntt/radix2.rs`): `a` is
-                // `data`, `batch · N` words below `q` (`NttParams::check_batch`
-                // in `transform` / `fused_with`; the butterflies keep them
-                // reduced); `tw` is `Multiplicands::new` of the plan's table for
-                // the reduction `visit` dispatched on (auxiliary words where `R`
-                // needs them): N words in `transform`, the first N/2 in
-                // `fused_with`, whose stages stop below `log_n − 1` and so read
-                // only those (stage `log_m` reads twiddles below
-                // `2^(log_m + 1)`); `t < batch · N/2` (`threads`).
-                unsafe {
-                    if self.inverse {
-                        radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red)
-                    } else {
-                        radix2::ct_butterfly(a, tw, t, log_n, log_m, &red)
+            // The threads `ts` of stage `log_m`, as the GPU's radix-2 kernel
+            // runs them: one butterfly each, on a pair of words no other
+            // thread of the stage touches.
+            let run = |ts: std::ops::Range<u32>| {
+                let red = R::from_parts(parts.0, parts.1, parts.2);
+                let (a, tw) = (words.a, words.tw);
+                for t in ts {
+                    // SAFETY: the `# Safety` of `radix2::ct_butterfly` /
+                    // `gs_butterfly_half` (polymul-kernels `ntt/radix2.rs`): `a` is
+                    // `data`, `batch · N` words below `q` (`NttParams::check_batch`
+                    // in `transform` / `fused_with`; the butterflies keep them
+                    // reduced); `tw` is `Multiplicands::new` of the plan's table for
+                    // the reduction `visit` dispatched on (auxiliary words where `R`
+                    // needs them): N words in `transform`, the first N/2 in
+                    // `fused_with`, whose stages stop below `log_n − 1` and so read
+                    // only those (stage `log_m` reads twiddles below
+                    // `2^(log_m + 1)`); `t < batch · N/2` (`threads`). Threads of
+                    // one stage that run at once (`stage_threads`) touch disjoint
+                    // pairs of words, as the GPU's threads of one launch do.
+                    unsafe {
+                        if inverse {
+                            radix2::gs_butterfly_half(a, tw, t, log_n, log_m, &red)
+                        } else {
+                            radix2::ct_butterfly(a, tw, t, log_n, log_m, &red)
+                        }
                     }
                 }
-            }
+            };
+            stage_threads(threads, run);
         }
     }
+}
+
+/// `data`'s first word and the prepared twiddles of one [`Stages`] run,
+/// shared by the workers of a stage.
+#[derive(Clone, Copy)]
+struct StageWords<W> {
+    a: *mut W,
+    tw: Twiddles<W>,
+}
+
+// SAFETY: the workers of one stage (`stage_threads`) write disjoint pairs of
+// `a`'s words (each thread `t` its butterfly's pair, the radix-2 kernels'
+// contract) and only read the twiddles, which nothing writes while `Stages`
+// runs (`Multiplicands` borrowed for the whole run); `stage_threads` returns
+// only when every worker of the stage is done, so stages never overlap, and
+// `data` is borrowed mutably by `Stages` for the whole run.
+unsafe impl<W: Send> Send for StageWords<W> {}
+// SAFETY: as for `Send` above: shared references only copy the two pointers.
+unsafe impl<W: Send> Sync for StageWords<W> {}
+
+/// Butterflies (GPU threads) per task when a stage runs on several cores.
+const STAGE_GRAIN: u32 = 1 << 13;
+
+/// Runs `run` over the threads `0..threads` of one stage: on the calling
+/// thread for stages below `SERIAL_WORDS` words (and under Miri), else in
+/// chunks of [`STAGE_GRAIN`] on rayon's pool; returns when all are done.
+/// The emulated GPU threads of a stage are independent, so any split gives
+/// the same words.
+fn stage_threads(threads: u32, run: impl Fn(std::ops::Range<u32>) + Sync) {
+    if cfg!(miri) || (threads as usize) * 2 < super::backend::SERIAL_WORDS {
+        return run(0..threads);
+    }
+    use rayon::prelude::*;
+    (0..threads.div_ceil(STAGE_GRAIN)).into_par_iter().for_each(|c| {
+        let t0 = c * STAGE_GRAIN;
+        run(t0..(t0 + STAGE_GRAIN).min(threads));
+    });
 }
 
 /// The reduction constants and twiddle pointers of a prepared table.
