@@ -90,17 +90,52 @@ impl DgtConfig {
         v
     }
 
-    /// The default for `M = 2^log_m`: balanced stages (one kernel up to 10
-    /// stages), clusters that give 256-thread blocks where possible.
+    /// The default for `M = 2^log_m`, from the configuration search on an
+    /// H100 (2026-11-27, `polymul-bench bench --quick --only dgt --log-n
+    /// 10,12,14,16`, 30-bit `u32` towers, docs/dgt.md): one kernel up to 10
+    /// stages (N ≤ 2^11); above, a first pass of 6 stages (more where the
+    /// second pass would exceed 10) with λ1 = 4 sets per block (fewer where
+    /// the block would exceed 256 threads or the pass has fewer sets), and
+    /// λ2 = 1, except
+    /// at N = 2^12 (`log_m` = 11), where the search's best single and
+    /// batched transforms both had k1 = 4, λ1 = 8 (7.74 µs and 0.1261 µs
+    /// per polynomial, against 8.85 and 0.1296 for k1 = 6, λ1 = 4, λ2 = 8).
+    ///
+    /// The first pass stores each block's sets in the natural order, runs of
+    /// λ1 consecutive words: with λ1 = 1 every warp store wrote 4 useful
+    /// bytes per 32-byte sector (Nsight Compute, N = 2^16, 4 towers: L2 at
+    /// 47%, the first pass 18.9 µs against 10.9 for one tower). N = 2^16,
+    /// µs, one polynomial / batched per polynomial: k1 = 6, λ1 = 4, λ2 = 1
+    /// 11.36 / 2.531 (the best batched; with 4 towers 16.96, the best of
+    /// the search's five re-timed) against 12.30 / 3.806 for the rule
+    /// before (k1 = 8, λ1 = 1, λ2 = 2); the best single, k1 = 7, λ1 = 2,
+    /// 10.46 / 2.708. N = 2^14: 9.34 / 0.5534 (the best batched) against
+    /// 9.44 / 0.5983. N = 2^10 keeps one pass (the best batched, 0.0234).
+    /// Sizes the search did not run (N = 2^13, 2^15, 2^17 and up) follow
+    /// the same rule, unmeasured.
     pub fn default_for(log_m: u32) -> DgtConfig {
-        let stages1 = if log_m <= MAX_PASS_STAGES { log_m } else { log_m.div_ceil(2) };
-        let cluster = |k: u32, sets: u32| 8u32.saturating_sub(k).min(sets);
-        let c1 = cluster(stages1, log_m - stages1);
-        let k2 = log_m - stages1;
-        let c2 = if k2 > 0 { cluster(k2, log_m - k2) } else { 0 };
-        DgtConfig { stages1, log_cluster1: c1, log_cluster2: c2 }
+        if log_m <= MAX_PASS_STAGES {
+            return DgtConfig { stages1: log_m, log_cluster1: 0, log_cluster2: 0 };
+        }
+        if log_m == 11 {
+            return DgtConfig { stages1: 4, log_cluster1: 3, log_cluster2: 0 };
+        }
+        // At most 10 stages in the second pass (`log_m` ≤ 20 keeps the first
+        // within 10 too; beyond, `passes` refuses the configuration).
+        let stages1 = FIRST_PASS_STAGES.max(log_m.saturating_sub(MAX_PASS_STAGES));
+        // λ1 · 2^stages1 ≤ 256 threads, and no more sets than the pass has.
+        let log_cluster1 =
+            FIRST_PASS_CLUSTER.ilog2().min(8u32.saturating_sub(stages1)).min(log_m.saturating_sub(stages1));
+        DgtConfig { stages1, log_cluster1, log_cluster2: 0 }
     }
 }
+
+/// Stages of the first pass of `DgtConfig::default_for` above N = 2^12.
+const FIRST_PASS_STAGES: u32 = 6;
+/// Sets per block (λ1) of the first pass of `DgtConfig::default_for`
+/// above N = 2^12: runs of 4 consecutive words in its stores (16 bytes of
+/// `u32`).
+const FIRST_PASS_CLUSTER: u32 = 4;
 
 #[cfg(test)]
 mod tests {
@@ -116,6 +151,16 @@ mod tests {
             assert!(all.iter().all(|c| c.passes(log_m).is_ok()));
         }
         assert!(DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 }.passes(15).is_err());
+        // Two passes from N = 2^12: the first stores runs of at least 4
+        // words (16 bytes of u32) wherever 256-thread blocks allow it, and
+        // no first-pass block of several sets exceeds 256 threads.
+        for log_m in 11..=20 {
+            let d = DgtConfig::default_for(log_m);
+            let p = d.passes(log_m).unwrap();
+            assert_eq!(p.len(), 2, "{log_m} {d}");
+            assert!(p[0].log_cluster == 0 || p[0].log_cluster + p[0].k() <= 8, "{log_m} {d}");
+            assert!(p[0].k() > 6 || p[0].log_cluster >= 2, "{log_m} {d}");
+        }
         assert!(DgtConfig { stages1: 4, log_cluster1: 7, log_cluster2: 0 }.passes(15).is_err());
         assert!(DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 }.passes(15).is_err());
     }
