@@ -236,8 +236,9 @@ pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result
 
 /// `polymul-bench profile-dgt LOG_N TOWERS [BATCH]`: the default DGT
 /// configuration's forward transform of `batch` polynomials per tower
-/// (30-bit towers, `u32`), `reps` timed calls after the CPU check of one,
-/// for Nsight Compute and the sanitizers. Prints the median µs per call;
+/// (30-bit towers, `u32`) and its polymul, `reps` timed calls of each after
+/// the CPU check of one, for Nsight Compute and the sanitizers. Prints the
+/// median µs per call;
 /// returns the exit status (1 if the GPU's words differ from the CPU's).
 pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
     let go = || -> Result<bool> {
@@ -257,11 +258,24 @@ pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
         let mut d = plan.upload(&data)?;
         plan.forward(&mut d)?;
         plan.synchronize()?;
-        let ok = gpu.download(&d)? == want;
+        let mut ok = gpu.download(&d)? == want;
         let t = gpu.time(1, reps, || plan.forward(&mut d).map(|_| ()))?;
+        // The polymul too (its pass kernels), checked against the CPU once.
+        let other: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
+        let mut want = Vec::with_capacity(data.len());
+        for (i, p) in params.iter().enumerate() {
+            let r = i * batch * n..(i + 1) * batch * n;
+            want.extend(polymul::expert::emulation::dgt::polymul(p, &cfg, &data[r.clone()], &other[r])?);
+        }
+        let (mut a, mut b) = (plan.upload(&data)?, plan.upload(&other)?);
+        plan.polymul_in_place(&mut a, &mut b)?;
+        plan.synchronize()?;
+        ok &= gpu.download(&a)? == want;
+        let tp = gpu.time(1, reps, || plan.polymul_in_place(&mut a, &mut b))?;
         println!(
-            "DGT forward N=2^{log_n} towers {towers} batch {batch} {cfg:?}: {:.2} µs per call; GPU == CPU: {ok}",
-            t.median_us
+            "DGT N=2^{log_n} towers {towers} batch {batch} {cfg:?}: forward {:.2} µs, polymul {:.2} µs per call; \
+             GPU == CPU: {ok}",
+            t.median_us, tp.median_us
         );
         Ok(ok)
     };

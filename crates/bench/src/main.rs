@@ -16,7 +16,7 @@
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8,
 //!                                          or a check variant, e.g. lazy-computed)
-//! polymul-bench profile-dgt LOG_N TOWERS [BATCH]   timed DGT forwards (default configuration), for ncu
+//! polymul-bench profile-dgt LOG_N TOWERS [BATCH]   timed DGT forwards and polymuls (default configuration), for ncu
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
