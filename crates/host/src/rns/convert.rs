@@ -58,19 +58,6 @@ pub(crate) const MAX_SHARED_OPT_IN: u32 = 96 * 1024;
 /// same words for every input, so moving it changes speed only.
 pub(crate) const COLUMNS_MIN_LIMBS: usize = 20;
 
-/// The column kernel's arithmetic for `word_bits`-bit residues and `l`
-/// limbs: the split 32-bit digits everywhere. Measured on an H100
-/// (2026-11-27, `bench --quick --only rns`, "CRT kernels forced one by
-/// one", two runs): `u64` 42.1 against 50.5 µs at L = 20 and 295 against
-/// 379 at L = 65 (docs/results/2026-11-27-nvidia-h100-speed3); `u32`, whose
-/// towers the column kernel joins in pairs since then, 47.7–48.6 against
-/// 56.0–56.5 at L = 20 and 358 against 427 at L = 65
-/// (docs/results/2026-11-27-nvidia-h100-crt-rows). Before the pairs the
-/// 192-bit accumulators won for `u32` at L = 65 (457 against 475).
-pub(crate) fn auto_variant(_word_bits: u32, _l: usize) -> CrtColsVariant {
-    CrtColsVariant::Split
-}
-
 /// Which CRT kernel a basis's conversions run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CrtKernel {
@@ -88,9 +75,8 @@ pub(crate) enum CrtKernel {
 #[non_exhaustive]
 pub enum CrtChoice {
     /// What [`super::RnsPlan::reconstruct`] runs: the column kernel from 20
-    /// limbs (split 32-bit digits, except 192-bit accumulators for `u32`
-    /// residues from 32 limbs: the faster of the two measured on an H100),
-    /// the one-thread kernel below.
+    /// limbs (split 32-bit digits, [`CrtColsVariant::DEFAULT`]: the faster
+    /// of the two for both words on an H100), the one-thread kernel below.
     #[default]
     Auto,
     /// The one-thread-per-coefficient kernel (`rns_crt_<word>`).
@@ -180,7 +166,18 @@ impl Tables {
                 cols = vec![0; crt_cols::table_words(k, l, wb)];
                 crt_cols::table(&q_limbs, primes, inv, &qh, wb, &mut cols);
                 if columns {
-                    crt_kernel = CrtKernel::Columns(cols_block, auto_variant(W::BITS, l));
+                    // The split 32-bit digits for every word and size.
+                    // Measured on an H100 (2026-11-27, `bench --quick --only
+                    // rns`, "CRT kernels forced one by one", two runs): `u64`
+                    // 42.1 against 50.5 µs at L = 20 and 295 against 379 at
+                    // L = 65 (docs/results/2026-11-27-nvidia-h100-speed3);
+                    // `u32`, whose towers the column kernel joins in pairs
+                    // since then, 47.7–48.6 against 56.0–56.5 at L = 20 and
+                    // 358 against 427 at L = 65
+                    // (docs/results/2026-11-27-nvidia-h100-crt-rows). Before
+                    // the pairs the 192-bit accumulators won for `u32` at
+                    // L = 65 (457 against 475).
+                    crt_kernel = CrtKernel::Columns(cols_block, CrtColsVariant::DEFAULT);
                 }
             }
         }

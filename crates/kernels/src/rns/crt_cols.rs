@@ -483,8 +483,9 @@ impl CrtColsVariant {
     /// Every variant, the default first.
     pub const ALL: [CrtColsVariant; 2] = [CrtColsVariant::Split, CrtColsVariant::Acc192];
 
-    /// The kernel `rns_crt_cols_<word>` (no variant in its name); the host
-    /// picks per word and size (polymul's `rns::convert::auto_variant`).
+    /// The kernel `rns_crt_cols_<word>` (no variant in its name), the one
+    /// polymul's column CRT runs for every word and size (its
+    /// `rns::convert::Tables::with_kernel`, which gives the measurements).
     pub const DEFAULT: CrtColsVariant = CrtColsVariant::Split;
 
     /// The const-generic parameter of [`columns`].
