@@ -83,6 +83,7 @@ use super::{block_words, padded_stride, stage};
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf};
+use crate::arith::{ModMul, Shoup};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
@@ -104,8 +105,8 @@ pub const MAX_THREADS: u32 = 1024;
 /// q_a | q_b << 32, c | c' << 32]` with `m = q_a · q_b` the row's modulus
 /// (a tower: `q_b = 1`), `inv = (Q/m)^{−1} mod m`, `inv'` its 64-bit Shoup
 /// word, `1/m` the bits of an `f64`, `c = q_a^{−1} mod q_b` and `c'` its
-/// 32-bit Shoup word `⌊c · 2^32 / q_b⌋` (the last two words only for
-/// `u32` residues, whose primes are below `2^31`).
+/// 32-bit Shoup word `⌊c · 2^32 / q_b⌋` ([`Shoup`]`<u32>`; the last two
+/// words only for `u32` residues, whose primes are below `2^31`).
 pub const GROUP_ROW: usize = 6;
 
 /// Rows of the column sum (`K'`) for `k` towers of `word_bytes`-byte
@@ -241,8 +242,10 @@ pub fn table(
         let row = &mut out[groups_at(l) + GROUP_ROW * i..][..GROUP_ROW];
         row[..4].copy_from_slice(&[m, inv_m, super::shoup_prep(inv_m, m), (1.0 / m as f64).to_bits()]);
         if per == 2 {
+            // `c` with its Shoup word `⌊c · 2^32 / q_b⌋`.
+            let (cw, cp) = Shoup::<u32>::from_parts(qb as u32, 0, 0).prepare(c as u32);
             row[4] = qa | qb << 32;
-            row[5] = c | ((c << 32) / qb) << 32;
+            row[5] = cw as u64 | (cp as u64) << 32;
         }
     }
     // Q' = 2^(64l) − Q = !Q + 1 over l limbs (Q ≥ 2, so no carry out).
@@ -390,17 +393,6 @@ impl<W> CrtColsArgs<W> {
     }
 }
 
-/// `x · w mod q` for `x < 2^32`, `w < q < 2^31` and Shoup's
-/// `wp = ⌊w · 2^32 / q⌋`: the quotient estimate `⌊x · wp / 2^32⌋` is at
-/// most one below `⌊x · w / q⌋`, so the 32-bit remainder lies in
-/// `[0, 2q)` and one subtraction reduces it.
-#[inline(always)]
-fn shoup32(x: u32, w: u32, wp: u32, q: u32) -> u32 {
-    let quot = ((x as u64 * wp as u64) >> 32) as u32;
-    let r = x.wrapping_mul(w).wrapping_sub(quot.wrapping_mul(q));
-    if r >= q { r - q } else { r }
-}
-
 /// Phase 1 of block `blk`: thread `t` computes `r'_i` of its coefficient
 /// for the rows `i ≡ g (mod G)` of the sum (a tower, or for `u32` residues
 /// a pair of towers joined by one Garner step: the module docs) into `w`
@@ -439,14 +431,18 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<u64>>(
         let x = if W::BITS == 32 {
             // The pair's residue below `m = q_a · q_b`: `a + q_a · d`,
             // `d = (b − a) · q_a^{−1} mod q_b` (from `b · c` and `a · c`
-            // mod `q_b`, each reduced: `c < q_b`). A lone last tower has
-            // `q_b = 1`, `c = 0`: `x = a`.
+            // mod `q_b`, each reduced by Shoup's product on 32-bit words:
+            // `c < q_b < 2^31`, any `x < 2^32`, one correction). A lone
+            // last tower has `q_b = 1`, `c = 0`: `x = a` (`from_parts`
+            // skips the modulus check that `q_b = 1` would fail).
             // SAFETY: as above.
             let (qq, cc) = unsafe { (a.tab(row + 4), a.tab(row + 5)) };
-            let (qa, qb, cw, cp) = (qq as u32, (qq >> 32) as u32, cc as u32, (cc >> 32) as u32);
+            let (qa, qb) = (qq as u32, (qq >> 32) as u32);
+            let sh = Shoup::<u32>::from_parts(qb, 0, 0);
+            let c = Shoup::<u32>::op(cc as u32, (cc >> 32) as u32);
             let ra = residue(2 * i) as u32;
             let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) as u32 } else { 0 };
-            let (u, v) = (shoup32(ra, cw, cp, qb), shoup32(rb, cw, cp, qb));
+            let (u, v) = (sh.mul(ra, c), sh.mul(rb, c));
             ra as u64 + qa as u64 * if v >= u { v - u } else { v + qb - u } as u64
         } else {
             residue(i)
