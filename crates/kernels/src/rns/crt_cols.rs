@@ -177,20 +177,6 @@ const fn qhat_at(l: usize, rows: usize) -> usize {
     l + GROUP_ROW * rows
 }
 
-/// `x^e mod q` (host side, `q < 2^63`).
-fn pow_mod(mut x: u64, mut e: u64, q: u64) -> u64 {
-    let mut r = 1 % q;
-    x %= q;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = (r as u128 * x as u128 % q as u128) as u64;
-        }
-        x = (x as u128 * x as u128 % q as u128) as u64;
-        e >>= 1;
-    }
-    r
-}
-
 /// The table (host side) from `Q`'s `l` limbs, the primes, each
 /// `inv_i = (Q/q_i)^{-1} mod q_i` and each `Q̂_i = Q/q_i`'s `l` limbs (row
 /// `i` of `q_hat`, `k · l` words), for `word_bytes`-byte residues:
@@ -229,9 +215,12 @@ pub fn table(
                 *d = (v / qb as u128) as u64;
                 rem = v % qb as u128;
             }
+            // c = q_a^{−1} mod q_b is `inv_b · (Q/m)` mod q_b
+            // (Q/q_b = q_a · (Q/m)), so no exponentiation is needed.
+            let qm_b = dst.iter().rev().fold(0u128, |r, &d| (r << 64 | d as u128) % qb as u128);
+            let c = (inv_b as u128 * qm_b % qb as u128) as u64;
             // (Q/m)^{−1} is `inv_a · q_b` mod q_a (Q/q_a = (Q/m) · q_b) and
             // `inv_b · q_a` mod q_b; Garner joins them mod m.
-            let c = pow_mod(qa, qb - 2, qb);
             let xa = (inv_a as u128 * qb as u128 % qa as u128) as u64;
             let xb = (inv_b as u128 * qa as u128 % qb as u128) as u64;
             let d = ((xb + qb - xa % qb) % qb) as u128 * c as u128 % qb as u128;
@@ -811,5 +800,23 @@ mod tests {
         let want = (u128::MAX - (5u128 | 1 << 64)).wrapping_add(1);
         assert_eq!(out[qh + lp] as u128 | (out[qh + lp + 1] as u128) << 64, want);
         assert!(out[qh + lp + 2..].iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn the_u32_table_joins_towers_in_pairs() {
+        // Q = 7 · 11 · 13 = 1001: rows (7, 11) and 13 alone.
+        let mut out = [0u64; table_words(3, 1, 4)];
+        table(&[1001], &[7, 11, 13], &[5, 4, 12], &[143, 91, 77], 4, &mut out);
+        let row = |i: usize| &out[groups_at(1) + GROUP_ROW * i..][..GROUP_ROW];
+        // m = 77, (Q/m)^{−1} = 13^{−1} mod 77 = 6, c = 7^{−1} mod 11 = 8.
+        assert_eq!(&row(0)[..2], &[77, 6]);
+        assert_eq!(row(0)[4], 7 | 11 << 32);
+        assert_eq!(row(0)[5], 8 | ((8u64 << 32) / 11) << 32);
+        // The lone tower: q_b = 1, c = 0.
+        assert_eq!(&row(1)[..2], &[13, 12]);
+        assert_eq!((row(1)[4], row(1)[5]), (13 | 1 << 32, 0));
+        // Q/m: 13 and 77.
+        let (qh, lp) = (qhat_at(1, 2), padded_limbs(1) as usize);
+        assert_eq!((out[qh], out[qh + lp]), (13, 77));
     }
 }
