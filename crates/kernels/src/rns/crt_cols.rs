@@ -109,10 +109,16 @@ pub const MAX_THREADS: u32 = 1024;
 /// words only for `u32` residues, whose primes are below `2^31`).
 pub const GROUP_ROW: usize = 6;
 
+/// Towers per row of the column sum for `word_bytes`-byte residues: 2
+/// for `u32` (tower pairs), 1 for `u64` (the module docs).
+const fn towers_per_row(word_bytes: u32) -> u32 {
+    if word_bytes == 4 { 2 } else { 1 }
+}
+
 /// Rows of the column sum (`K'`) for `k` towers of `word_bytes`-byte
 /// residues: tower pairs for `u32` (`⌈k / 2⌉`), towers for `u64`.
 pub const fn sum_rows(k: u32, word_bytes: u32) -> u32 {
-    if word_bytes == 4 { k.div_ceil(2) } else { k }
+    k.div_ceil(towers_per_row(word_bytes))
 }
 
 /// Chunks per coefficient (`G = ⌈l / J⌉`).
@@ -196,7 +202,7 @@ pub fn table(
 ) {
     let (l, k) = (q_limbs.len(), primes.len());
     let rows = sum_rows(k as u32, word_bytes as u32) as usize;
-    let per = if word_bytes == 4 { 2 } else { 1 };
+    let per = towers_per_row(word_bytes as u32) as usize;
     let lp = padded_limbs(l as u32) as usize;
     out.fill(0);
     out[..l].copy_from_slice(q_limbs);
