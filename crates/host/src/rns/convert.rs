@@ -966,14 +966,11 @@ mod tests {
         // `u32` and 140 × 20-bit `u64` towers need more than 48 KiB per
         // column block, and at most `MAX_SHARED_OPT_IN`.
         for (wb, k) in [(4u32, 200usize), (8, 140)] {
+            // `tables`' second set makes the column kernel the default, as
+            // `Tables::new` does from `COLUMNS_MIN_LIMBS` limbs (asserted).
             let p = primes(20, k);
-            let q: BigUint = p.iter().map(|&x| BigUint::from(x)).product();
-            let qh: Vec<BigUint> = p.iter().map(|&x| &q / x).collect();
-            let t = if wb == 4 {
-                Tables::new::<u32>(&p, &q, &qh, &inverses(&q, &p))
-            } else {
-                Tables::new::<u64>(&p, &q, &qh, &inverses(&q, &p))
-            };
+            let t = if wb == 4 { tables::<u32>(&p).1 } else { tables::<u64>(&p).1 };
+            assert!(t.l >= COLUMNS_MIN_LIMBS, "{wb}-byte, {k} towers");
             assert!(matches!(t.crt_kernel, CrtKernel::Columns(..)), "{wb}-byte, {k} towers");
             let smem = crt_cols::shared_bytes(t.cols_block, t.l as u32, k as u32, wb);
             assert!(smem > MAX_SHARED as u64 && smem <= MAX_SHARED_OPT_IN as u64, "{wb}-byte: {smem}");
