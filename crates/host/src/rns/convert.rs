@@ -48,8 +48,9 @@ pub(crate) const MAX_SHARED_OPT_IN: u32 = 96 * 1024;
 
 /// The fewest limbs for which the CRT runs the column kernel
 /// (`rns_crt_cols_<word>`, each coefficient's limbs split over
-/// `⌈L / 8⌉` threads) instead of the one-thread-per-coefficient kernel
-/// (`rns_crt_<word>`). Measured on an H100 (2026-11-27,
+/// `⌈L / 4⌉` threads: `crt_cols::COL_LIMBS`, 8 when this was measured)
+/// instead of the one-thread-per-coefficient kernel (`rns_crt_<word>`).
+/// Measured on an H100 (2026-11-27,
 /// docs/results/2026-11-27-nvidia-h100-speed3, `bench --only rns`, "CRT
 /// kernels forced one by one"): at L = 20 (log2 Q ≈ 1240) the column kernel
 /// took 42.1 µs against 50.9 (`u64`) and 58.8 against 80.8 (`u32`); at L = 65

@@ -29,21 +29,23 @@
 //! 1. [`residues`]: thread `(b, g)` computes `r'_i` for the rows
 //!    `i ≡ g (mod G)` of the sum (towers, or tower pairs: below) into
 //!    shared memory (`K' · B` words) and its part of
-//!    `S = Σ r'_i · (1/m_i)` (an `f64` per thread in shared memory). Every thread then sums the `G` parts of its coefficient in
-//!    the same order, so all of them hold the same `k = ⌊S⌋`. The sum's
-//!    order differs from [`super::crt`]'s; its rounding error obeys the
-//!    same bound (that of recursive summation holds for any summation
-//!    tree of `K` terms), so [`super::crt::NEAR`] still decides exactly.
+//!    `S = Σ r'_i · (1/m_i)` (an `f64` per thread in shared memory).
+//!    Every thread then sums the `G` parts of its coefficient in the same
+//!    order, so all of them hold the same `k = ⌊S⌋`. The sum's order
+//!    differs from [`super::crt`]'s; its rounding error obeys the same
+//!    bound (that of recursive summation holds for any summation tree of
+//!    `K` terms), so [`super::crt::NEAR`] still decides exactly.
 //! 2. [`columns`]: thread `(b, g)` accumulates the columns
 //!    `j0 = g·J .. j0 + J` of its coefficient in registers (the arithmetic
 //!    is the kernel's variant, [`CrtColsVariant`]: 32-bit partial products
 //!    in 64-bit accumulators with carry counts, [`Acc96`], or one 192-bit
-//!    [`Acc192`] per column), tower by tower (`J` wide products per shared `r'_i`;
-//!    the table's `Q̂` rows are stored tower-major and padded to `G·J`
-//!    limbs with zeros, so every thread runs the same `J` products per
-//!    tower without a bounds test), then resolves its chunk's carries: the
-//!    chunk's `≤ J` limbs go to the coefficient's shared row and the carry
-//!    out of the chunk (below `2^128`) to shared memory.
+//!    [`Acc192`] per column), tower by tower (`J` wide products per
+//!    shared `r'_i`; the table's `Q̂` rows are stored tower-major and
+//!    padded to `G·J` limbs with zeros, so every thread runs the same `J`
+//!    products per tower without a bounds test), then resolves its
+//!    chunk's carries: the chunk's `≤ J` limbs go to the coefficient's
+//!    shared row and the carry out of the chunk (below `2^128`) to shared
+//!    memory.
 //! 3. [`carry`]: one thread per coefficient (the first warps, `g = 0`)
 //!    walks the limbs of chunks `1 .. G` adding the carry of the chunk
 //!    below, takes the top word `(E >> 64L) − k` and runs the fix-up.
@@ -262,10 +264,10 @@ pub fn table(
 ///
 /// What the `unsafe` blocks of `rns_crt_cols_*` rely on: `residues` points
 /// to `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
-/// words; `table` to [`table`]`(k towers, l, word bytes)`; `groups = ⌈l / J⌉`; the grid
-/// is `⌈count / B⌉` blocks of `B · groups` threads with
-/// [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared memory;
-/// `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
+/// words; `table` to [`table`]`(k towers, l, word bytes)`;
+/// `groups = ⌈l / J⌉`; the grid is `⌈count / B⌉` blocks of `B · groups`
+/// threads with [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared
+/// memory; `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
 /// buffers (non-null, holding those words), the counts (non-zero,
 /// `k ≤` [`super::crt::MAX_TOWERS`], `B · G ≤` [`MAX_THREADS`],
 /// `32 ≤ B ≤ 1024` a power of two) and sets `magic` and `groups`; the
@@ -303,8 +305,8 @@ pub struct CrtColsArgs<W> {
 impl<W: Word> CrtColsArgs<W> {
     /// The block of the reconstruction of `count` coefficients from `k`
     /// towers' residues (`residues`) into `l` limbs each (`limbs`) with
-    /// `table` ([`table`]`(k towers, l, word bytes)`), `b` coefficients per block.
-    /// Checks what the [`CrtColsArgs`] docs say.
+    /// `table` ([`table`]`(k towers, l, word bytes)`), `b` coefficients per
+    /// block. Checks what the [`CrtColsArgs`] docs say.
     pub fn new(
         residues: Buf<W>,
         limbs: Buf<u64>,
