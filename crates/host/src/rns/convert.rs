@@ -48,8 +48,9 @@ pub(crate) const MAX_SHARED_OPT_IN: u32 = 96 * 1024;
 
 /// The fewest limbs for which the CRT runs the column kernel
 /// (`rns_crt_cols_<word>`, each coefficient's limbs split over
-/// `⌈L / 8⌉` threads) instead of the one-thread-per-coefficient kernel
-/// (`rns_crt_<word>`). Measured on an H100 (2026-11-27,
+/// `⌈L / 4⌉` threads: `crt_cols::COL_LIMBS`, 8 when this was measured)
+/// instead of the one-thread-per-coefficient kernel (`rns_crt_<word>`).
+/// Measured on an H100 (2026-11-27,
 /// docs/results/2026-11-27-nvidia-h100-speed3, `bench --only rns`, "CRT
 /// kernels forced one by one"): at L = 20 (log2 Q ≈ 1240) the column kernel
 /// took 42.1 µs against 50.9 (`u64`) and 58.8 against 80.8 (`u32`); at L = 65
@@ -57,19 +58,6 @@ pub(crate) const MAX_SHARED_OPT_IN: u32 = 96 * 1024;
 /// measured, so the one-thread kernel stays there. Both kernels give the
 /// same words for every input, so moving it changes speed only.
 pub(crate) const COLUMNS_MIN_LIMBS: usize = 20;
-
-/// The column kernel's arithmetic for `word_bits`-bit residues and `l`
-/// limbs: the split 32-bit digits everywhere. Measured on an H100
-/// (2026-11-27, `bench --quick --only rns`, "CRT kernels forced one by
-/// one", two runs): `u64` 42.1 against 50.5 µs at L = 20 and 295 against
-/// 379 at L = 65 (docs/results/2026-11-27-nvidia-h100-speed3); `u32`, whose
-/// towers the column kernel joins in pairs since then, 47.7–48.6 against
-/// 56.0–56.5 at L = 20 and 358 against 427 at L = 65
-/// (docs/results/2026-11-27-nvidia-h100-crt-rows). Before the pairs the
-/// 192-bit accumulators won for `u32` at L = 65 (457 against 475).
-pub(crate) fn auto_variant(_word_bits: u32, _l: usize) -> CrtColsVariant {
-    CrtColsVariant::Split
-}
 
 /// Which CRT kernel a basis's conversions run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,9 +76,8 @@ pub(crate) enum CrtKernel {
 #[non_exhaustive]
 pub enum CrtChoice {
     /// What [`super::RnsPlan::reconstruct`] runs: the column kernel from 20
-    /// limbs (split 32-bit digits, except 192-bit accumulators for `u32`
-    /// residues from 32 limbs: the faster of the two measured on an H100),
-    /// the one-thread kernel below.
+    /// limbs (split 32-bit digits, [`CrtColsVariant::DEFAULT`]: the faster
+    /// of the two for both words on an H100), the one-thread kernel below.
     #[default]
     Auto,
     /// The one-thread-per-coefficient kernel (`rns_crt_<word>`).
@@ -180,7 +167,18 @@ impl Tables {
                 cols = vec![0; crt_cols::table_words(k, l, wb)];
                 crt_cols::table(&q_limbs, primes, inv, &qh, wb, &mut cols);
                 if columns {
-                    crt_kernel = CrtKernel::Columns(cols_block, auto_variant(W::BITS, l));
+                    // The split 32-bit digits for every word and size.
+                    // Measured on an H100 (2026-11-27, `bench --quick --only
+                    // rns`, "CRT kernels forced one by one", two runs): `u64`
+                    // 42.1 against 50.5 µs at L = 20 and 295 against 379 at
+                    // L = 65 (docs/results/2026-11-27-nvidia-h100-speed3);
+                    // `u32`, whose towers the column kernel joins in pairs
+                    // since then, 47.7–48.6 against 56.0–56.5 at L = 20 and
+                    // 358 against 427 at L = 65
+                    // (docs/results/2026-11-27-nvidia-h100-crt-rows). Before
+                    // the pairs the 192-bit accumulators won for `u32` at
+                    // L = 65 (457 against 475).
+                    crt_kernel = CrtKernel::Columns(cols_block, CrtColsVariant::DEFAULT);
                 }
             }
         }
@@ -969,14 +967,11 @@ mod tests {
         // `u32` and 140 × 20-bit `u64` towers need more than 48 KiB per
         // column block, and at most `MAX_SHARED_OPT_IN`.
         for (wb, k) in [(4u32, 200usize), (8, 140)] {
+            // `tables`' second set makes the column kernel the default, as
+            // `Tables::new` does from `COLUMNS_MIN_LIMBS` limbs (asserted).
             let p = primes(20, k);
-            let q: BigUint = p.iter().map(|&x| BigUint::from(x)).product();
-            let qh: Vec<BigUint> = p.iter().map(|&x| &q / x).collect();
-            let t = if wb == 4 {
-                Tables::new::<u32>(&p, &q, &qh, &inverses(&q, &p))
-            } else {
-                Tables::new::<u64>(&p, &q, &qh, &inverses(&q, &p))
-            };
+            let t = if wb == 4 { tables::<u32>(&p).1 } else { tables::<u64>(&p).1 };
+            assert!(t.l >= COLUMNS_MIN_LIMBS, "{wb}-byte, {k} towers");
             assert!(matches!(t.crt_kernel, CrtKernel::Columns(..)), "{wb}-byte, {k} towers");
             let smem = crt_cols::shared_bytes(t.cols_block, t.l as u32, k as u32, wb);
             assert!(smem > MAX_SHARED as u64 && smem <= MAX_SHARED_OPT_IN as u64, "{wb}-byte: {smem}");

@@ -29,21 +29,23 @@
 //! 1. [`residues`]: thread `(b, g)` computes `r'_i` for the rows
 //!    `i ≡ g (mod G)` of the sum (towers, or tower pairs: below) into
 //!    shared memory (`K' · B` words) and its part of
-//!    `S = Σ r'_i · (1/m_i)` (an `f64` per thread in shared memory). Every thread then sums the `G` parts of its coefficient in
-//!    the same order, so all of them hold the same `k = ⌊S⌋`. The sum's
-//!    order differs from [`super::crt`]'s; its rounding error obeys the
-//!    same bound (that of recursive summation holds for any summation
-//!    tree of `K` terms), so [`super::crt::NEAR`] still decides exactly.
+//!    `S = Σ r'_i · (1/m_i)` (an `f64` per thread in shared memory).
+//!    Every thread then sums the `G` parts of its coefficient in the same
+//!    order, so all of them hold the same `k = ⌊S⌋`. The sum's order
+//!    differs from [`super::crt`]'s; its rounding error obeys the same
+//!    bound (that of recursive summation holds for any summation tree of
+//!    `K` terms), so [`super::crt::NEAR`] still decides exactly.
 //! 2. [`columns`]: thread `(b, g)` accumulates the columns
 //!    `j0 = g·J .. j0 + J` of its coefficient in registers (the arithmetic
 //!    is the kernel's variant, [`CrtColsVariant`]: 32-bit partial products
 //!    in 64-bit accumulators with carry counts, [`Acc96`], or one 192-bit
-//!    [`Acc192`] per column), tower by tower (`J` wide products per shared `r'_i`;
-//!    the table's `Q̂` rows are stored tower-major and padded to `G·J`
-//!    limbs with zeros, so every thread runs the same `J` products per
-//!    tower without a bounds test), then resolves its chunk's carries: the
-//!    chunk's `≤ J` limbs go to the coefficient's shared row and the carry
-//!    out of the chunk (below `2^128`) to shared memory.
+//!    [`Acc192`] per column), tower by tower (`J` wide products per
+//!    shared `r'_i`; the table's `Q̂` rows are stored tower-major and
+//!    padded to `G·J` limbs with zeros, so every thread runs the same `J`
+//!    products per tower without a bounds test), then resolves its
+//!    chunk's carries: the chunk's `≤ J` limbs go to the coefficient's
+//!    shared row and the carry out of the chunk (below `2^128`) to shared
+//!    memory.
 //! 3. [`carry`]: one thread per coefficient (the first warps, `g = 0`)
 //!    walks the limbs of chunks `1 .. G` adding the carry of the chunk
 //!    below, takes the top word `(E >> 64L) − k` and runs the fix-up.
@@ -83,6 +85,7 @@ use super::{block_words, padded_stride, stage};
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf};
+use crate::arith::{ModMul, Shoup};
 use crate::gmem::Gmem;
 use crate::smem::Shared;
 
@@ -104,14 +107,20 @@ pub const MAX_THREADS: u32 = 1024;
 /// q_a | q_b << 32, c | c' << 32]` with `m = q_a · q_b` the row's modulus
 /// (a tower: `q_b = 1`), `inv = (Q/m)^{−1} mod m`, `inv'` its 64-bit Shoup
 /// word, `1/m` the bits of an `f64`, `c = q_a^{−1} mod q_b` and `c'` its
-/// 32-bit Shoup word `⌊c · 2^32 / q_b⌋` (the last two words only for
-/// `u32` residues, whose primes are below `2^31`).
+/// 32-bit Shoup word `⌊c · 2^32 / q_b⌋` ([`Shoup`]`<u32>`; the last two
+/// words only for `u32` residues, whose primes are below `2^31`).
 pub const GROUP_ROW: usize = 6;
+
+/// Towers per row of the column sum for `word_bytes`-byte residues: 2
+/// for `u32` (tower pairs), 1 for `u64` (the module docs).
+const fn towers_per_row(word_bytes: u32) -> u32 {
+    if word_bytes == 4 { 2 } else { 1 }
+}
 
 /// Rows of the column sum (`K'`) for `k` towers of `word_bytes`-byte
 /// residues: tower pairs for `u32` (`⌈k / 2⌉`), towers for `u64`.
 pub const fn sum_rows(k: u32, word_bytes: u32) -> u32 {
-    if word_bytes == 4 { k.div_ceil(2) } else { k }
+    k.div_ceil(towers_per_row(word_bytes))
 }
 
 /// Chunks per coefficient (`G = ⌈l / J⌉`).
@@ -176,20 +185,6 @@ const fn qhat_at(l: usize, rows: usize) -> usize {
     l + GROUP_ROW * rows
 }
 
-/// `x^e mod q` (host side, `q < 2^63`).
-fn pow_mod(mut x: u64, mut e: u64, q: u64) -> u64 {
-    let mut r = 1 % q;
-    x %= q;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = (r as u128 * x as u128 % q as u128) as u64;
-        }
-        x = (x as u128 * x as u128 % q as u128) as u64;
-        e >>= 1;
-    }
-    r
-}
-
 /// The table (host side) from `Q`'s `l` limbs, the primes, each
 /// `inv_i = (Q/q_i)^{-1} mod q_i` and each `Q̂_i = Q/q_i`'s `l` limbs (row
 /// `i` of `q_hat`, `k · l` words), for `word_bytes`-byte residues:
@@ -209,7 +204,7 @@ pub fn table(
 ) {
     let (l, k) = (q_limbs.len(), primes.len());
     let rows = sum_rows(k as u32, word_bytes as u32) as usize;
-    let per = if word_bytes == 4 { 2 } else { 1 };
+    let per = towers_per_row(word_bytes as u32) as usize;
     let lp = padded_limbs(l as u32) as usize;
     out.fill(0);
     out[..l].copy_from_slice(q_limbs);
@@ -228,9 +223,12 @@ pub fn table(
                 *d = (v / qb as u128) as u64;
                 rem = v % qb as u128;
             }
+            // c = q_a^{−1} mod q_b is `inv_b · (Q/m)` mod q_b
+            // (Q/q_b = q_a · (Q/m)), so no exponentiation is needed.
+            let qm_b = dst.iter().rev().fold(0u128, |r, &d| (r << 64 | d as u128) % qb as u128);
+            let c = (inv_b as u128 * qm_b % qb as u128) as u64;
             // (Q/m)^{−1} is `inv_a · q_b` mod q_a (Q/q_a = (Q/m) · q_b) and
             // `inv_b · q_a` mod q_b; Garner joins them mod m.
-            let c = pow_mod(qa, qb - 2, qb);
             let xa = (inv_a as u128 * qb as u128 % qa as u128) as u64;
             let xb = (inv_b as u128 * qa as u128 % qb as u128) as u64;
             let d = ((xb + qb - xa % qb) % qb) as u128 * c as u128 % qb as u128;
@@ -241,8 +239,10 @@ pub fn table(
         let row = &mut out[groups_at(l) + GROUP_ROW * i..][..GROUP_ROW];
         row[..4].copy_from_slice(&[m, inv_m, super::shoup_prep(inv_m, m), (1.0 / m as f64).to_bits()]);
         if per == 2 {
+            // `c` with its Shoup word `⌊c · 2^32 / q_b⌋`.
+            let (cw, cp) = Shoup::<u32>::from_parts(qb as u32, 0, 0).prepare(c as u32);
             row[4] = qa | qb << 32;
-            row[5] = c | ((c << 32) / qb) << 32;
+            row[5] = cw as u64 | (cp as u64) << 32;
         }
     }
     // Q' = 2^(64l) − Q = !Q + 1 over l limbs (Q ≥ 2, so no carry out).
@@ -264,10 +264,10 @@ pub fn table(
 ///
 /// What the `unsafe` blocks of `rns_crt_cols_*` rely on: `residues` points
 /// to `k · count` words, tower `i`'s below `q_i`; `limbs` to `count · l`
-/// words; `table` to [`table`]`(k towers, l, word bytes)`; `groups = ⌈l / J⌉`; the grid
-/// is `⌈count / B⌉` blocks of `B · groups` threads with
-/// [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared memory;
-/// `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
+/// words; `table` to [`table`]`(k towers, l, word bytes)`;
+/// `groups = ⌈l / J⌉`; the grid is `⌈count / B⌉` blocks of `B · groups`
+/// threads with [`shared_bytes`]`(B, l, k, word bytes)` of dynamic shared
+/// memory; `magic = div_magic(l)`. [`CrtColsArgs::new`] (host only) checks the
 /// buffers (non-null, holding those words), the counts (non-zero,
 /// `k ≤` [`super::crt::MAX_TOWERS`], `B · G ≤` [`MAX_THREADS`],
 /// `32 ≤ B ≤ 1024` a power of two) and sets `magic` and `groups`; the
@@ -305,8 +305,8 @@ pub struct CrtColsArgs<W> {
 impl<W: Word> CrtColsArgs<W> {
     /// The block of the reconstruction of `count` coefficients from `k`
     /// towers' residues (`residues`) into `l` limbs each (`limbs`) with
-    /// `table` ([`table`]`(k towers, l, word bytes)`), `b` coefficients per block.
-    /// Checks what the [`CrtColsArgs`] docs say.
+    /// `table` ([`table`]`(k towers, l, word bytes)`), `b` coefficients per
+    /// block. Checks what the [`CrtColsArgs`] docs say.
     pub fn new(
         residues: Buf<W>,
         limbs: Buf<u64>,
@@ -390,17 +390,6 @@ impl<W> CrtColsArgs<W> {
     }
 }
 
-/// `x · w mod q` for `x < 2^32`, `w < q < 2^31` and Shoup's
-/// `wp = ⌊w · 2^32 / q⌋`: the quotient estimate `⌊x · wp / 2^32⌋` is at
-/// most one below `⌊x · w / q⌋`, so the 32-bit remainder lies in
-/// `[0, 2q)` and one subtraction reduces it.
-#[inline(always)]
-fn shoup32(x: u32, w: u32, wp: u32, q: u32) -> u32 {
-    let quot = ((x as u64 * wp as u64) >> 32) as u32;
-    let r = x.wrapping_mul(w).wrapping_sub(quot.wrapping_mul(q));
-    if r >= q { r - q } else { r }
-}
-
 /// Phase 1 of block `blk`: thread `t` computes `r'_i` of its coefficient
 /// for the rows `i ≡ g (mod G)` of the sum (a tower, or for `u32` residues
 /// a pair of towers joined by one Garner step: the module docs) into `w`
@@ -439,14 +428,18 @@ pub unsafe fn residues<W: Gmem, S: Shared<u64>, R: Shared<u64>>(
         let x = if W::BITS == 32 {
             // The pair's residue below `m = q_a · q_b`: `a + q_a · d`,
             // `d = (b − a) · q_a^{−1} mod q_b` (from `b · c` and `a · c`
-            // mod `q_b`, each reduced: `c < q_b`). A lone last tower has
-            // `q_b = 1`, `c = 0`: `x = a`.
+            // mod `q_b`, each reduced by Shoup's product on 32-bit words:
+            // `c < q_b < 2^31`, any `x < 2^32`, one correction). A lone
+            // last tower has `q_b = 1`, `c = 0`: `x = a` (`from_parts`
+            // skips the modulus check that `q_b = 1` would fail).
             // SAFETY: as above.
             let (qq, cc) = unsafe { (a.tab(row + 4), a.tab(row + 5)) };
-            let (qa, qb, cw, cp) = (qq as u32, (qq >> 32) as u32, cc as u32, (cc >> 32) as u32);
+            let (qa, qb) = (qq as u32, (qq >> 32) as u32);
+            let sh = Shoup::<u32>::from_parts(qb, 0, 0);
+            let c = Shoup::<u32>::op(cc as u32, (cc >> 32) as u32);
             let ra = residue(2 * i) as u32;
             let rb = if 2 * i + 1 < a.k { residue(2 * i + 1) as u32 } else { 0 };
-            let (u, v) = (shoup32(ra, cw, cp, qb), shoup32(rb, cw, cp, qb));
+            let (u, v) = (sh.mul(ra, c), sh.mul(rb, c));
             ra as u64 + qa as u64 * if v >= u { v - u } else { v + qb - u } as u64
         } else {
             residue(i)
@@ -483,8 +476,9 @@ impl CrtColsVariant {
     /// Every variant, the default first.
     pub const ALL: [CrtColsVariant; 2] = [CrtColsVariant::Split, CrtColsVariant::Acc192];
 
-    /// The kernel `rns_crt_cols_<word>` (no variant in its name); the host
-    /// picks per word and size (polymul's `rns::convert::auto_variant`).
+    /// The kernel `rns_crt_cols_<word>` (no variant in its name), the one
+    /// polymul's column CRT runs for every word and size (its
+    /// `rns::convert::Tables::with_kernel`, which gives the measurements).
     pub const DEFAULT: CrtColsVariant = CrtColsVariant::Split;
 
     /// The const-generic parameter of [`columns`].
@@ -814,5 +808,23 @@ mod tests {
         let want = (u128::MAX - (5u128 | 1 << 64)).wrapping_add(1);
         assert_eq!(out[qh + lp] as u128 | (out[qh + lp + 1] as u128) << 64, want);
         assert!(out[qh + lp + 2..].iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn the_u32_table_joins_towers_in_pairs() {
+        // Q = 7 · 11 · 13 = 1001: rows (7, 11) and 13 alone.
+        let mut out = [0u64; table_words(3, 1, 4)];
+        table(&[1001], &[7, 11, 13], &[5, 4, 12], &[143, 91, 77], 4, &mut out);
+        let row = |i: usize| &out[groups_at(1) + GROUP_ROW * i..][..GROUP_ROW];
+        // m = 77, (Q/m)^{−1} = 13^{−1} mod 77 = 6, c = 7^{−1} mod 11 = 8.
+        assert_eq!(&row(0)[..2], &[77, 6]);
+        assert_eq!(row(0)[4], 7 | 11 << 32);
+        assert_eq!(row(0)[5], 8 | ((8u64 << 32) / 11) << 32);
+        // The lone tower: q_b = 1, c = 0.
+        assert_eq!(&row(1)[..2], &[13, 12]);
+        assert_eq!((row(1)[4], row(1)[5]), (13 | 1 << 32, 0));
+        // Q/m: 13 and 77.
+        let (qh, lp) = (qhat_at(1, 2), padded_limbs(1) as usize);
+        assert_eq!((out[qh], out[qh + lp]), (13, 77));
     }
 }

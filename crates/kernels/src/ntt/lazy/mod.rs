@@ -23,11 +23,11 @@
 //! the `k` stages and hands the words on through shared memory; the first
 //! step reads them straight from global memory and the last writes them
 //! straight back (both coalesced: the fastest thread index walks the
-//! columns of a column pass and the words of a row), except at the ends of
-//! the `u32` row passes that [`staged_ends`] stages: there the block copies
-//! its rows between global memory and the tile in a step of its own. All offsets are
-//! compile-time constants after inlining, so every shared-memory access is
-//! one `LDS`/`STS` with an immediate offset. Values stay in `[0, 4q)`
+//! columns of a column pass and the words of a row), except at the last end
+//! of the `u32` forward row passes that [`staged_ends`] stages: there the
+//! block copies its rows from the tile to global memory in a step of its
+//! own. All offsets are compile-time constants after inlining, so every
+//! shared-memory access is one `LDS`/`STS` with an immediate offset. Values stay in `[0, 4q)`
 //! (forward) or `[0, 2q)` (inverse) until the pass that finishes the
 //! transform reduces them.
 //!

@@ -70,29 +70,29 @@ pub const fn held_in_tile(word_bytes: usize) -> bool {
     word_bytes == 4
 }
 
-/// Whether the `u32` row pass of `mode` and `l` points moves its words
-/// between global memory and the tile in whole 32-byte sectors ("staged
-/// row I/O", [`staged_ends`](super::staged_ends)): an end of the pass whose
-/// units are runs of consecutive words (the forward's last step, the
-/// inverse's first) gets an execution step of its own in which the
-/// block's threads copy the block's rows between global memory and the
-/// tile in 16-byte chunks, consecutive threads taking consecutive chunks
-/// (512 contiguous bytes per warp instruction), instead of each thread
-/// moving its unit's 64 contiguous bytes, which makes every warp-wide
-/// 16-byte access touch 32 sectors half each (Nsight Compute, `u32` N =
-/// 2^16: L2-bound, 73% L2 against 39% DRAM; docs/ntt.md). On where it
-/// measured faster: the `u32` forward row passes of 2^8, 2^12 and 2^14
-/// points (H100, 2026-11-27, `bench --quick --only goals`, two runs each
-/// of both binaries in one call, µs per polynomial: forward N = 2^16
-/// 0.396 / 0.394 → 0.339 / 0.338, N = 2^12 0.0177 → 0.0145 / 0.0144,
-/// N = 2^14 0.0806 / 0.0807 → 0.0790 / 0.0795; Nsight Compute, the fused
-/// forward at 2^16 × 512: L2 write requests 1.26 M → 0.52 M, 71.5 → 60.5
-/// µs). Off where it measured slower — the inverse (its staged end is the
-/// first step's loads: N = 2^16 0.359 / 0.356 → 0.444 / 0.448) and the
-/// forward row pass of 2^9 points (N = 2^17: 0.755 → 0.770 / 0.780) — and
-/// where it was not measured (the product pass, the column passes, the
-/// cluster kernels, the other row sizes); `false` restores the unstaged
-/// kernels.
+/// Whether the `u32` row pass of `mode` and `l` points moves its words from
+/// the tile to global memory in whole 32-byte sectors ("staged row I/O",
+/// [`staged_ends`](super::staged_ends)): the last end of the pass, where
+/// its units are runs of consecutive words (the forward's last step), gets
+/// an execution step of its own in which the block's threads copy the
+/// block's rows from the tile to global memory in 16-byte chunks,
+/// consecutive threads taking consecutive chunks (512 contiguous bytes per
+/// warp instruction), instead of each thread moving its unit's 64
+/// contiguous bytes, which makes every warp-wide 16-byte access touch 32
+/// sectors half each (Nsight Compute, `u32` N = 2^16: L2-bound, 73% L2
+/// against 39% DRAM; docs/ntt.md). On where it measured faster: the `u32`
+/// forward row passes of 2^8, 2^12 and 2^14 points (H100, 2026-11-27,
+/// `bench --quick --only goals`, two runs each of both binaries in one
+/// call, µs per polynomial: forward N = 2^16 0.396 / 0.394 → 0.339 / 0.338,
+/// N = 2^12 0.0177 → 0.0145 / 0.0144, N = 2^14 0.0806 / 0.0807 → 0.0790 /
+/// 0.0795; Nsight Compute, the fused forward at 2^16 × 512: L2 write
+/// requests 1.26 M → 0.52 M, 71.5 → 60.5 µs). Off where it measured slower
+/// — the inverse (its staged end was the first step's loads: N = 2^16 0.359
+/// / 0.356 → 0.444 / 0.448; that copy was removed since,
+/// [`staged_ends`](super::staged_ends)) and the forward row pass of 2^9
+/// points (N = 2^17: 0.755 → 0.770 / 0.780) — and where it was not measured
+/// (the product pass, the column passes, the cluster kernels, the other row
+/// sizes); `false` restores the unstaged kernels.
 pub const fn staged_row_io(word_bytes: usize, mode: u8, strided: bool, l: u32) -> bool {
     word_bytes == 4 && mode == FORWARD && !strided && matches!(l, 8 | 12 | 14)
 }
