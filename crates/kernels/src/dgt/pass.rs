@@ -636,9 +636,9 @@ impl<W: Word> DgtBlock<'_, W> {
     /// only its own registers); the block waits at a barrier after each
     /// phase. The GPU kernels and the CPU emulation run this same sequence.
     /// `next` carries the thread's twiddle from phase to phase: each phase
-    /// loads the next step's before its own work, so the load's latency
-    /// passes under that work and the barrier (a step's twiddle comes from
-    /// global memory, its data from shared memory).
+    /// loads the next step's before the barrier, so the load's latency
+    /// passes while the block waits (a step's twiddle comes from global
+    /// memory, its data from shared memory).
     ///
     /// # Safety
     /// `OP` is the launch's `op`; `tid < geo.threads()`; the launch's
@@ -651,36 +651,16 @@ impl<W: Word> DgtBlock<'_, W> {
         let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
         let b_tile = shared_words(geo);
         let polymul = OP == Op::Polymul as u32;
-        // This phase's twiddle; the next step's is loaded first, so that its
-        // latency passes under this phase's work and the barrier — except in
-        // the `u64` polymul kernel, where holding both took one register over
-        // its 64 (a spill): there it is loaded after the work, before the
-        // barrier, as before.
-        let cur = *next;
-        let early = !(polymul && core::mem::size_of::<W>() == 8);
-        let load_next = |next: &mut Twiddle<W>| {
-            if let Some((n, inverse)) = self.step_of::<OP>(ph + 1) {
-                // SAFETY: this function's contract (its `# Safety`: the tables sized for `geo`,
-                // `tid` below the threads), established by its caller (the DGT kernels: the
-                // invariants of `DgtArgs`), is what `step_twiddle` requires for a step of the pass.
-                *next = unsafe {
-                    step_twiddle::<W, Shoup<W>>(geo, set0, n, tid, inverse, &self.twiddles(inverse))
-                };
-            }
-        };
         // SAFETY: this function's contract (its `# Safety`: `OP` is the launch's op, `tid` below
         // the threads, buffers, tables and tile sized for `geo`), established by its caller (the
-        // DGT kernels: the invariants of `DgtArgs`), is what `step`, `load`, `product` and `store`
-        // require, with the tile offsets of this block.
+        // DGT kernels: the invariants of `DgtArgs`), is what `step`, `load`, `product`, `store`
+        // and `step_twiddle` require, with the tile offsets of this block.
         unsafe {
-            if early {
-                load_next(next);
-            }
             if let Some((n, inverse)) = self.step_of::<OP>(ph) {
                 // The second operand's stages come after the first's (one
                 // at a time: both at once would need more than 64 registers).
                 let tile = if polymul && ph > k && ph <= 2 * k { b_tile } else { 0 };
-                step(s, tile, geo, n, tid, inverse, cur, red);
+                step(s, tile, geo, n, tid, inverse, *next, red);
             } else if ph == 0 {
                 load(self.src(), s, 0, geo, set0, tid, a.load, &self.weights(false), red);
                 if polymul {
@@ -691,8 +671,8 @@ impl<W: Word> DgtBlock<'_, W> {
             } else {
                 store(self.dst(), s, 0, geo, set0, tid, a.store, &self.weights(true), red);
             }
-            if !early {
-                load_next(next);
+            if let Some((n, inverse)) = self.step_of::<OP>(ph + 1) {
+                *next = step_twiddle::<W, Shoup<W>>(geo, set0, n, tid, inverse, &self.twiddles(inverse));
             }
         }
     }
