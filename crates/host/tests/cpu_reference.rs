@@ -111,6 +111,40 @@ fn batched_polymul_is_per_polynomial() {
     }
 }
 
+/// A batch large enough that each stage's threads run on every core (2^15
+/// words and up) gives, polynomial by polynomial, the words of the serial
+/// run of each polynomial alone (2^10 words: one thread), both words,
+/// forward, inverse and polymul, including all-`q − 1` polynomials.
+fn check_parallel_stages<W: Coeff>(bits: u32) {
+    let (n, batch) = (1usize << 10, 64);
+    let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+    let q = p.q();
+    let mut rng = SplitMix64::new(u64::from(bits));
+    let (mut a, b) = (rng.coeffs(batch * n, q), rng.coeffs(batch * n, q));
+    a[..n].fill(q - W::one());
+    a[(batch - 1) * n..].fill(q - W::one());
+    let (mut fwd, mut inv) = (a.clone(), a.clone());
+    emulation::forward(&p, &mut fwd).unwrap();
+    emulation::inverse(&p, &mut inv).unwrap();
+    let prod = emulation::polymul(&p, &a, &b).unwrap();
+    for k in 0..batch {
+        let s = k * n..(k + 1) * n;
+        let mut one = a[s.clone()].to_vec();
+        emulation::forward(&p, &mut one).unwrap();
+        assert_eq!(fwd[s.clone()], one[..], "forward, polynomial {k}");
+        let mut one = a[s.clone()].to_vec();
+        emulation::inverse(&p, &mut one).unwrap();
+        assert_eq!(inv[s.clone()], one[..], "inverse, polynomial {k}");
+        assert_eq!(prod[s.clone()], emulation::polymul(&p, &a[s.clone()], &b[s]).unwrap()[..], "polymul {k}");
+    }
+}
+
+#[test]
+fn stages_on_every_core_give_the_serial_words() {
+    check_parallel_stages::<u32>(30);
+    check_parallel_stages::<u64>(62);
+}
+
 #[test]
 fn linearity() {
     let n = 1 << 10;
