@@ -528,7 +528,7 @@ macro_rules! fused_entry {
                 const FIRST: Shape = if $inv { ROW } else { COL };
                 const SECOND: Shape = if $inv { COL } else { ROW };
                 const MODE: u8 = if $inv { lazy::INVERSE } else { lazy::FORWARD };
-                // A staged row end (`lazy::staged_ends`) is a step of its own.
+                // A staged row end (`lazy::staged_last_end`) is a step of its own.
                 const STEPS1: u32 = lazy::exec_steps(FIRST, MODE, WB);
                 const STEPS2: u32 = lazy::exec_steps(SECOND, MODE, WB);
                 const PER_POLY: u32 = lazy::fused_per_poly($log_n, WB);

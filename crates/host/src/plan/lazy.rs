@@ -39,7 +39,7 @@ impl LazyPass {
     }
 
     /// Execution steps (block barriers + 1) of one block on `W` words
-    /// (a staged row end included: `lazy::staged_ends`).
+    /// (a staged row end included: `lazy::staged_last_end`).
     pub fn steps<W>(&self) -> u32 {
         lazy::exec_steps(self.shape, self.kernel.mode, std::mem::size_of::<W>())
     }

@@ -24,7 +24,7 @@
 //! step reads them straight from global memory and the last writes them
 //! straight back (both coalesced: the fastest thread index walks the
 //! columns of a column pass and the words of a row), except at the last end
-//! of the `u32` forward row passes that [`staged_ends`] stages: there the
+//! of the `u32` forward row passes that [`staged_last_end`] stages: there the
 //! block copies its rows from the tile to global memory in a step of its
 //! own. All offsets are compile-time constants after inlining, so every
 //! shared-memory access is one `LDS`/`STS` with an immediate offset. Values stay in `[0, 4q)`

@@ -3,7 +3,7 @@
 //! (forward, inverse, or the product pass's forward, pointwise product and
 //! inverse), written to the tile, a [`Sink`] or global memory; one
 //! execution step per call, a block barrier between steps; the staged
-//! last end of the `u32` forward row passes ([`staged_ends`]) copies the
+//! last end of the `u32` forward row passes ([`staged_last_end`]) copies the
 //! block's rows from the tile to global memory in a step of its own.
 
 use crate::Word;
@@ -35,15 +35,15 @@ pub const fn pass_smem_words(shape: Shape, mode: u8, word_bytes: usize) -> u32 {
 /// `word_bytes`-byte words: `steps()`, or `3·steps() − 1` for the product
 /// pass (`b`'s forward steps, then `data`'s forward and inverse steps with
 /// the middle one shared), plus one for a staged last end
-/// ([`staged_ends`]: the copy from the tile to global memory). The
+/// ([`staged_last_end`]: the copy from the tile to global memory). The
 /// kernels ([`step`], [`step_with`], [`step_l2`]) run this many; the
 /// cluster kernels' [`step_io`] stages nothing and runs `steps()`.
 pub const fn exec_steps(shape: Shape, mode: u8, word_bytes: usize) -> u32 {
     let base = if mode == PRODUCT { 3 * shape.steps() - 1 } else { shape.steps() };
-    base + staged_ends(shape, mode, word_bytes) as u32
+    base + staged_last_end(shape, mode, word_bytes) as u32
 }
 
-/// Words of one chunk of the staged copy ([`staged_ends`]): 16 bytes of
+/// Words of one chunk of the staged copy ([`staged_last_end`]): 16 bytes of
 /// `u32` words, one vector access.
 const CHUNK: u32 = 4;
 
@@ -67,7 +67,7 @@ const CHUNK: u32 = 4;
 /// a pass are strided (word `x` of a unit `2^lh` words from word
 /// `x − 1`), consecutive threads on consecutive words: their warp
 /// accesses are already whole sectors.
-pub const fn staged_ends(shape: Shape, mode: u8, word_bytes: usize) -> bool {
+pub const fn staged_last_end(shape: Shape, mode: u8, word_bytes: usize) -> bool {
     // The copy moves whole chunks, one to four per thread (`2 <= log_r <= 4`).
     if !staged_row_io(word_bytes, mode, shape.strided, shape.l)
         || shape.log_r < 2
@@ -111,7 +111,7 @@ impl<W> Sink<W> for ToGlobal {
 /// tile, `k` stages (forward, inverse, or for the product pass's middle
 /// step forward, pointwise product and inverse), written to the tile or
 /// global memory (last step); where the last end is staged
-/// ([`staged_ends`]), its step is the block's copy from the tile to global
+/// ([`staged_last_end`]), its step is the block's copy from the tile to global
 /// memory. The GPU puts a block barrier between consecutive steps; the
 /// host runs a step for every thread of the block before the next.
 ///
@@ -179,7 +179,7 @@ pub unsafe fn step_with<W: Gmem, S: Shared<W>, const MODE: u8, const COMPUTED: b
 /// [`step`] with the pass's ends chosen: its first step reads global memory
 /// if `from_global` (else the tile, filled by another pass's [`Sink`]) and
 /// its last step writes to `sink` if that is active (else global memory).
-/// Nothing is staged ([`staged_ends`]): `e < shape.steps()` (the cluster
+/// Nothing is staged ([`staged_last_end`]): `e < shape.steps()` (the cluster
 /// kernels).
 ///
 /// # Safety
@@ -260,7 +260,7 @@ struct Io {
 }
 
 /// [`step`] and [`step_io`] in one: execution step `e` with the held
-/// registers; with `staged`, the staged last end of [`staged_ends`] is a
+/// registers; with `staged`, the last end that [`staged_last_end`] stages is a
 /// step of its own (`e < exec_steps`), else `e` counts butterfly steps
 /// only.
 #[allow(clippy::too_many_arguments)]
@@ -277,7 +277,7 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>
     e: u32,
 ) {
     let word_bytes = core::mem::size_of::<W>();
-    let st_out = staged && staged_ends(shape, MODE, word_bytes);
+    let st_out = staged && staged_last_end(shape, MODE, word_bytes);
     let n = shape.steps();
     // The butterfly steps without the staged end.
     let bsteps = if MODE == PRODUCT { 3 * n - 1 } else { n };
@@ -330,7 +330,7 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>
     }
 }
 
-/// The staged last end ([`staged_ends`]): thread `t`'s chunks of the
+/// The staged last end ([`staged_last_end`]): thread `t`'s chunks of the
 /// block's rows, the tile (which the last butterfly step wrote, in its
 /// padded row layout, [`Shape::log_pad`]: a chunk's words are consecutive
 /// there too but not 16-byte aligned, so they come in word loads) to
@@ -627,12 +627,12 @@ mod tests {
     use crate::ntt::lazy::MAX_ROW_L;
 
     #[test]
-    fn staged_ends_are_the_run_ends_and_their_chunks_cover_the_tile() {
+    fn staged_last_end_is_the_run_end_and_its_chunks_cover_the_tile() {
         use crate::ntt::lazy::staged_row_io;
         for wb in [4usize, 8] {
             for k in crate::names::LazyKernel::all_for(wb) {
                 let shape = k.shape(wb);
-                let staged = staged_ends(shape, k.mode, wb);
+                let staged = staged_last_end(shape, k.mode, wb);
                 // The ends as `unit` sees them: the forward step `j` of the
                 // first and last execution step, and whether its units are
                 // runs (`lh = l − g − k = 0`, 16 bytes or more).
@@ -646,7 +646,7 @@ mod tests {
                 assert_eq!(staged, rule && run(last), "{wb}-byte {k:?}");
                 // No pass of the rule has a first end of runs (the inverse
                 // is off, and no forward pass of the rule has one step), so
-                // the removed staged first end (`staged_ends`) was
+                // the removed staged first end (f8283b2) was
                 // unreachable. A rule that reaches one leaves that end
                 // unstaged: bring the staged first end back from git
                 // history, or measure the pass without it.
@@ -682,11 +682,11 @@ mod tests {
         // measured slower staged).
         let row = Shape::new(8, 4, false, 4);
         let fwd = staged_row_io(4, FORWARD, false, 8);
-        assert_eq!(staged_ends(row, FORWARD, 4), fwd);
-        assert!(!staged_ends(row, INVERSE, 4));
+        assert_eq!(staged_last_end(row, FORWARD, 4), fwd);
+        assert!(!staged_last_end(row, INVERSE, 4));
         assert_eq!(exec_steps(row, FORWARD, 4), 2 + fwd as u32);
         assert_eq!(exec_steps(row, INVERSE, 4), 2);
-        assert!(!staged_ends(row, PRODUCT, 4));
+        assert!(!staged_last_end(row, PRODUCT, 4));
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub const fn held_in_tile(word_bytes: usize) -> bool {
 
 /// Whether the `u32` row pass of `mode` and `l` points moves its words from
 /// the tile to global memory in whole 32-byte sectors ("staged row I/O",
-/// [`staged_ends`](super::staged_ends)): the last end of the pass, where
+/// [`staged_last_end`](super::staged_last_end)): the last end of the pass, where
 /// its units are runs of consecutive words (the forward's last step), gets
 /// an execution step of its own in which the block's threads copy the
 /// block's rows from the tile to global memory in 16-byte chunks,
@@ -89,7 +89,7 @@ pub const fn held_in_tile(word_bytes: usize) -> bool {
 /// requests 1.26 M → 0.52 M, 71.5 → 60.5 µs). Off where it measured slower
 /// — the inverse (its staged end was the first step's loads: N = 2^16 0.359
 /// / 0.356 → 0.444 / 0.448; that copy was removed since,
-/// [`staged_ends`](super::staged_ends)) and the forward row pass of 2^9
+/// [`staged_last_end`](super::staged_last_end)) and the forward row pass of 2^9
 /// points (N = 2^17: 0.755 → 0.770 / 0.780) — and where it was not measured
 /// (the product pass, the column passes, the cluster kernels, the other row
 /// sizes); `false` restores the unstaged kernels.
