@@ -35,6 +35,12 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
+/// Timed calls of `profile` and `profile-dgt` (after their CPU check): the
+/// environment variable `POLYMUL_PROFILE_REPS`, 20 if unset or not a number.
+fn profile_reps() -> usize {
+    std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { usage() };
@@ -94,13 +100,11 @@ fn main() {
             };
             let reduction =
                 args.get(5).and_then(|s| polymul::expert::Reduction::from_name(s)).unwrap_or_default();
-            let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
-            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, reps)
+            bench::profile(num(1, 64), num(2, 16), num(3, 512) as usize, o, reduction, profile_reps())
         }
         "profile-dgt" => {
             let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-            let reps = std::env::var("POLYMUL_PROFILE_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
-            polymul_bench::dgt::profile(num(1, 16) as u32, num(2, 1), num(3, 1), reps)
+            polymul_bench::dgt::profile(num(1, 16) as u32, num(2, 1), num(3, 1), profile_reps())
         }
         "tune" => {
             eprintln!(
