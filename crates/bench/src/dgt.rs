@@ -234,6 +234,35 @@ pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result
     Ok(DgtReport { tables: vec![best, search], figures, wisdom })
 }
 
+/// The CPU emulation's words of a DGT plan's call on `params`' towers, the
+/// reference its GPU words are checked against: `a` (and `b`) hold the
+/// towers one after another, the same number of words each (`batch · n`);
+/// tower by tower, [`forward`](polymul::expert::emulation::dgt::forward)
+/// of `a`'s slice (`b` = `None`) or
+/// [`polymul`](polymul::expert::emulation::dgt::polymul) of `a`'s and `b`'s
+/// slices, in tower order. The first error of the emulation is returned.
+pub(crate) fn cpu_towers(
+    params: &[DgtParams<u32>],
+    cfg: &DgtConfig,
+    a: &[u32],
+    b: Option<&[u32]>,
+) -> Result<Vec<u32>> {
+    let words = a.len() / params.len();
+    let mut want = Vec::with_capacity(a.len());
+    for (i, p) in params.iter().enumerate() {
+        let r = i * words..(i + 1) * words;
+        match b {
+            None => {
+                let mut w = a[r].to_vec();
+                polymul::expert::emulation::dgt::forward(p, cfg, &mut w)?;
+                want.extend(w);
+            }
+            Some(b) => want.extend(polymul::expert::emulation::dgt::polymul(p, cfg, &a[r.clone()], &b[r])?),
+        }
+    }
+    Ok(want)
+}
+
 /// `polymul-bench profile-dgt LOG_N TOWERS [BATCH]`: the default DGT
 /// configuration's forward transform of `batch` polynomials per tower
 /// (30-bit towers, `u32`) and its polymul, `reps` timed calls of each after
@@ -249,12 +278,7 @@ pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
         let plan = crate::env_options::dgt_plan(DgtPlan::with_towers(&gpu, &params, cfg)?);
         let mut rng = SplitMix64::new(u64::from(log_n) ^ towers as u64);
         let data: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
-        let mut want = Vec::with_capacity(data.len());
-        for (i, p) in params.iter().enumerate() {
-            let mut w = data[i * batch * n..(i + 1) * batch * n].to_vec();
-            polymul::expert::emulation::dgt::forward(p, &cfg, &mut w)?;
-            want.extend(w);
-        }
+        let want = cpu_towers(&params, &cfg, &data, None)?;
         let mut d = plan.upload(&data)?;
         plan.forward(&mut d)?;
         plan.synchronize()?;
@@ -262,11 +286,7 @@ pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
         let t = gpu.time(1, reps, || plan.forward(&mut d).map(|_| ()))?;
         // The polymul too (its pass kernels), checked against the CPU once.
         let other: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
-        let mut want = Vec::with_capacity(data.len());
-        for (i, p) in params.iter().enumerate() {
-            let r = i * batch * n..(i + 1) * batch * n;
-            want.extend(polymul::expert::emulation::dgt::polymul(p, &cfg, &data[r.clone()], &other[r])?);
-        }
+        let want = cpu_towers(&params, &cfg, &data, Some(&other))?;
         let (mut a, mut b) = (plan.upload(&data)?, plan.upload(&other)?);
         plan.polymul_in_place(&mut a, &mut b)?;
         plan.synchronize()?;

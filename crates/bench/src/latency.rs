@@ -259,15 +259,7 @@ fn dgt_rows(
     let pg = plan.capture((plan.upload(&x)?, plan.upload(&y)?), |p, (a, b)| p.polymul_in_place(a, b))?;
     pg.launch()?;
     pg.synchronize()?;
-    let mut want = Vec::with_capacity(x.len());
-    for (i, p) in params.iter().enumerate() {
-        want.extend(polymul::expert::emulation::dgt::polymul(
-            p,
-            &config,
-            &x[i * n..(i + 1) * n],
-            &y[i * n..(i + 1) * n],
-        )?);
-    }
+    let want = crate::dgt::cpu_towers(&params, &config, &x, Some(&y))?;
     if gpu.download(&pg.state().0)? != want {
         failures.push(format!(
             "latency: the captured DGT polymul ({pipeline:?}, N = 2^{log_n}, {towers} towers) differs"
