@@ -107,7 +107,7 @@ fn decode(data: &[u8]) -> Case {
     let small = flags & 32 != 0;
     let field = |i: &mut Input| if small { i.u32() % 24 } else { i.u32() };
     let config =
-        DgtConfig { stages1: field(&mut i), log_cluster1: field(&mut i), log_cluster2: field(&mut i) };
+        DgtConfig { stages1: field(&mut i), log_cluster1: field(&mut i), log_cluster2: field(&mut i), log_unit: 0 };
     let log_m = field(&mut i);
     let batch = i.u64();
     let pick = i.u8();

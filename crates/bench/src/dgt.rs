@@ -99,7 +99,7 @@ pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result
     search.note = format!(
         "Forward DGT (encoding with weights and packing, then the passes) timed with CUDA events, median; \
          batched = 2^24 coefficients. `k1` stages in the first kernel (the rest in the second), λ1, λ2 \
-         dependency sets per block. Pareto: not beaten in both columns by another configuration of the same N. \
+         dependency sets per block, `r` Gaussians per thread in registers (none: Coala's fixed access). Pareto: not beaten in both columns by another configuration of the same N. \
          Device: {short}."
     );
     let mut best = Table::new(
@@ -201,8 +201,8 @@ pub fn run(gpu: &Gpu, device: &str, quick: bool, only: Option<&[u32]>) -> Result
             row_lat[3 + ti] = t_ntt;
             wisdom_entries.push(format!(
                 "    {{\"log_n\": {log_n}, \"towers\": {towers}, \"word_bits\": 32, \"stages1\": {}, \
-                 \"log_cluster1\": {}, \"log_cluster2\": {}, \"forward_us\": {t_dgt:.3}}}",
-                cfg.stages1, cfg.log_cluster1, cfg.log_cluster2
+                 \"log_cluster1\": {}, \"log_cluster2\": {}, \"log_unit\": {}, \"forward_us\": {t_dgt:.3}}}",
+                cfg.stages1, cfg.log_cluster1, cfg.log_cluster2, cfg.log_unit
             ));
             eprintln!("  dgt vs ntt N=2^{log_n} towers {towers}: {t_dgt:.2} vs {t_ntt:.2} µs ({cfg})");
         }
@@ -263,19 +263,28 @@ pub(crate) fn cpu_towers(
     Ok(want)
 }
 
-/// `polymul-bench profile-dgt LOG_N TOWERS [BATCH]`: the default DGT
-/// configuration's forward transform of `batch` polynomials per tower
+/// `polymul-bench profile-dgt LOG_N TOWERS [BATCH] [CONFIG]`: the DGT
+/// configuration `cfg` (else the default with the batched configuration
+/// from `BATCHED_FROM` / `BATCHED_TRANSFORMS_FROM` polynomials, as `Multiplier` plans it)'s forward transform of `batch` polynomials per tower
 /// (30-bit towers, `u32`) and its polymul, `reps` timed calls of each after
 /// the CPU check of one, for Nsight Compute and the sanitizers. Prints the
 /// median µs per call;
 /// returns the exit status (1 if the GPU's words differ from the CPU's).
-pub fn profile(log_n: u32, towers: usize, batch: usize, reps: usize) -> i32 {
+pub fn profile(log_n: u32, towers: usize, batch: usize, cfg: Option<DgtConfig>, reps: usize) -> i32 {
     let go = || -> Result<bool> {
         let gpu = crate::env_options::gpu()?;
         let n = 1usize << log_n;
         let params = dgt_params(n, towers)?;
-        let cfg = DgtConfig::default_for(params[0].log_m());
-        let plan = crate::env_options::dgt_plan(DgtPlan::with_towers(&gpu, &params, cfg)?);
+        // The library's default (as `Multiplier` plans it): the default
+        // configuration with the batched one from `BATCHED_FROM` polynomials.
+        let log_m = params[0].log_m();
+        let plan = match cfg {
+            Some(cfg) => DgtPlan::with_towers(&gpu, &params, cfg)?,
+            None => DgtPlan::with_towers(&gpu, &params, DgtConfig::default_for(log_m))?
+                .with_batched(DgtConfig::batched_for(log_m))?,
+        };
+        let cfg = cfg.unwrap_or_else(|| DgtConfig::default_for(log_m));
+        let plan = crate::env_options::dgt_plan(plan);
         let mut rng = SplitMix64::new(u64::from(log_n) ^ towers as u64);
         let data: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(batch * n, p.p())).collect();
         let want = cpu_towers(&params, &cfg, &data, None)?;

@@ -251,8 +251,16 @@ fn dgt_rows(
         .into_iter()
         .map(|p| DgtParams::<u32>::new(n, p))
         .collect::<Result<Vec<_>>>()?;
-    let config = DgtConfig::default_for(params[0].log_m());
-    let plan = crate::env_options::dgt_plan(DgtPlan::with_pipeline(gpu, &params, config, pipeline)?);
+    let log_m = params[0].log_m();
+    let config = DgtConfig::default_for(log_m);
+    let mut plan = DgtPlan::with_pipeline(gpu, &params, config, pipeline)?;
+    // As `Multiplier` plans the default: the batched configuration from
+    // `BATCHED_FROM` polynomials (polymul; towers count) or
+    // `BATCHED_TRANSFORMS_FROM` (forward, inverse).
+    if pipeline == DgtPipeline::Fused {
+        plan = plan.with_batched(DgtConfig::batched_for(log_m))?;
+    }
+    let plan = crate::env_options::dgt_plan(plan);
     let mut rng = SplitMix64::new(u64::from(log_n) * 31 + towers as u64);
     let x: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
     let y: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();

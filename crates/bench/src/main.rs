@@ -16,7 +16,7 @@
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8,
 //!                                          or a check variant, e.g. lazy-computed)
-//! polymul-bench profile-dgt LOG_N TOWERS [BATCH]   timed DGT forwards and polymuls (default configuration), for ncu
+//! polymul-bench profile-dgt LOG_N TOWERS [BATCH] [K1,LOGλ1,LOGλ2,LOGR]   timed DGT forwards and polymuls (default configuration, or the one given), for ncu
 //! ```
 //!
 //! Built on a CPU-only machine, carried to a GPU machine (no Rust needed
@@ -29,6 +29,7 @@ fn usage() -> ! {
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
          [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]\n       \
          polymul-bench replot DIR\n       \
+         polymul-bench profile-dgt LOG_N TOWERS [BATCH] [STAGES1,LOG_CLUSTER1,LOG_CLUSTER2,LOG_UNIT]\n       \
          polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off] \
          [--hog-margin-mib M] [--max-operand-mib M] [--mem-tolerance-mib M] [--big on|off] [--warm-up on|off] [--stall-seconds S] [--replay S:T:I]"
     );
@@ -61,7 +62,7 @@ fn main() {
     let positional = match cmd.as_str() {
         "replot" => 1,
         "profile" => 5,
-        "profile-dgt" => 3,
+        "profile-dgt" => 4,
         _ => 0,
     };
     let mut it = args[1..].iter().skip(positional);
@@ -104,7 +105,17 @@ fn main() {
         }
         "profile-dgt" => {
             let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-            polymul_bench::dgt::profile(num(1, 16) as u32, num(2, 1), num(3, 1), profile_reps())
+            // An optional configuration `stages1,log_cluster1,log_cluster2,log_unit`.
+            let cfg = args.get(4).map(|s| {
+                let v: Vec<u32> = s.split(',').map(|x| x.parse().unwrap_or_else(|_| usage())).collect();
+                match v[..] {
+                    [stages1, log_cluster1, log_cluster2, log_unit] => {
+                        polymul::dgt::DgtConfig { stages1, log_cluster1, log_cluster2, log_unit }
+                    }
+                    _ => usage(),
+                }
+            });
+            polymul_bench::dgt::profile(num(1, 16) as u32, num(2, 1), num(3, 1), cfg, profile_reps())
         }
         "tune" => {
             eprintln!(

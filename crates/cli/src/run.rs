@@ -378,7 +378,8 @@ mod tests {
         let ntt = Modulus::Primes(polymul::params::ntt_primes(62, n, 1).unwrap());
         let dgt = Modulus::Primes(dgt::dgt_primes(62, n, 1).unwrap());
         let tuned_ntt = Choice::Ntt { kernel: NttKernel::TwoD, radix: Some(8) };
-        let tuned_dgt = Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let tuned_dgt =
+            Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0, log_unit: 0 } };
         let wisdom = |winner| {
             let mut w = Wisdom::new();
             w.insert(WisdomEntry { key: key.clone(), winner, us_per_poly: 1.0, candidates: 2 });

@@ -885,25 +885,35 @@ fn gaussian_arithmetic_unreduced_and_wide() {
 #[test]
 fn dgt_config_passes_bad_configurations() {
     let bad = |c: DgtConfig, log_m: u32| matches!(c.passes(log_m), Err(Error::BadDgtConfig { .. }));
-    let c = |stages1, log_cluster1, log_cluster2| DgtConfig { stages1, log_cluster1, log_cluster2 };
+    let c =
+        |stages1, log_cluster1, log_cluster2| DgtConfig { stages1, log_cluster1, log_cluster2, log_unit: 0 };
     assert!(bad(c(0, 0, 0), 5)); // no stage
     assert!(bad(c(6, 0, 0), 5)); // more stages than log2 M
     assert!(bad(c(1, 0, 0), 0)); // N = 2
     assert!(bad(c(11, 0, 0), 11)); // 11 stages in one kernel
     assert!(bad(c(5, 1, 0), 5)); // more sets per block than the pass has
     assert!(bad(c(8, 3, 0), 11)); // 2^11 threads per block
+    let u = |log_unit| DgtConfig { log_unit, ..c(6, 2, 0) };
+    assert!(bad(u(4), 15)); // units above radix 8
+    assert!(bad(u(u32::MAX), 15));
+    assert!(!bad(u(3), 15));
+    // Register units: λ·2^k may pass 1024 elements, not 512 threads.
+    let wide = |log_unit| DgtConfig { log_unit, ..c(10, 1, 0) };
+    assert!(bad(wide(1), 11) && !bad(wide(2), 11));
+    // A huge unit prints (it saturates, as clusters do).
+    assert_eq!(u(70).to_string(), "k1=6 λ1=4 λ2=1 r=2^70");
 }
 
 /// Huge stage and cluster counts: a typed error (or an empty search), no
 /// shift overflow and no endless loop.
 #[test]
 fn dgt_config_huge_values() {
-    let c = DgtConfig { stages1: 3, log_cluster1: 40, log_cluster2: u32::MAX };
+    let c = DgtConfig { stages1: 3, log_cluster1: 40, log_cluster2: u32::MAX, log_unit: 0 };
     assert!(matches!(c.passes(3), Err(Error::BadDgtConfig { n: 16, .. })));
     assert_eq!(c.to_string(), "k1=3 λ1=1099511627776 λ2=2^4294967295");
-    let c = DgtConfig { stages1: 10, log_cluster1: 30, log_cluster2: 0 };
+    let c = DgtConfig { stages1: 10, log_cluster1: 30, log_cluster2: 0, log_unit: 0 };
     assert!(matches!(c.passes(40), Err(Error::BadDgtConfig { .. })));
-    let c = DgtConfig { stages1: 3, log_cluster1: 0, log_cluster2: 0 };
+    let c = DgtConfig { stages1: 3, log_cluster1: 0, log_cluster2: 0, log_unit: 0 };
     assert!(matches!(c.passes(62), Err(Error::BadDgtConfig { n, .. }) if n == 1 << 63));
     for log_m in [63, 64, u32::MAX] {
         assert!(matches!(c.passes(log_m), Err(Error::BadDgtConfig { n: usize::MAX, .. })), "{log_m}");
@@ -916,14 +926,14 @@ fn dgt_config_huge_values() {
 
 #[test]
 fn dgt_tables_bad_configuration() {
-    let cfg = DgtConfig { stages1: 9, log_cluster1: 0, log_cluster2: 0 }; // log2 M = 3 for N = 16
+    let cfg = DgtConfig { stages1: 9, log_cluster1: 0, log_cluster2: 0, log_unit: 0 }; // log2 M = 3 for N = 16
     assert!(matches!(DgtTables::new(&dgt30(), &cfg), Err(Error::BadDgtConfig { n: N, .. })));
 }
 
 #[test]
 fn pass_twiddles_bad_geometry_and_short_roots() {
     let roots = vec![(1u64, 0u64); 1 << 12];
-    let geo = |log_m, s0, s1| PassGeometry { log_m, s0, s1, log_cluster: 0 };
+    let geo = |log_m, s0, s1| PassGeometry { log_m, s0, s1, log_cluster: 0, log_unit: 0 };
     for g in [
         geo(4, 3, 2),
         geo(4, 2, 2),
@@ -978,7 +988,7 @@ fn dgt_cpu_bad_buffers() {
 #[test]
 fn dgt_cpu_bad_configuration() {
     let p = dgt30();
-    let cfg = DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 };
+    let cfg = DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0, log_unit: 0 };
     assert!(matches!(emulation::dgt::forward(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
     assert!(matches!(emulation::dgt::inverse(&p, &cfg, &mut ones(N)), Err(Error::BadDgtConfig { .. })));
     assert!(matches!(emulation::dgt::polymul(&p, &cfg, &ones(N), &ones(N)), Err(Error::BadDgtConfig { .. })));

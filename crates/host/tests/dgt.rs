@@ -51,8 +51,10 @@ fn batches_multiply_pair_by_pair<W: Coeff>(bits: u32) {
         let mut rng = SplitMix64::new(u64::from(log_n) * 7 + u64::from(bits));
         let (a, mut b) = (rng.coeffs(3 * n, q), rng.coeffs(3 * n, q));
         b[n..2 * n].fill(q - W::one());
-        let cfgs =
-            [DgtConfig::default_for(log_n - 1), DgtConfig { stages1: 2, log_cluster1: 1, log_cluster2: 1 }];
+        let cfgs = [
+            DgtConfig::default_for(log_n - 1),
+            DgtConfig { stages1: 2, log_cluster1: 1, log_cluster2: 1, log_unit: 0 },
+        ];
         for cfg in cfgs.into_iter().filter(|c| c.passes(log_n - 1).is_ok()) {
             for pipeline in [DgtPipeline::Fused, DgtPipeline::Coala] {
                 let got = emulation::dgt::polymul_with(&p, &cfg, pipeline, &a, &b).unwrap();
@@ -126,9 +128,10 @@ fn inverse_undoes_forward_at_large_n() {
         let n = 1usize << log_n;
         let p = DgtParams::<u64>::with_prime_bits(n, bits).unwrap();
         let a = SplitMix64::new(log_n as u64).coeffs(2 * n, p.p());
-        for cfg in
-            [DgtConfig::default_for(log_n - 1), DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 0 }]
-        {
+        for cfg in [
+            DgtConfig::default_for(log_n - 1),
+            DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 0, log_unit: 0 },
+        ] {
             let mut x = a.clone();
             emulation::dgt::forward(&p, &cfg, &mut x).unwrap();
             assert_ne!(x, a);
@@ -153,7 +156,9 @@ fn polymul_at_n_4096_equals_naive() {
     b[n - 1] = 3;
     b[5] = q - 1;
     let want = cpu::negacyclic_naive(&to_u64(&a), &to_u64(&b), q as u64).unwrap();
-    for cfg in [DgtConfig::default_for(11), DgtConfig { stages1: 3, log_cluster1: 4, log_cluster2: 0 }] {
+    for cfg in
+        [DgtConfig::default_for(11), DgtConfig { stages1: 3, log_cluster1: 4, log_cluster2: 0, log_unit: 0 }]
+    {
         assert_eq!(to_u64(&emulation::dgt::polymul(&p, &cfg, &a, &b).unwrap()), want, "{cfg}");
     }
 }
@@ -172,6 +177,6 @@ fn bad_input_is_a_typed_error() {
         emulation::dgt::forward(&p, &cfg, &mut [0u32; 100]),
         Err(Error::NotAMultipleOfN { .. })
     ));
-    let over = DgtConfig { stages1: 8, log_cluster1: 0, log_cluster2: 0 };
+    let over = DgtConfig { stages1: 8, log_cluster1: 0, log_cluster2: 0, log_unit: 0 };
     assert!(matches!(emulation::dgt::forward(&p, &over, &mut [0u32; 256]), Err(Error::BadDgtConfig { .. })));
 }

@@ -15,7 +15,7 @@ fn valid_wisdom() -> String {
     for (i, winner) in [
         Choice::Ntt { kernel: NttKernel::TwoD, radix: Some(8) },
         Choice::Ntt { kernel: NttKernel::Auto, radix: None },
-        Choice::Dgt { config: DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 1 } },
+        Choice::Dgt { config: DgtConfig { stages1: 6, log_cluster1: 2, log_cluster2: 1, log_unit: 0 } },
     ]
     .into_iter()
     .enumerate()
@@ -88,8 +88,13 @@ fn parameter_constructors_never_panic() {
         let _ = polymul::dgt::dgt_primes((q % 70) as u32, n.min(1 << 17), (q % 5) as usize);
         if n <= 1 << 12 {
             let _ = RnsBasis::<u64>::from_primes(n, &[q, q / 3, q]);
-            let _ = DgtConfig { stages1: (q % 12) as u32, log_cluster1: (q % 7) as u32, log_cluster2: 3 }
-                .passes((n.max(1)).trailing_zeros());
+            let _ = DgtConfig {
+                stages1: (q % 12) as u32,
+                log_cluster1: (q % 7) as u32,
+                log_cluster2: 3,
+                log_unit: 0,
+            }
+            .passes((n.max(1)).trailing_zeros());
         }
     }
 }
@@ -140,13 +145,13 @@ fn prime_searches_take_any_count_and_n() {
 /// valid configuration has (a wisdom file can carry them): shift overflows.
 #[test]
 fn dgt_configs_out_of_range_are_printed_and_refused() {
-    let c = DgtConfig { stages1: 1, log_cluster1: 40, log_cluster2: u32::MAX };
+    let c = DgtConfig { stages1: 1, log_cluster1: 40, log_cluster2: u32::MAX, log_unit: 0 };
     assert_eq!(c.to_string(), format!("k1=1 λ1={} λ2=2^{}", 1u64 << 40, u32::MAX));
     for (cfg, log_m) in [
         (c, 64),
-        (DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 }, u32::MAX),
+        (DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0, log_unit: 0 }, u32::MAX),
         // λ · 2^k of the first pass overflows u32 before the second pass's stage count is checked.
-        (DgtConfig { stages1: 5, log_cluster1: 40, log_cluster2: 0 }, 60),
+        (DgtConfig { stages1: 5, log_cluster1: 40, log_cluster2: 0, log_unit: 0 }, 60),
     ] {
         assert!(matches!(cfg.passes(log_m), Err(polymul::Error::BadDgtConfig { .. })), "{cfg} {log_m}");
     }

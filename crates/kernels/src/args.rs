@@ -398,7 +398,7 @@ mod tests {
         use crate::dgt::pass::{DgtArgs, DgtStep, DgtTables, Op, Order};
         // M = 8 Gaussians, 2 polynomials: 32 words; one pass of all 3 stages.
         let g = TowerGrid::<u32>::new(Buf::none(), 1, 32, 64).unwrap();
-        let geo = PassGeometry { log_m: 3, s0: 0, s1: 3, log_cluster: 0 };
+        let geo = PassGeometry { log_m: 3, s0: 0, s1: 3, log_cluster: 0, log_unit: 0 };
         let tl = geo.twiddle_len() as usize;
         let tables = DgtTables { tw: at(64), tw_inv: at(64), weights: at(64), inv_weights: at(64) };
         let step = |op| DgtStep { geo, op, load: Order::Natural, store: Order::Natural, batch: 2 };

@@ -832,7 +832,7 @@ unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::codec::Dgt
         // `polymul::dgt::launch::dgt_code`).
         let c = unsafe { towers.consts(z, TowerConsts { parts: (a.p, a.p, 0), barrett4: (a.p, 0) }) };
         let red = Shoup::<W>::from_parts(c.parts.0, c.parts.1, c.parts.2);
-        let geo0 = dgt::layout::PassGeometry { log_m: a.log_m, s0: 0, s1: a.s1, log_cluster: 0 };
+        let geo0 = dgt::layout::PassGeometry { log_m: a.log_m, s0: 0, s1: a.s1, log_cluster: 0, log_unit: 0 };
         let off = ((t >> a.log_m) as usize) << (a.log_m + 1);
         let src = towers.data(a.src as *mut W, z).wrapping_add(off) as *const W;
         let dst = towers.data(a.dst, z).wrapping_add(off);
@@ -856,7 +856,7 @@ unsafe fn dgt_codec<W: crate::gmem::Gmem, const DECODE: bool>(a: dgt::codec::Dgt
 /// The invariants of `DgtArgs` (see its doc) with `OP = args.op`, established by
 /// `polymul::dgt::schedule::pass_args` and `polymul::dgt::launch::dgt_pass`.
 #[inline(always)]
-unsafe fn dgt_pass<W: crate::gmem::Gmem, const OP: u32>(args: dgt::pass::DgtArgs<W>)
+unsafe fn dgt_pass<W: crate::gmem::Gmem, const OP: u32, const UNIT: bool>(args: dgt::pass::DgtArgs<W>)
 where
     DeviceShared: crate::smem::Shared<W>,
 {
@@ -868,12 +868,12 @@ where
     let block = unsafe { args.block(blk as u32, block_y()) };
     let s = shared_tile();
     let mut next = dgt::pass::no_twiddle();
-    for ph in 0..args.phases() {
-        // SAFETY: the invariants of `DgtArgs` (see its doc): `OP` is `args.op`,
-        // `t < args.threads()`, buffers, tables and shared memory sized for `args.geo`, the phases
-        // in order with a barrier after each; established by `polymul::dgt::schedule::pass_args`
-        // and `polymul::dgt::launch::dgt_pass`.
-        unsafe { block.phase::<OP, _>(&s, ph, t as u32, &mut next) };
+    for ph in 0..args.phases_for::<UNIT>() {
+        // SAFETY: the invariants of `DgtArgs` (see its doc): `OP` is `args.op` and `UNIT`
+        // `args.units()`, `t < args.threads()`, buffers, tables and shared memory sized for
+        // `args.geo`, the phases in order with a barrier after each; established by
+        // `polymul::dgt::schedule::pass_args` and `polymul::dgt::launch::dgt_pass`.
+        unsafe { block.phase::<OP, UNIT, _>(&s, ph, t as u32, &mut next) };
         sync();
     }
 }
@@ -883,7 +883,16 @@ where
 /// data products Algorithm 4. RNS towers are the grid's z axis (Coala's
 /// `GridDim.z`), with the same tower arguments as the NTT kernels.
 macro_rules! dgt_entries {
-    ($w:ty, $fwd:ident, $inv:ident, $mul:ident, $encode:ident, $decode:ident, $pointwise:ident) => {
+    (
+        $w:ty,
+        $fwd:ident,
+        $inv:ident,
+        $mul:ident,
+        ($ufwd:ident, $uinv:ident, $umul:ident),
+        $encode:ident,
+        $decode:ident,
+        $pointwise:ident
+    ) => {
         /// One DGT pass launch ([`dgt::pass::DgtArgs`]) doing a pass's
         /// forward stages over every polynomial: grid x =
         /// [`dgt::pass::DgtArgs::blocks`], y = towers. Waits for the
@@ -898,7 +907,7 @@ macro_rules! dgt_entries {
             // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
             // `args.op == Op::Forward` (established by `polymul::dgt::launch::dgt_pass`, which
             // picks the kernel by `op`).
-            unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }>(args) }
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }, false>(args) }
         }
 
         /// As the forward kernel, for `Op::Inverse`.
@@ -910,7 +919,7 @@ macro_rules! dgt_entries {
             // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
             // `args.op == Op::Inverse` (established by `polymul::dgt::launch::dgt_pass`, which
             // picks the kernel by `op`).
-            unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }>(args) }
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }, false>(args) }
         }
 
         /// As the forward kernel, for `Op::Polymul`.
@@ -922,7 +931,44 @@ macro_rules! dgt_entries {
             // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
             // `args.op == Op::Polymul` (established by `polymul::dgt::launch::dgt_pass`, which
             // picks the kernel by `op`).
-            unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }>(args) }
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }, false>(args) }
+        }
+
+        /// As the forward kernel, for a pass with register units
+        /// (`args.geo.units()`, [`dgt::unit`]).
+        ///
+        /// # Safety
+        /// As the forward kernel's, with `args.units()`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $ufwd(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Forward` and `args.units()` (established by
+            // `polymul::dgt::launch::dgt_pass`, which picks the kernel by both).
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Forward as u32 }, true>(args) }
+        }
+
+        /// As the units forward kernel, for `Op::Inverse`.
+        ///
+        /// # Safety
+        /// As the units forward kernel's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $uinv(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Inverse` and `args.units()` (established by
+            // `polymul::dgt::launch::dgt_pass`, which picks the kernel by both).
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Inverse as u32 }, true>(args) }
+        }
+
+        /// As the units forward kernel, for `Op::Polymul`.
+        ///
+        /// # Safety
+        /// As the units forward kernel's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $umul(args: <names::DgtPassKernel as KernelAbi>::Args<$w>) {
+            // SAFETY: `dgt_pass`'s contract is this kernel's: the invariants of `DgtArgs` with
+            // `args.op == Op::Polymul` and `args.units()` (established by
+            // `polymul::dgt::launch::dgt_pass`, which picks the kernel by both).
+            unsafe { dgt_pass::<$w, { dgt::pass::Op::Polymul as u32 }, true>(args) }
         }
 
         /// DGT encoding of `total = batch · M` elements into `dst` (weights,
@@ -989,6 +1035,7 @@ dgt_entries!(
     dgt_forward_u32,
     dgt_inverse_u32,
     dgt_polymul_u32,
+    (dgt_forward_units_u32, dgt_inverse_units_u32, dgt_polymul_units_u32),
     dgt_encode_u32,
     dgt_decode_u32,
     dgt_pointwise_u32
@@ -998,6 +1045,7 @@ dgt_entries!(
     dgt_forward_u64,
     dgt_inverse_u64,
     dgt_polymul_u64,
+    (dgt_forward_units_u64, dgt_inverse_units_u64, dgt_polymul_units_u64),
     dgt_encode_u64,
     dgt_decode_u64,
     dgt_pointwise_u64

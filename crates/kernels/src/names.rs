@@ -253,29 +253,35 @@ impl ButterflyFloorKernel {
     }
 }
 
-/// A DGT shared-memory pass kernel (Coala's; `dgt::pass`), one per
-/// [`Op`].
+/// A DGT shared-memory pass kernel, one per [`Op`] and per step kind:
+/// Coala's fixed access (`dgt::pass`) or register units (`dgt::unit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DgtPassKernel {
     /// What the launch does (the kernel's compile-time operation; the
     /// argument block's `op` must be the same).
     pub op: Op,
+    /// Register units (the argument block's `geo.units()` must be the
+    /// same).
+    pub units: bool,
 }
 
 impl DgtPassKernel {
-    /// The symbol, `dgt_<forward|inverse|polymul>_<word>`.
+    /// The symbol, `dgt_<forward|inverse|polymul>[_units]_<word>`.
     pub fn name(&self, word: &str) -> Name {
         let base = match self.op {
             Op::Forward => "dgt_forward",
             Op::Inverse => "dgt_inverse",
             Op::Polymul => "dgt_polymul",
         };
-        Name::of(&[base, word])
+        if self.units { Name::of(&[base, "units", word]) } else { Name::of(&[base, word]) }
     }
 
-    /// Every DGT pass kernel of one word, in [`Op`] order.
+    /// Every DGT pass kernel of one word: Coala's in [`Op`] order, then
+    /// the register-unit kernels in [`Op`] order.
     pub fn all() -> impl Iterator<Item = DgtPassKernel> {
-        [Op::Forward, Op::Inverse, Op::Polymul].into_iter().map(|op| DgtPassKernel { op })
+        [false, true].into_iter().flat_map(|units| {
+            [Op::Forward, Op::Inverse, Op::Polymul].into_iter().map(move |op| DgtPassKernel { op, units })
+        })
     }
 }
 
@@ -662,7 +668,7 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
 pub fn for_each_register_cap(arch: u32, mut f: impl FnMut(&str, u32)) {
     for (w, bytes) in [("u32", 4), ("u64", 8)] {
         for k in DgtPassKernel::all() {
-            f(k.name(w).as_str(), crate::dgt::pass::max_regs(k.op, bytes, arch));
+            f(k.name(w).as_str(), crate::dgt::pass::max_regs(k.op, k.units, bytes, arch));
         }
         for k in FusedKernel::all_for(bytes) {
             if let Some(cap) = k.max_regs(bytes).filter(|_| arch >= 90) {
@@ -748,7 +754,7 @@ mod tests {
     #[test]
     fn identifiers_build_the_entry_points_symbols() {
         let r = ReductionKind::Barrett4;
-        let cases: [(Name, &str); 10] = [
+        let cases: [(Name, &str); 11] = [
             (
                 Radix2Kernel { inverse: true, reduction: r }.symbol::<u64>(),
                 "ntt_inv_radix2_stage_barrett4_u64",
@@ -764,7 +770,8 @@ mod tests {
                 "modmul_bench_select_barrett4_u64",
             ),
             (ButterflyFloorKernel.symbol::<u32>(), "butterfly_floor_u32"),
-            (DgtPassKernel { op: Op::Polymul }.symbol::<u64>(), "dgt_polymul_u64"),
+            (DgtPassKernel { op: Op::Polymul, units: false }.symbol::<u64>(), "dgt_polymul_u64"),
+            (DgtPassKernel { op: Op::Forward, units: true }.symbol::<u32>(), "dgt_forward_units_u32"),
             (DgtCodecKernel { decode: true }.symbol::<u32>(), "dgt_decode_u32"),
             (DgtPointwiseKernel.symbol::<u64>(), "dgt_pointwise_u64"),
             (

@@ -8,8 +8,9 @@ use polymul::prelude::*;
 use polymul::{Coeff, Gpu, cpu};
 
 /// The DGT on the GPU against its CPU emulation: every configuration of
-/// the search space (clusters up to 32) at every N with one tower, the
-/// default and two other splits with 2 and 4 towers; polymul, forward,
+/// the search space (clusters up to 32, every register unit) at every N
+/// with one tower, the default split with every register unit and
+/// Coala's fixed access and two other splits with 2 and 4 towers; polymul, forward,
 /// round trip, on the fused pipeline and (the few splits) Coala's; and the
 /// naive product at N = 2^10.
 pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Options, t: &mut Tally) {
@@ -19,9 +20,21 @@ pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Option
     for log_n in (2u32..=17).filter(|l| opts.log_n.as_ref().is_none_or(|only| only.contains(l))) {
         let (n, log_m) = (1usize << log_n, log_n - 1);
         let mut few = vec![DgtConfig::default_for(log_m)];
+        // The default split with each register unit, and Coala's fixed access.
+        for log_unit in 0..=3 {
+            let c = DgtConfig { log_unit, ..DgtConfig::default_for(log_m) };
+            if !few.contains(&c) && c.passes(log_m).is_ok() {
+                few.push(c);
+            }
+        }
         if log_m > 6 {
-            few.push(DgtConfig { stages1: 6, log_cluster1: 0, log_cluster2: 0 });
-            few.push(DgtConfig { stages1: log_m.min(10), log_cluster1: 0, log_cluster2: 2.min(log_m - 6) });
+            few.push(DgtConfig { stages1: 6, log_cluster1: 0, log_cluster2: 0, log_unit: 0 });
+            few.push(DgtConfig {
+                stages1: log_m.min(10),
+                log_cluster1: 0,
+                log_cluster2: 2.min(log_m - 6),
+                log_unit: 0,
+            });
         }
         for towers in [1usize, 2, 4] {
             // Every configuration the search can choose (one tower), a few
@@ -65,6 +78,22 @@ pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Option
                         eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
                     }
                 }
+                // The default plan with its batched configuration (as
+                // `Multiplier` plans it): batches of 2 × towers polynomials,
+                // from `BATCHED_FROM` on its passes.
+                let default = DgtConfig::default_for(log_m);
+                let batched = DgtConfig::batched_for(log_m);
+                let plan = DgtPlan::with_towers(gpu, &params, default)
+                    .map_err(s)?
+                    .with_batched(batched)
+                    .map_err(s)?;
+                let what = |op: &str| format!("{default} with batched {batched} {op}");
+                eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
+                eq(&what("forward"), &dgt_forward_host(&plan, &a).map_err(s)?, &want_fwd)?;
+                let mut d = plan.upload(&a).map_err(s)?;
+                let f = plan.forward(&mut d).map_err(s)?;
+                plan.inverse(f).map_err(s)?;
+                eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
                 if log_n == 10 && towers == 1 {
                     let q = params[0].p();
                     let plan =

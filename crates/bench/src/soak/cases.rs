@@ -176,8 +176,8 @@ pub struct Case {
     pub fused: bool,
     /// The plans' graph cache option.
     pub graph_cache: bool,
-    /// DGT: `(stages1, log_cluster1, log_cluster2)`.
-    pub dgt: Option<(u32, u32, u32)>,
+    /// DGT: `(stages1, log_cluster1, log_cluster2, log_unit)`.
+    pub dgt: Option<(u32, u32, u32, u32)>,
     /// DGT: Coala's pipeline instead of the fused one.
     pub coala: bool,
     /// The plan bound to the thread's own stream (unshared plans only).
@@ -347,7 +347,7 @@ pub fn draw(seed: u64, thread: u64, index: u64, limits: &Limits) -> Case {
             } else {
                 pick(rng, &cfgs)
             };
-            c.dgt = Some((cfg.stages1, cfg.log_cluster1, cfg.log_cluster2));
+            c.dgt = Some((cfg.stages1, cfg.log_cluster1, cfg.log_cluster2, cfg.log_unit));
             c.coala = rng.below(4) == 0;
             c.op = if rng.below(3) != 0 { Op::Polymul } else { Op::RoundTrip };
         }
@@ -467,7 +467,9 @@ impl Case {
     /// The DGT configuration of a DGT case.
     pub fn dgt_config(&self) -> DgtConfig {
         match self.dgt {
-            Some((stages1, log_cluster1, log_cluster2)) => DgtConfig { stages1, log_cluster1, log_cluster2 },
+            Some((stages1, log_cluster1, log_cluster2, log_unit)) => {
+                DgtConfig { stages1, log_cluster1, log_cluster2, log_unit }
+            }
             None => DgtConfig::default_for(self.log_n.saturating_sub(1)),
         }
     }

@@ -58,6 +58,7 @@ fn run<W: Coeff>(p: &DgtParams<W>, t: &DgtTables<W>, steps: &[Step], a: &mut [W]
         tables: t.words.as_ptr(),
         tables_len: t.words.len(),
         layout: t,
+        passes: &t.passes,
         batch: batch as u32,
         grid: TowerGrid::new(KBuf::none(), 1, a.len() as u64, t.words.len() as u32).map_err(bad)?,
         scalars: (p.p(), barrett.mu, barrett.m),
@@ -208,7 +209,7 @@ mod tests {
         for (log_n, stages1, log_cluster1) in [(8, 7, 0), (10, 5, 1)] {
             let n = 1usize << log_n;
             let p = DgtParams::<u32>::new(n, dgt_primes(30, n, 1).unwrap()[0]).unwrap();
-            let config = DgtConfig { stages1, log_cluster1, log_cluster2: 0 };
+            let config = DgtConfig { stages1, log_cluster1, log_cluster2: 0, log_unit: 0 };
             let t = DgtTables::new(&p, &config).unwrap();
             let mut rng = crate::random::SplitMix64::new(log_n as u64);
             let (a, b) = (rng.coeffs(2 * n, p.p()), rng.coeffs(2 * n, p.p()));

@@ -13,8 +13,8 @@ use polymul_kernels::names;
 use polymul_kernels::smem::padded_words;
 /// The DGT kernels of one word.
 pub(crate) struct DgtKernels<W> {
-    /// The pass kernels, by `Op`.
-    pass: [TypedKernel<DgtArgs<W>>; 3],
+    /// The pass kernels, by `Op`: Coala's, then the register-unit ones.
+    pass: [TypedKernel<DgtArgs<W>>; 6],
     encode: TypedKernel<DgtCodecArgs<W>>,
     decode: TypedKernel<DgtCodecArgs<W>>,
     pointwise: TypedKernel<DgtPointwiseArgs<W>>,
@@ -26,11 +26,18 @@ impl<W: Coeff> DgtKernels<W> {
     /// limit; above 48 KiB a kernel must opt in).
     pub(crate) fn new(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
         use polymul_kernels::dgt::pass::Op;
-        let pass = |op| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op });
+        let pass = |op, units| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op, units });
         let codec = |decode| TypedKernel::get::<W, _>(gpu, names::DgtCodecKernel { decode });
         let k = Self {
-            // Indexed by `Op as usize`.
-            pass: [pass(Op::Forward)?, pass(Op::Inverse)?, pass(Op::Polymul)?],
+            // Indexed by `Op as usize`, plus 3 for register units.
+            pass: [
+                pass(Op::Forward, false)?,
+                pass(Op::Inverse, false)?,
+                pass(Op::Polymul, false)?,
+                pass(Op::Forward, true)?,
+                pass(Op::Inverse, true)?,
+                pass(Op::Polymul, true)?,
+            ],
             encode: codec(false)?,
             decode: codec(true)?,
             pointwise: TypedKernel::get::<W, _>(gpu, names::DgtPointwiseKernel)?,
@@ -63,7 +70,7 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
-    let f = &k.pass[args.op() as usize];
+    let f = &k.pass[args.op() as usize + 3 * usize::from(args.units())];
     // SAFETY: the invariants of `DgtArgs` (polymul-kernels `dgt/pass.rs`,
     // `# Invariants`): `args` was built and checked by `DgtArgs::new` (the
     // buffers' and tables' extents, the tower table, the geometry's ranges,
@@ -73,7 +80,8 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     // `DgtPlan::launch_args` (the operand checked by `Towers::layout_of`, both
     // operands by `Towers::operands` in `DgtPlan::in_place`; the scratch
     // `GrowBuffer::at_least` of the operand's length, `DgtPlan::scratch_ptr`) and
-    // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op()`;
+    // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op()` and
+    // `args.units()`;
     // the grid is `args.blocks()` by the towers, `args.threads()` threads, `smem`
     // the padded `args.shared_words()`, at most the `pass_smem`
     // `DgtPlan::with_pipeline` sized over the schedule's passes, which

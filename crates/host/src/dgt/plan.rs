@@ -21,6 +21,20 @@ use polymul_kernels::dgt::pass::{Op, op_shared_words};
 use polymul_kernels::smem::padded_words;
 use polymul_kernels::towers::TowerConsts;
 
+/// Polynomials per polymul call (the batch times the towers) from which a
+/// plan with batched passes ([`DgtPlan::with_batched`]) runs them. H100,
+/// 2026-11-27, N = 2^16, 30-bit towers (docs/dgt.md, "Register units"):
+/// at 4 polynomials the batched polymul took 35.9 µs against 44.9 (one
+/// tower, batch 4) and 36.6 against 45.0 (four towers); at 2, 33.7
+/// against 30.4.
+pub const BATCHED_FROM: usize = 4;
+
+/// Polynomials per forward or inverse call from which a plan with batched
+/// passes runs them: at 4 the batched forward was slower (17.9 µs against
+/// 16.8, one tower; 20.2 against 17.9, four towers), at 8 faster (21.0
+/// against 26.8). Same device and run as [`BATCHED_FROM`].
+pub const BATCHED_TRANSFORMS_FROM: usize = 8;
+
 /// A DGT plan for one prime or several (RNS towers of one N).
 ///
 /// ```no_run
@@ -48,6 +62,12 @@ pub struct DgtPlan<W: Coeff> {
     kernels: DgtKernels<W>,
     /// The launches of each operation.
     schedule: Schedule,
+    /// The passes of calls of at least [`BATCHED_FROM`] (a polymul) or
+    /// [`BATCHED_TRANSFORMS_FROM`] (a transform) polynomials
+    /// ([`DgtPlan::with_batched`]): the same stage split with another
+    /// configuration's clusters and units; empty where none was given.
+    batched: Vec<PassGeometry>,
+    batched_config: Option<DgtConfig>,
     pipeline: DgtPipeline,
     /// Coala's encoding target / decoding source (packed order), grown on
     /// demand; unused by the fused pipeline.
@@ -120,16 +140,8 @@ impl<W: Coeff> DgtPlan<W> {
         // A polymul pass holds two operands' tiles: where they exceed the
         // GPU's shared memory, the schedule transforms both and multiplies
         // in a separate kernel.
-        let w = std::mem::size_of::<W>();
-        let bytes = |words: usize| padded_words(words, w) * w;
-        let limit = gpu.info().max_shared_per_block;
-        let fits = |g: &PassGeometry| bytes(op_shared_words(g, Op::Polymul)) <= limit;
-        let schedule = Schedule::new(pipeline, &layout.passes, fits);
-        let pass_smem = schedule
-            .pass_steps()
-            .map(|s| bytes(op_shared_words(&layout.passes[s.pass], s.op)))
-            .max()
-            .unwrap_or(0);
+        let schedule = Schedule::new(pipeline, &layout.passes, Self::polymul_fits(gpu));
+        let pass_smem = Self::pass_smem(&schedule, &layout.passes);
         Ok(Self {
             gpu: gpu.clone(),
             towers: towers.to_vec(),
@@ -141,6 +153,8 @@ impl<W: Coeff> DgtPlan<W> {
             tower_set,
             kernels: DgtKernels::new(gpu, pass_smem)?,
             schedule,
+            batched: Vec::new(),
+            batched_config: None,
             pipeline,
             scratch: crate::gpu::graph::GrowBuffer::new(),
             stream: None,
@@ -177,6 +191,66 @@ impl<W: Coeff> DgtPlan<W> {
     /// The configuration.
     pub fn config(&self) -> DgtConfig {
         self.config
+    }
+
+    /// The plan with a second configuration for calls of at least
+    /// [`BATCHED_FROM`] (a polymul) or [`BATCHED_TRANSFORMS_FROM`] (a
+    /// forward or inverse) polynomials (the batch times the towers): its
+    /// clusters and register units on the same stage split (the same
+    /// tables), typically [`DgtConfig::batched_for`] beside
+    /// [`DgtConfig::default_for`]. Both compute the same words; only the
+    /// kernels' shapes differ.
+    ///
+    /// # Errors
+    /// [`Error::BadDgtConfig`] where `batched` does not fit N, splits the
+    /// stages otherwise than the plan's configuration, or would change the
+    /// schedule (its polymul tiles fit the GPU's shared memory where the
+    /// plan's do not, or the reverse); a [`crate::Error::CudaCode`] where
+    /// the device refuses its shared memory.
+    pub fn with_batched(mut self, batched: DgtConfig) -> Result<Self> {
+        let log_m = self.towers[0].log_m();
+        let passes = batched.passes(log_m)?;
+        let bad = |why| Error::BadDgtConfig { what: batched.to_string(), n: self.towers[0].n(), why };
+        let same_split = passes.len() == self.layout.passes.len()
+            && passes.iter().zip(&self.layout.passes).all(|(a, b)| (a.s0, a.s1) == (b.s0, b.s1));
+        if !same_split {
+            return Err(bad("a batched configuration must split the stages as the plan's does"));
+        }
+        let fits = Self::polymul_fits(&self.gpu);
+        if passes.iter().zip(&self.layout.passes).any(|(a, b)| fits(a) != fits(b)) {
+            return Err(bad("a batched configuration must keep the plan's schedule (its polymul tiles)"));
+        }
+        let smem = Self::pass_smem(&self.schedule, &passes)
+            .max(Self::pass_smem(&self.schedule, &self.layout.passes));
+        self.kernels = DgtKernels::new(&self.gpu, smem)?;
+        self.batched = passes;
+        self.batched_config = Some(batched);
+        Ok(self)
+    }
+
+    /// The configuration of batched calls ([`DgtPlan::with_batched`]), if
+    /// any.
+    pub fn batched_config(&self) -> Option<DgtConfig> {
+        self.batched_config
+    }
+
+    /// Whether a polymul pass's two tiles on pass `g` fit the GPU's shared
+    /// memory per block.
+    fn polymul_fits(gpu: &Gpu) -> impl Fn(&PassGeometry) -> bool + use<W> {
+        let w = std::mem::size_of::<W>();
+        let limit = gpu.info().max_shared_per_block;
+        move |g| padded_words(op_shared_words(g, Op::Polymul), w) * w <= limit
+    }
+
+    /// The most shared memory (bytes) a pass launch of `schedule` on
+    /// `passes` takes.
+    fn pass_smem(schedule: &Schedule, passes: &[PassGeometry]) -> usize {
+        let w = std::mem::size_of::<W>();
+        schedule
+            .pass_steps()
+            .map(|s| padded_words(op_shared_words(&passes[s.pass], s.op), w) * w)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The pipeline.
@@ -244,10 +318,20 @@ impl<W: Coeff> DgtPlan<W> {
             Buf::Scratch => s,
         };
         const KERNEL: &str = "a DGT pass";
+        // The batched passes from `BATCHED_FROM` polynomials on for a
+        // product, `BATCHED_TRANSFORMS_FROM` for a transform.
+        let polys = l.batch.saturating_mul(l.towers.rows as usize);
+        let product = steps.iter().any(|s| match s {
+            Step::Pass(p) => p.op == Op::Polymul,
+            _ => matches!(s, Step::Pointwise),
+        });
+        let from = if product { BATCHED_FROM } else { BATCHED_TRANSFORMS_FROM };
+        let batched = !self.batched.is_empty() && polys >= from;
         let ctx = ArgsContext {
             tables: self.tables.ptr().as_raw() as *const W,
             tables_len: self.tables.len(),
             layout: &self.layout,
+            passes: if batched { &self.batched } else { &self.layout.passes },
             batch: l.batch as u32,
             grid: l.towers.grid(KERNEL)?,
             scalars: (l.p, l.mu, l.qbits),

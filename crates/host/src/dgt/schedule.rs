@@ -193,6 +193,10 @@ pub(crate) struct ArgsContext<'a, W: Coeff> {
     pub tables_len: usize,
     /// The layout of one tower's tables.
     pub layout: &'a DgtTables<W>,
+    /// The passes the launches run: `layout.passes`, or the same stage
+    /// split with another configuration's clusters and units (a plan's
+    /// batched passes, `DgtPlan::with_batched`).
+    pub passes: &'a [PassGeometry],
     /// Polynomials per operand and tower.
     pub batch: u32,
     /// The towers: constants table, data and table strides, checked by
@@ -216,8 +220,7 @@ pub(crate) fn pass_args<W: Coeff>(
         weights: t(c.layout.weights),
         inv_weights: t(c.layout.inv_weights),
     };
-    let step =
-        DgtStep { geo: c.layout.passes[s.pass], op: s.op, load: s.load, store: s.store, batch: c.batch };
+    let step = DgtStep { geo: c.passes[s.pass], op: s.op, load: s.load, store: s.store, batch: c.batch };
     let b = s.second.map_or(KBuf::none(), &buf);
     DgtArgs::new((buf(s.from), buf(s.to), b), &tables, &c.grid, step, c.scalars)
 }
@@ -227,7 +230,9 @@ mod tests {
     use super::*;
 
     fn passes(log_m: u32, stages1: u32) -> Vec<PassGeometry> {
-        crate::dgt::DgtConfig { stages1, log_cluster1: 0, log_cluster2: 0 }.passes(log_m).unwrap()
+        crate::dgt::DgtConfig { stages1, log_cluster1: 0, log_cluster2: 0, log_unit: 0 }
+            .passes(log_m)
+            .unwrap()
     }
 
     #[test]

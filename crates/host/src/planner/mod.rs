@@ -205,7 +205,8 @@ mod tests {
         assert_eq!(Modulus::Prime(7).given_primes(), Some(&[7u64][..]));
         assert_eq!(Modulus::Rns { bits: 30, towers: 2 }.given_primes(), None);
         let key3 = WisdomKey { towers: 3, ..key(6) };
-        let dgt_winner = Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0 } };
+        let dgt_winner =
+            Choice::Dgt { config: DgtConfig { stages1: 11, log_cluster1: 0, log_cluster2: 0, log_unit: 0 } };
         let ntt_winner = Choice::Ntt { kernel: crate::plan::NttKernel::TwoD, radix: Some(8) };
         let wisdom = |winner| {
             let mut w = Wisdom::new();

@@ -160,6 +160,12 @@ impl<W: Coeff> Multiplier<W> {
             Choice::Dgt { config } => {
                 let (params, primes) = dgt_towers(n, modulus)?;
                 let mut plan = DgtPlan::with_towers(gpu, &params, config)?;
+                // The default configuration is measured for one polynomial;
+                // batches take the batched one (same stage split).
+                let log_m = params[0].log_m();
+                if config == DgtConfig::default_for(log_m) {
+                    plan = plan.with_batched(DgtConfig::batched_for(log_m))?;
+                }
                 plan.set_graph_cache(options.graph_cache);
                 (Chosen::Dgt(plan), primes)
             }

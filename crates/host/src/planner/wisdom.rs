@@ -206,7 +206,8 @@ mod tests {
     fn round_trip_lookup_and_bad_files() {
         let mut w = Wisdom::new();
         let ntt = Choice::Ntt { kernel: crate::plan::NttKernel::TwoD, radix: Some(8) };
-        let dgt = Choice::Dgt { config: DgtConfig { stages1: 5, log_cluster1: 2, log_cluster2: 1 } };
+        let dgt =
+            Choice::Dgt { config: DgtConfig { stages1: 5, log_cluster1: 2, log_cluster2: 1, log_unit: 0 } };
         w.insert(WisdomEntry { key: key(0), winner: ntt, us_per_poly: 10.0, candidates: 3 });
         w.insert(WisdomEntry { key: key(10), winner: dgt, us_per_poly: 0.1, candidates: 9 });
         w.insert(WisdomEntry { key: key(10), winner: ntt, us_per_poly: 0.05, candidates: 9 });

@@ -6,8 +6,8 @@
 //! these kernels around them.
 
 use super::gauss::Gauss;
+use super::gauss::GaussTable;
 use super::layout::PassGeometry;
-use super::pass::GaussTable;
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus};

@@ -22,6 +22,35 @@ pub struct GaussOp<O> {
     pub im: O,
 }
 
+/// A table of prepared Gaussian values: `len` real main words, then `len`
+/// real auxiliary words, `len` imaginary main, `len` imaginary auxiliary.
+#[derive(Debug, Clone, Copy)]
+pub struct GaussTable<W> {
+    /// First word.
+    pub base: *const W,
+    /// Entries.
+    pub len: u32,
+}
+
+impl<W: Word> GaussTable<W> {
+    /// Entry `idx`, as the reduction's operand.
+    ///
+    /// # Safety
+    /// `idx < len` and the table holds `4·len` words.
+    #[inline(always)]
+    pub unsafe fn get<R: ModMul<W>>(&self, idx: u32) -> GaussOp<R::Op> {
+        let (i, n) = (idx as usize, self.len as usize);
+        // SAFETY: inside the table (caller).
+        unsafe {
+            let aux = |k: usize| if R::NEEDS_AUX { *self.base.add(k) } else { W::zero() };
+            GaussOp {
+                re: R::op(*self.base.add(i), aux(n + i)),
+                im: R::op(*self.base.add(2 * n + i), aux(3 * n + i)),
+            }
+        }
+    }
+}
+
 impl<W: Word> Gauss<W> {
     /// `a + b`.
     #[inline(always)]

@@ -30,7 +30,17 @@ pub struct PassGeometry {
     pub s1: u32,
     /// `log2 λ`: dependency sets per block.
     pub log_cluster: u32,
+    /// `log2` of the Gaussians a thread holds in registers: 0 for Coala's
+    /// fixed access (each butterfly is two threads, one stage per barrier,
+    /// [`super::pass`]); `u` in `1..=`[`MAX_LOG_UNIT`] for radix-`2^u`
+    /// units that run `u` stages per barrier ([`super::unit`]). At most
+    /// `k`.
+    pub log_unit: u32,
 }
+
+/// Largest [`PassGeometry::log_unit`]: radix-8 units (8 Gaussians, 16
+/// words, in a thread's registers).
+pub const MAX_LOG_UNIT: u32 = 3;
 
 impl PassGeometry {
     /// Stages of the pass, `log2` of the set size.
@@ -52,10 +62,40 @@ impl PassGeometry {
     }
 
     /// Threads per block: `λ` sets × `2^k` (each of a set's `2^(k−1)`
-    /// butterflies is two threads, one per output component).
+    /// butterflies is two threads, one per output component), or with
+    /// register units `λ · 2^(k − log_unit)` (a thread per unit).
     #[inline(always)]
     pub fn threads(&self) -> u32 {
-        1 << (self.log_cluster + self.k())
+        1 << (self.log_cluster + self.k() - self.log_unit)
+    }
+
+    /// Gaussians a thread moves in a load or store phase: `2^log_unit`.
+    #[inline(always)]
+    pub fn per_thread(&self) -> u32 {
+        1 << self.log_unit
+    }
+
+    /// Whether the pass runs register units ([`super::unit`]) instead of
+    /// Coala's fixed access.
+    #[inline(always)]
+    pub fn units(&self) -> bool {
+        self.log_unit > 0
+    }
+
+    /// Butterfly steps of the pass, one barrier each: `k` with Coala's
+    /// fixed access, `⌈k / log_unit⌉` with register units.
+    #[inline(always)]
+    pub fn steps(&self) -> u32 {
+        if self.log_unit == 0 { self.k() } else { self.k().div_ceil(self.log_unit) }
+    }
+
+    /// Register-unit step `j` (`< steps()`, in forward order): its first
+    /// local stage and its stages, `log_unit` of them but fewer in the
+    /// last step where `log_unit` does not divide `k`.
+    #[inline(always)]
+    pub fn unit_step(&self, j: u32) -> (u32, u32) {
+        let g = j * self.log_unit;
+        (g, self.log_unit.min(self.k() - g))
     }
 
     /// Blocks per polynomial.
@@ -79,7 +119,7 @@ impl PassGeometry {
         (set << self.k()) | r
     }
 
-    /// Global position of the `e`-th element a block moves (`e < threads`)
+    /// Global position of the `e`-th element a block moves (`e < λ·2^k`)
     /// for the block's first set `set0`: in the packed order consecutive
     /// `e` are consecutive words; in the natural order `e` runs over the
     /// cluster's sets first, so consecutive threads touch consecutive words.
@@ -122,6 +162,32 @@ impl PassGeometry {
     }
 }
 
+/// Shared-memory word of buffer `buf`, component `comp`, set `y` of the
+/// cluster, local position `r`: `[buf][comp][y][r]`, in the tile that
+/// starts at word `tile` (an operand's: 0, or [`shared_words`] for the
+/// second operand of a polymul pass).
+#[inline(always)]
+pub(crate) fn slot(geo: &PassGeometry, tile: usize, buf: u32, comp: u32, y: u32, r: u32) -> usize {
+    tile + ((((((buf << 1) | comp) << geo.log_cluster) | y) << geo.k()) | r) as usize
+}
+
+/// [`slot`] for a register-unit pass: its one buffer, the same
+/// `[comp][y][r]` order. (One padding word per 128 bytes measured slower:
+/// H100, 2026-11-27, N = 2^16 × 16, forward 26.5 → 27.1 µs; Nsight Compute
+/// showed the same two-way bank conflicts.)
+#[inline(always)]
+pub(crate) fn unit_slot(geo: &PassGeometry, tile: usize, comp: u32, y: u32, r: u32) -> usize {
+    slot(geo, tile, 0, comp, y, r)
+}
+
+/// Shared words one operand of a pass needs: two buffers of `2·λ·2^k`
+/// (Coala's fixed access reads one and writes the other), or one with
+/// register units (each step reads and writes its units' own places).
+#[inline(always)]
+pub fn shared_words(geo: &PassGeometry) -> usize {
+    (if geo.units() { 2usize } else { 4 }) << (geo.log_cluster + geo.k())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,7 +212,7 @@ mod tests {
     fn packing_of_the_first_pass_is_algorithm_1() {
         let a: [u32; 64] = core::array::from_fn(|i| i as u32);
         for s1 in 1..=6 {
-            let g = PassGeometry { log_m: 6, s0: 0, s1, log_cluster: 0 };
+            let g = PassGeometry { log_m: 6, s0: 0, s1, log_cluster: 0, log_unit: 0 };
             let want = algorithm1(&a, 1 << (6 - s1));
             for set in 0..1 << g.log_sets() {
                 for r in 0..1 << g.k() {
@@ -159,7 +225,7 @@ mod tests {
     #[test]
     fn sets_partition_the_indices_and_hold_the_pass_pairs() {
         for (s0, s1) in [(0, 3), (3, 6), (2, 5), (0, 6), (1, 2)] {
-            let g = PassGeometry { log_m: 6, s0, s1, log_cluster: 0 };
+            let g = PassGeometry { log_m: 6, s0, s1, log_cluster: 0, log_unit: 0 };
             let mut seen = [false; 64];
             for set in 0..1 << g.log_sets() {
                 for r in 0..1 << g.k() {
@@ -179,7 +245,7 @@ mod tests {
 
     #[test]
     fn cluster_elements_cover_the_block_once_and_natural_runs_are_contiguous() {
-        let g = PassGeometry { log_m: 8, s0: 0, s1: 4, log_cluster: 2 };
+        let g = PassGeometry { log_m: 8, s0: 0, s1: 4, log_cluster: 2, log_unit: 0 };
         for packed in [false, true] {
             let mut pos: [u32; 64] = [0; 64];
             for e in 0..g.threads() {
@@ -198,7 +264,7 @@ mod tests {
 
     #[test]
     fn twiddle_indices_fill_the_table() {
-        let g = PassGeometry { log_m: 7, s0: 0, s1: 3, log_cluster: 0 };
+        let g = PassGeometry { log_m: 7, s0: 0, s1: 3, log_cluster: 0, log_unit: 0 };
         let mut hit = [0u32; 256];
         for set in 0..1 << g.log_sets() {
             for t in 0..g.k() {

@@ -11,6 +11,9 @@
 //!   fixed-access Gentleman–Sande and Cooley–Tukey stages of Coala's
 //!   Algorithms 2 and 3, the weights applied at load and store, the
 //!   polymul pass, the kernels' argument block ([`pass::DgtArgs`]).
+//! * [`mod@unit`]: the NTT-style steps that replace the fixed-access stages
+//!   where a pass has register units ([`layout::PassGeometry::log_unit`]):
+//!   radix-2/4/8 Gaussian units in registers, several stages per barrier.
 //! * [`codec`]: Coala's separate encoding (weights, packing) and decoding
 //!   ([`codec::DgtCodecArgs`]) and pointwise product
 //!   ([`codec::DgtPointwiseArgs`]), one thread per element.
@@ -23,3 +26,4 @@ pub mod codec;
 pub mod gauss;
 pub mod layout;
 pub mod pass;
+pub mod unit;

@@ -23,8 +23,10 @@
 //! are neighbouring threads of one block that exchange through shared
 //! memory.
 
+pub use super::gauss::GaussTable;
 use super::gauss::{Gauss, GaussOp};
-use super::layout::PassGeometry;
+pub use super::layout::shared_words;
+use super::layout::{MAX_LOG_UNIT, PassGeometry, slot, unit_slot};
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus, span};
@@ -36,50 +38,6 @@ use crate::towers::{TowerConsts, Towers};
 // The element-wise kernels' items under their paths from before the split
 // (the host reaches them as `dgt::pass::*`).
 pub use super::codec::{DgtCodecArgs, DgtPointwiseArgs, codec, decode, encode, packed_of, pointwise};
-
-/// A table of prepared Gaussian values: `len` real main words, then `len`
-/// real auxiliary words, `len` imaginary main, `len` imaginary auxiliary.
-#[derive(Debug, Clone, Copy)]
-pub struct GaussTable<W> {
-    /// First word.
-    pub base: *const W,
-    /// Entries.
-    pub len: u32,
-}
-
-impl<W: Word> GaussTable<W> {
-    /// Entry `idx`, as the reduction's operand.
-    ///
-    /// # Safety
-    /// `idx < len` and the table holds `4·len` words.
-    #[inline(always)]
-    pub unsafe fn get<R: ModMul<W>>(&self, idx: u32) -> GaussOp<R::Op> {
-        let (i, n) = (idx as usize, self.len as usize);
-        // SAFETY: inside the table (caller).
-        unsafe {
-            let aux = |k: usize| if R::NEEDS_AUX { *self.base.add(k) } else { W::zero() };
-            GaussOp {
-                re: R::op(*self.base.add(i), aux(n + i)),
-                im: R::op(*self.base.add(2 * n + i), aux(3 * n + i)),
-            }
-        }
-    }
-}
-
-/// Shared-memory word of buffer `buf`, component `comp`, set `y` of the
-/// cluster, local position `r`: `[buf][comp][y][r]`, in the tile that
-/// starts at word `tile` (an operand's: 0, or [`shared_words`] for the
-/// second operand of a polymul pass).
-#[inline(always)]
-fn slot(geo: &PassGeometry, tile: usize, buf: u32, comp: u32, y: u32, r: u32) -> usize {
-    tile + ((((((buf << 1) | comp) << geo.log_cluster) | y) << geo.k()) | r) as usize
-}
-
-/// Shared words one operand of a pass needs: two buffers of `2·λ·2^k`.
-#[inline(always)]
-pub fn shared_words(geo: &PassGeometry) -> usize {
-    4usize << (geo.log_cluster + geo.k())
-}
 
 /// Shared words a block of a launch doing `op` on pass `geo` needs: one
 /// tile ([`shared_words`]) per operand it holds.
@@ -104,6 +62,21 @@ pub enum Order {
     Weighted = 2,
 }
 
+/// The tile word of buffer `buf`, component `comp`, set `y`, position `r`:
+/// [`slot`] with Coala's fixed access, [`unit_slot`] (one buffer) with
+/// register units (`UNIT`).
+#[inline(always)]
+fn tile_slot<const UNIT: bool>(
+    geo: &PassGeometry,
+    tile: usize,
+    buf: u32,
+    comp: u32,
+    y: u32,
+    r: u32,
+) -> usize {
+    if UNIT { unit_slot(geo, tile, comp, y, r) } else { slot(geo, tile, buf, comp, y, r) }
+}
+
 /// Whether threads take a block's elements in the packed order's
 /// succession (consecutive threads on consecutive words there): in the
 /// packed order, and in the natural order of a last pass (no low bits:
@@ -113,29 +86,30 @@ fn thread_order_packed(geo: &PassGeometry, order: Order) -> bool {
     order == Order::Packed || geo.log_low() == 0
 }
 
-/// Load phase: thread `tid` moves one Gaussian (both planes) of the block
-/// whose first set is `set0` from `src` (one polynomial, planar) into
-/// buffer 0 of the tile at `tile`, in the order `order`; `weights` (the
-/// prepared `ξ^j`) are read for [`Order::Weighted`] only.
+/// Load phase: element `e` of the block whose first set is `set0` (one
+/// Gaussian, both planes; thread `tid` moves elements `tid + m·threads`,
+/// `m <` [`PassGeometry::per_thread`]) from `src` (one polynomial, planar)
+/// into buffer 0 of the tile at `tile`, in the order `order`; `weights`
+/// (the prepared `ξ^j`) are read for [`Order::Weighted`] only.
 ///
 /// # Safety
-/// `tid < geo.threads()`, `set0` a cluster start, `src` holds `2M` words,
+/// `e < λ·2^k`, `set0` a cluster start, `src` holds `2M` words,
 /// the shared tile [`shared_words`] words from `tile`, `weights` `M`
 /// entries for [`Order::Weighted`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>, const UNIT: bool>(
     src: *const W,
     s: &S,
     tile: usize,
     geo: &PassGeometry,
     set0: u32,
-    tid: u32,
+    e: u32,
     order: Order,
     weights: &GaussTable<W>,
     red: &R,
 ) {
-    let (pos, y, r) = geo.element(set0, tid, thread_order_packed(geo, order));
+    let (pos, y, r) = geo.element(set0, e, thread_order_packed(geo, order));
     let m = 1usize << geo.log_m;
     // SAFETY: positions below M (caller).
     unsafe {
@@ -143,36 +117,38 @@ pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>>(
         if order == Order::Weighted {
             x = x.mul_op(weights.get::<R>(pos), red);
         }
-        s.st(slot(geo, tile, 0, 0, y, r), x.re);
-        s.st(slot(geo, tile, 0, 1, y, r), x.im);
+        s.st(tile_slot::<UNIT>(geo, tile, 0, 0, y, r), x.re);
+        s.st(tile_slot::<UNIT>(geo, tile, 0, 1, y, r), x.im);
     }
 }
 
-/// Store phase: the mirror of [`load`], from the buffer the last stage
-/// wrote (`weights` = the prepared `ξ^−j / M` for [`Order::Weighted`]).
+/// Store phase: the mirror of [`load`], from buffer `buf`, the one the
+/// last stage wrote (`k mod 2` with Coala's fixed access, 0 with register
+/// units; `weights` = the prepared `ξ^−j / M` for [`Order::Weighted`]).
 ///
 /// # Safety
 /// As [`load`]; `dst` holds `2M` words.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn store<W: Word, R: ModMul<W>, S: Shared<W>>(
+pub unsafe fn store<W: Word, R: ModMul<W>, S: Shared<W>, const UNIT: bool>(
     dst: *mut W,
     s: &S,
     tile: usize,
     geo: &PassGeometry,
-    set0: u32,
-    tid: u32,
+    (set0, buf): (u32, u32),
+    e: u32,
     order: Order,
     weights: &GaussTable<W>,
     red: &R,
 ) {
-    let (pos, y, r) = geo.element(set0, tid, thread_order_packed(geo, order));
+    let (pos, y, r) = geo.element(set0, e, thread_order_packed(geo, order));
     let m = 1usize << geo.log_m;
-    let buf = geo.k() & 1;
     // SAFETY: positions below M (caller).
     unsafe {
-        let mut x =
-            Gauss { re: s.ld(slot(geo, tile, buf, 0, y, r)), im: s.ld(slot(geo, tile, buf, 1, y, r)) };
+        let mut x = Gauss {
+            re: s.ld(tile_slot::<UNIT>(geo, tile, buf, 0, y, r)),
+            im: s.ld(tile_slot::<UNIT>(geo, tile, buf, 1, y, r)),
+        };
         if order == Order::Weighted {
             x = x.mul_op(weights.get::<R>(pos), red);
         }
@@ -251,28 +227,34 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
     }
 }
 
-/// The product phase of a polymul pass: thread `tid` multiplies its
-/// Gaussian of the first operand's forward result by the second's (the
-/// tile after it) and writes the product to the first operand's buffer 0,
-/// where the inverse steps start. Each thread reads and writes only its
-/// own element, so reading buffer `k mod 2` and writing buffer 0 (the same
-/// one for even `k`) needs no barrier between.
+/// The product phase of a polymul pass: element `e` (as [`load`]'s) of
+/// the first operand's forward result times the second's (the tile after
+/// it), written to the first operand's buffer 0, where the inverse steps
+/// start. Each element is read and written by one thread, so reading
+/// buffer `buf` (the forward's last: `k mod 2`, or 0 with register units)
+/// and writing buffer 0 needs no barrier between.
 ///
 /// # Safety
-/// `tid < geo.threads()`; the tile holds two operands' [`shared_words`].
+/// `e < λ·2^k`; the tile holds two operands' [`shared_words`].
 #[inline(always)]
-pub unsafe fn product<W: Word, S: Shared<W>>(s: &S, geo: &PassGeometry, tid: u32, red: &Barrett4<W>) {
-    let (_, y, r) = geo.element(0, tid, true);
-    let (buf, b) = (geo.k() & 1, shared_words(geo));
+pub unsafe fn product<W: Word, S: Shared<W>, const UNIT: bool>(
+    s: &S,
+    geo: &PassGeometry,
+    buf: u32,
+    e: u32,
+    red: &Barrett4<W>,
+) {
+    let (_, y, r) = geo.element(0, e, true);
+    let b = shared_words(geo);
     // SAFETY: slots inside the two tiles (caller).
     unsafe {
         let at = |tile: usize| Gauss {
-            re: s.ld(slot(geo, tile, buf, 0, y, r)),
-            im: s.ld(slot(geo, tile, buf, 1, y, r)),
+            re: s.ld(tile_slot::<UNIT>(geo, tile, buf, 0, y, r)),
+            im: s.ld(tile_slot::<UNIT>(geo, tile, buf, 1, y, r)),
         };
         let z = at(0).mul(at(b), red);
-        s.st(slot(geo, 0, 0, 0, y, r), z.re);
-        s.st(slot(geo, 0, 0, 1, y, r), z.im);
+        s.st(tile_slot::<UNIT>(geo, 0, 0, 0, y, r), z.re);
+        s.st(tile_slot::<UNIT>(geo, 0, 0, 1, y, r), z.im);
     }
 }
 
@@ -285,13 +267,32 @@ pub unsafe fn product<W: Word, S: Shared<W>>(s: &S, geo: &PassGeometry, tid: u32
 /// 0.0238 µs per polynomial at 64 registers against 0.0224 for Coala's
 /// pipeline at 32); on sm_90 they get the fewest that do not spill: 40 for
 /// `u32`, 56 for `u64` (48 spills 16 bytes).
-pub fn max_regs(op: Op, word_bytes: usize, arch: u32) -> u32 {
+///
+/// The register-unit kernels (`units`) hold up to 8 Gaussians per thread
+/// and run at most [`MAX_UNIT_THREADS`] threads per block: a cap of 128
+/// lets every such block launch (ptxas then gives the `u32` kernels 118 to
+/// 128 registers and the `u64` ones 128), except the `u32` forward and
+/// inverse on sm_90, capped at 64 (the forward does not spill, the inverse
+/// spills 40 bytes): H100, 2026-11-27, batched forward at N = 2^16, 4
+/// towers × 16 polynomials 79.8 → 70.6 µs, 2^12 × 256 34.3 → 31.9; where
+/// the grid is short of a full wave it is slower (2^16 × 16, 25.0 → 26.5).
+pub fn max_regs(op: Op, units: bool, word_bytes: usize, arch: u32) -> u32 {
+    if units {
+        return match (op, word_bytes, arch >= 90) {
+            (Op::Forward | Op::Inverse, 4, true) => 64,
+            _ => 65536 / MAX_UNIT_THREADS,
+        };
+    }
     match (op, word_bytes, arch >= 90) {
         (Op::Polymul, _, _) | (_, _, false) => 64,
         (_, 4, true) => 40,
         (_, _, true) => 56,
     }
 }
+
+/// Most threads per block of a register-unit pass (the register cap of
+/// its kernels, [`max_regs`], is sized for it).
+pub const MAX_UNIT_THREADS: u32 = 512;
 
 /// A thread's twiddle, prepared for Shoup's multiplication, carried from
 /// one phase to the next ([`DgtBlock::phase`]).
@@ -328,8 +329,9 @@ pub enum Op {
 /// What the `unsafe` blocks of `dgt_{forward,inverse,polymul}_*` rely on
 /// (`M = 2^geo.log_m`):
 ///
-/// * the kernel is the one of `op`; the grid is [`DgtArgs::blocks`] by the
-///   towers (`gridDim.y`), [`DgtArgs::threads`] threads per block, at least
+/// * the kernel is the one of `op` and [`DgtArgs::units`]; the grid is
+///   [`DgtArgs::blocks`] by the towers (`gridDim.y`), [`DgtArgs::threads`]
+///   threads per block (at most [`MAX_UNIT_THREADS`] with units), at least
 ///   `padded_words(`[`DgtArgs::shared_words`]`)` words of dynamic shared
 ///   memory;
 /// * `moduli`, `data_words` and `tw_words` satisfy the invariants of
@@ -343,8 +345,9 @@ pub enum Op {
 ///
 /// [`DgtArgs::new`] (host only) checks what it can see: the tower table
 /// ([`TowerGrid`]); `geo` valid (`s0 < s1 ≤ log_m < 31`,
-/// `log_cluster ≤ log_sets`); `data_words = batch · 2M` with `batch > 0`
-/// and the grid's blocks below `2^32`; `src`, `dst` (and `b` where `op`
+/// `log_cluster ≤ log_sets`, `log_unit ≤ min(k, MAX_LOG_UNIT)`);
+/// `data_words = batch · 2M` with `batch > 0` and the grid's blocks below
+/// `2^32`; `src`, `dst` (and `b` where `op`
 /// reads it: always for [`Op::Polymul`], which requires it, and for a
 /// two-operand [`Op::Forward`]) non-null and holding `rows · data_words`
 /// words; `tw`, `tw_inv` holding `twiddle_len` and `weights`,
@@ -455,7 +458,12 @@ impl<W: Word> DgtArgs<W> {
         (p, mu, qbits): (W, W, u32),
     ) -> Result<Self, ArgsError> {
         let geo = step.geo;
-        if geo.s0 >= geo.s1 || geo.s1 > geo.log_m || geo.log_m >= 31 || geo.log_cluster > geo.log_sets() {
+        if geo.s0 >= geo.s1
+            || geo.s1 > geo.log_m
+            || geo.log_m >= 31
+            || geo.log_cluster > geo.log_sets()
+            || geo.log_unit > MAX_LOG_UNIT.min(geo.k())
+        {
             return Err(ArgsError::Size);
         }
         let dw = grid.data_words();
@@ -526,15 +534,32 @@ impl<W: Gmem> DgtArgs<W> {
         op_shared_words(&self.geo, self.op)
     }
 
-    /// Phases of a block, each followed by a barrier: load, the stages,
-    /// store; a polymul's are load (both operands), the first operand's
-    /// forward stages, the second's, the product, the inverse stages, store.
+    /// Phases of a block, each followed by a barrier: load, the steps
+    /// ([`PassGeometry::steps`]: a stage each with Coala's fixed access,
+    /// `log_unit` stages each with register units), store; a polymul's are
+    /// load (both operands), the first operand's forward steps, the
+    /// second's, the product, the inverse steps, store.
     #[inline(always)]
     pub fn phases(&self) -> u32 {
+        if self.units() { self.phases_for::<true>() } else { self.phases_for::<false>() }
+    }
+
+    /// [`DgtArgs::phases`] of a kernel built for `UNIT` (= `geo.units()`),
+    /// with the step count's form known at compile time.
+    #[inline(always)]
+    pub fn phases_for<const UNIT: bool>(&self) -> u32 {
+        let steps = if UNIT { self.geo.steps() } else { self.geo.k() };
         match self.op {
-            Op::Forward | Op::Inverse => self.geo.k() + 2,
-            Op::Polymul => 3 * self.geo.k() + 3,
+            Op::Forward | Op::Inverse => steps + 2,
+            Op::Polymul => 3 * steps + 3,
         }
+    }
+
+    /// Whether the pass runs register units ([`super::unit`]): the kernel
+    /// to launch it on is the units kernel of its [`Op`].
+    #[inline(always)]
+    pub fn units(&self) -> bool {
+        self.geo.units()
     }
 
     /// Block `blk` of tower `z`'s view of the launch.
@@ -615,8 +640,9 @@ impl<W: Word> DgtBlock<'_, W> {
     /// The step phase `ph` of an `OP` launch runs, `(n, inverse)`; `None`
     /// for the load, product and store phases.
     #[inline(always)]
-    fn step_of<const OP: u32>(&self, ph: u32) -> Option<(u32, bool)> {
-        let k = self.args.geo.k();
+    fn step_of<const OP: u32, const UNIT: bool>(&self, ph: u32) -> Option<(u32, bool)> {
+        let geo = &self.args.geo;
+        let k = if UNIT { geo.steps() } else { geo.k() };
         let polymul = OP == Op::Polymul as u32;
         if ph == 0 {
             None
@@ -633,45 +659,75 @@ impl<W: Word> DgtBlock<'_, W> {
 
     /// Phase `ph` (`< DgtArgs::phases`) of thread `tid` of a launch doing
     /// `OP` (an [`Op`] as `u32`: one kernel per operation, so each holds
-    /// only its own registers); the block waits at a barrier after each
+    /// only its own registers) on a pass with register units if `UNIT`
+    /// (one kernel each too); the block waits at a barrier after each
     /// phase. The GPU kernels and the CPU emulation run this same sequence.
-    /// `next` carries the thread's twiddle from phase to phase: each phase
-    /// loads the next step's before the barrier, so the load's latency
-    /// passes while the block waits (a step's twiddle comes from global
-    /// memory, its data from shared memory).
+    /// With Coala's fixed access `next` carries the thread's twiddle from
+    /// phase to phase: each phase loads the next step's before the barrier,
+    /// so the load's latency passes while the block waits (a step's twiddle
+    /// comes from global memory, its data from shared memory). A
+    /// register-unit step loads its own twiddles ([`super::unit::step`]).
     ///
     /// # Safety
-    /// `OP` is the launch's `op`; `tid < geo.threads()`; the launch's
-    /// buffers and tables sized by the host; the tile holds
-    /// [`DgtArgs::shared_words`]; `next` is what phase `ph − 1` of this
-    /// thread left (anything for phase 0).
+    /// `OP` is the launch's `op` and `UNIT` its `geo.units()`;
+    /// `tid < geo.threads()`; the launch's buffers and tables sized by the
+    /// host; the tile holds [`DgtArgs::shared_words`]; `next` is what phase
+    /// `ph − 1` of this thread left (anything for phase 0).
     #[inline(always)]
-    pub unsafe fn phase<const OP: u32, S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
+    pub unsafe fn phase<const OP: u32, const UNIT: bool, S: Shared<W>>(
+        &self,
+        s: &S,
+        ph: u32,
+        tid: u32,
+        next: &mut Twiddle<W>,
+    ) {
         let a = self.args;
-        let (geo, k, red, set0) = (&a.geo, a.geo.k(), &self.shoup, self.set0);
+        let (geo, red, set0) = (&a.geo, &self.shoup, self.set0);
+        let k = if UNIT { geo.steps() } else { geo.k() };
         let b_tile = shared_words(geo);
         let polymul = OP == Op::Polymul as u32;
-        // SAFETY: this function's contract (its `# Safety`: `OP` is the launch's op, `tid` below
-        // the threads, buffers, tables and tile sized for `geo`), established by its caller (the
-        // DGT kernels: the invariants of `DgtArgs`), is what `step`, `load`, `product`, `store`
-        // and `step_twiddle` require, with the tile offsets of this block.
+        // The buffer the forward's last step writes (the store's, the
+        // product's source).
+        let last_buf = if UNIT { 0 } else { geo.k() & 1 };
+        // Thread `tid`'s elements in the load, product and store phases.
+        let (per, threads) = if UNIT { (geo.per_thread(), geo.threads()) } else { (1, 0) };
+        // SAFETY: this function's contract (its `# Safety`: `OP` is the launch's op, `UNIT` its
+        // geometry's, `tid` below the threads, buffers, tables and tile sized for `geo`),
+        // established by its caller (the DGT kernels: the invariants of `DgtArgs`), is what
+        // `step`, `unit::step`, `load`, `product`, `store` and `step_twiddle` require, with the
+        // tile offsets of this block; the elements `tid + m · threads`, `m < per`, are below
+        // `λ·2^k` (`threads · per = λ·2^k` with register units; `tid` itself with Coala's).
         unsafe {
-            if let Some((n, inverse)) = self.step_of::<OP>(ph) {
+            if let Some((n, inverse)) = self.step_of::<OP, UNIT>(ph) {
                 // The second operand's stages come after the first's (one
                 // at a time: both at once would need more than 64 registers).
                 let tile = if polymul && ph > k && ph <= 2 * k { b_tile } else { 0 };
-                step(s, tile, geo, n, tid, inverse, *next, red);
-            } else if ph == 0 {
-                load(self.src(), s, 0, geo, set0, tid, a.load, &self.weights(false), red);
-                if polymul {
-                    load(self.b(), s, b_tile, geo, set0, tid, a.load, &self.weights(false), red);
+                if UNIT {
+                    super::unit::step(s, tile, geo, set0, n, tid, inverse, &self.twiddles(inverse), red);
+                } else {
+                    step(s, tile, geo, n, tid, inverse, *next, red);
                 }
-            } else if polymul && ph == 2 * k + 1 {
-                product(s, geo, tid, &self.barrett4);
             } else {
-                store(self.dst(), s, 0, geo, set0, tid, a.store, &self.weights(true), red);
+                for m in 0..per {
+                    let e = tid + m * threads;
+                    if ph == 0 {
+                        let w = self.weights(false);
+                        load::<_, _, _, UNIT>(self.src(), s, 0, geo, set0, e, a.load, &w, red);
+                        if polymul {
+                            load::<_, _, _, UNIT>(self.b(), s, b_tile, geo, set0, e, a.load, &w, red);
+                        }
+                    } else if polymul && ph == 2 * k + 1 {
+                        product::<_, _, UNIT>(s, geo, last_buf, e, &self.barrett4);
+                    } else {
+                        let (dst, w) = (self.dst(), self.weights(true));
+                        store::<_, _, _, UNIT>(dst, s, 0, geo, (set0, last_buf), e, a.store, &w, red);
+                    }
+                }
             }
-            if let Some((n, inverse)) = self.step_of::<OP>(ph + 1) {
+            if UNIT {
+                return;
+            }
+            if let Some((n, inverse)) = self.step_of::<OP, UNIT>(ph + 1) {
                 *next = step_twiddle::<W, Shoup<W>>(geo, set0, n, tid, inverse, &self.twiddles(inverse));
             }
         }
@@ -684,13 +740,19 @@ impl<W: Word> DgtBlock<'_, W> {
     /// As [`DgtBlock::phase`].
     #[inline(always)]
     pub unsafe fn phase_of_op<S: Shared<W>>(&self, s: &S, ph: u32, tid: u32, next: &mut Twiddle<W>) {
+        const F: u32 = Op::Forward as u32;
+        const I: u32 = Op::Inverse as u32;
+        const P: u32 = Op::Polymul as u32;
         // SAFETY: `phase`'s contract is this function's, established by its caller; `OP` is
-        // the launch's own `op`, as `phase` requires.
+        // the launch's own `op` and `UNIT` its geometry's, as `phase` requires.
         unsafe {
-            match self.args.op {
-                Op::Forward => self.phase::<{ Op::Forward as u32 }, S>(s, ph, tid, next),
-                Op::Inverse => self.phase::<{ Op::Inverse as u32 }, S>(s, ph, tid, next),
-                Op::Polymul => self.phase::<{ Op::Polymul as u32 }, S>(s, ph, tid, next),
+            match (self.args.op, self.args.geo.units()) {
+                (Op::Forward, false) => self.phase::<F, false, S>(s, ph, tid, next),
+                (Op::Inverse, false) => self.phase::<I, false, S>(s, ph, tid, next),
+                (Op::Polymul, false) => self.phase::<P, false, S>(s, ph, tid, next),
+                (Op::Forward, true) => self.phase::<F, true, S>(s, ph, tid, next),
+                (Op::Inverse, true) => self.phase::<I, true, S>(s, ph, tid, next),
+                (Op::Polymul, true) => self.phase::<P, true, S>(s, ph, tid, next),
             }
         }
     }

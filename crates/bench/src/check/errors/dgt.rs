@@ -40,10 +40,10 @@ pub(super) fn dgt_errors<W: Coeff>(gpu: &Gpu, bits: u32, t: &mut Tally) {
         |e| matches!(e, Error::LengthMismatch { what: "tower N", got, expected } if *got == n / 2 && *expected == n),
     );
     for bad_cfg in [
-        DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0 },
-        DgtConfig { stages1: 10, log_cluster1: 0, log_cluster2: 0 },
-        DgtConfig { stages1: 4, log_cluster1: 7, log_cluster2: 0 },
-        DgtConfig { stages1: 5, log_cluster1: 40, log_cluster2: u32::MAX },
+        DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0, log_unit: 0 },
+        DgtConfig { stages1: 10, log_cluster1: 0, log_cluster2: 0, log_unit: 0 },
+        DgtConfig { stages1: 4, log_cluster1: 7, log_cluster2: 0, log_unit: 0 },
+        DgtConfig { stages1: 5, log_cluster1: 40, log_cluster2: u32::MAX, log_unit: 0 },
     ] {
         check(
             t,

@@ -73,7 +73,7 @@ pub(super) fn multiplier_errors(gpu: &Gpu, t: &mut Tally) {
         decided(Choice::Ntt { kernel: NttKernel::Tiled, radix: Some(3) }, Modulus::Bits(62)),
         |e| matches!(e, Error::BadRadix { radix: 3 }),
     );
-    let absurd = DgtConfig { stages1: u32::MAX, log_cluster1: 40, log_cluster2: 64 };
+    let absurd = DgtConfig { stages1: u32::MAX, log_cluster1: 40, log_cluster2: 64, log_unit: 0 };
     check(
         t,
         "Multiplier: a DGT configuration that does not fit",
