@@ -7,6 +7,7 @@ use crate::gpu::GpuTiming;
 use crate::plan::NttKernel;
 use crate::random::SplitMix64;
 use crate::{Coeff, Error, Gpu, Product, Result};
+use polymul_kernels::dgt::layout::MAX_LOG_UNIT;
 
 /// What to tune.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,17 +100,26 @@ fn ntt_candidates() -> Vec<Choice> {
     v
 }
 
-/// The DGT candidates: the default and, unless `quick`, a spread of the
-/// search space (every stage split with clusters 1, 4 and 16).
+/// The DGT candidates: the default and the batched configuration and,
+/// unless `quick`, a spread of the search space (every stage split with
+/// clusters 1, 4 and 16, Coala's fixed access and radix-8 register units:
+/// radix 2 and 4 were never the best of the H100 search, docs/dgt.md).
 fn dgt_candidates(log_m: u32, quick: bool) -> Vec<Choice> {
     let default = DgtConfig::default_for(log_m);
+    let batched = DgtConfig::batched_for(log_m);
     let mut v = vec![default];
+    if batched != default {
+        v.push(batched);
+    }
     if !quick {
-        v.extend(
-            DgtConfig::all(log_m, 4)
-                .into_iter()
-                .filter(|c| c.log_cluster1 % 2 == 0 && c.log_cluster2 % 2 == 0 && *c != default),
-        );
+        let spread = |c: &DgtConfig| {
+            c.log_cluster1.is_multiple_of(2)
+                && c.log_cluster2.is_multiple_of(2)
+                && matches!(c.log_unit, 0 | MAX_LOG_UNIT)
+        };
+        let more: Vec<DgtConfig> =
+            DgtConfig::all(log_m, 4).into_iter().filter(|c| spread(c) && !v.contains(c)).collect();
+        v.extend(more);
     }
     v.into_iter().map(|config| Choice::Dgt { config }).collect()
 }
@@ -197,4 +207,31 @@ pub fn tune(gpu: &Gpu, spec: &TuneSpec, progress: &mut dyn FnMut(usize, usize, &
     }
     progress(keys.len(), keys.len(), "done");
     Ok(wisdom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dgt_candidates_are_the_default_the_batched_and_a_spread_without_repeats() {
+        for log_m in [3u32, 9, 11, 15] {
+            for quick in [true, false] {
+                let v: Vec<DgtConfig> = dgt_candidates(log_m, quick)
+                    .into_iter()
+                    .map(|c| match c {
+                        Choice::Dgt { config } => config,
+                        other => panic!("{other:?}"),
+                    })
+                    .collect();
+                assert_eq!(v[0], DgtConfig::default_for(log_m));
+                assert!(v.contains(&DgtConfig::batched_for(log_m)), "{log_m}");
+                assert!(v.iter().all(|c| c.passes(log_m).is_ok() && matches!(c.log_unit, 0 | MAX_LOG_UNIT)));
+                for (i, c) in v.iter().enumerate() {
+                    assert!(!v[..i].contains(c), "{log_m} {c} twice");
+                }
+                assert_eq!(quick, v.len() <= 2, "{log_m}: {}", v.len());
+            }
+        }
+    }
 }
