@@ -88,6 +88,7 @@ impl<W: Coeff> std::fmt::Debug for DgtPlan<W> {
             .field("n", &self.towers[0].n())
             .field("towers", &self.towers.len())
             .field("config", &self.config)
+            .field("batched_config", &self.batched_config)
             .field("pipeline", &self.pipeline)
             .finish_non_exhaustive()
     }

@@ -26,7 +26,7 @@
 pub use super::gauss::GaussTable;
 use super::gauss::{Gauss, GaussOp};
 pub use super::layout::shared_words;
-use super::layout::{MAX_LOG_UNIT, PassGeometry, slot, unit_slot};
+use super::layout::{PassGeometry, slot, unit_slot};
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus, span};
@@ -93,9 +93,10 @@ fn thread_order_packed(geo: &PassGeometry, order: Order) -> bool {
 /// (the prepared `ξ^j`) are read for [`Order::Weighted`] only.
 ///
 /// # Safety
-/// `e < λ·2^k`, `set0` a cluster start, `src` holds `2M` words,
-/// the shared tile [`shared_words`] words from `tile`, `weights` `M`
-/// entries for [`Order::Weighted`].
+/// `UNIT` is `geo.units()` (the tile's layout), `e < λ·2^k`, `set0` a
+/// cluster start, `src` holds `2M` words, the shared tile
+/// [`shared_words`] words from `tile`, `weights` `M` entries for
+/// [`Order::Weighted`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn load<W: Word, R: ModMul<W>, S: Shared<W>, const UNIT: bool>(
@@ -235,7 +236,8 @@ pub unsafe fn step<W: Word, R: ModMul<W>, S: Shared<W>>(
 /// and writing buffer 0 needs no barrier between.
 ///
 /// # Safety
-/// `e < λ·2^k`; the tile holds two operands' [`shared_words`].
+/// `UNIT` is `geo.units()`, `e < λ·2^k`; the tile holds two operands'
+/// [`shared_words`].
 #[inline(always)]
 pub unsafe fn product<W: Word, S: Shared<W>, const UNIT: bool>(
     s: &S,
@@ -462,7 +464,7 @@ impl<W: Word> DgtArgs<W> {
             || geo.s1 > geo.log_m
             || geo.log_m >= 31
             || geo.log_cluster > geo.log_sets()
-            || geo.log_unit > MAX_LOG_UNIT.min(geo.k())
+            || geo.log_unit > super::layout::MAX_LOG_UNIT.min(geo.k())
         {
             return Err(ArgsError::Size);
         }
