@@ -209,7 +209,12 @@ fn dgt_case<W: Coeff>(c: &Case, n: usize) {
     let config = if c.dgt_stages1 == 0 {
         DgtConfig::default_for(log_m)
     } else {
-        DgtConfig { stages1: c.dgt_stages1, log_cluster1: c.dgt_clusters.0, log_cluster2: c.dgt_clusters.1, log_unit: 0 }
+        DgtConfig {
+            stages1: c.dgt_stages1,
+            log_cluster1: c.dgt_clusters.0,
+            log_cluster2: c.dgt_clusters.1,
+            log_unit: 0,
+        }
     };
     let fits = config.passes(log_m).is_ok();
     let ctx = format!("DGT N = {n}, batch {}, p = {p}, {config} on u{}", c.batch, W::BITS);

@@ -106,8 +106,12 @@ fn decode(data: &[u8]) -> Case {
     let count = if huge_count { usize::MAX - usize::from(count_raw) } else { usize::from(count_raw % 17) };
     let small = flags & 32 != 0;
     let field = |i: &mut Input| if small { i.u32() % 24 } else { i.u32() };
-    let config =
-        DgtConfig { stages1: field(&mut i), log_cluster1: field(&mut i), log_cluster2: field(&mut i), log_unit: 0 };
+    let config = DgtConfig {
+        stages1: field(&mut i),
+        log_cluster1: field(&mut i),
+        log_cluster2: field(&mut i),
+        log_unit: 0,
+    };
     let log_m = field(&mut i);
     let batch = i.u64();
     let pick = i.u8();
