@@ -26,9 +26,15 @@ pub struct DgtConfig {
     /// `log2 λ` of the second kernel (ignored with one kernel).
     pub log_cluster2: u32,
     /// `log2` of the Gaussians a thread holds: 0 (Coala's fixed access)
-    /// to 3 (radix-8 units). Absent from wisdom written before it: 0.
-    #[serde(default)]
+    /// to 3 (radix-8 units). Absent from wisdom written before it: 0; not
+    /// written when 0, so such wisdom reads as before.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub log_unit: u32,
+}
+
+/// Whether `v` is 0 (serde's `skip_serializing_if` for `log_unit`).
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl std::fmt::Display for DgtConfig {
@@ -240,6 +246,15 @@ mod tests {
         }
         // Register units: at most radix 8, at most 512 threads per block.
         assert!(DgtConfig { stages1: 6, log_cluster1: 0, log_cluster2: 0, log_unit: 4 }.passes(15).is_err());
+        // Wisdom: `log_unit` written only where not 0, read back either way.
+        let coala = DgtConfig::default_for(15);
+        let json = serde_json::to_string(&coala).unwrap();
+        assert!(!json.contains("log_unit"), "{json}");
+        assert_eq!(serde_json::from_str::<DgtConfig>(&json).unwrap(), coala);
+        let units = DgtConfig::batched_for(15);
+        let json = serde_json::to_string(&units).unwrap();
+        assert!(json.contains("\"log_unit\":3"), "{json}");
+        assert_eq!(serde_json::from_str::<DgtConfig>(&json).unwrap(), units);
         let c = |log_unit| DgtConfig { stages1: 10, log_cluster1: 1, log_cluster2: 0, log_unit }.passes(11);
         assert!(c(0).is_err() && c(1).is_err() && c(2).is_ok() && c(3).is_ok());
         assert!(DgtConfig { stages1: 0, log_cluster1: 0, log_cluster2: 0, log_unit: 0 }.passes(15).is_err());
