@@ -64,18 +64,23 @@ pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Option
                     emulation::dgt::forward(p, &reference, &mut wf).map_err(s)?;
                     want_fwd.extend(wf);
                 }
+                // One plan: polymul and forward equal to the CPU's words,
+                // the round trip back to `a`.
+                let check = |plan: &DgtPlan<W>, name: &str| -> Result<(), String> {
+                    let what = |op: &str| format!("{name} {op}");
+                    eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
+                    eq(&what("forward"), &dgt_forward_host(plan, &a).map_err(s)?, &want_fwd)?;
+                    let mut d = plan.upload(&a).map_err(s)?;
+                    let f = plan.forward(&mut d).map_err(s)?;
+                    plan.inverse(f).map_err(s)?;
+                    eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)
+                };
                 for cfg in cfgs.iter().filter(|c| c.passes(log_m).is_ok()) {
                     // Coala's pipeline too, on the few configurations.
                     let coala = few.contains(cfg).then_some(DgtPipeline::Coala);
                     for pipeline in std::iter::once(DgtPipeline::Fused).chain(coala) {
                         let plan = DgtPlan::with_pipeline(gpu, &params, *cfg, pipeline).map_err(s)?;
-                        let what = |op: &str| format!("{cfg} {pipeline:?} {op}");
-                        eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
-                        eq(&what("forward"), &dgt_forward_host(&plan, &a).map_err(s)?, &want_fwd)?;
-                        let mut d = plan.upload(&a).map_err(s)?;
-                        let f = plan.forward(&mut d).map_err(s)?;
-                        plan.inverse(f).map_err(s)?;
-                        eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
+                        check(&plan, &format!("{cfg} {pipeline:?}"))?;
                     }
                 }
                 // The default plan with its batched configuration (as
@@ -87,13 +92,7 @@ pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Option
                     .map_err(s)?
                     .with_batched(batched)
                     .map_err(s)?;
-                let what = |op: &str| format!("{default} with batched {batched} {op}");
-                eq(&what("polymul"), &plan.polymul(&a, &b).map_err(s)?, &want)?;
-                eq(&what("forward"), &dgt_forward_host(&plan, &a).map_err(s)?, &want_fwd)?;
-                let mut d = plan.upload(&a).map_err(s)?;
-                let f = plan.forward(&mut d).map_err(s)?;
-                plan.inverse(f).map_err(s)?;
-                eq(&what("round trip"), &gpu.download(&d).map_err(s)?, &a)?;
+                check(&plan, &format!("{default} with batched {batched}"))?;
                 if log_n == 10 && towers == 1 {
                     let q = params[0].p();
                     let plan =
