@@ -376,9 +376,15 @@ macro_rules! lazy_entry {
         lazy_entry!(@shape $w, $name, $mode, lazy::Shape::new($l, $lr, $strided, core::mem::size_of::<$w>()));
     };
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr) => {
-        lazy_entry!(@shape $w, $name, $mode, $shape, false);
+        lazy_entry!(@shape $w, $name, $mode, $shape, false, false);
+    };
+    (@latency $w:ty, $name:expr, $mode:expr, $shape:expr) => {
+        lazy_entry!(@shape $w, $name, $mode, $shape, false, true);
     };
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal) => {
+        lazy_entry!(@shape $w, $name, $mode, $shape, $computed, false);
+    };
+    (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal, $latency:literal) => {
         const _: () = {
             /// # Safety The invariants of `LaunchArgs` (see its doc) for this pass: a grid of
             /// `⌈subs / S⌉ × towers` blocks (twice that for a forward pass with `b`) of
@@ -401,6 +407,8 @@ macro_rules! lazy_entry {
                 let (a, blk) =
                     if $mode == lazy::FORWARD { a.pair_operand(SHAPE, blk as u32) } else { (a, blk as u32) };
                 let mut held = [0 as $w; lazy::MAX_HELD];
+                // The latency kernels' prefetched twiddles (unused by the others).
+                let mut pre = lazy::Prefetch::<$w>::new();
                 unrolled_steps!(STEPS, |e| {
                     // SAFETY: the invariants of `LaunchArgs` (see its doc) for this kernel's
                     // `SHAPE` and mode: the tower's data, `b` and tables sized for `log_n`, `blk`
@@ -410,8 +418,15 @@ macro_rules! lazy_entry {
                     // and `lazy_pass`.
                     // With `$computed`, the tables are the computed row twiddles' (`LaunchArgs`,
                     // `LazyTwiddles::computed_rows`; the host launches this kernel only then).
+                    // A latency kernel's `pre` holds what its earlier steps left.
                     unsafe {
-                        lazy::step_with::<$w, _, { $mode }, $computed>(SHAPE, &a, &s, &mut held, blk, t as u32, e)
+                        if $latency {
+                            lazy::step_latency::<$w, _, { $mode }>(
+                                SHAPE, &a, &s, &mut held, &mut pre, blk, t as u32, e,
+                            )
+                        } else {
+                            lazy::step_with::<$w, _, { $mode }, $computed>(SHAPE, &a, &s, &mut held, blk, t as u32, e)
+                        }
                     };
                     if e + 1 < STEPS {
                         sync();
@@ -439,11 +454,11 @@ macro_rules! lazy_entries {
 macro_rules! lazy_latency_entries {
     ($w:ty, $wname:literal, $dir:literal, $mode:expr, $kind:literal, $strided:literal, [$($l:literal),*]) => {
         $(
-            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r2_s1_", $wname), $mode,
+            lazy_entry!(@latency $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r2_s1_", $wname), $mode,
                 lazy::Shape::latency($l, 2, $strided));
-            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_s1_", $wname), $mode,
+            lazy_entry!(@latency $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r3_s1_", $wname), $mode,
                 lazy::Shape::latency($l, 3, $strided));
-            lazy_entry!(@shape $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_s1_", $wname), $mode,
+            lazy_entry!(@latency $w, concat!("ntt_lazy_", $dir, "_", $kind, "_l", $l, "_r4_s1_", $wname), $mode,
                 lazy::Shape::latency($l, 4, $strided));
         )*
     };

@@ -469,7 +469,11 @@ impl LazyKernel {
     /// ([`crate::ntt::lazy::max_regs`], or
     /// [`crate::ntt::lazy::max_regs_computed`] for a computed-row kernel).
     pub const fn max_regs(&self, word_bytes: usize) -> Option<u32> {
-        if self.computed {
+        if self.latency && crate::ntt::lazy::prefetches(self.shape(word_bytes), self.mode, word_bytes) {
+            // Its prefetched twiddles take up to `PREFETCH_MAX_REGS` registers; one block per
+            // SM at the sizes it runs, so no cap.
+            None
+        } else if self.computed {
             crate::ntt::lazy::max_regs_computed(word_bytes, self.mode, self.l, self.log_r)
         } else {
             crate::ntt::lazy::max_regs(word_bytes, self.mode, self.strided, self.l, self.log_r)

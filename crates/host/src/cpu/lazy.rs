@@ -281,12 +281,16 @@ fn run_pass<W: Coeff>(
         vec![W::zero(); lazy::pass_smem_words(shape, pass.kernel.mode, std::mem::size_of::<W>()) as usize];
     let s = HostShared(tile.as_mut_ptr());
     let mut held = vec![[W::zero(); lazy::MAX_HELD]; shape.threads() as usize];
+    // A latency kernel's prefetched twiddles, per thread (`lazy::step_latency`).
+    let latency = pass.kernel.latency;
+    let mut pre = vec![lazy::Prefetch::<W>::new(); if latency { shape.threads() as usize } else { 0 }];
     let blocks = pass.blocks(log_n, batch) * if pair { 2 } else { 1 };
     for blk in 0..blocks {
         let (args, blk) =
             if pass.kernel.mode == lazy::FORWARD { args.pair_operand(shape, blk) } else { (args, blk) };
         for e in 0..pass.steps::<W>() {
             for (t, h) in (0..shape.threads()).zip(held.iter_mut()) {
+                let pre = pre.get_mut(t as usize);
                 // SAFETY: the `# Safety` of `lazy::step` (polymul-kernels
                 // `ntt/lazy/pass.rs`): `args` covers `data`, `batch · N` words
                 // below `q` (the callers `transform`, `transform_lazy_latency`,
@@ -300,15 +304,19 @@ fn run_pass<W: Coeff>(
                 // A computed-row kernel (`pass.kernel.computed`) has the
                 // computed tables (`tables` of a schedule with
                 // `computed_rows`, which sets it).
+                // A latency kernel's `pre` is that thread's, kept across the steps.
                 unsafe {
-                    use lazy::{FORWARD as F, INVERSE as I, PRODUCT as P, step_with};
-                    match (pass.kernel.mode, pass.kernel.computed) {
-                        (F, false) => step_with::<W, _, F, false>(shape, &args, &s, h, blk, t, e),
-                        (I, false) => step_with::<W, _, I, false>(shape, &args, &s, h, blk, t, e),
-                        (_, false) => step_with::<W, _, P, false>(shape, &args, &s, h, blk, t, e),
-                        (F, true) => step_with::<W, _, F, true>(shape, &args, &s, h, blk, t, e),
-                        (I, true) => step_with::<W, _, I, true>(shape, &args, &s, h, blk, t, e),
-                        (_, true) => step_with::<W, _, P, true>(shape, &args, &s, h, blk, t, e),
+                    use lazy::{FORWARD as F, INVERSE as I, PRODUCT as P, step_latency, step_with};
+                    match (pass.kernel.mode, pass.kernel.computed, pre) {
+                        (F, _, Some(pre)) => step_latency::<W, _, F>(shape, &args, &s, h, pre, blk, t, e),
+                        (I, _, Some(pre)) => step_latency::<W, _, I>(shape, &args, &s, h, pre, blk, t, e),
+                        (_, _, Some(pre)) => step_latency::<W, _, P>(shape, &args, &s, h, pre, blk, t, e),
+                        (F, false, None) => step_with::<W, _, F, false>(shape, &args, &s, h, blk, t, e),
+                        (I, false, None) => step_with::<W, _, I, false>(shape, &args, &s, h, blk, t, e),
+                        (_, false, None) => step_with::<W, _, P, false>(shape, &args, &s, h, blk, t, e),
+                        (F, true, None) => step_with::<W, _, F, true>(shape, &args, &s, h, blk, t, e),
+                        (I, true, None) => step_with::<W, _, I, true>(shape, &args, &s, h, blk, t, e),
+                        (_, true, None) => step_with::<W, _, P, true>(shape, &args, &s, h, blk, t, e),
                     }
                 }
             }

@@ -37,7 +37,10 @@
 //! `Ψ⁻¹_br[1] · N⁻¹` in pair `N` — then a thread-ordered copy of the row
 //! pass's twiddles past its first step ([`row_twiddle_index`]): there every
 //! unit needs its own `2^k − 1` twiddles, and in the plain order a warp's
-//! load would touch 32 scattered pairs.
+//! load would touch 32 scattered pairs. The latency kernels (one block per
+//! SM, steps one after another) load every step's pairs in their first
+//! step instead of each step after its barrier ([`step_latency`],
+//! [`prefetches`]).
 //!
 //! One job per file: `geometry` — the pass shapes, the split of a
 //! transform into passes and where rows, words and twiddles lie;

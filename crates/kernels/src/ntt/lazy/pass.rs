@@ -16,12 +16,39 @@ use super::args::PassArgs;
 use super::geometry::{
     Shape, clamp_polys_log, computed_row_index, row_of, row_twiddle_index, twiddle_exponent,
 };
-use super::tuning::{held_in_tile, staged_row_io};
+use super::tuning::{PRE_STEPS, held_in_tile, prefetches, staged_row_io};
 use super::{FORWARD, INVERSE, PRODUCT};
 
 /// Words a thread holds between the product pass's steps (`b`'s transform,
 /// one radix-`2^log_r` unit's worth): at most radix 16.
 pub const MAX_HELD: usize = 16;
+
+/// The twiddle pairs a latency pass kernel loads in its first step for all
+/// its steps ([`prefetches`], [`step_latency`]): per forward step `j` and
+/// direction, the pairs of the thread's units, unit `v`'s level-`d`,
+/// sub-group-`b` pair at `v · 2^k + 2^d − 1 + b`; and the inverse's `N⁻¹`
+/// pairs (the table's pairs 0 and `N`). A thread's registers, like `held`:
+/// every index is a constant after unrolling.
+#[derive(Clone, Copy)]
+pub struct Prefetch<W> {
+    fwd: [[ShoupPair<W>; MAX_HELD]; PRE_STEPS],
+    inv: [[ShoupPair<W>; MAX_HELD]; PRE_STEPS],
+    scale: [ShoupPair<W>; 2],
+}
+
+impl<W: Word> Prefetch<W> {
+    /// Zeros, before the first step fills them.
+    pub fn new() -> Self {
+        let z = ShoupPair { w: W::zero(), wp: W::zero() };
+        Prefetch { fwd: [[z; MAX_HELD]; PRE_STEPS], inv: [[z; MAX_HELD]; PRE_STEPS], scale: [z; 2] }
+    }
+}
+
+impl<W: Word> Default for Prefetch<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Words of dynamic shared memory a pass kernel of `mode` with `shape`
 /// needs: [`Shape::smem_words`], twice that for a product pass that keeps
@@ -162,17 +189,52 @@ pub unsafe fn step_with<W: Gmem, S: Shared<W>, const MODE: u8, const COMPUTED: b
     // SAFETY: `exec`'s contract is `step_with`'s (its `# Safety`), established by the caller (the
     // lazy kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
     unsafe {
-        exec::<W, S, ToGlobal, MODE, COMPUTED>(
+        exec::<W, S, ToGlobal, MODE, COMPUTED, false>(
             shape,
             args,
             s,
             &ToGlobal,
             (true, false, true),
-            held,
+            (held, &mut Prefetch::new()),
             blk,
             t,
             e,
         )
+    }
+}
+
+/// [`step`] for a latency-shape kernel ([`Shape::latency`]): where
+/// [`prefetches`] holds, the first step loads the twiddle pairs of every
+/// step into `pre` (the thread's registers, kept across the steps like
+/// `held`) and the steps read them there, so that no step after the first
+/// waits on a load after its barrier; else [`step`]. The words are
+/// [`step`]'s bit for bit (the same pairs, from the same tables).
+///
+/// # Safety
+/// As for [`step`]; `pre` is what the earlier steps of this thread left
+/// (anything before step 0).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn step_latency<W: Gmem, S: Shared<W>, const MODE: u8>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    held: &mut [W; MAX_HELD],
+    pre: &mut Prefetch<W>,
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    let io = (true, false, true);
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s), established by
+    // its caller (the latency kernels: the invariants of `LaunchArgs`); `pre` holds what this
+    // thread's earlier steps left, as `exec` with prefetching requires.
+    unsafe {
+        if prefetches(shape, MODE, core::mem::size_of::<W>()) {
+            exec::<W, S, ToGlobal, MODE, false, true>(shape, args, s, &ToGlobal, io, (held, pre), blk, t, e)
+        } else {
+            exec::<W, S, ToGlobal, MODE, false, false>(shape, args, s, &ToGlobal, io, (held, pre), blk, t, e)
+        }
     }
 }
 
@@ -201,7 +263,17 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and a tile the first
     // step reads holds the pass's words), established by its caller.
     unsafe {
-        exec::<W, S, K, MODE, false>(shape, args, s, sink, (from_global, false, false), &mut held, blk, t, e)
+        exec::<W, S, K, MODE, false, false>(
+            shape,
+            args,
+            s,
+            sink,
+            (from_global, false, false),
+            (&mut held, &mut Prefetch::new()),
+            blk,
+            t,
+            e,
+        )
     }
 }
 
@@ -226,13 +298,13 @@ pub unsafe fn step_l2<W: Gmem, S: Shared<W>, const MODE: u8>(
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and the first pass's
     // writes are visible), established by its caller.
     unsafe {
-        exec::<W, S, ToGlobal, MODE, false>(
+        exec::<W, S, ToGlobal, MODE, false, false>(
             shape,
             args,
             s,
             &ToGlobal,
             (true, true, true),
-            &mut held,
+            (&mut held, &mut Prefetch::new()),
             blk,
             t,
             e,
@@ -262,20 +334,26 @@ struct Io {
 /// [`step`] and [`step_io`] in one: execution step `e` with the held
 /// registers; with `staged`, the last end that [`staged_last_end`] stages is a
 /// step of its own (`e < exec_steps`), else `e` counts butterfly steps
-/// only.
+/// only. With `P` (prefetching, [`step_latency`]) step 0 first fills `pre`
+/// with the twiddle pairs of every step ([`prefetch`]) and every step
+/// reads its pairs there; without, `pre` is never touched.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>(
+unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool, const P: bool>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
     sink: &K,
     (from_global, cg, staged): (bool, bool, bool),
-    held: &mut [W; MAX_HELD],
+    (held, pre): (&mut [W; MAX_HELD], &mut Prefetch<W>),
     blk: u32,
     t: u32,
     e: u32,
 ) {
+    if P && e == 0 {
+        // SAFETY: `prefetch` needs `step`'s contract, which this function's caller established.
+        unsafe { prefetch::<W, MODE, C>(shape, args, pre, blk, t) };
+    }
     let word_bytes = core::mem::size_of::<W>();
     let st_out = staged && staged_last_end(shape, MODE, word_bytes);
     let n = shape.steps();
@@ -309,23 +387,24 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool>
         keep: b_steps && ed + 1 == n,
         use_held: MODE == PRODUCT && fwd && inv,
     };
-    let s = &mut (s, sink, held);
+    // The prefetched pairs of forward step `j` (read only where `P`).
+    let s = &mut (s, sink, held, &*pre, j as usize);
     // SAFETY: `units` needs `step`'s contract, which this function's caller established;
     // `(k, fwd, inv)` comes from `shape.step`, so `R = 2^k <= 2^log_r`.
     unsafe {
         match (k, fwd, inv) {
-            (4, true, false) => units::<W, S, K, true, false, 16, C>(shape, args, s, blk, t, g, io),
-            (3, true, false) => units::<W, S, K, true, false, 8, C>(shape, args, s, blk, t, g, io),
-            (2, true, false) => units::<W, S, K, true, false, 4, C>(shape, args, s, blk, t, g, io),
-            (_, true, false) => units::<W, S, K, true, false, 2, C>(shape, args, s, blk, t, g, io),
-            (4, false, _) => units::<W, S, K, false, true, 16, C>(shape, args, s, blk, t, g, io),
-            (3, false, _) => units::<W, S, K, false, true, 8, C>(shape, args, s, blk, t, g, io),
-            (2, false, _) => units::<W, S, K, false, true, 4, C>(shape, args, s, blk, t, g, io),
-            (_, false, _) => units::<W, S, K, false, true, 2, C>(shape, args, s, blk, t, g, io),
-            (4, true, true) => units::<W, S, K, true, true, 16, C>(shape, args, s, blk, t, g, io),
-            (3, true, true) => units::<W, S, K, true, true, 8, C>(shape, args, s, blk, t, g, io),
-            (2, true, true) => units::<W, S, K, true, true, 4, C>(shape, args, s, blk, t, g, io),
-            (_, true, true) => units::<W, S, K, true, true, 2, C>(shape, args, s, blk, t, g, io),
+            (4, true, false) => units::<W, S, K, true, false, 16, C, P>(shape, args, s, blk, t, g, io),
+            (3, true, false) => units::<W, S, K, true, false, 8, C, P>(shape, args, s, blk, t, g, io),
+            (2, true, false) => units::<W, S, K, true, false, 4, C, P>(shape, args, s, blk, t, g, io),
+            (_, true, false) => units::<W, S, K, true, false, 2, C, P>(shape, args, s, blk, t, g, io),
+            (4, false, _) => units::<W, S, K, false, true, 16, C, P>(shape, args, s, blk, t, g, io),
+            (3, false, _) => units::<W, S, K, false, true, 8, C, P>(shape, args, s, blk, t, g, io),
+            (2, false, _) => units::<W, S, K, false, true, 4, C, P>(shape, args, s, blk, t, g, io),
+            (_, false, _) => units::<W, S, K, false, true, 2, C, P>(shape, args, s, blk, t, g, io),
+            (4, true, true) => units::<W, S, K, true, true, 16, C, P>(shape, args, s, blk, t, g, io),
+            (3, true, true) => units::<W, S, K, true, true, 8, C, P>(shape, args, s, blk, t, g, io),
+            (2, true, true) => units::<W, S, K, true, true, 4, C, P>(shape, args, s, blk, t, g, io),
+            (_, true, true) => units::<W, S, K, true, true, 2, C, P>(shape, args, s, blk, t, g, io),
         }
     }
 }
@@ -380,10 +459,11 @@ unsafe fn units<
     const INV: bool,
     const R: usize,
     const C: bool,
+    const P: bool,
 >(
     shape: Shape,
     args: &PassArgs<W>,
-    (s, sink, held): &mut (&S, &K, &mut [W; MAX_HELD]),
+    (s, sink, held, pre, j): &mut (&S, &K, &mut [W; MAX_HELD], &Prefetch<W>, usize),
     blk: u32,
     t: u32,
     g: u32,
@@ -395,9 +475,229 @@ unsafe fn units<
     for v in 0..per_thread {
         // The unit's slice of the held registers (2^log_r words per thread).
         let h = &mut held[(v as usize) * R..(v as usize + 1) * R];
+        // Its prefetched pairs (`P`): step `j`'s, from `v · R` on.
+        let pre = (*pre, *j, v as usize * R);
         // SAFETY: `unit` needs `step`'s contract (this function's, established by `exec`'s caller);
         // `t + v · threads` is one of this thread's units.
-        unsafe { unit::<W, S, K, FWD, INV, R, C>(shape, args, (s, sink, h), blk, t + v * threads, g, io) };
+        unsafe {
+            unit::<W, S, K, FWD, INV, R, C, P>(shape, args, (s, sink, h, pre), blk, t + v * threads, g, io)
+        };
+    }
+}
+
+/// A unit's prefetched pairs: the thread's [`Prefetch`], the forward step
+/// `j` and where the unit's own start in that step's row.
+type UnitPre<'a, W> = (&'a Prefetch<W>, usize, usize);
+
+/// Which sub-transform and unit of it thread-unit `p` of block `blk` works
+/// on for radix `2^k`, and the sub-transform's place in the batch (`gsub`:
+/// the column or the row; past the batch where `gsub >= args.subs`): the
+/// fastest-varying thread index walks the columns (column pass) or the
+/// units of a row.
+#[inline(always)]
+fn place<W>(shape: Shape, args: &PassArgs<W>, blk: u32, p: u32, k: u32) -> (u32, u32, u32) {
+    let (l, log_s) = (shape.l, shape.log_s);
+    let (sub, u) = if shape.strided {
+        (p & ((1 << log_s) - 1), p >> log_s)
+    } else {
+        (p >> (l - k), p & ((1 << (l - k)) - 1))
+    };
+    let gsub = if shape.strided {
+        (blk << log_s) + sub
+    } else {
+        row_of(shape, args.log_n, clamp_polys_log(shape, args.log_n, args.log_polys), blk, sub)
+    };
+    (sub, u, gsub)
+}
+
+/// What picks a unit's twiddle pairs: the step (`g` stages before it, `k`
+/// in it), the unit's group `i` at stage `g`, the first plain index `t0`
+/// of its sub-transform's twiddles, and its row `rr` of the polynomial
+/// (row passes).
+#[derive(Clone, Copy)]
+struct TwPlace {
+    g: u32,
+    k: u32,
+    i: u32,
+    t0: u32,
+    rr: u32,
+}
+
+impl TwPlace {
+    /// Of unit `u` of sub-transform `gsub` ([`place`]) in the step `(g, k)`.
+    #[inline(always)]
+    fn new(shape: Shape, log_n: u32, gsub: u32, u: u32, (g, k): (u32, u32)) -> Self {
+        let log_cols = log_n - shape.l;
+        let lh = shape.l - g - k;
+        // Twiddle index at stage g + d for sub-group b: (T0 << (g+d)) + (i << d) + b.
+        let t0 = if shape.strided { 1 } else { (1u32 << log_cols) + (gsub & ((1 << log_cols) - 1)) };
+        TwPlace { g, k, i: u >> lh, t0, rr: gsub & ((1 << log_cols) - 1) }
+    }
+}
+
+/// The pair of level `d`, sub-group `b` of the unit at `tp`, from `table`
+/// (the forward's or the inverse's).
+///
+/// Row-pass steps after the first read their twiddles from the
+/// thread-ordered region (`row_twiddle_index`): consecutive units,
+/// consecutive pairs, so every load instruction is coalesced. Or, in the
+/// computed-row kernels (`C`, compile time), compute them: the plain pair
+/// `i` is `ψ^e`, `e` = `i` bit-reversed, and `ψ^e = lo · hi` with `lo` and
+/// `hi` from two tables of a few KiB (`computed_row_index`); `pair_times`
+/// gives the product's Shoup pair bit for bit, so the butterflies see the
+/// very pairs the region holds.
+///
+/// # Safety
+/// As for [`step`], `tp` of a unit of the pass inside the batch.
+#[inline(always)]
+unsafe fn pair_at<W: Gmem, const C: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    table: *const ShoupPair<W>,
+    tp: TwPlace,
+    d: u32,
+    b: usize,
+) -> ShoupPair<W> {
+    let TwPlace { g, k, i, t0, rr } = tp;
+    let row_region = !shape.strided && g > 0;
+    // SAFETY: every index is inside the table (caller: a valid shape, launch and table).
+    unsafe {
+        if C && row_region {
+            let plain = ((t0 << (g + d)) + (i << d)) as usize + b;
+            let e = twiddle_exponent(plain as u32, args.log_n);
+            let (lo, hi) = computed_row_index(args.log_n, e);
+            // Only the words `pair_times` reads: `lo`'s `w`, the high
+            // factor's `(h', r)` pair and its `r'` (not `h`), which
+            // keeps the capped kernels' registers down.
+            let (hp_r, rp) = (W::ld_pair(table.add(hi)), W::ld_nc(table.add(hi + 1).cast::<W>()));
+            let f = PairFactor { hp: hp_r.w, r: hp_r.wp, rp, h: W::zero() };
+            harvey::pair_times(W::ld_nc(table.add(lo).cast::<W>()), f, args.q)
+        } else {
+            let idx = if row_region {
+                row_twiddle_index(shape, args.log_n, g, k, rr, (1 << d) - 1 + b as u32, i)
+            } else {
+                (((t0 << (g + d)) + (i << d)) as usize) + b
+            };
+            W::ld_pair(table.add(idx))
+        }
+    }
+}
+
+/// Fills `out` with the pairs of `table` that thread `t`'s radix-`R` units
+/// of the step with `g` stages before it use ([`Prefetch`]'s order);
+/// units past the batch leave theirs.
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn fill<W: Gmem, const R: usize, const C: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    table: *const ShoupPair<W>,
+    out: &mut [ShoupPair<W>; MAX_HELD],
+    blk: u32,
+    t: u32,
+    g: u32,
+) {
+    let k = R.trailing_zeros();
+    for v in 0..1u32 << (shape.log_r - k) {
+        let (_, u, gsub) = place(shape, args, blk, t + v * shape.threads(), k);
+        if gsub < args.subs {
+            let tp = TwPlace::new(shape, args.log_n, gsub, u, (g, k));
+            for d in 0..k {
+                for b in 0..1usize << d {
+                    // SAFETY: a unit of the pass inside the batch (`gsub < subs`), this
+                    // function's contract (`step`'s), established by its caller.
+                    out[v as usize * R + (1 << d) - 1 + b] =
+                        unsafe { pair_at::<W, C>(shape, args, table, tp, d, b) };
+                }
+            }
+        }
+    }
+}
+
+/// Forward step `j`'s pairs of both directions that `MODE` uses, into
+/// `pre` (nothing past the pass's steps).
+///
+/// # Safety
+/// As for [`step`].
+#[inline(always)]
+unsafe fn fill_step<W: Gmem, const MODE: u8, const C: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    pre: &mut Prefetch<W>,
+    blk: u32,
+    t: u32,
+    j: usize,
+) {
+    if j as u32 >= shape.steps() {
+        return;
+    }
+    let (g, k) = shape.step(j as u32);
+    // SAFETY: `fill_k` needs `step`'s contract, this function's, established by its caller.
+    unsafe {
+        if MODE != INVERSE {
+            fill_k::<W, C>(shape, args, args.tw, &mut pre.fwd[j], blk, t, (g, k));
+        }
+        if MODE != FORWARD {
+            fill_k::<W, C>(shape, args, args.tw_inv, &mut pre.inv[j], blk, t, (g, k));
+        }
+    }
+}
+
+/// [`fill`] at the radix of the step `(g, k)` (a function, not a closure:
+/// every call is inlined, so that its indices stay constants).
+///
+/// # Safety
+/// As for [`step`]; `k <= 4`.
+#[inline(always)]
+unsafe fn fill_k<W: Gmem, const C: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    table: *const ShoupPair<W>,
+    out: &mut [ShoupPair<W>; MAX_HELD],
+    blk: u32,
+    t: u32,
+    (g, k): (u32, u32),
+) {
+    // SAFETY: `fill` needs `step`'s contract, this function's, established by its caller;
+    // `k <= log_r <= 4`, so `R = 2^k` is one of the four.
+    unsafe {
+        match k {
+            4 => fill::<W, 16, C>(shape, args, table, out, blk, t, g),
+            3 => fill::<W, 8, C>(shape, args, table, out, blk, t, g),
+            2 => fill::<W, 4, C>(shape, args, table, out, blk, t, g),
+            _ => fill::<W, 2, C>(shape, args, table, out, blk, t, g),
+        }
+    }
+}
+
+/// Step 0 of a prefetching kernel ([`step_latency`]): every pair of every
+/// step, and for the inverse and product passes the `N⁻¹` pairs (pairs 0
+/// and `N` of the inverse table, read by the stage that ends the
+/// transform), into `pre`, all loads issued before any is used.
+///
+/// # Safety
+/// As for [`step`]; `shape.steps() <= PRE_STEPS` ([`prefetches`]).
+#[inline(always)]
+unsafe fn prefetch<W: Gmem, const MODE: u8, const C: bool>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    pre: &mut Prefetch<W>,
+    blk: u32,
+    t: u32,
+) {
+    // SAFETY: `fill_step` needs `step`'s contract, this function's, established by its caller;
+    // the inverse table holds `N + 1` pairs at least (`table_pairs`).
+    unsafe {
+        // Literal steps, so that every index of `pre` is a constant.
+        fill_step::<W, MODE, C>(shape, args, pre, blk, t, 0);
+        fill_step::<W, MODE, C>(shape, args, pre, blk, t, 1);
+        fill_step::<W, MODE, C>(shape, args, pre, blk, t, 2);
+        fill_step::<W, MODE, C>(shape, args, pre, blk, t, 3);
+        if MODE != FORWARD {
+            pre.scale = [W::ld_pair(args.tw_inv), W::ld_pair(args.tw_inv.add(1 << args.log_n))];
+        }
     }
 }
 
@@ -414,10 +714,11 @@ unsafe fn unit<
     const INV: bool,
     const R: usize,
     const C: bool,
+    const P: bool,
 >(
     shape: Shape,
     args: &PassArgs<W>,
-    (s, sink, held): (&S, &K, &mut [W]),
+    (s, sink, held, (pre, j, v)): (&S, &K, &mut [W], UnitPre<'_, W>),
     blk: u32,
     p: u32,
     g: u32,
@@ -514,6 +815,9 @@ unsafe fn unit<
         // and `hi` from two tables of a few KiB (`computed_row_index`);
         // `pair_times` gives the product's Shoup pair bit for bit, so the
         // butterflies see the very pairs the region holds.
+        // (`pair_at` computes the same pairs for `prefetch`; this closure
+        // keeps the table kernels' code as it was, instruction for
+        // instruction.)
         let row_region = !shape.strided && g > 0;
         let rr = gsub & ((1 << log_cols) - 1);
         let tw_at = |table: *const ShoupPair<W>, d: u32, b: usize| -> ShoupPair<W> {
@@ -536,7 +840,11 @@ unsafe fn unit<
                 W::ld_pair(table.add(idx))
             }
         };
-        let (fwd_tw, inv_tw) = (|d, b| tw_at(args.tw, d, b), |d, b| tw_at(args.tw_inv, d, b));
+        // In a prefetching kernel (`P`), the pairs step 0 loaded ([`Prefetch`]).
+        let (fwd_tw, inv_tw) = (
+            |d: u32, b: usize| if P { pre.fwd[j][v + (1 << d) - 1 + b] } else { tw_at(args.tw, d, b) },
+            |d: u32, b: usize| if P { pre.inv[j][v + (1 << d) - 1 + b] } else { tw_at(args.tw_inv, d, b) },
+        );
         if FWD {
             for d in 0..k {
                 level::<W, R, false>(&mut a, d, &fwd_tw, q, q2);
@@ -563,8 +871,11 @@ unsafe fn unit<
         if INV {
             for d in (0..k).rev() {
                 if d == 0 && scale_last {
-                    let ninv = W::ld_pair(args.tw_inv);
-                    let wn = W::ld_pair(args.tw_inv.add(1 << args.log_n));
+                    let (ninv, wn) = if P {
+                        (pre.scale[0], pre.scale[1])
+                    } else {
+                        (W::ld_pair(args.tw_inv), W::ld_pair(args.tw_inv.add(1 << args.log_n)))
+                    };
                     for x in 0..R / 2 {
                         (a[x], a[x + R / 2]) = harvey::gs_last(a[x], a[x + R / 2], ninv, wn, q, q2);
                     }

@@ -4,7 +4,7 @@
 //! the default register radix and the register caps), each with the
 //! measurement that set it (docs/ntt.md).
 
-use super::geometry::{MAX_ROW_L, Shape, clamp_polys_log};
+use super::geometry::{LATENCY_LOG_S, MAX_ROW_L, Shape, clamp_polys_log};
 use super::{FORWARD, INVERSE, PRODUCT};
 
 /// `log2` of the radix of the latency schedule's passes where the plan
@@ -154,6 +154,35 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
     }
 }
 
+/// Whether a latency kernel (`LazyKernel::latency`, [`Shape::latency`]) of
+/// `shape` and `mode` on `word_bytes`-byte words loads every twiddle pair
+/// its steps use in its first step ([`Prefetch`](super::Prefetch)) instead
+/// of each step loading its own after the barrier before it: when the
+/// pairs fit in [`PREFETCH_MAX_REGS`] registers (`2^log_r − 1` pairs per
+/// step and direction at most; the product pass holds both directions).
+/// Only the latency kernels ask (a full tile of two rows has the same
+/// `log_s`; the full tiles keep their loads, their registers being their
+/// occupancy). There one block per SM runs the steps one after another,
+/// and each later step waited on its loads from L2: Nsight Compute, H100,
+/// 2026-11-27, the `long_sb` stalls of steps 1–3 were a quarter to a third
+/// of the samples of the `u64` and `u32` N = 2^16 passes (docs/latency.md).
+pub const fn prefetches(shape: Shape, mode: u8, word_bytes: usize) -> bool {
+    let dirs = if mode == PRODUCT { 2 } else { 1 };
+    let pairs = dirs * shape.steps() * ((1u32 << shape.log_r) - 1);
+    let regs = pairs * 2 * (word_bytes as u32 / 4);
+    shape.log_s == LATENCY_LOG_S && shape.steps() as usize <= PRE_STEPS && regs <= PREFETCH_MAX_REGS
+}
+
+/// Most steps of a pass whose twiddles [`prefetches`] holds: every latency
+/// shape's (at most 2^8 points at radix 4 or more).
+pub const PRE_STEPS: usize = 4;
+
+/// Most registers a latency kernel's prefetched twiddle pairs may take
+/// ([`prefetches`]): the radix-4 `u64` product pass of 2^8 points (two
+/// directions, four steps of three pairs) and every forward or inverse
+/// pass up to radix 8, not the radix-16 `u64` passes.
+pub const PREFETCH_MAX_REGS: u32 = 96;
+
 /// Whether the full-tile row pass of `mode`, `l` points and radix
 /// `2^log_r` has a computed-row-twiddle kernel (`LazyKernel::computed`)
 /// for `word_bytes`-byte words: only the row passes of 2^8 points (those
@@ -210,5 +239,38 @@ mod tests {
         }
         // The u64 radix-8 product pass of 2^13 points needs its cap to launch.
         assert_eq!(max_regs(8, PRODUCT, false, 13, 3), Some(64));
+    }
+
+    #[test]
+    fn latency_kernels_prefetch_what_fits() {
+        use crate::ntt::lazy::MAX_HELD;
+        // The default latency passes (radix 4) prefetch on both words, the
+        // product pass too; the radix-16 `u64` ones do not (120 registers).
+        for wb in [4usize, 8] {
+            for mode in [FORWARD, INVERSE, PRODUCT] {
+                for l in 5..=8 {
+                    assert!(prefetches(Shape::latency(l, 2, mode != PRODUCT && l % 2 == 0), mode, wb));
+                }
+            }
+        }
+        assert!(!prefetches(Shape::latency(8, 4, false), FORWARD, 8));
+        assert!(prefetches(Shape::latency(8, 4, false), FORWARD, 4));
+        assert!(!prefetches(Shape::latency(8, 4, false), PRODUCT, 4));
+        // Every latency kernel that prefetches has its steps' pairs fit
+        // `Prefetch`'s rows, and no register cap.
+        for wb in [4usize, 8] {
+            for k in crate::names::LazyKernel::all_for(wb).filter(|k| k.latency) {
+                let shape = k.shape(wb);
+                if prefetches(shape, k.mode, wb) {
+                    assert!(shape.steps() as usize <= PRE_STEPS);
+                    for j in 0..shape.steps() {
+                        let (_, kk) = shape.step(j);
+                        let units = 1usize << (shape.log_r - kk);
+                        assert!(units * ((1 << kk) - 1) < MAX_HELD, "{wb}-byte {k:?}");
+                    }
+                    assert_eq!(k.max_regs(wb), None);
+                }
+            }
+        }
     }
 }
