@@ -265,7 +265,7 @@ pub(crate) fn cpu_towers(
 
 /// `polymul-bench profile-dgt LOG_N TOWERS [BATCH] [CONFIG]`: the DGT
 /// configuration `cfg` (else the default with the batched configuration
-/// from `BATCHED_FROM` / `BATCHED_TRANSFORMS_FROM` polynomials, as `Multiplier` plans it)'s forward transform of `batch` polynomials per tower
+/// from `BATCHED_FROM_COEFFS` / `BATCHED_TRANSFORMS_FROM_COEFFS` coefficients, as `Multiplier` plans it)'s forward transform of `batch` polynomials per tower
 /// (30-bit towers, `u32`) and its polymul, `reps` timed calls of each after
 /// the CPU check of one, for Nsight Compute and the sanitizers. Prints the
 /// median µs per call;
@@ -276,7 +276,7 @@ pub fn profile(log_n: u32, towers: usize, batch: usize, cfg: Option<DgtConfig>, 
         let n = 1usize << log_n;
         let params = dgt_params(n, towers)?;
         // The library's default (as `Multiplier` plans it): the default
-        // configuration with the batched one from `BATCHED_FROM` polynomials.
+        // configuration with the batched one from `BATCHED_FROM_COEFFS` coefficients.
         let log_m = params[0].log_m();
         let plan = match cfg {
             Some(cfg) => DgtPlan::with_towers(&gpu, &params, cfg)?,

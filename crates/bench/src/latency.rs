@@ -255,8 +255,8 @@ fn dgt_rows(
     let config = DgtConfig::default_for(log_m);
     let mut plan = DgtPlan::with_pipeline(gpu, &params, config, pipeline)?;
     // As `Multiplier` plans the default: the batched configuration from
-    // `BATCHED_FROM` polynomials (polymul; towers count) or
-    // `BATCHED_TRANSFORMS_FROM` (forward, inverse).
+    // `BATCHED_FROM_COEFFS` coefficients (polymul; towers count) or
+    // `BATCHED_TRANSFORMS_FROM_COEFFS` (forward, inverse).
     if pipeline == DgtPipeline::Fused {
         plan = plan.with_batched(DgtConfig::batched_for(log_m))?;
     }

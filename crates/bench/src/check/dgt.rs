@@ -85,7 +85,9 @@ pub(super) fn dgt_suite<W: Coeff>(gpu: &Gpu, bits: u32, seed: u64, opts: &Option
                 }
                 // The default plan with its batched configuration (as
                 // `Multiplier` plans it): batches of 2 × towers polynomials,
-                // from `BATCHED_FROM` on its passes.
+                // on its passes from `BATCHED_FROM_COEFFS` coefficients (N =
+                // 2^16 with 2 and 4 towers, 2^17; the other sizes check the unit
+                // passes through the default split's configurations above).
                 let default = DgtConfig::default_for(log_m);
                 let batched = DgtConfig::batched_for(log_m);
                 let plan = DgtPlan::with_towers(gpu, &params, default)

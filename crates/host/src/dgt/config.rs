@@ -174,7 +174,7 @@ impl DgtConfig {
 
 impl DgtConfig {
     /// The configuration for batches (a plan's [`DgtPlan::with_batched`](super::DgtPlan::with_batched),
-    /// from [`BATCHED_FROM`](super::BATCHED_FROM) polynomials per polymul call):
+    /// from [`BATCHED_FROM_COEFFS`](super::BATCHED_FROM_COEFFS) coefficients per polymul call):
     /// [`DgtConfig::default_for`]'s stage split with radix-8 register units
     /// (fewer in a pass of fewer stages) and `λ` sets per block for about
     /// 128 threads (`λ · 2^(k − 3)`, at most the pass's sets) in the first

@@ -22,4 +22,4 @@ pub(crate) mod tables;
 pub use config::{DgtConfig, MAX_PASS_STAGES, MAX_THREADS};
 pub use domain::DgtView;
 pub use params::{DgtParams, MAX_N, MIN_N, dgt_primes};
-pub use plan::{BATCHED_FROM, BATCHED_TRANSFORMS_FROM, DgtPlan};
+pub use plan::{BATCHED_FROM_COEFFS, BATCHED_TRANSFORMS_FROM_COEFFS, DgtPlan};

@@ -21,19 +21,24 @@ use polymul_kernels::dgt::pass::{Op, op_shared_words};
 use polymul_kernels::smem::padded_words;
 use polymul_kernels::towers::TowerConsts;
 
-/// Polynomials per polymul call (the batch times the towers) from which a
-/// plan with batched passes ([`DgtPlan::with_batched`]) runs them. H100,
-/// 2026-11-27, N = 2^16, 30-bit towers (docs/dgt.md, "Register units"):
-/// at 4 polynomials the batched polymul took 35.9 µs against 44.9 (one
-/// tower, batch 4) and 36.6 against 45.0 (four towers); at 2, 33.7
-/// against 30.4.
-pub const BATCHED_FROM: usize = 4;
+/// Coefficients per polymul call (the batch times the towers times N) from
+/// which a plan with batched passes ([`DgtPlan::with_batched`]) runs them:
+/// 2^18, where the register units first fill the GPU. H100, 2026-11-27,
+/// 30-bit towers, `profile-dgt` of `DgtConfig::default_for` against
+/// `DgtConfig::batched_for`, one tower, µs per polymul (docs/dgt.md,
+/// "Register units"), below / at the threshold: N = 2^10 × 128 17.7 / 21.0
+/// and × 256 26.9 / 21.6; 2^12 × 32 24.1 / 37.2 and × 64 38.4 / 38.9
+/// (even), × 128 62.1 / 58.4; 2^14 × 8 29.5 / 36.1 and × 16 43.5 / 37.4;
+/// 2^16 × 2 30.8 / 36.4 and × 4 45.8 / 36.3.
+pub const BATCHED_FROM_COEFFS: usize = 1 << 18;
 
-/// Polynomials per forward or inverse call from which a plan with batched
-/// passes runs them: at 4 the batched forward was slower (17.9 µs against
-/// 16.8, one tower; 20.2 against 17.9, four towers), at 8 faster (21.0
-/// against 26.8). Same device and run as [`BATCHED_FROM`].
-pub const BATCHED_TRANSFORMS_FROM: usize = 8;
+/// Coefficients per forward or inverse call from which a plan with batched
+/// passes runs them: 2^19. Same device and run as [`BATCHED_FROM_COEFFS`],
+/// µs per forward, default / batched: N = 2^10 × 256 11.1 / 11.5 and × 512
+/// 16.5 / 12.4; 2^12 × 128 22.6 / 23.9 and × 256 38.8 / 32.0; 2^14 × 16
+/// 17.3 / 19.1 and × 32 25.6 / 23.0; 2^16 × 4 17.2 / 18.7 and × 8 26.9 /
+/// 20.8.
+pub const BATCHED_TRANSFORMS_FROM_COEFFS: usize = 1 << 19;
 
 /// A DGT plan for one prime or several (RNS towers of one N).
 ///
@@ -62,8 +67,8 @@ pub struct DgtPlan<W: Coeff> {
     kernels: DgtKernels<W>,
     /// The launches of each operation.
     schedule: Schedule,
-    /// The passes of calls of at least [`BATCHED_FROM`] (a polymul) or
-    /// [`BATCHED_TRANSFORMS_FROM`] (a transform) polynomials
+    /// The passes of calls of at least [`BATCHED_FROM_COEFFS`] (a polymul)
+    /// or [`BATCHED_TRANSFORMS_FROM_COEFFS`] (a transform) coefficients
     /// ([`DgtPlan::with_batched`]): the same stage split with another
     /// configuration's clusters and units; empty where none was given.
     batched: Vec<PassGeometry>,
@@ -195,8 +200,9 @@ impl<W: Coeff> DgtPlan<W> {
     }
 
     /// The plan with a second configuration for calls of at least
-    /// [`BATCHED_FROM`] (a polymul) or [`BATCHED_TRANSFORMS_FROM`] (a
-    /// forward or inverse) polynomials (the batch times the towers): its
+    /// [`BATCHED_FROM_COEFFS`] (a polymul) or
+    /// [`BATCHED_TRANSFORMS_FROM_COEFFS`] (a forward or inverse)
+    /// coefficients (the batch times the towers times N): its
     /// clusters and register units on the same stage split (the same
     /// tables), typically [`DgtConfig::batched_for`] beside
     /// [`DgtConfig::default_for`]. Both compute the same words; only the
@@ -319,15 +325,15 @@ impl<W: Coeff> DgtPlan<W> {
             Buf::Scratch => s,
         };
         const KERNEL: &str = "a DGT pass";
-        // The batched passes from `BATCHED_FROM` polynomials on for a
-        // product, `BATCHED_TRANSFORMS_FROM` for a transform.
-        let polys = l.batch.saturating_mul(l.towers.rows as usize);
+        // The batched passes from `BATCHED_FROM_COEFFS` coefficients on for
+        // a product, `BATCHED_TRANSFORMS_FROM_COEFFS` for a transform.
+        let coeffs = l.batch.saturating_mul(l.towers.rows as usize).saturating_mul(self.towers[0].n());
         let product = steps.iter().any(|s| match s {
             Step::Pass(p) => p.op == Op::Polymul,
             _ => matches!(s, Step::Pointwise),
         });
-        let from = if product { BATCHED_FROM } else { BATCHED_TRANSFORMS_FROM };
-        let batched = !self.batched.is_empty() && polys >= from;
+        let from = if product { BATCHED_FROM_COEFFS } else { BATCHED_TRANSFORMS_FROM_COEFFS };
+        let batched = !self.batched.is_empty() && coeffs >= from;
         let ctx = ArgsContext {
             tables: self.tables.ptr().as_raw() as *const W,
             tables_len: self.tables.len(),
