@@ -172,6 +172,9 @@ impl Job<'_> {
         // The kernels' register caps (`cargo xtask build-ptx` writes them too;
         // adding them again to a prebuilt file changes nothing).
         let ptx = polymul_ptx_builder::directives::with_register_caps(&ptx, &register_caps(arch.0))?;
+        // Embedded (and assembled) without LLVM's comments: the same SASS,
+        // a smaller image (docs/toolchain.md, "Kernel images").
+        let ptx = polymul_ptx_builder::directives::without_comments(&ptx);
         std::fs::write(self.out_dir.join(&ptx_file), &ptx).map_err(|e| e.to_string())?;
         let dependent = ptx.contains("griddepcontrol.wait");
         let Some(ptxas) = ptxas else { return Ok(Built { arch, ptx, cubin_file: None, dependent }) };

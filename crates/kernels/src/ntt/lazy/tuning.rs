@@ -157,9 +157,13 @@ pub const fn max_regs(word_bytes: usize, mode: u8, strided: bool, l: u32, log_r:
 /// Whether a latency kernel (`LazyKernel::latency`, [`Shape::latency`]) of
 /// `shape` and `mode` on `word_bytes`-byte words loads every twiddle pair
 /// its steps use in its first step ([`Prefetch`](super::Prefetch)) instead
-/// of each step loading its own after the barrier before it: when the
-/// pairs fit in [`PREFETCH_MAX_REGS`] registers (`2^log_r − 1` pairs per
-/// step and direction at most; the product pass holds both directions).
+/// of each step loading its own after the barrier before it: at the
+/// latency schedule's radix ([`LATENCY_LOG_R`]), when the pairs fit in
+/// [`PREFETCH_MAX_REGS`] registers (`2^log_r − 1` pairs per step and
+/// direction at most; the product pass holds both directions). The other
+/// latency radices (`PlanOptions::latency_radix`, a developer switch:
+/// measured slower) keep their loads, which keeps their code, and the
+/// binaries that embed it, as they were (about 170 KB of PTX per arch).
 /// Only the latency kernels ask (a full tile of two rows has the same
 /// `log_s`; the full tiles keep their loads, their registers being their
 /// occupancy). There one block per SM runs the steps one after another,
@@ -170,7 +174,10 @@ pub const fn prefetches(shape: Shape, mode: u8, word_bytes: usize) -> bool {
     let dirs = if mode == PRODUCT { 2 } else { 1 };
     let pairs = dirs * shape.steps() * ((1u32 << shape.log_r) - 1);
     let regs = pairs * 2 * (word_bytes as u32 / 4);
-    shape.log_s == LATENCY_LOG_S && shape.steps() as usize <= PRE_STEPS && regs <= PREFETCH_MAX_REGS
+    shape.log_s == LATENCY_LOG_S
+        && shape.log_r == LATENCY_LOG_R
+        && shape.steps() as usize <= PRE_STEPS
+        && regs <= PREFETCH_MAX_REGS
 }
 
 /// Most steps of a pass whose twiddles [`prefetches`] holds: every latency
@@ -179,8 +186,7 @@ pub const PRE_STEPS: usize = 4;
 
 /// Most registers a latency kernel's prefetched twiddle pairs may take
 /// ([`prefetches`]): the radix-4 `u64` product pass of 2^8 points (two
-/// directions, four steps of three pairs) and every forward or inverse
-/// pass up to radix 8, not the radix-16 `u64` passes.
+/// directions, four steps of three pairs, two 64-bit words each: 96).
 pub const PREFETCH_MAX_REGS: u32 = 96;
 
 /// Whether the full-tile row pass of `mode`, `l` points and radix
@@ -245,7 +251,7 @@ mod tests {
     fn latency_kernels_prefetch_what_fits() {
         use crate::ntt::lazy::MAX_HELD;
         // The default latency passes (radix 4) prefetch on both words, the
-        // product pass too; the radix-16 `u64` ones do not (120 registers).
+        // product pass too.
         for wb in [4usize, 8] {
             for mode in [FORWARD, INVERSE, PRODUCT] {
                 for l in 5..=8 {
@@ -253,9 +259,9 @@ mod tests {
                 }
             }
         }
-        assert!(!prefetches(Shape::latency(8, 4, false), FORWARD, 8));
-        assert!(prefetches(Shape::latency(8, 4, false), FORWARD, 4));
-        assert!(!prefetches(Shape::latency(8, 4, false), PRODUCT, 4));
+        // The other radices keep their loads.
+        assert!(!prefetches(Shape::latency(8, 4, false), FORWARD, 4));
+        assert!(!prefetches(Shape::latency(8, 3, true), INVERSE, 8));
         // Every latency kernel that prefetches has its steps' pairs fit
         // `Prefetch`'s rows, and no register cap.
         for wb in [4usize, 8] {
