@@ -729,18 +729,7 @@ unsafe fn unit<
     let (l, log_s) = (shape.l, shape.log_s);
     let k = R.trailing_zeros();
     let word_bytes = core::mem::size_of::<W>();
-    // Which sub-transform and which unit of it: the fastest-varying thread
-    // index walks the columns (column pass) or the units of a row.
-    let (sub, u) = if shape.strided {
-        (p & ((1 << log_s) - 1), p >> log_s)
-    } else {
-        (p >> (l - k), p & ((1 << (l - k)) - 1))
-    };
-    let gsub = if shape.strided {
-        (blk << log_s) + sub
-    } else {
-        row_of(shape, args.log_n, clamp_polys_log(shape, args.log_n, args.log_polys), blk, sub)
-    };
+    let (sub, u, gsub) = place(shape, args, blk, p, k);
     if gsub >= args.subs {
         return;
     }
