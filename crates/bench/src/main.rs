@@ -1,7 +1,7 @@
 //! `polymul-bench`: the GPU check suite and the benchmark runner.
 //!
 //! ```text
-//! polymul-bench check [--quick] [--only words,lazy-fused,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors,split]
+//! polymul-bench check [--quick] [--only words,lazy-fused,products,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors,split]
 //!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
 //! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]

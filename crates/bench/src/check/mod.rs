@@ -176,7 +176,7 @@ pub fn run(opts: &Options) -> i32 {
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
     // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, options, props, errors; lazy-fused
-    // (part of words); split (only when named).
+    // and products (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
         timed("words", &mut t, |t| {
@@ -209,6 +209,11 @@ pub fn run(opts: &Options) -> i32 {
     if runs("words") || runs("lazy-fused") {
         timed("lazy-fused", &mut t, |t| {
             words::fused_lazy_suite(&gpu, seed ^ 20, opts, t);
+        });
+    }
+    if runs("words") || runs("products") {
+        timed("products", &mut t, |t| {
+            words::moderate_products(&gpu, seed ^ 25, t);
         });
     }
     if runs("reductions") {

@@ -95,6 +95,33 @@ pub(super) fn word_suite<W: Coeff>(
     );
 }
 
+/// `u64` polymuls at the batches where the product takes the latency
+/// schedule although its full tiles fill the GPU once (up to twice the
+/// SMs' full-tile blocks: `product_takes_latency` in the host's
+/// `plan/engine/lazy_state.rs`) and just past it, each against the CPU
+/// emulation, random words with q − 1 at both ends.
+pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    for (i, &(log_n, batch)) in
+        [(16u32, 12usize), (16, 16), (16, 17), (15, 24), (14, 48), (14, 64)].iter().enumerate()
+    {
+        let n = 1usize << log_n;
+        let tag = format!("products u64 q62b N=2^{log_n} batch {batch}");
+        t.record(
+            &format!("{tag} polymul == CPU"),
+            (|| {
+                let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
+                let plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+                let q = p.q();
+                let mut rng = SplitMix64::new(seed ^ i as u64);
+                let (mut a, b) = (rng.coeffs(n * batch, q), rng.coeffs(n * batch, q));
+                a[0] = q - 1;
+                a[n * batch - 1] = q - 1;
+                eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)
+            })(),
+        );
+    }
+}
+
 /// The fused lazy transforms (both passes in one launch, `u32`, N = 2^15 …
 /// 2^21): batches large enough that plans choose them (32 to 64 MiB of
 /// words), both radices, forward and inverse against the CPU, the round

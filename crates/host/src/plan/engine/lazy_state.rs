@@ -193,8 +193,20 @@ impl<W: Coeff> LazyState<W> {
     /// polynomials runs: the latency schedule's ([`LazyState::latency_for`]),
     /// else the full tiles'.
     pub(super) fn path_for(&self, polys: usize) -> LazyPath<'_, W> {
+        self.path(self.latency_for(polys))
+    }
+
+    /// [`LazyState::path_for`] for a polymul: a `u64` product also runs the
+    /// latency schedule up to twice as many full-tile blocks as the GPU has
+    /// SMs ([`product_takes_latency`]).
+    pub(super) fn product_path_for(&self, polys: usize) -> LazyPath<'_, W> {
+        let wide = product_takes_latency(W::BITS, polys, self.blocks_per_poly, self.multiprocessors);
+        self.path(self.latency.as_ref().filter(|_| wide || self.is_small(polys)))
+    }
+
+    fn path<'a>(&'a self, latency: Option<&'a LatencyPath<W>>) -> LazyPath<'a, W> {
         let set = |t: &LazyTableSet<W>| (t.tables(self.barrett), t.product_tables(self.barrett));
-        match self.latency_for(polys) {
+        match latency {
             Some(l) => {
                 let (tables, product) = set(l.tables.as_ref().unwrap_or(&self.tables));
                 LazyPath { kernels: &l.kernels, tables, product }
@@ -216,6 +228,22 @@ impl<W: Coeff> LazyState<W> {
     }
 }
 
+/// Whether a `bits`-bit polymul over `polys` polynomials (every tower's)
+/// runs the latency schedule although its full tiles would fill the GPU's
+/// `sms` SMs once (`blocks_per_poly` full-tile blocks each): `u64` products
+/// up to twice the SMs' blocks. Four times the threads per word cover the
+/// product pass's longer chains there. NVIDIA H100 80GB HBM3, 2026-11-27
+/// (docs/ntt.md, "Re-profiled on the current kernels"; the first
+/// measurement in results/2026-11-27-nvidia-h100-dgt-default, call c10,
+/// this rule in 2026-11-27-nvidia-h100-moderate-products): the `u64`
+/// polymul at 2^16 × 12 and × 16, 2^15 × 24 and 2^14 × 48 7–13% faster,
+/// 2^15 × 32 2.5%, 2^14 × 64 the same. The transforms stay on the full
+/// tiles there (mixed: one 21% faster, others 4–18% slower), as do `u32`
+/// products (not measured).
+pub(super) fn product_takes_latency(bits: u32, polys: usize, blocks_per_poly: usize, sms: usize) -> bool {
+    bits == 64 && polys.saturating_mul(blocks_per_poly) <= 2 * sms
+}
+
 /// What one launch over a few polynomials or many runs (`LazyState::path_for`).
 pub(super) struct LazyPath<'a, W: Coeff> {
     pub(super) kernels: &'a LazyKernels<W>,
@@ -223,4 +251,21 @@ pub(super) struct LazyPath<'a, W: Coeff> {
     pub(super) tables: LazyTables<W>,
     /// A polymul's tables.
     pub(super) product: LazyTables<W>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::product_takes_latency;
+
+    #[test]
+    fn wide_products_take_the_latency_schedule_up_to_twice_the_sms_blocks() {
+        // H100: 132 SMs; u64 full tiles are 16 blocks per polynomial at
+        // N = 2^16, 8 at 2^15, 4 at 2^14.
+        for (blocks, max_batch) in [(16usize, 16usize), (8, 33), (4, 66)] {
+            assert!(product_takes_latency(64, max_batch, blocks, 132), "{blocks} × {max_batch}");
+            assert!(!product_takes_latency(64, max_batch + 1, blocks, 132), "{blocks} × {}", max_batch + 1);
+            assert!(!product_takes_latency(32, 1, blocks, 132));
+        }
+        assert!(!product_takes_latency(64, usize::MAX, 16, 132));
+    }
 }

@@ -536,7 +536,7 @@ impl<W: Coeff> NttEngine<W> {
             return self.whole(Direction::Inverse, a);
         }
         if let (true, true, Some(lz)) = (lazy(false), lazy(true), &self.lazy) {
-            let path = lz.path_for(batch.saturating_mul(self.towers));
+            let path = lz.product_path_for(batch.saturating_mul(self.towers));
             let towers = self.tower_launch(batch);
             let (pa, pb) = (a.ptr(), b.ptr());
             let operands = (buf(pa, a.len()), buf(pb, b.len()));
