@@ -95,31 +95,54 @@ pub(super) fn word_suite<W: Coeff>(
     );
 }
 
-/// `u64` polymuls at the batches where the product takes the latency
-/// schedule although its full tiles fill the GPU once (up to twice the
-/// SMs' full-tile blocks: `product_takes_latency` in the host's
-/// `plan/engine/lazy_state.rs`) and just past it, each against the CPU
-/// emulation, random words with q − 1 at both ends.
+/// Polymuls and transforms on both sides of where the plan's launches
+/// change schedule (`transform_takes_latency` and `product_takes_latency`
+/// in the host's `plan/engine/lazy_state.rs`): `u64` products up to twice
+/// the SMs' full-tile blocks and just past that, `u32` products up to half
+/// of them and 2^19 words, `u32` transforms up to a quarter and below 2^19 words
+/// (on an H100), and just past; each against the CPU emulation, random
+/// words with q − 1 at both ends.
 pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
-    for (i, &(log_n, batch)) in
-        [(16u32, 12usize), (16, 16), (16, 17), (15, 24), (14, 48), (14, 64)].iter().enumerate()
-    {
-        let n = 1usize << log_n;
-        let tag = format!("products u64 q62b N=2^{log_n} batch {batch}");
-        t.record(
-            &format!("{tag} polymul == CPU"),
-            (|| {
-                let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
-                let plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
-                let q = p.q();
-                let mut rng = SplitMix64::new(seed ^ i as u64);
-                let (mut a, b) = (rng.coeffs(n * batch, q), rng.coeffs(n * batch, q));
-                a[0] = q - 1;
-                a[n * batch - 1] = q - 1;
-                eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)
-            })(),
-        );
+    let u64_sizes = [(16u32, 12usize), (16, 16), (16, 17), (15, 24), (14, 48), (14, 64)];
+    let u32_sizes = [
+        (16u32, 4usize),
+        (16, 5),
+        (16, 8),
+        (16, 9),
+        (14, 16),
+        (14, 17),
+        (14, 32),
+        (14, 33),
+        (12, 64),
+        (12, 67),
+    ];
+    for (i, &(log_n, batch)) in u64_sizes.iter().enumerate() {
+        moderate::<u64>(gpu, 62, log_n, batch, seed ^ i as u64, t);
     }
+    for (i, &(log_n, batch)) in u32_sizes.iter().enumerate() {
+        moderate::<u32>(gpu, 30, log_n, batch, seed ^ (16 + i as u64), t);
+    }
+}
+
+fn moderate<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let tag = format!("products u{} q{bits}b N=2^{log_n} batch {batch}", W::BITS);
+    t.record(
+        &format!("{tag} polymul and forward == CPU"),
+        (|| {
+            let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+            let plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
+            let q = p.q();
+            let mut rng = SplitMix64::new(seed);
+            let (mut a, b) = (rng.coeffs(n * batch, q), rng.coeffs(n * batch, q));
+            a[0] = q - W::one();
+            a[n * batch - 1] = q - W::one();
+            eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)?;
+            let mut want = a.clone();
+            emulation::forward(&p, &mut want).map_err(s)?;
+            eq("forward", &forward_host(&plan, &a).map_err(s)?, &want)
+        })(),
+    );
 }
 
 /// The fused lazy transforms (both passes in one launch, `u32`, N = 2^15 …

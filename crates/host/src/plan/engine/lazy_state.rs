@@ -26,6 +26,8 @@ pub(super) struct LazyState<W: Coeff> {
     /// tables where they differ from `tables`, for launches too small to
     /// fill the GPU with full tiles ([`LazyState::latency_for`]).
     pub(super) latency: Option<LatencyPath<W>>,
+    /// `log2 N`.
+    pub(super) log_n: u32,
     /// Blocks of the full-tile schedule's first forward pass per polynomial.
     pub(super) blocks_per_poly: usize,
     /// The GPU's SMs.
@@ -165,6 +167,7 @@ impl<W: Coeff> LazyState<W> {
             tables,
             barrett: *towers[0].barrett(),
             latency,
+            log_n: sched.log_n,
             blocks_per_poly: sched.forward[0].blocks(sched.log_n, 1) as usize,
             multiprocessors: gpu.info().multiprocessors.max(1) as usize,
         })
@@ -183,10 +186,12 @@ impl<W: Coeff> LazyState<W> {
         polys.saturating_mul(self.blocks_per_poly) < self.multiprocessors
     }
 
-    /// The latency schedule, where a launch over `polys` polynomials runs
-    /// it: a small one ([`LazyState::is_small`]).
+    /// The latency schedule, where a transform over `polys` polynomials
+    /// runs it ([`transform_takes_latency`]).
     pub(super) fn latency_for(&self, polys: usize) -> Option<&LatencyPath<W>> {
-        self.latency.as_ref().filter(|_| self.is_small(polys))
+        let takes =
+            transform_takes_latency(W::BITS, self.log_n, polys, self.blocks_per_poly, self.multiprocessors);
+        self.latency.as_ref().filter(|_| takes)
     }
 
     /// The kernels and tables (transform, product) a launch over `polys`
@@ -196,12 +201,12 @@ impl<W: Coeff> LazyState<W> {
         self.path(self.latency_for(polys))
     }
 
-    /// [`LazyState::path_for`] for a polymul: a `u64` product also runs the
-    /// latency schedule up to twice as many full-tile blocks as the GPU has
-    /// SMs ([`product_takes_latency`]).
+    /// [`LazyState::path_for`] for a polymul, whose latency schedule pays
+    /// up to another size ([`product_takes_latency`]).
     pub(super) fn product_path_for(&self, polys: usize) -> LazyPath<'_, W> {
-        let wide = product_takes_latency(W::BITS, polys, self.blocks_per_poly, self.multiprocessors);
-        self.path(self.latency.as_ref().filter(|_| wide || self.is_small(polys)))
+        let takes =
+            product_takes_latency(W::BITS, self.log_n, polys, self.blocks_per_poly, self.multiprocessors);
+        self.path(self.latency.as_ref().filter(|_| takes))
     }
 
     fn path<'a>(&'a self, latency: Option<&'a LatencyPath<W>>) -> LazyPath<'a, W> {
@@ -228,20 +233,60 @@ impl<W: Coeff> LazyState<W> {
     }
 }
 
-/// Whether a `bits`-bit polymul over `polys` polynomials (every tower's)
-/// runs the latency schedule although its full tiles would fill the GPU's
-/// `sms` SMs once (`blocks_per_poly` full-tile blocks each): `u64` products
-/// up to twice the SMs' blocks. Four times the threads per word cover the
-/// product pass's longer chains there. NVIDIA H100 80GB HBM3, 2026-11-27
-/// (docs/ntt.md, "Re-profiled on the current kernels"; the first
-/// measurement in results/2026-11-27-nvidia-h100-dgt-default, call c10,
-/// this rule in 2026-11-27-nvidia-h100-moderate-products): the `u64`
-/// polymul at 2^16 × 12 and × 16, 2^15 × 24 and 2^14 × 48 7–13% faster,
-/// 2^15 × 32 2.5%, 2^14 × 64 the same. The transforms stay on the full
-/// tiles there (mixed: one 21% faster, others 4–18% slower), as do `u32`
-/// products (not measured).
-pub(super) fn product_takes_latency(bits: u32, polys: usize, blocks_per_poly: usize, sms: usize) -> bool {
-    bits == 64 && polys.saturating_mul(blocks_per_poly) <= 2 * sms
+/// Whether a `bits`-bit transform over `polys` polynomials of `2^log_n`
+/// words (every tower's) runs the latency schedule (radix 4, four times
+/// the threads per word, [`LazySchedule::latency`]) instead of the full
+/// tiles (`blocks_per_poly` blocks each) on a GPU of `sms` SMs: `u64`
+/// below one wave of full-tile blocks; `u32` up to a quarter of one and
+/// below 2^19 words. A rule fitted to measurements (NVIDIA H100 80GB HBM3,
+/// 2026-11-27, results/2026-11-27-nvidia-h100-latency-rule, `profile`, the
+/// latency schedule against the full tiles, alternated twice): `u32`
+/// transforms are faster on the latency schedule at 2^16 × 4, 2^15 × 8,
+/// 2^14 × 16 and × 17 and 2^12 × 32, slower at 2^16 × 8, 2^15 × 16,
+/// 2^14 × 32 and 2^12 × 64 (up to 1.2×) and 1.3–1.8× slower at twice to
+/// four times those (2^14 and 2^12 are one pass of one block per
+/// polynomial, which holds four or one times the words of a 2^16 block:
+/// hence the words' bound beside the blocks'). At 128 blocks the
+/// `u64` transforms are still faster on it at 2^16 and mixed at 2^14 and
+/// 2^15 (the forward faster, the inverse slower), so they keep the
+/// one-wave rule.
+pub(super) fn transform_takes_latency(
+    bits: u32,
+    log_n: u32,
+    polys: usize,
+    blocks_per_poly: usize,
+    sms: usize,
+) -> bool {
+    let blocks = polys.saturating_mul(blocks_per_poly);
+    if bits == 64 {
+        blocks < sms
+    } else {
+        blocks.saturating_mul(4) <= sms && polys.saturating_mul(1 << log_n) < 1 << 19
+    }
+}
+
+/// [`transform_takes_latency`] for a polymul (both forward transforms, the
+/// product pass and the inverse): `u64` up to twice the SMs' full-tile
+/// blocks; `u32` up to half of them and 2^19 words. H100, 2026-11-27: the
+/// `u64` polymul at 2^16 × 12 and × 16, 2^15 × 24 and 2^14 × 48 (192–256
+/// blocks) 7–15% faster on the latency schedule, 2^15 × 32 3%, 2^14 × 64
+/// the same (results/2026-11-27-nvidia-h100-moderate-products); the `u32`
+/// polymul 7–14% faster there at 2^16 × 8, 2^15 × 16 and 2^12 × 64, the
+/// same at 2^14 × 32, and 1.2–1.7× slower at 2^16 × 12, 2^15 × 24,
+/// 2^14 × 48 and 2^12 × 128 and beyond (results/2026-11-27-nvidia-h100-latency-rule).
+pub(super) fn product_takes_latency(
+    bits: u32,
+    log_n: u32,
+    polys: usize,
+    blocks_per_poly: usize,
+    sms: usize,
+) -> bool {
+    let blocks = polys.saturating_mul(blocks_per_poly);
+    if bits == 64 {
+        blocks <= sms.saturating_mul(2)
+    } else {
+        blocks.saturating_mul(2) <= sms && polys.saturating_mul(1 << log_n) <= 1 << 19
+    }
 }
 
 /// What one launch over a few polynomials or many runs (`LazyState::path_for`).
@@ -255,17 +300,30 @@ pub(super) struct LazyPath<'a, W: Coeff> {
 
 #[cfg(test)]
 mod tests {
-    use super::product_takes_latency;
+    use super::{product_takes_latency, transform_takes_latency};
 
     #[test]
-    fn wide_products_take_the_latency_schedule_up_to_twice_the_sms_blocks() {
-        // H100: 132 SMs; u64 full tiles are 16 blocks per polynomial at
-        // N = 2^16, 8 at 2^15, 4 at 2^14.
-        for (blocks, max_batch) in [(16usize, 16usize), (8, 33), (4, 66)] {
-            assert!(product_takes_latency(64, max_batch, blocks, 132), "{blocks} × {max_batch}");
-            assert!(!product_takes_latency(64, max_batch + 1, blocks, 132), "{blocks} × {}", max_batch + 1);
-            assert!(!product_takes_latency(32, 1, blocks, 132));
+    fn the_latency_schedule_runs_up_to_each_words_measured_crossover() {
+        // H100: 132 SMs. Full-tile blocks per polynomial: u64 16 at N =
+        // 2^16, 4 at 2^14; u32 8 at 2^16, 1 at 2^14 and 2^12 (one pass).
+        let sms = 132;
+        let t = |bits, log_n, polys, bpp| transform_takes_latency(bits, log_n, polys, bpp, sms);
+        let p = |bits, log_n, polys, bpp| product_takes_latency(bits, log_n, polys, bpp, sms);
+        // u64 transforms: below one wave; u64 products: up to two.
+        assert!(t(64, 16, 8, 16) && !t(64, 16, 9, 16));
+        assert!(p(64, 16, 16, 16) && !p(64, 16, 17, 16));
+        assert!(p(64, 14, 64, 4) && !p(64, 14, 67, 4));
+        // u32 transforms: a quarter of a wave and below 2^19 words.
+        assert!(t(32, 16, 4, 8) && !t(32, 16, 5, 8));
+        assert!(t(32, 14, 31, 1) && !t(32, 14, 32, 1));
+        assert!(t(32, 12, 32, 1) && !t(32, 12, 34, 1));
+        // u32 products: half a wave and 2^19 words.
+        assert!(p(32, 16, 8, 8) && !p(32, 16, 9, 8));
+        assert!(p(32, 14, 32, 1) && !p(32, 14, 33, 1));
+        assert!(p(32, 12, 66, 1) && !p(32, 12, 67, 1));
+        for bits in [32, 64] {
+            assert!(t(bits, 16, 1, 16) && p(bits, 16, 1, 16));
+            assert!(!t(bits, 16, usize::MAX, 16) && !p(bits, 16, usize::MAX, 16));
         }
-        assert!(!product_takes_latency(64, usize::MAX, 16, 132));
     }
 }
