@@ -257,11 +257,11 @@ pub(super) fn transform_takes_latency(
     blocks_per_poly: usize,
     sms: usize,
 ) -> bool {
-    let blocks = polys.saturating_mul(blocks_per_poly);
+    let launch = Launch { polys, blocks_per_poly, log_n };
     if bits == 64 {
-        blocks < sms
+        launch.within(sms.saturating_sub(1), usize::MAX)
     } else {
-        blocks.saturating_mul(4) <= sms && polys.saturating_mul(1 << log_n) < 1 << 19
+        launch.within(sms / 4, (1 << 19) - 1)
     }
 }
 
@@ -281,11 +281,29 @@ pub(super) fn product_takes_latency(
     blocks_per_poly: usize,
     sms: usize,
 ) -> bool {
-    let blocks = polys.saturating_mul(blocks_per_poly);
+    let launch = Launch { polys, blocks_per_poly, log_n };
     if bits == 64 {
-        blocks <= sms.saturating_mul(2)
+        launch.within(sms.saturating_mul(2), usize::MAX)
     } else {
-        blocks.saturating_mul(2) <= sms && polys.saturating_mul(1 << log_n) <= 1 << 19
+        launch.within(sms / 2, 1 << 19)
+    }
+}
+
+/// A launch over `polys` polynomials of `2^log_n` words,
+/// `blocks_per_poly` full-tile blocks each: what the latency bounds
+/// ([`transform_takes_latency`], [`product_takes_latency`]) weigh.
+struct Launch {
+    polys: usize,
+    blocks_per_poly: usize,
+    log_n: u32,
+}
+
+impl Launch {
+    /// Whether its full tiles are at most `max_blocks` blocks and its
+    /// words at most `max_words`.
+    fn within(&self, max_blocks: usize, max_words: usize) -> bool {
+        self.polys.saturating_mul(self.blocks_per_poly) <= max_blocks
+            && self.polys.saturating_mul(1 << self.log_n) <= max_words
     }
 }
 
