@@ -96,25 +96,56 @@ pub(super) fn word_suite<W: Coeff>(
 }
 
 /// Polymuls and transforms on both sides of where the plan's launches
-/// change schedule (`transform_takes_latency` and `product_takes_latency`
-/// in the host's `plan/engine/lazy_state.rs`): `u64` products up to twice
-/// the SMs' full-tile blocks and just past that, `u32` products up to half
-/// of them and 2^19 words, `u32` transforms up to a quarter and below 2^19 words
-/// (on an H100), and just past; each against the CPU emulation, random
-/// words with q − 1 at both ends.
+/// change schedule (`transform_takes_latency`, `product_takes_latency` and
+/// `moderate_product_bounds` in the host's `plan/engine/lazy_state.rs`, on
+/// an H100): `u32` transforms up to a quarter of a wave of full-tile
+/// blocks and below 2^19 words and just past; polymuls on the latency
+/// schedule up to 2^18 (`u32`) or 2^19 (`u64`; 2^18 at N = 2^12) words,
+/// on the radix-8 full tiles up to 2^20 or 2^21, and just past each; N =
+/// 2^17 (no latency schedule) from one polynomial. Each against the CPU
+/// emulation, random words with q − 1 at both ends.
 pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
-    let u64_sizes = [(16u32, 12usize), (16, 16), (16, 17), (15, 24), (14, 48), (14, 64)];
+    let u64_sizes = [
+        (16u32, 8usize),
+        (16, 9),
+        (16, 16),
+        (16, 17),
+        (16, 32),
+        (16, 33),
+        (15, 24),
+        (14, 48),
+        (14, 128),
+        (14, 129),
+        (12, 64),
+        (12, 65),
+        (12, 512),
+        (12, 513),
+        (17, 1),
+        (17, 16),
+        (17, 17),
+    ];
     let u32_sizes = [
         (16u32, 4usize),
         (16, 5),
         (16, 8),
         (16, 9),
+        (16, 32),
+        (16, 33),
+        (14, 15),
         (14, 16),
         (14, 17),
         (14, 32),
         (14, 33),
+        (14, 64),
+        (14, 65),
+        (12, 63),
         (12, 64),
         (12, 67),
+        (12, 256),
+        (12, 257),
+        (17, 1),
+        (17, 16),
+        (17, 17),
     ];
     for (i, &(log_n, batch)) in u64_sizes.iter().enumerate() {
         moderate::<u64>(gpu, 62, log_n, batch, seed ^ i as u64, t);

@@ -225,6 +225,16 @@ impl LazySchedule {
                     && steps(self.product.shape) == steps(other.product.shape)))
     }
 
+    /// Whether this schedule's polymul tables ([`product_tables`]) are
+    /// `other`'s transform tables ([`tables`]): the same row-region steps.
+    pub fn product_reads_tables_of(&self, other: &LazySchedule) -> bool {
+        let steps = |s: Shape| (s.l, s.log_r);
+        self.log_n == other.log_n
+            && !self.computed_rows
+            && !other.computed_rows
+            && steps(self.product.shape) == steps(other.row_shape())
+    }
+
     /// Pairs of one direction's product table per tower.
     pub fn product_table_pairs(&self) -> usize {
         if self.computed_rows {

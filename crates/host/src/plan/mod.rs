@@ -184,9 +184,11 @@ pub struct PlanOptions {
     pub fused_polymul: bool,
     /// Launches of the lazy kernels over a few polynomials (fewer blocks
     /// than SMs) run the latency schedule: smaller blocks, more of them
-    /// (docs/latency.md). Default `true`; `false` runs the throughput
-    /// schedule for every batch (what `POLYMUL_LATENCY_KERNELS=0` did).
-    /// A plan with an explicit [`PlanOptions::radix`] never uses it.
+    /// (docs/latency.md); polymuls of moderate batches (up to 2^20 or 2^21
+    /// words) run the full tiles at radix 8 (docs/ntt.md). Default `true`;
+    /// `false` runs the throughput schedule at the default radix for every
+    /// batch (what `POLYMUL_LATENCY_KERNELS=0` did). A plan with an
+    /// explicit [`PlanOptions::radix`] uses neither.
     pub latency_kernels: bool,
     /// The radix of the latency schedule's passes: 4, 8 or 16 ([`crate::Error::BadLatencyRadix`]
     /// otherwise). `None` (the default): the measured one, 4 (what an

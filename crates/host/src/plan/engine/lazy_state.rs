@@ -26,6 +26,10 @@ pub(super) struct LazyState<W: Coeff> {
     /// tables where they differ from `tables`, for launches too small to
     /// fill the GPU with full tiles ([`LazyState::latency_for`]).
     pub(super) latency: Option<LatencyPath<W>>,
+    /// The full tiles at radix 8 for polymuls of moderate batches
+    /// ([`LazyState::product_path_for`]), where the plan's size and towers
+    /// have them.
+    pub(super) moderate: Option<ModeratePath<W>>,
     /// `log2 N`.
     pub(super) log_n: u32,
     /// Blocks of the full-tile schedule's first forward pass per polynomial.
@@ -41,6 +45,17 @@ pub(super) struct LazyState<W: Coeff> {
 /// docs/latency.md.)
 pub(super) struct LatencyPath<W: Coeff> {
     pub(super) kernels: LazyKernels<W>,
+    pub(super) tables: Option<LazyTableSet<W>>,
+}
+
+/// The moderate schedule of a plan: full tiles at radix 8 (twice the
+/// threads per word of the default's radix-16 passes), which a polymul of
+/// a moderate batch runs ([`moderate_product_bounds`]).
+pub(super) struct ModeratePath<W: Coeff> {
+    pub(super) kernels: LazyKernels<W>,
+    /// Its polymul's tables; `None` where they are the plan's transform
+    /// tables (`LazySchedule::product_reads_tables_of`: `u64`, whose row
+    /// passes run radix 8 already).
     pub(super) tables: Option<LazyTableSet<W>>,
 }
 
@@ -152,6 +167,21 @@ impl<W: Coeff> LazyState<W> {
             }
             _ => None,
         };
+        // The moderate path, where a polymul of this plan could take it:
+        // a measured size, and every tower's polynomial within its bound.
+        let (_, moderate_max) = moderate_product_bounds(W::BITS, sched.log_n);
+        let words = towers.len().saturating_mul(1 << sched.log_n);
+        let moderate = match LazySchedule::new::<W>(sched.log_n, Some(3)).filter(|_| wanted) {
+            Some(ms) if MODERATE_LOG_N.contains(&sched.log_n) && words <= moderate_max && ms != *sched => {
+                let own = if ms.product_reads_tables_of(sched) {
+                    None
+                } else {
+                    Some(LazyTableSet::new(gpu, towers, &ms)?)
+                };
+                Some(ModeratePath { kernels: LazyKernels::new(gpu, &ms)?, tables: own })
+            }
+            _ => None,
+        };
         Ok(Self {
             kernels: LazyKernels::new(gpu, sched)?,
             cluster: if sched.computed_rows {
@@ -167,6 +197,7 @@ impl<W: Coeff> LazyState<W> {
             tables,
             barrett: *towers[0].barrett(),
             latency,
+            moderate,
             log_n: sched.log_n,
             blocks_per_poly: sched.forward[0].blocks(sched.log_n, 1) as usize,
             multiprocessors: gpu.info().multiprocessors.max(1) as usize,
@@ -201,12 +232,24 @@ impl<W: Coeff> LazyState<W> {
         self.path(self.latency_for(polys))
     }
 
-    /// [`LazyState::path_for`] for a polymul, whose latency schedule pays
-    /// up to another size ([`product_takes_latency`]).
+    /// [`LazyState::path_for`] for a polymul: the latency schedule up to
+    /// [`product_takes_latency`]'s size, and where the plan has the
+    /// moderate path, up to its own bound only; then the moderate path up
+    /// to its bound ([`moderate_product_bounds`]); then the full tiles.
     pub(super) fn product_path_for(&self, polys: usize) -> LazyPath<'_, W> {
-        let takes =
-            product_takes_latency(W::BITS, self.log_n, polys, self.blocks_per_poly, self.multiprocessors);
-        self.path(self.latency.as_ref().filter(|_| takes))
+        let has = (self.latency.is_some(), self.moderate.is_some());
+        let launch = Launch { polys, blocks_per_poly: self.blocks_per_poly, log_n: self.log_n };
+        match (product_path(W::BITS, &launch, self.multiprocessors, has), &self.moderate) {
+            (ProductPath::Latency, _) => self.path(self.latency.as_ref()),
+            (ProductPath::Moderate, Some(m)) => {
+                let t = m
+                    .tables
+                    .as_ref()
+                    .map_or_else(|| self.tables.tables(self.barrett), |t| t.product_tables(self.barrett));
+                LazyPath { kernels: &m.kernels, tables: t, product: t }
+            }
+            _ => self.path(None),
+        }
     }
 
     fn path<'a>(&'a self, latency: Option<&'a LatencyPath<W>>) -> LazyPath<'a, W> {
@@ -229,7 +272,9 @@ impl<W: Coeff> LazyState<W> {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.tables.bytes() + self.latency.as_ref().and_then(|l| l.tables.as_ref()).map_or(0, |t| t.bytes())
+        self.tables.bytes()
+            + self.latency.as_ref().and_then(|l| l.tables.as_ref()).map_or(0, |t| t.bytes())
+            + self.moderate.as_ref().and_then(|m| m.tables.as_ref()).map_or(0, |t| t.bytes())
     }
 }
 
@@ -289,6 +334,59 @@ pub(super) fn product_takes_latency(
     }
 }
 
+/// The sizes `log2 N` whose plans have the moderate path (measured there).
+const MODERATE_LOG_N: std::ops::RangeInclusive<u32> = 12..=17;
+
+/// The words (over every polynomial of the call) up to which a polymul of
+/// a plan with the moderate path runs the latency schedule (where
+/// [`product_takes_latency`] also allows it), and up to which it runs the
+/// moderate path (full tiles at radix 8) instead of the full tiles at the
+/// default radix. Fitted to measurements (NVIDIA H100 80GB HBM3,
+/// 2026-11-27, results/2026-11-27-nvidia-h100-moderate-radix, `profile`
+/// of the default plan against `lazy-r8`, N = 2^12 … 2^17, 2^16 … 2^22
+/// words, alternated twice): the radix-8 full tiles took the polymul
+/// 1.1–1.8× faster from just past these latency bounds (`u32` 2^16 × 6
+/// 28.4 → 24.0 µs, × 16 40.8 → 30.1; 2^17 × 4 42.5 → 24.1; `u64` 2^16 ×
+/// 16 72.9 → 64.0, × 32 124.4 → 110.0; 2^12 × 128 36.2 → 24.5) up to
+/// 2^20 or 2^21 words, and were slower beyond (where the `u32` fused
+/// transforms start at N ≥ 2^15, and `u32` 2^12 from × 384 on): except
+/// `u64` 2^12 × 512 (2^21 words, 3% slower: radix 8 reaches there past
+/// the 264 polynomials the latency bound would take, which it beats 1.5×
+/// at × 256) and `u64` 2^17 × 3 and × 4 (4–14% slower; 1.3× faster at ×
+/// 1, × 2 and × 8). `u64` at 2^13 is interpolated.
+fn moderate_product_bounds(bits: u32, log_n: u32) -> (usize, usize) {
+    match (bits, log_n) {
+        (64, ..=13) => (1 << 18, 1 << 21),
+        (64, _) => (1 << 19, 1 << 21),
+        (_, ..=14) => ((1 << 18) - 1, 1 << 20),
+        (_, _) => (1 << 18, 1 << 21),
+    }
+}
+
+/// Which kernels a polymul runs ([`LazyState::product_path_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProductPath {
+    Latency,
+    Moderate,
+    Full,
+}
+
+/// The path of a `bits`-bit polymul `launch` on a GPU of `sms` SMs, for a
+/// plan that has the latency and the moderate path (`has`): the latency
+/// schedule up to [`product_takes_latency`]'s size and, where the plan has
+/// the moderate path, up to [`moderate_product_bounds`]' latency words;
+/// the moderate path up to its words; else the full tiles.
+fn product_path(bits: u32, launch: &Launch, sms: usize, (latency, moderate): (bool, bool)) -> ProductPath {
+    let (latency_max, moderate_max) = moderate_product_bounds(bits, launch.log_n);
+    let takes = product_takes_latency(bits, launch.log_n, launch.polys, launch.blocks_per_poly, sms)
+        && (!moderate || launch.within(usize::MAX, latency_max));
+    match (latency && takes, moderate && launch.within(usize::MAX, moderate_max)) {
+        (true, _) => ProductPath::Latency,
+        (false, true) => ProductPath::Moderate,
+        (false, false) => ProductPath::Full,
+    }
+}
+
 /// A launch over `polys` polynomials of `2^log_n` words,
 /// `blocks_per_poly` full-tile blocks each: what the latency bounds
 /// ([`transform_takes_latency`], [`product_takes_latency`]) weigh.
@@ -318,7 +416,7 @@ pub(super) struct LazyPath<'a, W: Coeff> {
 
 #[cfg(test)]
 mod tests {
-    use super::{product_takes_latency, transform_takes_latency};
+    use super::{Launch, ProductPath, product_path, product_takes_latency, transform_takes_latency};
 
     #[test]
     fn the_latency_schedule_runs_up_to_each_words_measured_crossover() {
@@ -343,5 +441,32 @@ mod tests {
             assert!(t(bits, 16, 1, 16) && p(bits, 16, 1, 16));
             assert!(!t(bits, 16, usize::MAX, 16) && !p(bits, 16, usize::MAX, 16));
         }
+    }
+
+    #[test]
+    fn a_polymul_takes_the_moderate_path_between_the_latency_bound_and_its_own() {
+        use ProductPath::{Full, Latency, Moderate};
+        let sms = 132;
+        let path = |bits, log_n, polys, bpp, has| {
+            product_path(bits, &Launch { polys, blocks_per_poly: bpp, log_n }, sms, has)
+        };
+        let all = (true, true);
+        // u32 2^16 (8 blocks per polynomial): latency up to 2^18 words, then
+        // radix 8 up to 2^21, then the full tiles.
+        assert_eq!([4, 5, 32, 33].map(|b| path(32, 16, b, 8, all)), [Latency, Moderate, Moderate, Full]);
+        // u32 2^14 (one block): latency below 2^18 words, radix 8 up to 2^20.
+        assert_eq!([15, 16, 64, 65].map(|b| path(32, 14, b, 1, all)), [Latency, Moderate, Moderate, Full]);
+        // u64 2^16 (16 blocks): latency up to 2^19 words, radix 8 up to 2^21.
+        assert_eq!([8, 9, 32, 33].map(|b| path(64, 16, b, 16, all)), [Latency, Moderate, Moderate, Full]);
+        // u64 2^12: latency up to 2^18 words.
+        assert_eq!([64, 65].map(|b| path(64, 12, b, 1, all)), [Latency, Moderate]);
+        // 2^17 has no latency schedule: radix 8 from one polynomial.
+        assert_eq!([1, 16, 17].map(|b| path(64, 17, b, 32, (false, true))), [Moderate, Moderate, Full]);
+        // Without the moderate path the latency bounds are product_takes_latency's.
+        assert_eq!([8, 9].map(|b| path(32, 16, b, 8, (true, false))), [Latency, Full]);
+        assert_eq!([16, 17].map(|b| path(64, 16, b, 16, (true, false))), [Latency, Full]);
+        // u64 2^12 radix 8 up to 2^21 words, past product_takes_latency's
+        // 264 one-block polynomials.
+        assert_eq!([264, 512, 513].map(|b| path(64, 12, b, 1, all)), [Moderate, Moderate, Full]);
     }
 }
