@@ -102,7 +102,8 @@ pub(super) fn word_suite<W: Coeff>(
 /// blocks and below 2^19 words and just past; polymuls on the latency
 /// schedule up to 2^18 (`u32`) or 2^19 (`u64`; 2^18 at N = 2^12) words,
 /// on the radix-8 full tiles up to 2^20 or 2^21, and just past each; N =
-/// 2^17 (no latency schedule) from one polynomial. Each against the CPU
+/// 2^17 (no latency schedule) from one polynomial; forward transforms on
+/// both sides of `moderate_forward_words`' bands. Each against the CPU
 /// emulation, random words with q − 1 at both ends.
 pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let u64_sizes = [
@@ -121,6 +122,8 @@ pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (12, 512),
         (12, 513),
         (17, 1),
+        (17, 8),
+        (17, 9),
         (17, 16),
         (17, 17),
     ];
@@ -144,6 +147,8 @@ pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (12, 256),
         (12, 257),
         (17, 1),
+        (17, 4),
+        (17, 5),
         (17, 16),
         (17, 17),
     ];

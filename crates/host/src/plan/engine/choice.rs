@@ -40,12 +40,18 @@ impl<W: Coeff> NttEngine<W> {
     pub(crate) fn log_radix_for(&self, batch: usize, inverse: bool) -> u32 {
         self.log_radix.unwrap_or_else(|| {
             let k = self.kernel_for_dir(batch, inverse);
-            // A launch on the lazy kernels' latency schedule: its radix.
-            if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy)
-                && lz.fused_for(batch).is_none()
-                && let Some(l) = lz.latency_for(batch.saturating_mul(self.towers))
-            {
-                return l.kernels.row_log_r();
+            let polys = batch.saturating_mul(self.towers);
+            if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy) {
+                // A forward transform on the moderate path: its radix.
+                if !inverse && lz.forward_takes_moderate(polys) {
+                    return lz.forward_path_for(polys).kernels.row_log_r();
+                }
+                // A launch on the latency schedule: its radix.
+                if lz.fused_for(batch).is_none()
+                    && let Some(l) = lz.latency_for(polys)
+                {
+                    return l.kernels.row_log_r();
+                }
             }
             auto_radix(
                 k,
@@ -92,11 +98,11 @@ impl<W: Coeff> NttEngine<W> {
     /// words between them stay in L2).
     fn lazy_passes(&self, batch: usize) -> Option<u32> {
         self.lazy.as_ref().map(|l| {
-            if l.fused_for(batch).is_some() {
+            let polys = batch.saturating_mul(self.towers);
+            if l.fused_for(batch).is_some() && !l.forward_takes_moderate(polys) {
                 1
             } else {
-                let path = l.path_for(batch.saturating_mul(self.towers));
-                path.kernels.passes(false) as u32
+                l.forward_path_for(polys).kernels.passes(false) as u32
             }
         })
     }

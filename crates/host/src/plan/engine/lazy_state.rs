@@ -167,12 +167,15 @@ impl<W: Coeff> LazyState<W> {
             }
             _ => None,
         };
-        // The moderate path, where a polymul of this plan could take it:
-        // a measured size, and every tower's polynomial within its bound.
+        // The moderate path, where a polymul or a forward transform of this
+        // plan could take it: a measured size, and every tower's polynomial
+        // within a bound.
         let (_, moderate_max) = moderate_product_bounds(W::BITS, sched.log_n);
+        let forward_max = moderate_forward_words(W::BITS, sched.log_n).map_or(0, |(_, up_to)| up_to);
         let words = towers.len().saturating_mul(1 << sched.log_n);
+        let reachable = words <= moderate_max.max(forward_max);
         let moderate = match LazySchedule::new::<W>(sched.log_n, Some(3)).filter(|_| wanted) {
-            Some(ms) if MODERATE_LOG_N.contains(&sched.log_n) && words <= moderate_max && ms != *sched => {
+            Some(ms) if MODERATE_LOG_N.contains(&sched.log_n) && reachable && ms != *sched => {
                 let own = if ms.product_reads_tables_of(sched) {
                     None
                 } else {
@@ -241,15 +244,37 @@ impl<W: Coeff> LazyState<W> {
         let launch = Launch { polys, blocks_per_poly: self.blocks_per_poly, log_n: self.log_n };
         match (product_path(W::BITS, &launch, self.multiprocessors, has), &self.moderate) {
             (ProductPath::Latency, _) => self.path(self.latency.as_ref()),
-            (ProductPath::Moderate, Some(m)) => {
-                let t = m
-                    .tables
-                    .as_ref()
-                    .map_or_else(|| self.tables.tables(self.barrett), |t| t.product_tables(self.barrett));
-                LazyPath { kernels: &m.kernels, tables: t, product: t }
-            }
+            (ProductPath::Moderate, Some(m)) => self.moderate_path(m),
             _ => self.path(None),
         }
+    }
+
+    /// Whether a forward transform over `polys` polynomials runs the
+    /// moderate path ([`moderate_forward_words`]), before the fused and
+    /// latency kernels.
+    pub(super) fn forward_takes_moderate(&self, polys: usize) -> bool {
+        let words = polys.saturating_mul(1 << self.log_n);
+        self.moderate.is_some()
+            && moderate_forward_words(W::BITS, self.log_n)
+                .is_some_and(|(above, up_to)| words > above && words <= up_to)
+    }
+
+    /// The kernels and tables of a forward transform over `polys`
+    /// polynomials that does not run fused: the moderate path's
+    /// ([`LazyState::forward_takes_moderate`]), else [`LazyState::path_for`]'s.
+    pub(super) fn forward_path_for(&self, polys: usize) -> LazyPath<'_, W> {
+        match &self.moderate {
+            Some(m) if self.forward_takes_moderate(polys) => self.moderate_path(m),
+            _ => self.path_for(polys),
+        }
+    }
+
+    /// The moderate path's kernels, and its tables for every pass (its own,
+    /// or the plan's where its row passes' steps are the plan's).
+    fn moderate_path<'a>(&'a self, m: &'a ModeratePath<W>) -> LazyPath<'a, W> {
+        let own = m.tables.as_ref().map(|t| t.product_tables(self.barrett));
+        let t = own.unwrap_or_else(|| self.tables.tables(self.barrett));
+        LazyPath { kernels: &m.kernels, tables: t, product: t }
     }
 
     fn path<'a>(&'a self, latency: Option<&'a LatencyPath<W>>) -> LazyPath<'a, W> {
@@ -384,6 +409,28 @@ fn product_path(bits: u32, launch: &Launch, sms: usize, (latency, moderate): (bo
         (true, _) => ProductPath::Latency,
         (false, true) => ProductPath::Moderate,
         (false, false) => ProductPath::Full,
+    }
+}
+
+/// The words (over every polynomial of the call) of a forward transform
+/// that runs the moderate path (the full tiles at radix 8): above the
+/// first, up to the second; `None` where it never does. Measured (NVIDIA
+/// H100 80GB HBM3, 2026-11-27, results/2026-11-27-nvidia-h100-moderate-radix,
+/// `sweep.md` and `large.md`: the default plan against `lazy-r8`): `u64`
+/// N = 2^12 from 2^18 words on (1.10–1.25× at × 96 … × 1536, 1.07× at 2^26
+/// words, where the default runs one radix-16 pass); `u64` 2^14 from 2^19
+/// to 2^22 words (1.06–1.31×); `u64` 2^17 up to 2^20 words (1.06–1.75×);
+/// `u32` 2^14 above 2^18 up to 2^20 (1.11–1.29×) and `u32` 2^17 above 2^19
+/// up to 2^21 (1.18–1.61×). Elsewhere, and for every inverse, within a few
+/// percent either way or slower.
+fn moderate_forward_words(bits: u32, log_n: u32) -> Option<(usize, usize)> {
+    match (bits, log_n) {
+        (64, 12) => Some((1 << 18, usize::MAX)),
+        (64, 14) => Some(((1 << 19) - 1, 1 << 22)),
+        (64, 17) => Some((0, 1 << 20)),
+        (32, 14) => Some((1 << 18, 1 << 20)),
+        (32, 17) => Some((1 << 19, 1 << 21)),
+        _ => None,
     }
 }
 

@@ -382,11 +382,15 @@ impl<W: Coeff> NttEngine<W> {
             return launch::cluster_ntt(self.queue(), ck, dir, data, &t, batch, self.log_n, &towers);
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
-            if let Some(fk) = lz.fused_for(batch) {
+            let polys = batch.saturating_mul(self.towers);
+            let forward = dir == Direction::Forward;
+            if !(forward && lz.forward_takes_moderate(polys))
+                && let Some(fk) = lz.fused_for(batch)
+            {
                 let t = lz.tables();
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
-            let path = lz.path_for(batch.saturating_mul(self.towers));
+            let path = if forward { lz.forward_path_for(polys) } else { lz.path_for(polys) };
             let (a, words) = (data.ptr(), data.len());
             let record = |q: Queue<'_>| {
                 launch::lazy_ntt(q, path.kernels, dir, (a, words), &path.tables, batch, self.log_n, &towers)
