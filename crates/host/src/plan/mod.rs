@@ -185,7 +185,8 @@ pub struct PlanOptions {
     /// Launches of the lazy kernels over a few polynomials (fewer blocks
     /// than SMs) run the latency schedule: smaller blocks, more of them
     /// (docs/latency.md); polymuls of moderate batches (up to 2^20 or 2^21
-    /// words) run the full tiles at radix 8 (docs/ntt.md). Default `true`;
+    /// words), and forward transforms in measured bands, run the full
+    /// tiles at radix 8 (docs/ntt.md). Default `true`;
     /// `false` runs the throughput schedule at the default radix for every
     /// batch (what `POLYMUL_LATENCY_KERNELS=0` did). A plan with an
     /// explicit [`PlanOptions::radix`] uses neither.

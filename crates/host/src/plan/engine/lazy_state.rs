@@ -27,8 +27,9 @@ pub(super) struct LazyState<W: Coeff> {
     /// fill the GPU with full tiles ([`LazyState::latency_for`]).
     pub(super) latency: Option<LatencyPath<W>>,
     /// The full tiles at radix 8 for polymuls of moderate batches
-    /// ([`LazyState::product_path_for`]), where the plan's size and towers
-    /// have them.
+    /// ([`LazyState::product_path_for`]) and forward transforms in measured
+    /// bands ([`LazyState::forward_path_for`]), where the plan's size and
+    /// towers have them.
     pub(super) moderate: Option<ModeratePath<W>>,
     /// `log2 N`.
     pub(super) log_n: u32,
@@ -50,11 +51,13 @@ pub(super) struct LatencyPath<W: Coeff> {
 
 /// The moderate schedule of a plan: full tiles at radix 8 (twice the
 /// threads per word of the default's radix-16 passes), which a polymul of
-/// a moderate batch runs ([`moderate_product_bounds`]).
+/// a moderate batch ([`moderate_product_bounds`]) and a forward transform
+/// in a measured band ([`moderate_forward_words`]) run.
 pub(super) struct ModeratePath<W: Coeff> {
     pub(super) kernels: LazyKernels<W>,
-    /// Its polymul's tables; `None` where they are the plan's transform
-    /// tables (`LazySchedule::product_reads_tables_of`: `u64`, whose row
+    /// Its tables (every pass's: its row and product passes share one
+    /// radix); `None` where they are the plan's transform tables
+    /// (`LazySchedule::product_reads_tables_of`: `u64` sizes whose row
     /// passes run radix 8 already).
     pub(super) tables: Option<LazyTableSet<W>>,
 }
