@@ -43,8 +43,8 @@ impl<W: Coeff> NttEngine<W> {
             let polys = batch.saturating_mul(self.towers);
             if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy) {
                 // A forward transform on the moderate path: its radix.
-                if !inverse && lz.forward_takes_moderate(polys) {
-                    return lz.forward_path_for(polys).kernels.row_log_r();
+                if !inverse && let Some(path) = lz.forward_moderate(polys) {
+                    return path.kernels.row_log_r();
                 }
                 // A launch on the latency schedule: its radix.
                 if lz.fused_for(batch).is_none()
@@ -99,10 +99,10 @@ impl<W: Coeff> NttEngine<W> {
     fn lazy_passes(&self, batch: usize) -> Option<u32> {
         self.lazy.as_ref().map(|l| {
             let polys = batch.saturating_mul(self.towers);
-            if l.fused_for(batch).is_some() && !l.forward_takes_moderate(polys) {
-                1
-            } else {
-                l.forward_path_for(polys).kernels.passes(false) as u32
+            match (l.forward_moderate(polys), l.fused_for(batch)) {
+                (Some(path), _) => path.kernels.passes(false) as u32,
+                (None, Some(_)) => 1,
+                (None, None) => l.path_for(polys).kernels.passes(false) as u32,
             }
         })
     }

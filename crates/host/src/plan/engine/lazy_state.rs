@@ -28,7 +28,7 @@ pub(super) struct LazyState<W: Coeff> {
     pub(super) latency: Option<LatencyPath<W>>,
     /// The full tiles at radix 8 for polymuls of moderate batches
     /// ([`LazyState::product_path_for`]) and forward transforms in measured
-    /// bands ([`LazyState::forward_path_for`]), where the plan's size and
+    /// bands ([`LazyState::forward_moderate`]), where the plan's size and
     /// towers have them.
     pub(super) moderate: Option<ModeratePath<W>>,
     /// `log2 N`.
@@ -226,9 +226,13 @@ impl<W: Coeff> LazyState<W> {
     /// The latency schedule, where a transform over `polys` polynomials
     /// runs it ([`transform_takes_latency`]).
     pub(super) fn latency_for(&self, polys: usize) -> Option<&LatencyPath<W>> {
-        let takes =
-            transform_takes_latency(W::BITS, self.log_n, polys, self.blocks_per_poly, self.multiprocessors);
+        let takes = transform_takes_latency(W::BITS, &self.launch(polys), self.multiprocessors);
         self.latency.as_ref().filter(|_| takes)
+    }
+
+    /// A launch of this plan over `polys` polynomials, as the bounds weigh it.
+    fn launch(&self, polys: usize) -> Launch {
+        Launch { polys, blocks_per_poly: self.blocks_per_poly, log_n: self.log_n }
     }
 
     /// The kernels and tables (transform, product) a launch over `polys`
@@ -244,32 +248,21 @@ impl<W: Coeff> LazyState<W> {
     /// to its bound ([`moderate_product_bounds`]); then the full tiles.
     pub(super) fn product_path_for(&self, polys: usize) -> LazyPath<'_, W> {
         let has = (self.latency.is_some(), self.moderate.is_some());
-        let launch = Launch { polys, blocks_per_poly: self.blocks_per_poly, log_n: self.log_n };
-        match (product_path(W::BITS, &launch, self.multiprocessors, has), &self.moderate) {
+        match (product_path(W::BITS, &self.launch(polys), self.multiprocessors, has), &self.moderate) {
             (ProductPath::Latency, _) => self.path(self.latency.as_ref()),
             (ProductPath::Moderate, Some(m)) => self.moderate_path(m),
             _ => self.path(None),
         }
     }
 
-    /// Whether a forward transform over `polys` polynomials runs the
-    /// moderate path ([`moderate_forward_words`]), before the fused and
-    /// latency kernels.
-    pub(super) fn forward_takes_moderate(&self, polys: usize) -> bool {
+    /// The moderate path's kernels and tables, where a forward transform
+    /// over `polys` polynomials runs them ([`moderate_forward_words`]):
+    /// before the fused and latency kernels. `None`: the transform runs
+    /// what it would without the moderate path.
+    pub(super) fn forward_moderate(&self, polys: usize) -> Option<LazyPath<'_, W>> {
         let words = polys.saturating_mul(1 << self.log_n);
-        self.moderate.is_some()
-            && moderate_forward_words(W::BITS, self.log_n)
-                .is_some_and(|(above, up_to)| words > above && words <= up_to)
-    }
-
-    /// The kernels and tables of a forward transform over `polys`
-    /// polynomials that does not run fused: the moderate path's
-    /// ([`LazyState::forward_takes_moderate`]), else [`LazyState::path_for`]'s.
-    pub(super) fn forward_path_for(&self, polys: usize) -> LazyPath<'_, W> {
-        match &self.moderate {
-            Some(m) if self.forward_takes_moderate(polys) => self.moderate_path(m),
-            _ => self.path_for(polys),
-        }
+        let (above, up_to) = moderate_forward_words(W::BITS, self.log_n)?;
+        self.moderate.as_ref().filter(|_| words > above && words <= up_to).map(|m| self.moderate_path(m))
     }
 
     /// The moderate path's kernels, and its tables for every pass (its own,
@@ -323,14 +316,7 @@ impl<W: Coeff> LazyState<W> {
 /// `u64` transforms are still faster on it at 2^16 and mixed at 2^14 and
 /// 2^15 (the forward faster, the inverse slower), so they keep the
 /// one-wave rule.
-pub(super) fn transform_takes_latency(
-    bits: u32,
-    log_n: u32,
-    polys: usize,
-    blocks_per_poly: usize,
-    sms: usize,
-) -> bool {
-    let launch = Launch { polys, blocks_per_poly, log_n };
+fn transform_takes_latency(bits: u32, launch: &Launch, sms: usize) -> bool {
     if bits == 64 {
         launch.within(sms.saturating_sub(1), usize::MAX)
     } else {
@@ -347,14 +333,7 @@ pub(super) fn transform_takes_latency(
 /// polymul 7–14% faster there at 2^16 × 8, 2^15 × 16 and 2^12 × 64, the
 /// same at 2^14 × 32, and 1.2–1.7× slower at 2^16 × 12, 2^15 × 24,
 /// 2^14 × 48 and 2^12 × 128 and beyond (results/2026-11-27-nvidia-h100-latency-rule).
-pub(super) fn product_takes_latency(
-    bits: u32,
-    log_n: u32,
-    polys: usize,
-    blocks_per_poly: usize,
-    sms: usize,
-) -> bool {
-    let launch = Launch { polys, blocks_per_poly, log_n };
+fn product_takes_latency(bits: u32, launch: &Launch, sms: usize) -> bool {
     if bits == 64 {
         launch.within(sms.saturating_mul(2), usize::MAX)
     } else {
@@ -406,8 +385,8 @@ enum ProductPath {
 /// the moderate path up to its words; else the full tiles.
 fn product_path(bits: u32, launch: &Launch, sms: usize, (latency, moderate): (bool, bool)) -> ProductPath {
     let (latency_max, moderate_max) = moderate_product_bounds(bits, launch.log_n);
-    let takes = product_takes_latency(bits, launch.log_n, launch.polys, launch.blocks_per_poly, sms)
-        && (!moderate || launch.within(usize::MAX, latency_max));
+    let takes =
+        product_takes_latency(bits, launch, sms) && (!moderate || launch.within(usize::MAX, latency_max));
     match (latency && takes, moderate && launch.within(usize::MAX, moderate_max)) {
         (true, _) => ProductPath::Latency,
         (false, true) => ProductPath::Moderate,
@@ -473,8 +452,12 @@ mod tests {
         // H100: 132 SMs. Full-tile blocks per polynomial: u64 16 at N =
         // 2^16, 4 at 2^14; u32 8 at 2^16, 1 at 2^14 and 2^12 (one pass).
         let sms = 132;
-        let t = |bits, log_n, polys, bpp| transform_takes_latency(bits, log_n, polys, bpp, sms);
-        let p = |bits, log_n, polys, bpp| product_takes_latency(bits, log_n, polys, bpp, sms);
+        let t = |bits, log_n, polys, bpp| {
+            transform_takes_latency(bits, &Launch { polys, blocks_per_poly: bpp, log_n }, sms)
+        };
+        let p = |bits, log_n, polys, bpp| {
+            product_takes_latency(bits, &Launch { polys, blocks_per_poly: bpp, log_n }, sms)
+        };
         // u64 transforms: below one wave; u64 products: up to two.
         assert!(t(64, 16, 8, 16) && !t(64, 16, 9, 16));
         assert!(p(64, 16, 16, 16) && !p(64, 16, 17, 16));

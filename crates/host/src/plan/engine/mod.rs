@@ -383,14 +383,14 @@ impl<W: Coeff> NttEngine<W> {
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let polys = batch.saturating_mul(self.towers);
-            let forward = dir == Direction::Forward;
-            if !(forward && lz.forward_takes_moderate(polys))
+            let moderate = if dir == Direction::Forward { lz.forward_moderate(polys) } else { None };
+            if moderate.is_none()
                 && let Some(fk) = lz.fused_for(batch)
             {
                 let t = lz.tables();
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
-            let path = if forward { lz.forward_path_for(polys) } else { lz.path_for(polys) };
+            let path = moderate.unwrap_or_else(|| lz.path_for(polys));
             let (a, words) = (data.ptr(), data.len());
             let record = |q: Queue<'_>| {
                 launch::lazy_ntt(q, path.kernels, dir, (a, words), &path.tables, batch, self.log_n, &towers)
