@@ -90,7 +90,14 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     // it may be a programmatic dependent. The context is current: `Gpu::bind`
     // above.
     unsafe {
-        f.launch_dependent(&q, (args.blocks(), rows), args.threads(), smem, &args, "launching a DGT pass")
+        f.launch_dependent(
+            &q,
+            (args.blocks(), rows),
+            args.threads(),
+            (smem, None),
+            &args,
+            "launching a DGT pass",
+        )
     }
 }
 

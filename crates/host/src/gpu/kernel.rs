@@ -114,21 +114,26 @@ impl<A: Copy> TypedKernel<A> {
     /// As [`TypedKernel::launch`] over a 2D grid, as a programmatic
     /// dependent of the stream's previous kernel where the GPU allows
     /// ([`Gpu::dependent_launch`]; the launch may then overlap that
-    /// kernel's last blocks).
+    /// kernel's last blocks). A dependent launch asks for `dependent_smem`
+    /// bytes of shared memory instead of `smem` where given (to hold its
+    /// blocks one per SM: `LazyPassKernel::spread_smem`, plan/launch.rs).
     ///
     /// # Safety
     /// As for [`TypedKernel::launch`], and the kernel waits for its
-    /// predecessor (`grid_dependency_sync`) before any global access.
+    /// predecessor (`grid_dependency_sync`) before any global access;
+    /// `dependent_smem` is at least `smem` and within the kernel's opted-in
+    /// limit (the kernel uses only the shared memory it needs).
     pub(crate) unsafe fn launch_dependent(
         &self,
         q: &Queue<'_>,
         (x, y): (u32, u32),
         block: u32,
-        smem: u32,
+        (smem, dependent_smem): (u32, Option<u32>),
         args: &A,
         during: &'static str,
     ) -> Result<()> {
         if let Some(l) = q.gpu.dependent_launch(q.stream) {
+            let smem = dependent_smem.unwrap_or(smem);
             let mut params = Self::params(args);
             // SAFETY: as in `launch`: `params` is one pointer to `args` (an `A`,
             // the kernel's one parameter), alive across the call; `l` is

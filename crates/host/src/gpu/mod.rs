@@ -125,6 +125,8 @@ struct GpuInner {
     cluster: Option<cluster::ClusterLaunch>,
     /// Whether the lazy passes launch as programmatic dependents.
     pdl: bool,
+    /// Shared memory of one SM in bytes (0 where the driver did not say).
+    shared_per_sm: usize,
     /// Whether they do while a stream captures a graph.
     pdl_graph: bool,
     /// Which host threads have used this GPU (see [`Gpu::exclusive_capture`]).
@@ -180,17 +182,23 @@ impl Gpu {
         let multiprocessors = attr(DeviceAttribute::MultiprocessorCount)?;
         let ptx_arch = image::ptx_arch_for(major, minor)?;
         let mut driver_version = 0i32;
-        let mut smem_optin = 0i32;
-        // SAFETY: both calls only write their out-parameter, a live local `i32`;
+        let (mut smem_optin, mut smem_sm) = (0i32, 0i32);
+        // SAFETY: the calls only write their out-parameter, a live local `i32`;
         // `device.as_raw()` is a device the driver knows (`Device::get_device`
         // succeeded above, after `Gpu::device_count` ran `cust::init`). Neither
         // needs a context. Their status is ignored: on failure the locals stay 0,
-        // and `max_shared_per_block` falls back to 48 KiB.
+        // `max_shared_per_block` falls back to 48 KiB and `shared_per_sm` is 0
+        // (no lazy pass is then spread, `LazyKernels::new`).
         unsafe {
             cust::sys::cuDriverGetVersion(&mut driver_version);
             cust::sys::cuDeviceGetAttribute(
                 &mut smem_optin,
                 cust::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                device.as_raw(),
+            );
+            cust::sys::cuDeviceGetAttribute(
+                &mut smem_sm,
+                cust::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
                 device.as_raw(),
             );
         }
@@ -238,6 +246,7 @@ impl Gpu {
             cluster,
             pdl,
             pdl_graph,
+            shared_per_sm: smem_sm.max(0) as usize,
             threads: threads::ThreadUse::default(),
             staging: Default::default(),
         };
@@ -279,6 +288,18 @@ impl Gpu {
         self.inner
             .cluster
             .filter(|_| self.inner.pdl && (self.inner.pdl_graph || !graph::is_capturing(stream)))
+    }
+
+    /// Whether this `Gpu` ever launches programmatic dependents (sm_90 with
+    /// `cuLaunchKernelEx` and [`GpuOptions::pdl`] on); [`Gpu::dependent_launch`]
+    /// says whether a launch on a given stream does.
+    pub(crate) fn launches_dependents(&self) -> bool {
+        self.inner.pdl && self.inner.cluster.is_some()
+    }
+
+    /// Shared memory of one SM in bytes (0 where the driver did not say).
+    pub(crate) fn shared_per_sm(&self) -> usize {
+        self.inner.shared_per_sm
     }
 
     pub(crate) fn module(&self) -> &Module {

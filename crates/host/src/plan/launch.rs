@@ -386,29 +386,71 @@ pub(crate) struct LazyKernels<W> {
     product: LazyPassKernel<W>,
 }
 
-/// One lazy pass's kernel and the pass it runs.
-type LazyPassKernel<W> = (TypedKernel<LaunchArgs<W>>, LazyPass);
+/// One lazy pass's kernel, the pass it runs, and the shared memory a
+/// dependent launch of it over fewer blocks than SMs asks for.
+struct LazyPassKernel<W> {
+    f: TypedKernel<LaunchArgs<W>>,
+    pass: LazyPass,
+    /// More than half an SM's shared memory, so that one block of the
+    /// kernel fits an SM ([`LazyPassKernel::spread_smem`]); `None` where
+    /// one block already fills an SM, or the GPU launches no dependents.
+    spread_smem: Option<u32>,
+}
+
+impl<W: Coeff> LazyPassKernel<W> {
+    fn new(gpu: &Gpu, pass: LazyPass) -> Result<Self> {
+        let f = TypedKernel::get::<W, _>(gpu, pass.kernel)?;
+        let bytes = pass.smem_bytes::<W>();
+        if bytes > 48 * 1024 {
+            // At most 128 KiB plus padding (the `u32` product pass of 2^14
+            // words, `b` in a second tile): the plan checked it against the
+            // GPU's opt-in limit.
+            check(set_max_dynamic_smem(&f, bytes), "raising a lazy kernel's shared-memory limit")?;
+        }
+        let spread_smem = Self::spread_smem(gpu, &f, pass.shape.threads(), bytes)?;
+        Ok(Self { f, pass, spread_smem })
+    }
+
+    /// The shared memory that holds a launch of `f` (`threads` per block,
+    /// `smem` bytes) to one block per SM, where it would otherwise fit
+    /// several: half an SM's plus 1 KiB, opted into here.
+    ///
+    /// Why: a programmatic dependent's blocks become resident while the
+    /// grid before it drains, on whichever SMs free up first. A grid of
+    /// fewer blocks than SMs then doubles up on some SMs and leaves others
+    /// idle: on an H100 the `u64` N = 2^17 polymul of 3 and 4 polynomials
+    /// took 50.9 and 55.0 µs with its 96- and 128-block product pass
+    /// launched so, 35.1 and 35.9 µs held to one block per SM
+    /// (results/2026-11-28-nvidia-h100-pdl-spread). Launching such passes
+    /// plainly instead cost one-polynomial calls up to the 3–7% that
+    /// programmatic launch gains them.
+    fn spread_smem(
+        gpu: &Gpu,
+        f: &TypedKernel<LaunchArgs<W>>,
+        threads: u32,
+        smem: u32,
+    ) -> Result<Option<u32>> {
+        let fits = |bytes: u32| {
+            f.max_active_blocks_per_multiprocessor(BlockSize::x(threads), bytes as usize)
+                .map_err(Error::cuda("sizing a lazy kernel", 0))
+        };
+        let spread = (gpu.shared_per_sm() / 2 + 1024) as u32;
+        if !gpu.launches_dependents()
+            || gpu.shared_per_sm() == 0
+            || spread as usize > gpu.info().max_shared_per_block
+            || fits(smem)? < 2
+        {
+            return Ok(None);
+        }
+        check(set_max_dynamic_smem(f, spread.max(smem)), "raising a lazy kernel's shared-memory limit")?;
+        Ok((fits(spread)? == 1).then_some(spread.max(smem)))
+    }
+}
 
 impl<W: Coeff> LazyKernels<W> {
     pub(crate) fn new(gpu: &Gpu, sched: &LazySchedule) -> Result<Self> {
         let lookup = |passes: &[LazyPass]| -> Result<Vec<LazyPassKernel<W>>> {
-            passes
-                .iter()
-                .map(|p| {
-                    let f = TypedKernel::get::<W, _>(gpu, p.kernel)?;
-                    let bytes = p.smem_bytes::<W>();
-                    if bytes > 48 * 1024 {
-                        // At most 128 KiB plus padding (the `u32` product
-                        // pass of 2^14 words, `b` in a second tile): the plan
-                        // checked it against the GPU's opt-in limit.
-                        check(
-                            set_max_dynamic_smem(&f, bytes),
-                            "raising a lazy kernel's shared-memory limit",
-                        )?;
-                    }
-                    Ok((f, *p))
-                })
-                .collect()
+            passes.iter().map(|p| LazyPassKernel::new(gpu, *p)).collect()
         };
         let mut product = lookup(std::slice::from_ref(&sched.product))?;
         Ok(Self {
@@ -425,7 +467,7 @@ impl<W: Coeff> LazyKernels<W> {
 
     /// `log2` of the row pass's radix.
     pub(crate) fn row_log_r(&self) -> u32 {
-        self.forward.last().map_or(0, |(_, p)| p.kernel.log_r)
+        self.forward.last().map_or(0, |p| p.pass.kernel.log_r)
     }
 }
 
@@ -478,7 +520,7 @@ impl<W: Coeff> LazyTables<W> {
 #[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
 fn lazy_pass<W: Coeff>(
     q: &Queue<'_>,
-    (f, p): &LazyPassKernel<W>,
+    k: &LazyPassKernel<W>,
     data: Buf<W>,
     b: Buf<W>,
     t: &LazyTables<W>,
@@ -487,6 +529,7 @@ fn lazy_pass<W: Coeff>(
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     const KERNEL: &str = "a lazy NTT pass";
+    let p = &k.pass;
     let grid = towers.grid(KERNEL)?;
     let args =
         t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), &grid, KERNEL)?;
@@ -494,6 +537,10 @@ fn lazy_pass<W: Coeff>(
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
     let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
+    // A grid of fewer blocks than SMs, launched as a dependent, is held to
+    // one block per SM (`LazyPassKernel::spread_smem`).
+    let sms = q.gpu.info().multiprocessors.max(1) as u32;
+    let spread = k.spread_smem.filter(|_| blocks.saturating_mul(towers.rows) < sms);
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels `ntt/lazy/args.rs`,
     // `# Invariants`): the buffers' extents (`data` and `b` each `rows · batch ·
     // N` words, the tables `rows · tw_pairs` pairs), the tower table, `log_n`,
@@ -507,11 +554,22 @@ fn lazy_pass<W: Coeff>(
     // blocks (twice for a forward pass with `b`), threads and shared memory come
     // from this pass (`LazyPass`); the shared memory was checked against the
     // device's limit (`NttEngine::new`, or `LazyState::new` for the latency
-    // schedule) and opted into by `LazyKernels::new`. A pass kernel waits for its
+    // schedule) and opted into by `LazyKernels::new`; `spread`, where given, is
+    // more than that and was opted into by `LazyPassKernel::spread_smem`, within
+    // the device's per-block limit. A pass kernel waits for its
     // predecessor (`grid_dependency_sync`) before any global access, so it may be
     // a programmatic dependent. The context must be current: `lazy_ntt` and
     // `lazy_polymul`, this function's only callers, call `Gpu::bind` first.
-    unsafe { f.launch_dependent(q, (blocks, towers.rows), threads, smem, &args, "launching a lazy NTT pass") }
+    unsafe {
+        k.f.launch_dependent(
+            q,
+            (blocks, towers.rows),
+            threads,
+            (smem, spread),
+            &args,
+            "launching a lazy NTT pass",
+        )
+    }
 }
 
 /// Queues a lazy transform of `batch` polynomials per tower of `a` (the

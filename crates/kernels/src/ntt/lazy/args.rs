@@ -75,8 +75,9 @@ pub struct PassArgs<W> {
 ///   grid x its blocks ([`row_blocks`](super::row_blocks) or `⌈subs / S⌉`,
 ///   twice that for a forward pass with `b`), the block
 ///   [`Shape::threads`](super::Shape::threads) threads and
-///   [`pass_smem_words`](super::pass_smem_words) words of dynamic shared
-///   memory;
+///   at least [`pass_smem_words`](super::pass_smem_words) words of
+///   dynamic shared memory (a launch may ask for more, to hold its blocks
+///   one per SM; the kernel uses only its tile's);
 /// * a fused kernel's launch has `subs = batch`, `2 · batch ·`
 ///   [`fused_per_poly`](super::fused_per_poly) blocks per tower, the larger
 ///   pass tile plus 16 bytes of shared memory, `ctrl` pointing to
