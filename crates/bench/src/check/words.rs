@@ -102,9 +102,9 @@ pub(super) fn word_suite<W: Coeff>(
 /// blocks and below 2^19 words and just past; polymuls on the latency
 /// schedule up to 2^18 (`u32`) or 2^19 (`u64`; 2^18 at N = 2^12) words,
 /// on the radix-8 full tiles up to 2^20 or 2^21, and just past each; N =
-/// 2^17 (no latency schedule) from one polynomial; forward transforms on
-/// both sides of `moderate_forward_words`' bands. Each against the CPU
-/// emulation, random words with q − 1 at both ends.
+/// 2^17 (no latency schedule) from one polynomial; forward and inverse
+/// transforms on both sides of `moderate_transform_words`' bands. Each
+/// against the CPU emulation, random words with q − 1 at both ends.
 pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let u64_sizes = [
         (16u32, 8usize),
@@ -119,6 +119,8 @@ pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (14, 129),
         (12, 64),
         (12, 65),
+        (12, 192),
+        (12, 193),
         (12, 512),
         (12, 513),
         (17, 1),
@@ -137,6 +139,8 @@ pub(super) fn moderate_products(gpu: &Gpu, seed: u64, t: &mut Tally) {
         (14, 15),
         (14, 16),
         (14, 17),
+        (14, 24),
+        (14, 25),
         (14, 32),
         (14, 33),
         (14, 64),
@@ -164,7 +168,7 @@ fn moderate<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u64,
     let n = 1usize << log_n;
     let tag = format!("products u{} q{bits}b N=2^{log_n} batch {batch}", W::BITS);
     t.record(
-        &format!("{tag} polymul and forward == CPU"),
+        &format!("{tag} polymul, forward and inverse == CPU"),
         (|| {
             let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
             let plan = NttPlan::new(gpu, p.clone()).map_err(s)?;
@@ -176,7 +180,10 @@ fn moderate<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u64,
             eq("polymul", &plan.polymul(&a, &b).map_err(s)?, &emulation::polymul(&p, &a, &b).map_err(s)?)?;
             let mut want = a.clone();
             emulation::forward(&p, &mut want).map_err(s)?;
-            eq("forward", &forward_host(&plan, &a).map_err(s)?, &want)
+            eq("forward", &forward_host(&plan, &a).map_err(s)?, &want)?;
+            let mut want = b.clone();
+            emulation::inverse(&p, &mut want).map_err(s)?;
+            eq("inverse", &inverse_host(&plan, &b).map_err(s)?, &want)
         })(),
     );
 }

@@ -42,8 +42,8 @@ impl<W: Coeff> NttEngine<W> {
             let k = self.kernel_for_dir(batch, inverse);
             let polys = batch.saturating_mul(self.towers);
             if let (NttKernel::Lazy, Some(lz)) = (k, &self.lazy) {
-                // A forward transform on the moderate path: its radix.
-                if !inverse && let Some(path) = lz.forward_moderate(polys) {
+                // A transform on the moderate path: its radix.
+                if let Some(path) = lz.transform_moderate(polys, inverse) {
                     return path.kernels.row_log_r();
                 }
                 // A launch on the latency schedule: its radix.
@@ -99,7 +99,7 @@ impl<W: Coeff> NttEngine<W> {
     fn lazy_passes(&self, batch: usize) -> Option<u32> {
         self.lazy.as_ref().map(|l| {
             let polys = batch.saturating_mul(self.towers);
-            match (l.forward_moderate(polys), l.fused_for(batch)) {
+            match (l.transform_moderate(polys, false), l.fused_for(batch)) {
                 (Some(path), _) => path.kernels.passes(false) as u32,
                 (None, Some(_)) => 1,
                 (None, None) => l.path_for(polys).kernels.passes(false) as u32,

@@ -27,8 +27,8 @@ pub(super) struct LazyState<W: Coeff> {
     /// fill the GPU with full tiles ([`LazyState::latency_for`]).
     pub(super) latency: Option<LatencyPath<W>>,
     /// The full tiles at radix 8 for polymuls of moderate batches
-    /// ([`LazyState::product_path_for`]) and forward transforms in measured
-    /// bands ([`LazyState::forward_moderate`]), where the plan's size and
+    /// ([`LazyState::product_path_for`]) and transforms in measured bands
+    /// ([`LazyState::transform_moderate`]), where the plan's size and
     /// towers have them.
     pub(super) moderate: Option<ModeratePath<W>>,
     /// `log2 N`.
@@ -51,8 +51,8 @@ pub(super) struct LatencyPath<W: Coeff> {
 
 /// The moderate schedule of a plan: full tiles at radix 8 (twice the
 /// threads per word of the default's radix-16 passes), which a polymul of
-/// a moderate batch ([`moderate_product_bounds`]) and a forward transform
-/// in a measured band ([`moderate_forward_words`]) run.
+/// a moderate batch ([`moderate_product_bounds`]) and a transform in a
+/// measured band ([`moderate_transform_words`]) run.
 pub(super) struct ModeratePath<W: Coeff> {
     pub(super) kernels: LazyKernels<W>,
     /// Its tables (every pass's: its row and product passes share one
@@ -174,9 +174,14 @@ impl<W: Coeff> LazyState<W> {
         // plan could take it: a measured size, and every tower's polynomial
         // within a bound.
         let (_, moderate_max) = moderate_product_bounds(W::BITS, sched.log_n);
-        let forward_max = moderate_forward_words(W::BITS, sched.log_n).map_or(0, |(_, up_to)| up_to);
+        let transform_max = [false, true]
+            .into_iter()
+            .filter_map(|inverse| moderate_transform_words(W::BITS, sched.log_n, inverse))
+            .map(|(_, up_to)| up_to)
+            .max()
+            .unwrap_or(0);
         let words = towers.len().saturating_mul(1 << sched.log_n);
-        let reachable = words <= moderate_max.max(forward_max);
+        let reachable = words <= moderate_max.max(transform_max);
         let moderate = match LazySchedule::new::<W>(sched.log_n, Some(3)).filter(|_| wanted) {
             Some(ms) if MODERATE_LOG_N.contains(&sched.log_n) && reachable && ms != *sched => {
                 let own = if ms.product_reads_tables_of(sched) {
@@ -255,13 +260,13 @@ impl<W: Coeff> LazyState<W> {
         }
     }
 
-    /// The moderate path's kernels and tables, where a forward transform
-    /// over `polys` polynomials runs them ([`moderate_forward_words`]):
-    /// before the fused and latency kernels. `None`: the transform runs
-    /// what it would without the moderate path.
-    pub(super) fn forward_moderate(&self, polys: usize) -> Option<LazyPath<'_, W>> {
+    /// The moderate path's kernels and tables, where a forward (or, with
+    /// `inverse`, an inverse) transform over `polys` polynomials runs them
+    /// ([`moderate_transform_words`]): before the fused and latency kernels.
+    /// `None`: the transform runs what it would without the moderate path.
+    pub(super) fn transform_moderate(&self, polys: usize, inverse: bool) -> Option<LazyPath<'_, W>> {
         let words = polys.saturating_mul(1 << self.log_n);
-        let (above, up_to) = moderate_forward_words(W::BITS, self.log_n)?;
+        let (above, up_to) = moderate_transform_words(W::BITS, self.log_n, inverse)?;
         self.moderate.as_ref().filter(|_| words > above && words <= up_to).map(|m| self.moderate_path(m))
     }
 
@@ -395,23 +400,28 @@ fn product_path(bits: u32, launch: &Launch, sms: usize, (latency, moderate): (bo
 }
 
 /// The words (over every polynomial of the call) of a forward transform
-/// that runs the moderate path (the full tiles at radix 8): above the
-/// first, up to the second; `None` where it never does. Measured (NVIDIA
-/// H100 80GB HBM3, 2026-11-27, results/2026-11-27-nvidia-h100-moderate-radix,
-/// `sweep.md` and `large.md`: the default plan against `lazy-r8`): `u64`
-/// N = 2^12 from 2^18 words on (1.10–1.25× at × 96 … × 1536, 1.07× at 2^26
-/// words, where the default runs one radix-16 pass); `u64` 2^14 from 2^19
-/// to 2^22 words (1.06–1.31×); `u64` 2^17 up to 2^20 words (1.06–1.75×);
-/// `u32` 2^14 above 2^18 up to 2^20 (1.11–1.29×) and `u32` 2^17 above 2^19
-/// up to 2^21 (1.18–1.61×). Elsewhere, and for every inverse, within a few
-/// percent either way or slower.
-fn moderate_forward_words(bits: u32, log_n: u32) -> Option<(usize, usize)> {
-    match (bits, log_n) {
-        (64, 12) => Some((1 << 18, usize::MAX)),
-        (64, 14) => Some(((1 << 19) - 1, 1 << 22)),
-        (64, 17) => Some((0, 1 << 20)),
-        (32, 14) => Some((1 << 18, 1 << 20)),
-        (32, 17) => Some((1 << 19, 1 << 21)),
+/// (an inverse one with `inverse`) that runs the moderate path (the full
+/// tiles at radix 8): above the first, up to the second; `None` where it
+/// never does. Measured (NVIDIA H100 80GB HBM3, 2026-11-27,
+/// results/2026-11-27-nvidia-h100-moderate-radix, `sweep.md` and
+/// `large.md`: the default plan against `lazy-r8`). Forward: `u64` N = 2^12
+/// from 2^18 words on (1.10–1.25× at × 96 … × 1536, 1.07× at 2^26 words,
+/// where the default runs one radix-16 pass); `u64` 2^14 from 2^19 to 2^22
+/// words (1.06–1.31×); `u64` 2^17 up to 2^20 words (1.06–1.75×); `u32`
+/// 2^14 above 2^18 up to 2^20 (1.11–1.29×) and `u32` 2^17 above 2^19 up to
+/// 2^21 (1.18–1.61×). Inverse: `u64` 2^12 above 2^18 up to 1.5 · 2^19
+/// words (× 96 … × 192: 1.07–1.33×) and `u32` 2^14 above 1.5 · 2^18 up to
+/// 2^20 (× 32 … × 64: 1.10–1.17×). Elsewhere within a few percent either
+/// way or slower.
+fn moderate_transform_words(bits: u32, log_n: u32, inverse: bool) -> Option<(usize, usize)> {
+    match (inverse, bits, log_n) {
+        (false, 64, 12) => Some((1 << 18, usize::MAX)),
+        (false, 64, 14) => Some(((1 << 19) - 1, 1 << 22)),
+        (false, 64, 17) => Some((0, 1 << 20)),
+        (false, 32, 14) => Some((1 << 18, 1 << 20)),
+        (false, 32, 17) => Some((1 << 19, 1 << 21)),
+        (true, 64, 12) => Some((1 << 18, 3 << 18)),
+        (true, 32, 14) => Some((3 << 17, 1 << 20)),
         _ => None,
     }
 }
@@ -445,7 +455,10 @@ pub(super) struct LazyPath<'a, W: Coeff> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Launch, ProductPath, product_path, product_takes_latency, transform_takes_latency};
+    use super::{
+        Launch, ProductPath, moderate_transform_words, product_path, product_takes_latency,
+        transform_takes_latency,
+    };
 
     #[test]
     fn the_latency_schedule_runs_up_to_each_words_measured_crossover() {
@@ -501,5 +514,25 @@ mod tests {
         // u64 2^12 radix 8 up to 2^21 words, past product_takes_latency's
         // 264 one-block polynomials.
         assert_eq!([264, 512, 513].map(|b| path(64, 12, b, 1, all)), [Moderate, Moderate, Full]);
+    }
+
+    #[test]
+    fn inverse_transforms_take_the_moderate_path_in_their_own_bands() {
+        let takes = |inverse, bits, log_n: u32, polys: usize| {
+            moderate_transform_words(bits, log_n, inverse)
+                .is_some_and(|(above, up_to)| (above + 1..=up_to).contains(&(polys << log_n)))
+        };
+        // u64 2^12: × 96 … × 192 (the forward from × 65 on, unbounded).
+        assert_eq!([64, 65, 192, 193].map(|b| takes(true, 64, 12, b)), [false, true, true, false]);
+        assert_eq!([64, 65, 193, 1 << 14].map(|b| takes(false, 64, 12, b)), [false, true, true, true]);
+        // u32 2^14: × 25 … × 64 (the forward × 17 … × 64).
+        assert_eq!([24, 25, 64, 65].map(|b| takes(true, 32, 14, b)), [false, true, true, false]);
+        assert_eq!([16, 17, 64, 65].map(|b| takes(false, 32, 14, b)), [false, true, true, false]);
+        // No inverse band elsewhere.
+        assert!(
+            [(64, 14), (64, 16), (64, 17), (32, 16), (32, 17)]
+                .iter()
+                .all(|&(bits, log_n)| moderate_transform_words(bits, log_n, true).is_none())
+        );
     }
 }

@@ -383,7 +383,7 @@ impl<W: Coeff> NttEngine<W> {
         }
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let polys = batch.saturating_mul(self.towers);
-            let moderate = if dir == Direction::Forward { lz.forward_moderate(polys) } else { None };
+            let moderate = lz.transform_moderate(polys, dir == Direction::Inverse);
             if moderate.is_none()
                 && let Some(fk) = lz.fused_for(batch)
             {
