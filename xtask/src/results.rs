@@ -524,11 +524,12 @@ pub fn check(root: &Path) -> Res {
             problems.push(format!("{}/README.md links to `{t}`, which is not in the tree", r.name));
         }
     }
-    if let Err(e) = size_check(dir_bytes(&results)?) {
+    let bytes = dir_bytes(&results)?;
+    if let Err(e) = size_check(bytes) {
         problems.push(e);
     }
     if problems.is_empty() {
-        eprintln!("docs/results: index, docs/RESULTS.md and README.md up to date; size within 3 MiB");
+        eprintln!("docs/results: index, docs/RESULTS.md and README.md up to date; {}", size_line(bytes));
         Ok(())
     } else {
         Err(format!("results check failed:\n  {}\n(run `cargo xtask results`)", problems.join("\n  ")))
@@ -545,7 +546,22 @@ pub fn results(args: &[String]) -> Res {
         std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
-    size_check(dir_bytes(&root.join("docs/results"))?)
+    let bytes = dir_bytes(&root.join("docs/results"))?;
+    size_check(bytes)?;
+    eprintln!("docs/results: {}", size_line(bytes));
+    Ok(())
+}
+
+/// What the size check counted, for the message of a passing check: the
+/// sum of the file sizes, which is less than `du` reports (`du` counts
+/// directories and blocks too), and what is left.
+fn size_line(bytes: u64) -> String {
+    format!(
+        "{bytes} bytes of files ({:.2} MB), {} bytes left of the {MAX_RESULTS_BYTES} (3 MiB) limit (`du` counts \
+         directories and blocks too, so it reads more)",
+        bytes as f64 / 1e6,
+        MAX_RESULTS_BYTES.saturating_sub(bytes)
+    )
 }
 
 #[cfg(test)]
