@@ -116,7 +116,8 @@ impl<A: Copy> TypedKernel<A> {
     /// ([`Gpu::dependent_launch`]; the launch may then overlap that
     /// kernel's last blocks). A dependent launch asks for `dependent_smem`
     /// bytes of shared memory instead of `smem` where given (to hold its
-    /// blocks one per SM: `LazyPassKernel::spread_smem`, plan/launch.rs).
+    /// blocks to as many per SM as it needs: `LazyPassKernel::spread`,
+    /// plan/launch.rs).
     ///
     /// # Safety
     /// As for [`TypedKernel::launch`], and the kernel waits for its

@@ -387,14 +387,15 @@ pub(crate) struct LazyKernels<W> {
 }
 
 /// One lazy pass's kernel, the pass it runs, and the shared memory a
-/// dependent launch of it over fewer blocks than SMs asks for.
+/// dependent launch of it under one wave asks for.
 struct LazyPassKernel<W> {
     f: TypedKernel<LaunchArgs<W>>,
     pass: LazyPass,
-    /// More than half an SM's shared memory, so that one block of the
-    /// kernel fits an SM ([`LazyPassKernel::spread_smem`]); `None` where
-    /// one block already fills an SM, or the GPU launches no dependents.
-    spread_smem: Option<u32>,
+    /// `spread[t - 1]`: shared memory that holds the kernel to `t` blocks
+    /// per SM, for `t` below the blocks that fit one otherwise
+    /// ([`LazyPassKernel::spread`]); empty where one block already fills an
+    /// SM, or the GPU launches no dependents.
+    spread: Vec<u32>,
 }
 
 impl<W: Coeff> LazyPassKernel<W> {
@@ -407,43 +408,53 @@ impl<W: Coeff> LazyPassKernel<W> {
             // GPU's opt-in limit.
             check(set_max_dynamic_smem(&f, bytes), "raising a lazy kernel's shared-memory limit")?;
         }
-        let spread_smem = Self::spread_smem(gpu, &f, pass.shape.threads(), bytes)?;
-        Ok(Self { f, pass, spread_smem })
+        let spread = Self::spread(gpu, &f, pass.shape.threads(), bytes)?;
+        Ok(Self { f, pass, spread })
     }
 
-    /// The shared memory that holds a launch of `f` (`threads` per block,
-    /// `smem` bytes) to one block per SM, where it would otherwise fit
-    /// several: half an SM's plus 1 KiB, opted into here.
+    /// For `t` = 1, 2, … below the blocks of `f` (`threads` per block,
+    /// `smem` bytes) that fit an SM, the shared memory that holds a launch
+    /// to `t` blocks per SM: `1/(t + 1)` of the SM's plus 1 KiB (at least
+    /// `smem`), as the driver's occupancy figure confirms; the largest is
+    /// opted into here. The table ends at the first size it does not
+    /// confirm.
     ///
     /// Why: a programmatic dependent's blocks become resident while the
-    /// grid before it drains, on whichever SMs free up first. A grid of
-    /// fewer blocks than SMs then doubles up on some SMs and leaves others
-    /// idle: on an H100 the `u64` N = 2^17 polymul of 3 and 4 polynomials
-    /// took 50.9 and 55.0 µs with its 96- and 128-block product pass
-    /// launched so, 35.1 and 35.9 µs held to one block per SM
-    /// (results/2026-11-28-nvidia-h100-pdl-spread). Launching such passes
-    /// plainly instead cost one-polynomial calls up to the 3–7% that
-    /// programmatic launch gains them.
-    fn spread_smem(
-        gpu: &Gpu,
-        f: &TypedKernel<LaunchArgs<W>>,
-        threads: u32,
-        smem: u32,
-    ) -> Result<Option<u32>> {
+    /// grid before it drains, on whichever SMs free up first, as many per
+    /// SM as fit. A grid under one wave then crowds some SMs and leaves
+    /// others idle; a launch of `b` blocks is held to `⌈b / SMs⌉` per SM
+    /// (`lazy_pass`). On an H100 (results/2026-11-28-nvidia-h100-pdl-spread):
+    /// the `u64` N = 2^17 polymul of 3 and 4 polynomials, whose 96- and
+    /// 128-block product pass fits two blocks per SM, took 50.9 and 55.0 µs
+    /// launched so and 35.1 and 35.9 held to one; the `u64` 2^16 × 16
+    /// inverse, two passes of 256 blocks that fit three and four per SM,
+    /// 32.3 against 24.7 held to two; the 4-tower RNS polymul 24.5 against
+    /// 22.7 back to back. Launching such passes plainly instead cost
+    /// one-polynomial calls up to the 3–7% that programmatic launch gains
+    /// them.
+    fn spread(gpu: &Gpu, f: &TypedKernel<LaunchArgs<W>>, threads: u32, smem: u32) -> Result<Vec<u32>> {
         let fits = |bytes: u32| {
             f.max_active_blocks_per_multiprocessor(BlockSize::x(threads), bytes as usize)
                 .map_err(Error::cuda("sizing a lazy kernel", 0))
         };
-        let spread = (gpu.shared_per_sm() / 2 + 1024) as u32;
+        let per_sm = gpu.shared_per_sm() as u32;
+        let holding = |t: u32| (per_sm / (t + 1) + 1024).max(smem);
         if !gpu.launches_dependents()
-            || gpu.shared_per_sm() == 0
-            || spread as usize > gpu.info().max_shared_per_block
+            || per_sm == 0
+            || holding(1) as usize > gpu.info().max_shared_per_block
             || fits(smem)? < 2
         {
-            return Ok(None);
+            return Ok(Vec::new());
         }
-        check(set_max_dynamic_smem(f, spread.max(smem)), "raising a lazy kernel's shared-memory limit")?;
-        Ok((fits(spread)? == 1).then_some(spread.max(smem)))
+        check(set_max_dynamic_smem(f, holding(1)), "raising a lazy kernel's shared-memory limit")?;
+        let mut spread = Vec::new();
+        for t in 1..fits(smem)? {
+            if fits(holding(t))? != t {
+                break;
+            }
+            spread.push(holding(t));
+        }
+        Ok(spread)
     }
 }
 
@@ -537,10 +548,11 @@ fn lazy_pass<W: Coeff>(
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
     let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
-    // A grid of fewer blocks than SMs, launched as a dependent, is held to
-    // one block per SM (`LazyPassKernel::spread_smem`).
+    // A grid under one wave, launched as a dependent, is held to as many
+    // blocks per SM as it needs (`LazyPassKernel::spread`).
     let sms = q.gpu.info().multiprocessors.max(1) as u32;
-    let spread = k.spread_smem.filter(|_| blocks.saturating_mul(towers.rows) < sms);
+    let per_sm = blocks.saturating_mul(towers.rows).div_ceil(sms) as usize;
+    let spread = per_sm.checked_sub(1).and_then(|i| k.spread.get(i)).copied();
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels `ntt/lazy/args.rs`,
     // `# Invariants`): the buffers' extents (`data` and `b` each `rows · batch ·
     // N` words, the tables `rows · tw_pairs` pairs), the tower table, `log_n`,
@@ -555,8 +567,8 @@ fn lazy_pass<W: Coeff>(
     // from this pass (`LazyPass`); the shared memory was checked against the
     // device's limit (`NttEngine::new`, or `LazyState::new` for the latency
     // schedule) and opted into by `LazyKernels::new`; `spread`, where given, is
-    // more than that and was opted into by `LazyPassKernel::spread_smem`, within
-    // the device's per-block limit. A pass kernel waits for its
+    // at least that and was opted into by `LazyPassKernel::spread`, within the
+    // device's per-block limit. A pass kernel waits for its
     // predecessor (`grid_dependency_sync`) before any global access, so it may be
     // a programmatic dependent. The context must be current: `lazy_ntt` and
     // `lazy_polymul`, this function's only callers, call `Gpu::bind` first.
