@@ -437,10 +437,10 @@ impl<W: Coeff> LazyPassKernel<W> {
             f.max_active_blocks_per_multiprocessor(BlockSize::x(threads), bytes as usize)
                 .map_err(Error::cuda("sizing a lazy kernel", 0))
         };
-        let per_sm = gpu.shared_per_sm() as u32;
-        let holding = |t: u32| (per_sm / (t + 1) + 1024).max(smem);
+        let sm_smem = gpu.shared_per_sm() as u32;
+        let holding = |t: u32| (sm_smem / (t + 1) + 1024).max(smem);
         if !gpu.launches_dependents()
-            || per_sm == 0
+            || sm_smem == 0
             || holding(1) as usize > gpu.info().max_shared_per_block
             || fits(smem)? < 2
         {
@@ -448,7 +448,8 @@ impl<W: Coeff> LazyPassKernel<W> {
         }
         check(set_max_dynamic_smem(f, holding(1)), "raising a lazy kernel's shared-memory limit")?;
         let mut spread = Vec::new();
-        for t in 1..fits(smem)? {
+        let most = fits(smem)?;
+        for t in 1..most {
             if fits(holding(t))? != t {
                 break;
             }
