@@ -11,10 +11,9 @@ forward and inverse, and the base's spread (max / min over its repetitions,
 the largest of its three times), to read the ratios against. Every number is
 read from FILE; none is typed in.
 """
-import re, sys
+import sys
 
-LINE = re.compile(r"^(?P<tag>\S+) r(?P<r>\d+): u(?P<w>\d+) N=2\^(?P<l>\d+) batch (?P<b>\d+) .*?forward (?P<f>[\d.]+) µs, "
-                  r"inverse (?P<i>[\d.]+) µs, polymul (?P<p>[\d.]+) µs per call; (?P<d>\d+) of (?P<t>\d+) words differ")
+from profile_pair import LINE  # the same `profile` lines, tagged `TAG rR:`
 
 
 def main():

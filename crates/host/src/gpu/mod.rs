@@ -125,10 +125,10 @@ struct GpuInner {
     cluster: Option<cluster::ClusterLaunch>,
     /// Whether the lazy passes launch as programmatic dependents.
     pdl: bool,
-    /// Shared memory of one SM in bytes (0 where the driver did not say).
-    shared_per_sm: usize,
     /// Whether they do while a stream captures a graph.
     pdl_graph: bool,
+    /// Shared memory of one SM in bytes (0 where the driver did not say).
+    shared_per_sm: usize,
     /// Which host threads have used this GPU (see [`Gpu::exclusive_capture`]).
     threads: threads::ThreadUse,
 }

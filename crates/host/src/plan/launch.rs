@@ -439,16 +439,16 @@ impl<W: Coeff> LazyPassKernel<W> {
         };
         let sm_smem = gpu.shared_per_sm() as u32;
         let holding = |t: u32| (sm_smem / (t + 1) + 1024).max(smem);
-        if !gpu.launches_dependents()
-            || sm_smem == 0
-            || holding(1) as usize > gpu.info().max_shared_per_block
-            || fits(smem)? < 2
+        if !gpu.launches_dependents() || sm_smem == 0 || holding(1) as usize > gpu.info().max_shared_per_block
         {
+            return Ok(Vec::new());
+        }
+        let most = fits(smem)?;
+        if most < 2 {
             return Ok(Vec::new());
         }
         check(set_max_dynamic_smem(f, holding(1)), "raising a lazy kernel's shared-memory limit")?;
         let mut spread = Vec::new();
-        let most = fits(smem)?;
         for t in 1..most {
             if fits(holding(t))? != t {
                 break;

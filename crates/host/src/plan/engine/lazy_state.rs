@@ -265,9 +265,9 @@ impl<W: Coeff> LazyState<W> {
     /// ([`moderate_transform_words`]): before the fused and latency kernels.
     /// `None`: the transform runs what it would without the moderate path.
     pub(super) fn transform_moderate(&self, polys: usize, inverse: bool) -> Option<LazyPath<'_, W>> {
-        let words = polys.saturating_mul(1 << self.log_n);
-        let (above, up_to) = moderate_transform_words(W::BITS, self.log_n, inverse)?;
-        self.moderate.as_ref().filter(|_| words > above && words <= up_to).map(|m| self.moderate_path(m))
+        let takes =
+            transform_takes_moderate(W::BITS, self.log_n, inverse, polys.saturating_mul(1 << self.log_n));
+        self.moderate.as_ref().filter(|_| takes).map(|m| self.moderate_path(m))
     }
 
     /// The moderate path's kernels, and its tables for every pass (its own,
@@ -426,6 +426,14 @@ fn moderate_transform_words(bits: u32, log_n: u32, inverse: bool) -> Option<(usi
     }
 }
 
+/// Whether a `bits`-bit transform (inverse with `inverse`) over `words`
+/// words in all, of `2^log_n` each, lies in a band of
+/// [`moderate_transform_words`].
+fn transform_takes_moderate(bits: u32, log_n: u32, inverse: bool, words: usize) -> bool {
+    moderate_transform_words(bits, log_n, inverse)
+        .is_some_and(|(above, up_to)| words > above && words <= up_to)
+}
+
 /// A launch over `polys` polynomials of `2^log_n` words,
 /// `blocks_per_poly` full-tile blocks each: what the latency bounds
 /// ([`transform_takes_latency`], [`product_takes_latency`]) weigh.
@@ -457,7 +465,7 @@ pub(super) struct LazyPath<'a, W: Coeff> {
 mod tests {
     use super::{
         Launch, ProductPath, moderate_transform_words, product_path, product_takes_latency,
-        transform_takes_latency,
+        transform_takes_latency, transform_takes_moderate,
     };
 
     #[test]
@@ -519,8 +527,7 @@ mod tests {
     #[test]
     fn inverse_transforms_take_the_moderate_path_in_their_own_bands() {
         let takes = |inverse, bits, log_n: u32, polys: usize| {
-            moderate_transform_words(bits, log_n, inverse)
-                .is_some_and(|(above, up_to)| (above + 1..=up_to).contains(&(polys << log_n)))
+            transform_takes_moderate(bits, log_n, inverse, polys << log_n)
         };
         // u64 2^12: × 96 … × 192 (the forward from × 65 on, unbounded).
         assert_eq!([64, 65, 192, 193].map(|b| takes(true, 64, 12, b)), [false, true, true, false]);

@@ -76,8 +76,8 @@ pub struct PassArgs<W> {
 ///   twice that for a forward pass with `b`), the block
 ///   [`Shape::threads`](super::Shape::threads) threads and
 ///   at least [`pass_smem_words`](super::pass_smem_words) words of
-///   dynamic shared memory (a launch may ask for more, to hold its blocks
-///   one per SM; the kernel uses only its tile's);
+///   dynamic shared memory (a launch may ask for more, to hold fewer of
+///   its blocks per SM; the kernel uses only its tile's);
 /// * a fused kernel's launch has `subs = batch`, `2 · batch ·`
 ///   [`fused_per_poly`](super::fused_per_poly) blocks per tower, the larger
 ///   pass tile plus 16 bytes of shared memory, `ctrl` pointing to
