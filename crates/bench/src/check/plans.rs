@@ -55,8 +55,77 @@ fn kinds<W: Coeff>(gpu: &Gpu, bits: u32, dgt_bits: u32, sizes: &[u32], seed: u64
 }
 
 /// The suite: both words, N = 2^4 (one-pass kernels), 2^10 and 2^12 (two
-/// passes for `u64`), the largest primes of each word.
+/// passes for `u64`), the largest primes of each word; and plans made
+/// earlier still right after later plans of the same kernels.
 pub fn plans_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     kinds::<u64>(gpu, 62, 62, &[4, 10, 12], seed, t);
     kinds::<u32>(gpu, 30, 30, &[4, 10, 12], seed ^ 0x32, t);
+    earlier_plans::<u64>(gpu, 62, 62, seed ^ 0x64, t);
+    earlier_plans::<u32>(gpu, 30, 30, seed ^ 0x33, t);
+}
+
+/// Plans made earlier keep working after later plans of the same kernels
+/// are made. A kernel's shared-memory limit belongs to the module's
+/// function, which every plan of the GPU shares, and a later plan of a
+/// smaller size must not lower it (`raise_max_dynamic_smem`,
+/// crates/host/src/gpu/launch.rs): tiled plans of 128 KiB tiles, then of
+/// 64 KiB; DGT plans at N = 2^16 (one tower: its passes held to one block
+/// per SM), then 2^11 (the `u64` polymul pass's 64 KiB). Each plan is
+/// checked against the CPU emulation after the last one is made.
+fn earlier_plans<W: Coeff>(gpu: &Gpu, bits: u32, dgt_bits: u32, seed: u64, t: &mut Tally) {
+    use crate::host_ext::{dgt_forward_host, forward_host};
+    use polymul::expert::{NttKernel, PlanOptions, SplitMix64, emulation};
+    use polymul::prelude::*;
+    let s = |e: polymul::Error| e.to_string();
+    let eq = super::eq;
+    let name = |what: &str| format!("plans: {what} u{} made earlier == CPU after later plans", W::BITS);
+    let n = 1usize << 17;
+    if 128 * 1024 <= gpu.info().max_shared_per_block {
+        let r = (|| -> Result<(), String> {
+            let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+            let tiled = |kib: usize| {
+                let opts = PlanOptions {
+                    kernel: NttKernel::Tiled,
+                    radix: Some(16),
+                    tile_bytes: Some(kib * 1024),
+                    ..crate::env_options::plan_options()
+                };
+                NttPlan::with_options(gpu, p.clone(), opts).map_err(s)
+            };
+            let plans = [tiled(128)?, tiled(64)?];
+            let mut rng = SplitMix64::new(seed);
+            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+            let mut want = a.clone();
+            emulation::forward(&p, &mut want).map_err(s)?;
+            let want_mul = emulation::polymul(&p, &a, &b).map_err(s)?;
+            for (plan, kib) in plans.iter().zip([128, 64]) {
+                let what = format!("N=2^17 {kib} KiB tiles");
+                eq(&what, &forward_host(plan, &a).map_err(s)?, &want)?;
+                eq(&what, &plan.polymul(&a, &b).map_err(s)?, &want_mul)?;
+            }
+            Ok(())
+        })();
+        t.record(&name("tiled plans of 128 then 64 KiB tiles"), r);
+    }
+    let r = (|| -> Result<(), String> {
+        let mut plans = Vec::new();
+        for log_n in [16u32, 11] {
+            let p = DgtParams::<W>::with_prime_bits(1 << log_n, dgt_bits).map_err(s)?;
+            let cfg = DgtConfig::default_for(log_n - 1);
+            plans.push((DgtPlan::new(gpu, p.clone(), cfg).map_err(s)?, p, cfg, log_n));
+        }
+        for (plan, p, cfg, log_n) in &plans {
+            let n = 1usize << log_n;
+            let mut rng = SplitMix64::new(seed ^ n as u64);
+            let (a, b) = (rng.coeffs(n, p.p()), rng.coeffs(n, p.p()));
+            let want = emulation::dgt::polymul(p, cfg, &a, &b).map_err(s)?;
+            let mut want_fwd = a.clone();
+            emulation::dgt::forward(p, cfg, &mut want_fwd).map_err(s)?;
+            let what = format!("DGT N=2^{log_n}");
+            eq(&what, &plan.polymul(&a, &b).map_err(s)?, &want)?;
+            eq(&what, &dgt_forward_host(plan, &a).map_err(s)?, &want_fwd)?;
+        }
+        Ok(())
+    })();
+    t.record(&name("DGT plans at N = 2^16 then 2^11"), r);
 }

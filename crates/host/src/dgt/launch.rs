@@ -4,11 +4,14 @@
 
 use crate::gpu::Gpu;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, TowerLaunch, blocks, check, refused, set_max_dynamic_smem};
+use crate::gpu::launch::{
+    Queue, TowerLaunch, blocks, check, raise_max_dynamic_smem, refused, spread_for, spread_table,
+};
 use crate::{Coeff, Result};
 use polymul_kernels::BLOCK_THREADS;
 use polymul_kernels::args::Buf;
-use polymul_kernels::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs};
+use polymul_kernels::dgt::layout::PassGeometry;
+use polymul_kernels::dgt::pass::{DgtArgs, DgtCodecArgs, DgtPointwiseArgs, Op, op_shared_words};
 use polymul_kernels::names;
 use polymul_kernels::smem::padded_words;
 /// The DGT kernels of one word.
@@ -18,14 +21,34 @@ pub(crate) struct DgtKernels<W> {
     encode: TypedKernel<DgtCodecArgs<W>>,
     decode: TypedKernel<DgtCodecArgs<W>>,
     pointwise: TypedKernel<DgtPointwiseArgs<W>>,
+    /// For each pass launch a plan makes (its kernel's index in `pass`,
+    /// threads, shared bytes), the shared memory that holds a dependent
+    /// launch of it to `t` blocks per SM at entry `t - 1`
+    /// (`gpu::launch::spread_table`).
+    spread: Vec<(PassShape, Vec<u32>)>,
+}
+
+/// A pass launch's kernel (index in [`DgtKernels`]' `pass`), threads per
+/// block and shared bytes per block (padded).
+type PassShape = (usize, u32, u32);
+
+/// The shape of a launch of `op` on pass `geo`.
+fn pass_shape<W>(geo: &PassGeometry, op: Op) -> PassShape {
+    let w = std::mem::size_of::<W>();
+    let smem = padded_words(op_shared_words(geo, op), w) * w;
+    (op as usize + 3 * usize::from(geo.units()), geo.threads(), smem as u32)
 }
 
 impl<W: Coeff> DgtKernels<W> {
-    /// Looks the kernels up and lets the pass kernel use `pass_smem_bytes`
-    /// of dynamic shared memory (checked by the plan against the device's
-    /// limit; above 48 KiB a kernel must opt in).
-    pub(crate) fn new(gpu: &Gpu, pass_smem_bytes: usize) -> Result<Self> {
-        use polymul_kernels::dgt::pass::Op;
+    /// Looks the kernels up for the pass launches `launches` (each an `Op`
+    /// on a pass geometry): lets the pass kernels use the most shared
+    /// memory any of them takes (checked by the plan against the device's
+    /// limit; above 48 KiB a kernel must opt in), and sizes each launch's
+    /// spread table.
+    pub(crate) fn new<'a>(
+        gpu: &Gpu,
+        launches: impl IntoIterator<Item = (&'a PassGeometry, Op)>,
+    ) -> Result<Self> {
         let pass = |op, units| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op, units });
         let codec = |decode| TypedKernel::get::<W, _>(gpu, names::DgtCodecKernel { decode });
         let k = Self {
@@ -41,13 +64,29 @@ impl<W: Coeff> DgtKernels<W> {
             encode: codec(false)?,
             decode: codec(true)?,
             pointwise: TypedKernel::get::<W, _>(gpu, names::DgtPointwiseKernel)?,
+            spread: Vec::new(),
         };
-        if pass_smem_bytes > 48 * 1024 {
+        let mut shapes: Vec<PassShape> = launches.into_iter().map(|(g, op)| pass_shape::<W>(g, op)).collect();
+        shapes.sort_unstable();
+        shapes.dedup();
+        let most = shapes.iter().map(|s| s.2).max().unwrap_or(0);
+        if most > 48 * 1024 {
             for f in &k.pass {
-                check(set_max_dynamic_smem(f, pass_smem_bytes as u32), "raising a DGT pass's shared memory")?;
+                check(raise_max_dynamic_smem(f, most), "raising a DGT pass's shared memory")?;
             }
         }
-        Ok(k)
+        let spread = shapes
+            .into_iter()
+            .map(|s| Ok((s, spread_table(gpu, &k.pass[s.0], s.1, s.2)?)))
+            .collect::<Result<_>>()?;
+        Ok(Self { spread, ..k })
+    }
+
+    /// The shared memory a dependent launch of `shape` over `blocks`
+    /// blocks asks for (`gpu::launch::spread_for`), or `None`.
+    fn spread(&self, gpu: &Gpu, shape: PassShape, blocks: u32) -> Option<u32> {
+        let table = self.spread.iter().find(|(s, _)| *s == shape)?;
+        spread_for(gpu, &table.1, blocks)
     }
 }
 
@@ -70,7 +109,11 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
-    let f = &k.pass[args.op() as usize + 3 * usize::from(args.units())];
+    let shape = (args.op() as usize + 3 * usize::from(args.units()), args.threads(), smem);
+    let f = &k.pass[shape.0];
+    // A grid under one wave, launched as a dependent, is held to as many
+    // blocks per SM as it needs (`spread_table`, gpu/launch.rs).
+    let spread = k.spread(q.gpu, shape, args.blocks().saturating_mul(rows));
     // SAFETY: the invariants of `DgtArgs` (polymul-kernels `dgt/pass.rs`,
     // `# Invariants`): `args` was built and checked by `DgtArgs::new` (the
     // buffers' and tables' extents, the tower table, the geometry's ranges,
@@ -83,18 +126,20 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     // the tables and passes of `DgtTables::new`; `f` is the kernel of `args.op()` and
     // `args.units()`;
     // the grid is `args.blocks()` by the towers, `args.threads()` threads, `smem`
-    // the padded `args.shared_words()`, at most the `pass_smem`
-    // `DgtPlan::with_pipeline` sized over the schedule's passes, which
-    // `DgtKernels::new` opted the kernels into (failing where the device
-    // refuses). The kernel waits for its predecessor before any global access, so
-    // it may be a programmatic dependent. The context is current: `Gpu::bind`
-    // above.
+    // the padded `args.shared_words()`, at most the largest of the launches
+    // `DgtKernels::new` was given (every pass step of the plan's schedule on
+    // each of its pass sets: `DgtPlan::kernels_for`), which it opted the
+    // kernels into (failing where the device refuses); `spread`, where given, is at
+    // least `smem` and was opted into by `spread_table`, within the device's
+    // per-block limit. The kernel waits for its predecessor before any global
+    // access, so it may be a programmatic dependent. The context is current:
+    // `Gpu::bind` above.
     unsafe {
         f.launch_dependent(
             &q,
             (args.blocks(), rows),
             args.threads(),
-            (smem, None),
+            (smem, spread),
             &args,
             "launching a DGT pass",
         )

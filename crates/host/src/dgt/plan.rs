@@ -147,7 +147,7 @@ impl<W: Coeff> DgtPlan<W> {
         // GPU's shared memory, the schedule transforms both and multiplies
         // in a separate kernel.
         let schedule = Schedule::new(pipeline, &layout.passes, Self::polymul_fits(gpu));
-        let pass_smem = Self::pass_smem(&schedule, &layout.passes);
+        let kernels = Self::kernels_for(gpu, &schedule, [&layout.passes[..]])?;
         Ok(Self {
             gpu: gpu.clone(),
             towers: towers.to_vec(),
@@ -157,7 +157,7 @@ impl<W: Coeff> DgtPlan<W> {
             tw_words,
             moduli,
             tower_set,
-            kernels: DgtKernels::new(gpu, pass_smem)?,
+            kernels,
             schedule,
             batched: Vec::new(),
             batched_config: None,
@@ -227,9 +227,7 @@ impl<W: Coeff> DgtPlan<W> {
         if passes.iter().zip(&self.layout.passes).any(|(a, b)| fits(a) != fits(b)) {
             return Err(bad("a batched configuration must keep the plan's schedule (its polymul tiles)"));
         }
-        let smem = Self::pass_smem(&self.schedule, &passes)
-            .max(Self::pass_smem(&self.schedule, &self.layout.passes));
-        self.kernels = DgtKernels::new(&self.gpu, smem)?;
+        self.kernels = Self::kernels_for(&self.gpu, &self.schedule, [&self.layout.passes[..], &passes])?;
         self.batched = passes;
         self.batched_config = Some(batched);
         Ok(self)
@@ -249,15 +247,14 @@ impl<W: Coeff> DgtPlan<W> {
         move |g| padded_words(op_shared_words(g, Op::Polymul), w) * w <= limit
     }
 
-    /// The most shared memory (bytes) a pass launch of `schedule` on
-    /// `passes` takes.
-    fn pass_smem(schedule: &Schedule, passes: &[PassGeometry]) -> usize {
-        let w = std::mem::size_of::<W>();
-        schedule
-            .pass_steps()
-            .map(|s| padded_words(op_shared_words(&passes[s.pass], s.op), w) * w)
-            .max()
-            .unwrap_or(0)
+    /// The kernels for every pass launch of `schedule` on each of the pass
+    /// sets `sets` (the plan's, and its batched passes where it has them).
+    fn kernels_for<const S: usize>(
+        gpu: &Gpu,
+        schedule: &Schedule,
+        sets: [&[PassGeometry]; S],
+    ) -> Result<DgtKernels<W>> {
+        DgtKernels::new(gpu, sets.iter().flat_map(|p| schedule.pass_steps().map(move |s| (&p[s.pass], s.op))))
     }
 
     /// The pipeline.

@@ -120,7 +120,8 @@ impl ClusterLaunch {
     /// kernel: it may start before that one ends, so its launch overlaps
     /// the other's last blocks; the kernel must wait (`griddepcontrol.wait`,
     /// `polymul_kernels::gpu::grid_dependency_sync`) before it touches
-    /// memory. Geometry and parameters as for [`ClusterLaunch::launch`].
+    /// memory. Geometry and parameters as for [`ClusterLaunch::launch`];
+    /// `during` names the launch in the error.
     ///
     /// # Safety
     /// As for [`ClusterLaunch::launch`] (no cluster condition), and `f`
@@ -131,6 +132,7 @@ impl ClusterLaunch {
         geometry: ((u32, u32), u32, u32),
         stream: &Stream,
         params: &mut [*mut c_void],
+        during: &'static str,
     ) -> Result<()> {
         let mut words = [0u32; 16];
         words[0] = 1;
@@ -141,7 +143,7 @@ impl ClusterLaunch {
         // is a well-formed programmatic stream serialisation (value 1), which
         // needs `f` to wait for its predecessor: the caller's contract.
         unsafe { self.launch_with(f, geometry, attr, stream, params) }
-            .map_err(|code| Error::CudaCode { during: "launching a lazy NTT pass", code })
+            .map_err(|code| Error::CudaCode { during, code })
     }
 
     /// `cuLaunchKernelEx` with one attribute; the driver's error code.

@@ -143,7 +143,9 @@ impl<A: Copy> TypedKernel<A> {
             // this function's: the block, geometry and context (as for `launch`)
             // and the kernel waiting for its predecessor, all established by the
             // caller.
-            return unsafe { l.launch_dependent(&self.k, ((x, y), block, smem), q.stream, &mut params) };
+            return unsafe {
+                l.launch_dependent(&self.k, ((x, y), block, smem), q.stream, &mut params, during)
+            };
         }
         // SAFETY: `launch`'s contract is part of this function's (`# Safety`
         // above), established by its caller.

@@ -296,7 +296,13 @@ impl LaunchChain {
             // current above.
             unsafe {
                 if let Some(l) = self.gpu.dependent_launch(stream) {
-                    l.launch_dependent(&self.f, ((1, 1), 32, 0), stream, &mut params)?;
+                    l.launch_dependent(
+                        &self.f,
+                        ((1, 1), 32, 0),
+                        stream,
+                        &mut params,
+                        "launching the launch floor",
+                    )?;
                 } else {
                     stream
                         .launch(&self.f, 1, 32, 0, &params)

@@ -12,7 +12,9 @@ use super::lazy::{LazyPass, LazySchedule};
 use super::twiddles::DeviceMultiplicands;
 use crate::gpu::cluster::ClusterLaunch;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, TowerLaunch, blocks, buf, check, refused, set_max_dynamic_smem, view};
+use crate::gpu::launch::{
+    Queue, TowerLaunch, blocks, buf, check, raise_max_dynamic_smem, refused, spread_for, spread_table, view,
+};
 use crate::gpu::{DeviceView, Gpu};
 use crate::reduction::Reduction;
 use crate::{Coeff, Error, Result};
@@ -81,7 +83,7 @@ impl<W: Coeff> TiledKernels<W> {
         if tile_bytes > 48 * 1024 {
             for f in [&k.fwd, &k.inv] {
                 // The size was checked against the device's opt-in limit by the plan.
-                if set_max_dynamic_smem(f, tile_bytes as u32) != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                if raise_max_dynamic_smem(f, tile_bytes as u32) != cust::sys::cudaError_enum::CUDA_SUCCESS {
                     let max = gpu.info().max_shared_per_block;
                     return Err(Error::BadTile { bytes: tile_bytes, min: 2 * std::mem::size_of::<W>(), max });
                 }
@@ -393,8 +395,8 @@ struct LazyPassKernel<W> {
     pass: LazyPass,
     /// `spread[t - 1]`: shared memory that holds the kernel to `t` blocks
     /// per SM, for `t` below the blocks that fit one otherwise
-    /// ([`LazyPassKernel::spread`]); empty where one block already fills an
-    /// SM, or the GPU launches no dependents.
+    /// ([`spread_table`]); empty where one block already fills an SM, or
+    /// the GPU launches no dependents.
     spread: Vec<u32>,
 }
 
@@ -406,56 +408,10 @@ impl<W: Coeff> LazyPassKernel<W> {
             // At most 128 KiB plus padding (the `u32` product pass of 2^14
             // words, `b` in a second tile): the plan checked it against the
             // GPU's opt-in limit.
-            check(set_max_dynamic_smem(&f, bytes), "raising a lazy kernel's shared-memory limit")?;
+            check(raise_max_dynamic_smem(&f, bytes), "raising a lazy kernel's shared-memory limit")?;
         }
-        let spread = Self::spread(gpu, &f, pass.shape.threads(), bytes)?;
+        let spread = spread_table(gpu, &f, pass.shape.threads(), bytes)?;
         Ok(Self { f, pass, spread })
-    }
-
-    /// For `t` = 1, 2, … below the blocks of `f` (`threads` per block,
-    /// `smem` bytes) that fit an SM, the shared memory that holds a launch
-    /// to `t` blocks per SM: `1/(t + 1)` of the SM's plus 1 KiB (at least
-    /// `smem`), as the driver's occupancy figure confirms; the largest is
-    /// opted into here. The table ends at the first size it does not
-    /// confirm.
-    ///
-    /// Why: a programmatic dependent's blocks become resident while the
-    /// grid before it drains, on whichever SMs free up first, as many per
-    /// SM as fit. A grid under one wave then crowds some SMs and leaves
-    /// others idle; a launch of `b` blocks is held to `⌈b / SMs⌉` per SM
-    /// (`lazy_pass`). On an H100 (results/2026-11-28-nvidia-h100-pdl-spread):
-    /// the `u64` N = 2^17 polymul of 3 and 4 polynomials, whose 96- and
-    /// 128-block product pass fits two blocks per SM, took 50.9 and 55.0 µs
-    /// launched so and 35.1 and 35.9 held to one; the `u64` 2^16 × 16
-    /// inverse, two passes of 256 blocks that fit three and four per SM,
-    /// 32.3 against 24.7 held to two; the 4-tower RNS polymul 24.5 against
-    /// 22.7 back to back. Launching such passes plainly instead cost
-    /// one-polynomial calls up to the 3–7% that programmatic launch gains
-    /// them.
-    fn spread(gpu: &Gpu, f: &TypedKernel<LaunchArgs<W>>, threads: u32, smem: u32) -> Result<Vec<u32>> {
-        let fits = |bytes: u32| {
-            f.max_active_blocks_per_multiprocessor(BlockSize::x(threads), bytes as usize)
-                .map_err(Error::cuda("sizing a lazy kernel", 0))
-        };
-        let sm_smem = gpu.shared_per_sm() as u32;
-        let holding = |t: u32| (sm_smem / (t + 1) + 1024).max(smem);
-        if !gpu.launches_dependents() || sm_smem == 0 || holding(1) as usize > gpu.info().max_shared_per_block
-        {
-            return Ok(Vec::new());
-        }
-        let most = fits(smem)?;
-        if most < 2 {
-            return Ok(Vec::new());
-        }
-        check(set_max_dynamic_smem(f, holding(1)), "raising a lazy kernel's shared-memory limit")?;
-        let mut spread = Vec::new();
-        for t in 1..most {
-            if fits(holding(t))? != t {
-                break;
-            }
-            spread.push(holding(t));
-        }
-        Ok(spread)
     }
 }
 
@@ -550,10 +506,8 @@ fn lazy_pass<W: Coeff>(
     let blocks = p.blocks(log_n, batch) * operands;
     let (threads, smem) = (p.shape.threads(), p.smem_bytes::<W>());
     // A grid under one wave, launched as a dependent, is held to as many
-    // blocks per SM as it needs (`LazyPassKernel::spread`).
-    let sms = q.gpu.info().multiprocessors.max(1) as u32;
-    let per_sm = blocks.saturating_mul(towers.rows).div_ceil(sms) as usize;
-    let spread = per_sm.checked_sub(1).and_then(|i| k.spread.get(i)).copied();
+    // blocks per SM as it needs (`spread_table`, gpu/launch.rs).
+    let spread = spread_for(q.gpu, &k.spread, blocks.saturating_mul(towers.rows));
     // SAFETY: the invariants of `LaunchArgs` (polymul-kernels `ntt/lazy/args.rs`,
     // `# Invariants`): the buffers' extents (`data` and `b` each `rows · batch ·
     // N` words, the tables `rows · tw_pairs` pairs), the tower table, `log_n`,
@@ -568,8 +522,8 @@ fn lazy_pass<W: Coeff>(
     // from this pass (`LazyPass`); the shared memory was checked against the
     // device's limit (`NttEngine::new`, or `LazyState::new` for the latency
     // schedule) and opted into by `LazyKernels::new`; `spread`, where given, is
-    // at least that and was opted into by `LazyPassKernel::spread`, within the
-    // device's per-block limit. A pass kernel waits for its
+    // at least that and was opted into by `spread_table` (gpu/launch.rs), within
+    // the device's per-block limit. A pass kernel waits for its
     // predecessor (`grid_dependency_sync`) before any global access, so it may be
     // a programmatic dependent. The context must be current: `lazy_ntt` and
     // `lazy_polymul`, this function's only callers, call `Gpu::bind` first.
@@ -658,7 +612,7 @@ impl<W: Coeff> FusedKernels<W> {
         let mut per_sm = u32::MAX;
         for f in [&fwd, &inv] {
             if smem > 48 * 1024 {
-                check(set_max_dynamic_smem(f, smem), "raising a fused kernel's shared-memory limit")?;
+                check(raise_max_dynamic_smem(f, smem), "raising a fused kernel's shared-memory limit")?;
             }
             let n = f
                 .max_active_blocks_per_multiprocessor(BlockSize::x(row.threads()), smem as usize)
@@ -780,7 +734,7 @@ impl<W: Coeff> ClusterKernels<W> {
         let bytes = Self::smem_bytes(&shape);
         for f in [&fwd, &inv] {
             // At most 2 × 66 KiB, below sm_90's 227 KiB opt-in limit.
-            if set_max_dynamic_smem(f, bytes) != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            if raise_max_dynamic_smem(f, bytes) != cust::sys::cudaError_enum::CUDA_SUCCESS {
                 return Ok(None);
             }
         }

@@ -19,7 +19,7 @@
 
 use super::RnsBasis;
 use crate::gpu::kernel::TypedKernel;
-use crate::gpu::launch::{Queue, buf, check, refused, set_max_dynamic_smem, view};
+use crate::gpu::launch::{Queue, buf, check, raise_max_dynamic_smem, refused, view};
 use crate::gpu::{DeviceVec, DeviceView, Gpu};
 use crate::{Coeff, Error, Result};
 use num_bigint::BigUint;
@@ -666,7 +666,7 @@ impl<W: Coeff> DeviceConvert<W> {
         let smem = if t.cols_block > 0 { t.crt_cols_shared::<W>(t.cols_block) } else { 0 };
         if smem > MAX_SHARED {
             for k in crt_cols.iter() {
-                check(set_max_dynamic_smem(k, smem), "raising the column CRT's shared-memory limit")?;
+                check(raise_max_dynamic_smem(k, smem), "raising the column CRT's shared-memory limit")?;
             }
         }
         Ok(Self {
