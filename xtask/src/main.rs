@@ -242,6 +242,38 @@ fn test(args: &[String]) -> Res {
     Ok(())
 }
 
+/// `cargo xtask precheck`: the steps of `test` that catch most red CI runs
+/// in a few minutes on two cores, for before a commit. Formatting (the
+/// workspace and fuzz/), the results index, clippy on the host crates,
+/// the host library's unit tests, rustdoc with warnings denied and the
+/// public API. Not the kernels' nvptx clippy, the PTX and ptxas, the
+/// integration tests, Miri, fuzzing, MSRV, the downstream crate, Python
+/// or the size check: `cargo xtask test` (CI) runs those.
+fn precheck() -> Res {
+    let root = root();
+    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run(
+        "cargo fmt --check (fuzz/)",
+        cargo().args(["fmt", "--manifest-path"]).arg(root.join("fuzz/Cargo.toml")).args(["--", "--check"]),
+    )?;
+    eprintln!("\n==> results index and size (cargo xtask results --check)");
+    results::check(&root)?;
+    run(
+        "cargo clippy (host, all targets)",
+        cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+    )?;
+    run("cargo test (polymul's unit tests)", cargo().args(["test", "-p", "polymul", "--lib"]))?;
+    run(
+        "cargo doc (polymul, polymul-kernels)",
+        cargo()
+            .args(["doc", "-p", "polymul", "-p", "polymul-kernels", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    public_api::public_api(&["--check".into()])?;
+    eprintln!("\nprecheck passed (CI runs more: cargo xtask test)");
+    Ok(())
+}
+
 fn device_slug(md: &str) -> String {
     let name = md
         .lines()
@@ -330,6 +362,8 @@ const HELP: &str = "usage: cargo xtask <command>
   test                        fmt, clippy (host + nvptx), tests, docs, public-api --check,
                               check-ptx, bundle size, publish-check, miri, 20 s per fuzz target, msrv, downstream,
                               the Python package's wheel and pytest suite, nodriver (what CI runs)
+  precheck                    before a commit, in minutes: fmt (and fuzz/), results --check, clippy (host),
+                              polymul's unit tests, rustdoc -D warnings, public-api --check
   public-api [--check|--bless]  the public API of polymul (rustdoc JSON + public-api), one line
                               an item; --check: against crates/host/public-api.txt
   miri                        the host crate's CPU-only unit tests under Miri (docs/testing.md)
@@ -373,6 +407,7 @@ fn main() -> ExitCode {
         }),
         Some("check-ptx") => check_ptx(rest),
         Some("test") => test(rest),
+        Some("precheck") => precheck(),
         Some("bench") => bench(rest),
         Some("tune") => tune(rest),
         Some("gpu-bundle") => bundle::gpu_bundle(rest),
