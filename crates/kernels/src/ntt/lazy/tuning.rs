@@ -26,7 +26,9 @@ pub const LATENCY_MIN_LOG_N: u32 = 12;
 /// 32: 43.4 / 43.0 / 118.8 → 42.1 / 41.6 / 116.9); a whole block of 32
 /// polynomials (one row each) made the `u32` forward slower (0.436 →
 /// 0.455 µs per polynomial): rows 256 KiB apart instead of runs of
-/// consecutive rows.
+/// consecutive rows. Up to 8 (2026-11-28): 3–4% faster at `u32` 2^16 × 32
+/// and × 64, 1–3% slower at 2^26 words (`u32` inverse 2^16, forward 2^17)
+/// and 4–6% at `u32` 2^12 × 1024: not taken.
 pub const ROW_POLYS_LOG_MAX: u32 = 2;
 
 /// `log2` of the polynomials per row-pass block a launch over `batch`
