@@ -32,11 +32,17 @@ pub(crate) struct DgtKernels<W> {
 /// block and shared bytes per block (padded).
 type PassShape = (usize, u32, u32);
 
+/// The index in [`DgtKernels`]' `pass` of the kernel of `op`, Coala's
+/// passes or the register-unit ones.
+fn kernel_index(op: Op, units: bool) -> usize {
+    op as usize + 3 * usize::from(units)
+}
+
 /// The shape of a launch of `op` on pass `geo`.
 fn pass_shape<W>(geo: &PassGeometry, op: Op) -> PassShape {
     let w = std::mem::size_of::<W>();
     let smem = padded_words(op_shared_words(geo, op), w) * w;
-    (op as usize + 3 * usize::from(geo.units()), geo.threads(), smem as u32)
+    (kernel_index(op, geo.units()), geo.threads(), smem as u32)
 }
 
 impl<W: Coeff> DgtKernels<W> {
@@ -52,7 +58,7 @@ impl<W: Coeff> DgtKernels<W> {
         let pass = |op, units| TypedKernel::get::<W, _>(gpu, names::DgtPassKernel { op, units });
         let codec = |decode| TypedKernel::get::<W, _>(gpu, names::DgtCodecKernel { decode });
         let k = Self {
-            // Indexed by `Op as usize`, plus 3 for register units.
+            // Indexed by `kernel_index`: `Op as usize`, plus 3 for register units.
             pass: [
                 pass(Op::Forward, false)?,
                 pass(Op::Inverse, false)?,
@@ -109,7 +115,7 @@ pub(crate) fn dgt_pass<W: Coeff>(q: Queue<'_>, k: &DgtKernels<W>, args: DgtArgs<
     q.gpu.bind()?;
     let w = std::mem::size_of::<W>();
     let smem = (padded_words(args.shared_words(), w) * w) as u32;
-    let shape = (args.op() as usize + 3 * usize::from(args.units()), args.threads(), smem);
+    let shape = (kernel_index(args.op(), args.units()), args.threads(), smem);
     let f = &k.pass[shape.0];
     // A grid under one wave, launched as a dependent, is held to as many
     // blocks per SM as it needs (`spread_table`, gpu/launch.rs).

@@ -131,9 +131,12 @@ pub(crate) fn raise_max_dynamic_smem(f: &Kernel, bytes: u32) -> cust::sys::CUres
 /// launches no dependents. [`spread_for`] picks a launch's entry.
 ///
 /// Why: a programmatic dependent's blocks become resident while the grid
-/// before it drains, on whichever SMs free up first, as many per SM as
-/// fit. A grid under one wave then crowds some SMs and leaves others idle;
-/// a launch of `b` blocks is held to `⌈b / SMs⌉` per SM. On an H100
+/// before it still runs, on the room the SMs have left, as many per SM as
+/// fit. A grid under one wave then crowds some SMs and leaves others idle
+/// (traced with `scripts/placement.cu`: a chain's third kernel of 96
+/// blocks on 60 SMs, two on some, its span doubled; docs/ntt.md, "The
+/// placement, traced"); a launch of `b` blocks is held to `⌈b / SMs⌉` per
+/// SM. On an H100
 /// (results/2026-11-28-nvidia-h100-pdl-spread): the `u64` N = 2^17 polymul
 /// of 3 and 4 polynomials, whose 96- and 128-block product pass fits two
 /// blocks per SM, took 50.9 and 55.0 µs launched so and 35.1 and 35.9 held
