@@ -69,10 +69,7 @@ pub fn fuzz(args: &[String]) -> Res {
 /// crate (its own workspace, so the root's steps skip it), then every
 /// target for [`CI_SECONDS`].
 pub fn ci() -> Res {
-    run(
-        "cargo fmt --check (fuzz crate)",
-        cargo().args(["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"]),
-    )?;
+    fmt_check()?;
     run(
         "cargo clippy (fuzz crate)",
         cargo()
@@ -82,6 +79,15 @@ pub fn ci() -> Res {
             .args(["--", "-D", "warnings"]),
     )?;
     fuzz(&["--seconds".into(), CI_SECONDS.to_string()])
+}
+
+/// Formatting of the fuzz crate (its own workspace, which the root's
+/// `cargo fmt --all` skips): a step of [`ci`] and of `cargo xtask precheck`.
+pub fn fmt_check() -> Res {
+    run(
+        "cargo fmt --check (fuzz crate)",
+        cargo().args(["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"]),
+    )
 }
 
 /// `cargo fuzz <sub>` with the build options every call shares: debug

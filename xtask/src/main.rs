@@ -186,16 +186,22 @@ fn ci_tidy(step: &str, dirs: &[&str]) {
     eprintln!("ci: after {step}: disk free {free}{removed}");
 }
 
-fn test(args: &[String]) -> Res {
-    let root = root();
-    ci_tidy("setup", &[]);
+/// The first steps of `test` and of `precheck`: formatting, the results
+/// index and its size, clippy on the host crates.
+fn fmt_results_clippy(root: &Path) -> Res {
     run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
     eprintln!("\n==> results index and size (cargo xtask results --check)");
-    results::check(&root)?;
+    results::check(root)?;
     run(
         "cargo clippy (host, all targets)",
         cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
-    )?;
+    )
+}
+
+fn test(args: &[String]) -> Res {
+    let root = root();
+    ci_tidy("setup", &[]);
+    fmt_results_clippy(&root)?;
     run(
         "cargo clippy (kernels for nvptx64-nvidia-cuda)",
         cargo()
@@ -250,18 +256,8 @@ fn test(args: &[String]) -> Res {
 /// integration tests, Miri, fuzzing, MSRV, the downstream crate, Python
 /// or the size check: `cargo xtask test` (CI) runs those.
 fn precheck() -> Res {
-    let root = root();
-    run("cargo fmt --check", cargo().args(["fmt", "--all", "--", "--check"]))?;
-    run(
-        "cargo fmt --check (fuzz/)",
-        cargo().args(["fmt", "--manifest-path"]).arg(root.join("fuzz/Cargo.toml")).args(["--", "--check"]),
-    )?;
-    eprintln!("\n==> results index and size (cargo xtask results --check)");
-    results::check(&root)?;
-    run(
-        "cargo clippy (host, all targets)",
-        cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
-    )?;
+    fmt_results_clippy(&root())?;
+    fuzz::fmt_check()?;
     run("cargo test (polymul's unit tests)", cargo().args(["test", "-p", "polymul", "--lib"]))?;
     run(
         "cargo doc (polymul, polymul-kernels)",

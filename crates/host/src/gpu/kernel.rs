@@ -116,8 +116,8 @@ impl<A: Copy> TypedKernel<A> {
     /// ([`Gpu::dependent_launch`]; the launch may then overlap that
     /// kernel's last blocks). A dependent launch asks for `dependent_smem`
     /// bytes of shared memory instead of `smem` where given (to hold its
-    /// blocks to as many per SM as it needs: `LazyPassKernel::spread`,
-    /// plan/launch.rs).
+    /// blocks to as many per SM as it needs: `spread_table`,
+    /// gpu/launch.rs).
     ///
     /// # Safety
     /// As for [`TypedKernel::launch`], and the kernel waits for its
