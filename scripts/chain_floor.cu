@@ -7,15 +7,17 @@
 // grid_dependency_sync): griddepcontrol.wait, then launch_dependents, then its
 // loads. Each chain is launched three ways, as polymul's latency table times
 // a call (crates/bench/src/latency.rs):
-//   b2b   : 1000 chains queued on one stream, events around all, per chain;
+//   b2b   : 1000 chains queued on one stream, events around all, per chain (from one
+//           host thread through cudaLaunchKernelEx, so it times the runtime's launch
+//           cost as much as the GPU; the summaries use graph x100);
 //   graph : one chain captured into a CUDA graph, 100 replays queued, per replay;
 //   plain : the chain launched 200 times, each timed alone (events), median.
 // Programmatic launches (cudaLaunchAttributeProgrammaticStreamSerialization)
 // are on for every kernel after the first of a chain, as polymul launches them.
 //
-// Then the latency of one lazy butterfly (the body of polymul's butterfly floor
-// kernel, crates/kernels/src/ntt/lazy.rs via microbench.rs, written out in CUDA as
-// ../shared/tools/butterfly_floor.cu has it): one thread, two butterflies per step
+// Then the latency of one lazy butterfly (harvey::ct of crates/kernels/src/arith/harvey.rs,
+// the body of polymul's floor kernel microbench::lazy_butterflies, written out in CUDA):
+// one thread, two butterflies per step
 // as a latency pass has (4 words per thread), each step depending on the last;
 // cycles (clock64) and ns (%globaltimer) per step.
 //
@@ -23,7 +25,7 @@
 // barrier, load, barrier), in cycles.
 //
 // usage: chain_floor WORDS WORD_BYTES BLOCKS THREADS
-//   e.g. chain_floor 65536 8 128 512    (one u64 polynomial of 2^16 words)
+//   e.g. chain_floor 65536 8 128 128    (one u64 polynomial of 2^16 words, the latency passes' grid)
 // prints one line per (kind, K) with the three times in µs.
 // Build on the GPU machine: nvcc -O3 -arch=sm_90 -o chain_floor chain_floor.cu
 #include <algorithm>
