@@ -75,6 +75,7 @@ pub(super) fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     for (i, r) in res.into_iter().enumerate() {
         t.record(&format!("concurrency: host thread {i} with its own stream and plan == CPU"), r);
     }
+    plans_made_during_launches(gpu, seed ^ 0x7ace, t);
     for (tag, o) in variants() {
         let name =
             format!("determinism {tag} u32 N=2^12: repeated runs and batch splits give the same words");
@@ -93,4 +94,77 @@ pub(super) fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
         })();
         t.record(&name, res);
     }
+}
+
+/// Plan creation racing launches of the same kernels: one thread keeps
+/// making tiled plans of 64 and 128 KiB tiles (and DGT plans of N = 2^11
+/// and 2^16), each of which sets the shared-memory limit of kernels the
+/// other thread's plan uses, while the other thread runs forwards and
+/// products on a plan of 128 KiB tiles made before, checking every result
+/// against the CPU. The limit only rises (`raise_max_dynamic_smem`, under
+/// one process-wide lock, crates/host/src/gpu/launch.rs), so no launch may
+/// fail or differ; a limit set to each plan's own size would make the
+/// 128 KiB launches fail ("invalid argument") whenever a 64 KiB plan came
+/// last.
+fn plans_made_during_launches(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    use crate::host_ext::forward_host;
+    use polymul::dgt::{DgtConfig, DgtParams, DgtPlan};
+    use polymul::expert::{NttKernel, PlanOptions};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let name = "concurrency: launches on a 128 KiB-tile plan while another thread makes plans of the same \
+                kernels (u64 N=2^17, DGT N=2^11 and 2^16) == CPU";
+    // Blocks of 128 KiB need sm_80 or later (the suite runs the rest there).
+    if gpu.info().max_shared_per_block < 128 * 1024 {
+        return;
+    }
+    let n = 1usize << 17;
+    let r = (|| -> Result<(), String> {
+        let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
+        let tiled = |kib: usize| {
+            let opts = PlanOptions {
+                kernel: NttKernel::Tiled,
+                radix: Some(16),
+                tile_bytes: Some(kib * 1024),
+                ..crate::env_options::plan_options()
+            };
+            NttPlan::with_options(gpu, p.clone(), opts).map_err(s)
+        };
+        let big = tiled(128)?;
+        let mut rng = SplitMix64::new(seed);
+        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
+        let mut want = a.clone();
+        emulation::forward(&p, &mut want).map_err(s)?;
+        let want_mul = emulation::polymul(&p, &a, &b).map_err(s)?;
+        let making = AtomicBool::new(true);
+        std::thread::scope(|sc| {
+            let maker = sc.spawn(|| -> Result<(), String> {
+                let r = (|| {
+                    for round in 0..6 {
+                        for kib in [64, 128, 64] {
+                            tiled(kib)?;
+                        }
+                        let log_n = if round % 2 == 0 { 11u32 } else { 16 };
+                        let dp = DgtParams::<u64>::with_prime_bits(1 << log_n, 62).map_err(s)?;
+                        DgtPlan::new(gpu, dp, DgtConfig::default_for(log_n - 1)).map_err(s)?;
+                    }
+                    Ok(())
+                })();
+                making.store(false, Ordering::Release);
+                r
+            });
+            // At least four rounds, and as many as fit while plans are made.
+            let mut launches = 0usize;
+            let mut r = Ok(());
+            while r.is_ok() && (launches < 4 || making.load(Ordering::Acquire)) {
+                r = (|| {
+                    eq("forward", &forward_host(&big, &a).map_err(s)?, &want)?;
+                    eq("polymul", &big.polymul(&a, &b).map_err(s)?, &want_mul)
+                })();
+                launches += 1;
+            }
+            maker.join().unwrap_or_else(|_| Err("the plan-making thread panicked".into()))?;
+            r
+        })
+    })();
+    t.record(name, r);
 }
