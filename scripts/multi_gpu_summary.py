@@ -20,6 +20,19 @@ def profile(path):
     return tuple(float(x) for x in m.groups())
 
 
+def medians(d, kinds):
+    """For each size `W-LOGN-BATCH` of `d`'s `KIND0-*` files: yields (size,
+    call, {kind: median µs over the repetitions}) for forward, inverse and
+    polymul, from the `KIND-SIZE-R.txt` files of each of `kinds`."""
+    first = kinds[0]
+    sizes = sorted({re.sub(r"-\d+\.txt$", "", os.path.basename(p))[len(first) + 1:]
+                    for p in glob.glob(f"{d}/{first}-*.txt")})
+    for size in sizes:
+        runs = {k: [profile(p) for p in sorted(glob.glob(f"{d}/{k}-{size}-*.txt"))] for k in kinds}
+        for i, call in enumerate(("forward", "inverse", "polymul")):
+            yield size.replace("-", " "), call, {k: statistics.median(r[i] for r in v) for k, v in runs.items()}
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
@@ -34,14 +47,10 @@ def main():
     lines += ["## Device-resident work, one process per GPU (`profile`, µs per call, medians of the repetitions)", "",
               "| W N batch | call | GPU 0 alone | GPU 0 with GPU 1 busy | GPU 1 with GPU 0 busy | two GPUs' work per time over one GPU's |",
               "|---|---|---|---|---|---|"]
-    sizes = sorted({re.sub(r"-\d+\.txt$", "", os.path.basename(p))[len("alone-"):] for p in glob.glob(f"{d}/alone-*.txt")})
-    for s in sizes:
-        runs = {k: [profile(p) for p in sorted(glob.glob(f"{d}/{k}-{s}-*.txt"))] for k in ("alone", "both0", "both1")}
-        for i, call in enumerate(("forward", "inverse", "polymul")):
-            med = {k: statistics.median(r[i] for r in v) for k, v in runs.items()}
-            speed = med["alone"] / med["both0"] + med["alone"] / med["both1"]
-            lines.append(f"| {s.replace('-', ' ')} | {call} | {med['alone']:.2f} | {med['both0']:.2f} | "
-                         f"{med['both1']:.2f} | {speed:.2f}× |")
+    for size, call, med in medians(d, ("alone", "both0", "both1")):
+        speed = med["alone"] / med["both0"] + med["alone"] / med["both1"]
+        lines.append(f"| {size} | {call} | {med['alone']:.2f} | {med['both0']:.2f} | "
+                     f"{med['both1']:.2f} | {speed:.2f}× |")
     lines += ["", "## Host → host (`bench --quick --only split`, the issue-34 row: u64 N = 2^16 × 1024 `polymul_into`)", "",
               "| run | polymul_into ms | × the pinned copies | host copies alone, every core (GB/s up / down) |",
               "|---|---|---|---|"]
@@ -56,13 +65,9 @@ def main():
         lines += ["", f"## The batch split in halves, one process per GPU at once (`{d2}`, `profile`, µs per call, medians)", "",
                   "| W N batch | call | whole batch, GPU 0 alone | half on GPU 0 | half on GPU 1 | speedup (whole / slower half) |",
                   "|---|---|---|---|---|---|"]
-        sizes = sorted({re.sub(r"-\d+\.txt$", "", os.path.basename(p))[len("whole-"):] for p in glob.glob(f"{d2}/whole-*.txt")})
-        for s_ in sizes:
-            runs = {k: [profile(p) for p in sorted(glob.glob(f"{d2}/{k}-{s_}-*.txt"))] for k in ("whole", "half0", "half1")}
-            for i, call in enumerate(("forward", "inverse", "polymul")):
-                med = {k: statistics.median(r[i] for r in v) for k, v in runs.items()}
-                lines.append(f"| {s_.replace('-', ' ')} | {call} | {med['whole']:.2f} | {med['half0']:.2f} | "
-                             f"{med['half1']:.2f} | {med['whole'] / max(med['half0'], med['half1']):.2f}× |")
+        for size, call, med in medians(d2, ("whole", "half0", "half1")):
+            lines.append(f"| {size} | {call} | {med['whole']:.2f} | {med['half0']:.2f} | "
+                         f"{med['half1']:.2f} | {med['whole'] / max(med['half0'], med['half1']):.2f}× |")
     open(out, "w", encoding="utf-8").write("\n".join(lines) + "\n")
 
 

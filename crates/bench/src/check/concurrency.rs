@@ -107,9 +107,9 @@ pub(super) fn concurrency_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
 /// 128 KiB launches fail ("invalid argument") whenever a 64 KiB plan came
 /// last.
 fn plans_made_during_launches(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    use super::plans::{Expected, tiled_plan};
     use crate::host_ext::forward_host;
     use polymul::dgt::{DgtConfig, DgtParams, DgtPlan};
-    use polymul::expert::{NttKernel, PlanOptions};
     use std::sync::atomic::{AtomicBool, Ordering};
     let name = "concurrency: launches on a 128 KiB-tile plan while another thread makes plans of the same \
                 kernels (u64 N=2^17, DGT N=2^11 and 2^16) == CPU";
@@ -120,28 +120,15 @@ fn plans_made_during_launches(gpu: &Gpu, seed: u64, t: &mut Tally) {
     let n = 1usize << 17;
     let r = (|| -> Result<(), String> {
         let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
-        let tiled = |kib: usize| {
-            let opts = PlanOptions {
-                kernel: NttKernel::Tiled,
-                radix: Some(16),
-                tile_bytes: Some(kib * 1024),
-                ..crate::env_options::plan_options()
-            };
-            NttPlan::with_options(gpu, p.clone(), opts).map_err(s)
-        };
-        let big = tiled(128)?;
-        let mut rng = SplitMix64::new(seed);
-        let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
-        let mut want = a.clone();
-        emulation::forward(&p, &mut want).map_err(s)?;
-        let want_mul = emulation::polymul(&p, &a, &b).map_err(s)?;
+        let big = tiled_plan(gpu, &p, 128)?;
+        let Expected { a, b, forward: want, product: want_mul } = Expected::new(&p, seed)?;
         let making = AtomicBool::new(true);
         std::thread::scope(|sc| {
             let maker = sc.spawn(|| -> Result<(), String> {
                 let r = (|| {
                     for round in 0..6 {
                         for kib in [64, 128, 64] {
-                            tiled(kib)?;
+                            tiled_plan(gpu, &p, kib)?;
                         }
                         let log_n = if round % 2 == 0 { 11u32 } else { 16 };
                         let dp = DgtParams::<u64>::with_prime_bits(1 << log_n, 62).map_err(s)?;

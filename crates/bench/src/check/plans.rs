@@ -64,6 +64,42 @@ pub fn plans_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     earlier_plans::<u32>(gpu, 30, 30, seed ^ 0x33, t);
 }
 
+/// A tiled plan (radix 16) of `kib` KiB tiles: plans of one kernel that
+/// differ only in the shared memory they set for it, as `earlier_plans`
+/// and the concurrency suite's `plans_made_during_launches` make them.
+pub(super) fn tiled_plan<W: Coeff>(gpu: &Gpu, p: &NttParams<W>, kib: usize) -> Result<NttPlan<W>, String> {
+    let opts = polymul::expert::PlanOptions {
+        kernel: polymul::expert::NttKernel::Tiled,
+        radix: Some(16),
+        tile_bytes: Some(kib * 1024),
+        ..crate::env_options::plan_options()
+    };
+    NttPlan::with_options(gpu, p.clone(), opts).map_err(|e| e.to_string())
+}
+
+/// One random polynomial pair of `p` (from `seed`) and what the CPU
+/// emulation makes of it: `a`'s forward transform and `a ⊗ b`.
+pub(super) struct Expected<W> {
+    pub(super) a: Vec<W>,
+    pub(super) b: Vec<W>,
+    pub(super) forward: Vec<W>,
+    pub(super) product: Vec<W>,
+}
+
+impl<W: Coeff> Expected<W> {
+    /// Draws the pair and computes both expectations on the CPU.
+    pub(super) fn new(p: &NttParams<W>, seed: u64) -> Result<Self, String> {
+        use polymul::expert::{SplitMix64, emulation};
+        let s = |e: polymul::Error| e.to_string();
+        let mut rng = SplitMix64::new(seed);
+        let (a, b) = (rng.coeffs(p.n(), p.q()), rng.coeffs(p.n(), p.q()));
+        let mut forward = a.clone();
+        emulation::forward(p, &mut forward).map_err(s)?;
+        let product = emulation::polymul(p, &a, &b).map_err(s)?;
+        Ok(Self { a, b, forward, product })
+    }
+}
+
 /// Plans made earlier keep working after later plans of the same kernels
 /// are made. A kernel's shared-memory limit belongs to the module's
 /// function, which every plan of the GPU shares, and a later plan of a
@@ -74,7 +110,7 @@ pub fn plans_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
 /// checked against the CPU emulation after the last one is made.
 fn earlier_plans<W: Coeff>(gpu: &Gpu, bits: u32, dgt_bits: u32, seed: u64, t: &mut Tally) {
     use crate::host_ext::{dgt_forward_host, forward_host};
-    use polymul::expert::{NttKernel, PlanOptions, SplitMix64, emulation};
+    use polymul::expert::{SplitMix64, emulation};
     use polymul::prelude::*;
     let s = |e: polymul::Error| e.to_string();
     let eq = super::eq;
@@ -83,21 +119,8 @@ fn earlier_plans<W: Coeff>(gpu: &Gpu, bits: u32, dgt_bits: u32, seed: u64, t: &m
     if 128 * 1024 <= gpu.info().max_shared_per_block {
         let r = (|| -> Result<(), String> {
             let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
-            let tiled = |kib: usize| {
-                let opts = PlanOptions {
-                    kernel: NttKernel::Tiled,
-                    radix: Some(16),
-                    tile_bytes: Some(kib * 1024),
-                    ..crate::env_options::plan_options()
-                };
-                NttPlan::with_options(gpu, p.clone(), opts).map_err(s)
-            };
-            let plans = [tiled(128)?, tiled(64)?];
-            let mut rng = SplitMix64::new(seed);
-            let (a, b) = (rng.coeffs(n, p.q()), rng.coeffs(n, p.q()));
-            let mut want = a.clone();
-            emulation::forward(&p, &mut want).map_err(s)?;
-            let want_mul = emulation::polymul(&p, &a, &b).map_err(s)?;
+            let plans = [tiled_plan(gpu, &p, 128)?, tiled_plan(gpu, &p, 64)?];
+            let Expected { a, b, forward: want, product: want_mul } = Expected::new(&p, seed)?;
             for (plan, kib) in plans.iter().zip([128, 64]) {
                 let what = format!("N=2^17 {kib} KiB tiles");
                 eq(&what, &forward_host(plan, &a).map_err(s)?, &want)?;
