@@ -487,6 +487,17 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    // Every GPU of the host, and most of their memory: only when named
+    // (`--only scaling`).
+    if opts.only.iter().any(|o| o == "scaling") {
+        match crate::scaling::tables(opts.quick) {
+            Ok(x) => tables.extend(x),
+            Err(e) => {
+                eprintln!("polymul-bench: scaling: {e}");
+                return 1;
+            }
+        }
+    }
     let code = finish(opts, "gpu", &stamp(&device, opts), &tables, &figures);
     if let (Some(w), Some(dir)) = (wisdom, opts.out.as_ref())
         && let Err(e) = std::fs::write(dir.join("dgt-wisdom.json"), w)

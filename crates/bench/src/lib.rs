@@ -16,6 +16,7 @@ pub mod plot;
 pub mod reductions;
 pub mod report;
 pub mod rns;
+pub mod scaling;
 pub mod soak;
 pub mod split;
 pub mod tiles;
@@ -48,10 +49,10 @@ pub struct Options {
 }
 
 /// Every section of `polymul-bench bench` that `--only` selects: the GPU
-/// run's (`goals` … `split`), then the CPU run's (`cpu-backend`,
+/// run's (`goals` … `scaling`), then the CPU run's (`cpu-backend`,
 /// `cpu-scaling`, `cpu-reference`; `anchor` runs in both). The CLI's
 /// `polymul bench --only` takes exactly these.
-pub const SECTIONS: [&str; 14] = [
+pub const SECTIONS: [&str; 15] = [
     "goals",
     "latency",
     "ntt",
@@ -63,6 +64,7 @@ pub const SECTIONS: [&str; 14] = [
     "anchor",
     "dgt",
     "split",
+    "scaling",
     "cpu-backend",
     "cpu-scaling",
     "cpu-reference",

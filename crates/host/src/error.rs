@@ -446,6 +446,24 @@ pub enum Error {
         max: usize,
     },
 
+    /// The plans given to a [`crate::MultiPlan`] do not fit together.
+    #[error("these plans cannot make one multi-device plan: {why}")]
+    PlansDisagree {
+        /// What does not fit.
+        why: String,
+    },
+
+    /// An operand of a [`crate::MultiPlan`]'s device call is spread over
+    /// the devices otherwise than the first.
+    #[error(
+        "{what} is spread over the devices otherwise than the call's first operand; make every operand of \
+         one call with the same multi-device plan (upload or zeros) and the same batch"
+    )]
+    SpreadMismatch {
+        /// Which operand.
+        what: &'static str,
+    },
+
     /// A numeric argument outside the range a function accepts.
     #[error("{what} = {value} is out of range: choose {min} to {max}")]
     ArgumentOutOfRange {
@@ -593,6 +611,8 @@ impl Error {
             | Error::NotEnoughPrimes { .. }
             | Error::UnsupportedPrimeWidth { .. }
             | Error::LengthMismatch { .. }
+            | Error::PlansDisagree { .. }
+            | Error::SpreadMismatch { .. }
             | Error::NotAMultipleOfN { .. }
             | Error::BatchTooLarge { .. }
             | Error::BadTile { .. }

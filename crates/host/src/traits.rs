@@ -56,6 +56,8 @@ pub enum Backend {
         /// Worker threads.
         threads: usize,
     },
+    /// Several plans' backends: a [`crate::MultiPlan`]'s, one per plan.
+    Several(Vec<Backend>),
 }
 
 impl std::fmt::Display for Backend {
@@ -63,6 +65,13 @@ impl std::fmt::Display for Backend {
         match self {
             Backend::Gpu(name) => write!(f, "GPU {name}"),
             Backend::Cpu { threads } => write!(f, "CPU backend ({threads} threads)"),
+            Backend::Several(all) => {
+                write!(f, "{} devices: ", all.len())?;
+                for (i, b) in all.iter().enumerate() {
+                    write!(f, "{}{b}", if i == 0 { "" } else { ", " })?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -19,17 +19,22 @@
 //! do); on the CPU there is no wisdom key: `Multiplier` takes
 //! [`planner::decide_without_wisdom`]. Big-integer products run on the same
 //! multiplier ([`Multiplier::polymul_limbs`]).
+//!
+//! `device="all"` or a list of ordinals makes one multiplier of the same
+//! decision per GPU and spreads host-array calls over them by batch
+//! ([`MultiPlan::by_batch`]); device arrays and big-integer products stay
+//! on one GPU (device arrays are refused, big integers run on the first).
 
 use num_bigint::BigUint;
 use polymul::dgt::DgtConfig;
 use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey, default_wisdom_path};
 use polymul::rns::RnsBasis;
 // The plan traits, unnamed: `Transform` here is this module's enum.
-use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, Plan as _, Product as _, Transform as _};
+use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, MultiPlan, Plan as _, Product as _, Transform as _};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
@@ -123,7 +128,7 @@ fn gpu(ordinal: u32) -> Result<Gpu, Error> {
 }
 
 /// Where a plan runs.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 enum Device {
     /// GPU 0 if there is one, else the CPU backend.
     Auto,
@@ -131,10 +136,14 @@ enum Device {
     Cpu,
     /// The GPU of this CUDA ordinal.
     Gpu(u32),
+    /// Every GPU of the machine.
+    All,
+    /// These GPUs (at least two, no repeats).
+    Several(Vec<u32>),
 }
 
 /// What `device=` may be, for the error messages.
-const DEVICE_FORMS: &str = "\"auto\", \"cpu\", \"cuda\" (= \"gpu\", GPU 0), \"cuda:N\" (= \"gpu:N\") or a GPU ordinal N (an int ≥ 0)";
+const DEVICE_FORMS: &str = "\"auto\", \"cpu\", \"cuda\" (= \"gpu\", GPU 0), \"cuda:N\" (= \"gpu:N\"), a GPU ordinal N (an int ≥ 0), \"all\" (every GPU) or a list of distinct ordinals";
 
 /// `device=` of a plan: `"auto"`, `"cpu"`, `"cuda"`/`"gpu"` (GPU 0),
 /// `"cuda:N"`/`"gpu:N"`, or an int `N ≥ 0` (a CUDA ordinal, as
@@ -145,6 +154,25 @@ fn parse_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     if let Ok(s) = obj.cast::<PyString>() {
         let s = s.to_cow()?;
         return parse_device_str(&s).ok_or_else(|| bad(format!("{s:?}")));
+    }
+    // A list or tuple of ordinals: several GPUs (one is that GPU).
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut ordinals = Vec::new();
+        for item in obj.try_iter()? {
+            let item = item?;
+            if item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
+                return Err(bad(format!("{} (a list of lists)", obj.repr()?)));
+            }
+            match parse_device(&item)? {
+                Device::Gpu(i) if !ordinals.contains(&i) => ordinals.push(i),
+                _ => return Err(bad(format!("{} (a list needs distinct GPU ordinals)", obj.repr()?))),
+            }
+        }
+        return match ordinals.len() {
+            0 => Err(bad("[] (an empty list)".into())),
+            1 => Ok(Device::Gpu(ordinals[0])),
+            _ => Ok(Device::Several(ordinals)),
+        };
     }
     // An int (Python's, NumPy's: anything with __index__), never a bool.
     if obj.is_instance_of::<PyBool>() {
@@ -160,6 +188,7 @@ fn parse_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 fn parse_device_str(s: &str) -> Option<Device> {
     match s {
         "auto" => return Some(Device::Auto),
+        "all" => return Some(Device::All),
         "cpu" => return Some(Device::Cpu),
         "gpu" | "cuda" => return Some(Device::Gpu(0)),
         _ => {}
@@ -174,15 +203,26 @@ fn parse_device_str(s: &str) -> Option<Device> {
 /// The GPU for `device`: `None` for the CPU (asked for, or `auto` without
 /// a GPU); a `GpuError` for a GPU without one, an ordinal the machine does
 /// not have ([`Error::NoSuchDevice`]), or a GPU that fails to start.
-fn pick(device: Device) -> Result<Option<Gpu>, Error> {
-    match device {
+fn pick(device: &Device) -> Result<Option<Gpu>, Error> {
+    match *device {
         Device::Cpu => Ok(None),
         Device::Gpu(ordinal) => gpu(ordinal).map(Some),
+        Device::All | Device::Several(_) => pick_all(device).map(|g| g.into_iter().next()),
         Device::Auto => match gpu(0) {
             Ok(g) => Ok(Some(g)),
             Err(Error::NoGpu { .. }) => Ok(None),
             Err(e) => Err(e),
         },
+    }
+}
+
+/// The GPUs of `device="all"` (every ordinal) or a list; one GPU for the
+/// other forms (none on the CPU).
+fn pick_all(device: &Device) -> Result<Vec<Gpu>, Error> {
+    match device {
+        Device::All => (0..Gpu::device_count()?).map(gpu).collect(),
+        Device::Several(ordinals) => ordinals.iter().map(|&o| gpu(o)).collect(),
+        other => Ok(pick(other)?.into_iter().collect()),
     }
 }
 
@@ -279,54 +319,101 @@ fn decide_for(t: Transform, key: Option<&WisdomKey>, modulus: &Modulus, n: usize
     }
 }
 
-/// The planner's multiplier for one word size (boxed: it is large).
-struct WordMultiplier<W: Coeff>(Box<Multiplier<W>>);
+/// The planner's multiplier for one word size: one (boxed: it is large),
+/// or one per GPU spread by batch (`device="all"` or a list).
+enum WordMultiplier<W: Coeff> {
+    One(Box<Multiplier<W>>),
+    Several(Box<MultiPlan<W, Multiplier<W>>>),
+}
 
 impl<W: Coeff> WordMultiplier<W> {
-    /// The multiplier of `decision` on `gpu`, else on the CPU.
-    fn new(gpu: Option<Gpu>, n: usize, modulus: Modulus, decision: Decision) -> Result<Self, Error> {
-        let m = match gpu {
-            Some(g) => Multiplier::with_decision(&g, n, modulus, decision)?,
-            None => Multiplier::cpu_with_decision(n, modulus, decision)?,
-        };
-        Ok(WordMultiplier(Box::new(m)))
+    /// The multiplier of `decision` on each of `gpus` (several: spread by
+    /// batch), else on the CPU.
+    fn new(gpus: Vec<Gpu>, n: usize, modulus: Modulus, decision: Decision) -> Result<Self, Error> {
+        Ok(match gpus.len() {
+            0 => WordMultiplier::One(Box::new(Multiplier::cpu_with_decision(n, modulus, decision)?)),
+            1 => WordMultiplier::One(Box::new(Multiplier::with_decision(&gpus[0], n, modulus, decision)?)),
+            _ => {
+                let each = gpus
+                    .iter()
+                    .map(|g| Multiplier::with_decision(g, n, modulus.clone(), decision.clone()))
+                    .collect::<Result<Vec<_>, Error>>()?;
+                WordMultiplier::Several(Box::new(MultiPlan::by_batch(each)?))
+            }
+        })
+    }
+
+    /// The (first) multiplier: what the plan reports, and what runs what
+    /// is not spread.
+    fn m(&self) -> &Multiplier<W> {
+        match self {
+            WordMultiplier::One(m) => m,
+            WordMultiplier::Several(multi) => &multi.plans()[0],
+        }
+    }
+
+    /// The GPUs' ordinals (none on the CPU).
+    fn ordinals(&self) -> Vec<u32> {
+        match self {
+            WordMultiplier::One(m) => m.gpu().map(|g| g.info().ordinal).into_iter().collect(),
+            WordMultiplier::Several(multi) => {
+                multi.plans().iter().filter_map(|p| p.gpu().map(|g| g.info().ordinal)).collect()
+            }
+        }
     }
 
     /// The DGT on the CPU: its CPU model (exact, not fast).
     fn dgt_model(&self) -> bool {
-        self.0.gpu().is_none() && matches!(self.0.decision().choice, Choice::Dgt { .. })
+        self.m().gpu().is_none() && matches!(self.m().decision().choice, Choice::Dgt { .. })
     }
 
     fn primes(&self) -> Vec<u64> {
-        self.0.primes().to_vec()
+        self.m().primes().to_vec()
     }
 
     fn backend(&self) -> String {
-        if self.dgt_model() { "CPU (DGT model)".to_string() } else { self.0.backend().to_string() }
+        match self {
+            _ if self.dgt_model() => "CPU (DGT model)".to_string(),
+            WordMultiplier::One(m) => m.backend().to_string(),
+            WordMultiplier::Several(multi) => multi.backend().to_string(),
+        }
     }
 
     fn gpu(&self) -> Option<&Gpu> {
-        self.0.gpu()
+        self.m().gpu()
     }
 
     fn decision(&self) -> String {
-        let summary = self.0.decision().summary();
+        let summary = self.m().decision().summary();
         if self.dgt_model() { format!("{summary} (CPU model)") } else { summary }
     }
 
     fn transform_host(&self, data: &mut [W], inverse: bool) -> Result<(), Error> {
-        // `*self.0`: method lookup on the Box itself would stop at the plan traits' blanket impls.
-        let m = &*self.0;
-        if inverse { m.inverse(data) } else { m.forward(data) }
+        match self {
+            WordMultiplier::One(m) => {
+                // `**m`: method lookup on the Box itself would stop at the plan traits' blanket impls.
+                let m = &**m;
+                if inverse { m.inverse(data) } else { m.forward(data) }
+            }
+            WordMultiplier::Several(multi) => {
+                let multi = &**multi;
+                if inverse { multi.inverse(data) } else { multi.forward(data) }
+            }
+        }
     }
 
     fn polymul_host(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<(), Error> {
-        let c = self.0.polymul(a, b)?;
-        if c.len() != out.len() {
-            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: c.len() });
+        match self {
+            WordMultiplier::One(m) => {
+                let c = m.polymul(a, b)?;
+                if c.len() != out.len() {
+                    return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: c.len() });
+                }
+                out.copy_from_slice(&c);
+                Ok(())
+            }
+            WordMultiplier::Several(multi) => (**multi).polymul_into(a, b, out),
         }
-        out.copy_from_slice(&c);
-        Ok(())
     }
 
     /// Device data: in place (`forward`, `inverse`) or `out ← a ⊗ b`.
@@ -338,7 +425,12 @@ impl<W: Coeff> WordMultiplier<W> {
     /// nor `b` (which may be the same array); `stream` as for
     /// [`Gpu::ordered_with`].
     unsafe fn device(&self, op: DevOp, ptrs: [u64; 3], len: usize, stream: u64) -> Result<(), Error> {
-        let m = &*self.0;
+        let WordMultiplier::One(m) = self else {
+            return Err(Error::SpreadMismatch {
+                what: "a device array (a plan on several GPUs takes host arrays)",
+            });
+        };
+        let m = &**m;
         let Some(g) = m.gpu().cloned() else {
             return Err(Error::NeedsGpu { what: "device arrays" });
         };
@@ -483,8 +575,8 @@ impl Core {
         let modulus = checked_modulus(n, word, bits, towers, primes, q)?;
         let batch = batch.max(1);
         let eng = py.detach(|| -> PyResult<AnyWordMultiplier> {
-            let g = pick(device).map_err(to_py)?;
-            let key = key_for(g.as_ref(), None, n, word, &modulus, batch);
+            let gpus = pick_all(&device).map_err(to_py)?;
+            let key = key_for(gpus.first(), None, n, word, &modulus, batch);
             let decision = decide_for(t, key.as_ref(), &modulus, n);
             // A plan the wisdom chose that cannot be built (an edited
             // file) says where it came from.
@@ -496,8 +588,8 @@ impl Core {
                 )
             });
             let made = match word {
-                32 => WordMultiplier::new(g, n, modulus, decision).map(AnyWordMultiplier::U32),
-                _ => WordMultiplier::new(g, n, modulus, decision).map(AnyWordMultiplier::U64),
+                32 => WordMultiplier::new(gpus, n, modulus, decision).map(AnyWordMultiplier::U32),
+                _ => WordMultiplier::new(gpus, n, modulus, decision).map(AnyWordMultiplier::U64),
             };
             made.map_err(|e| to_py_with(e, hint.as_deref().unwrap_or("")))
         })?;
@@ -543,13 +635,19 @@ impl Core {
     /// Whether a wisdom entry decided the transform (else the rule).
     #[getter(from_wisdom)]
     fn decided_by_wisdom(&self) -> bool {
-        each!(&self.eng, e => e.0.decision().from_wisdom)
+        each!(&self.eng, e => e.m().decision().from_wisdom)
     }
 
-    /// The GPU's ordinal, or `None` on the CPU.
+    /// The GPU's ordinal (the first GPU's on several), or `None` on the CPU.
     #[getter]
     fn device_id(&self) -> Option<u32> {
         each!(&self.eng, e => e.gpu().map(|g| g.info().ordinal))
+    }
+
+    /// Every GPU's ordinal (one for a plan on one GPU, none on the CPU).
+    #[getter]
+    fn device_ids(&self) -> Vec<u32> {
+        each!(&self.eng, e => e.ordinals())
     }
 
     /// In-place forward (`inverse=False`) or inverse transform of `len`
@@ -646,7 +744,7 @@ impl Core {
             }
             let lb = basis.to_limbs(&b).map_err(to_py)?;
             // The core's own plan: device conversions on an RNS plan, CPU ones otherwise.
-            let c = e.0.polymul_limbs(&la, &lb).map_err(to_py)?;
+            let c = e.m().polymul_limbs(&la, &lb).map_err(to_py)?;
             basis.from_limbs(&c).map_err(to_py)
         })
     }
@@ -750,7 +848,7 @@ fn decide(
     let modulus = checked_modulus(n, word, bits, towers, primes, q)?;
     let batch = batch.max(1);
     py.detach(|| {
-        let g = if device_name.is_some() { None } else { pick(device).map_err(to_py)? };
+        let g = if device_name.is_some() { None } else { pick(&device).map_err(to_py)? };
         let key = key_for(g.as_ref(), device_name.as_deref(), n, word, &modulus, batch);
         let d = decide_for(t, key.as_ref(), &modulus, n);
         Ok((d.summary(), d.from_wisdom, d.measured_us))
@@ -849,6 +947,8 @@ fn _parse_device<'py>(py: Python<'py>, device: &Bound<'py, PyAny>) -> PyResult<B
         Device::Auto => "auto".into_pyobject(py)?.into_any(),
         Device::Cpu => "cpu".into_pyobject(py)?.into_any(),
         Device::Gpu(i) => i.into_pyobject(py)?.into_any(),
+        Device::All => "all".into_pyobject(py)?.into_any(),
+        Device::Several(v) => v.into_pyobject(py)?.into_any(),
     })
 }
 

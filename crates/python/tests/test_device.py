@@ -29,6 +29,10 @@ VALID = [
     (np.int64(2), 2),
     (np.uint8(1), 1),
     (2**32 - 1, 2**32 - 1),
+    ("all", "all"),
+    ([0], 0),
+    ([0, 1], [0, 1]),
+    ((2, "cuda:0"), [2, 0]),
 ]
 
 INVALID = [
@@ -58,7 +62,14 @@ INVALID = [
     1.0,
     0.0,
     b"cuda",
-    [0],
+    [],
+    [0, 0],
+    ["cuda", 0],
+    [[0]],
+    [0, "cpu"],
+    [True],
+    "all:0",
+    "ALL",
     object(),
 ]
 
@@ -178,3 +189,57 @@ def test_plans_from_many_threads(device):
         devices = list(pool.map(work, range(8)))
     assert len(set(devices)) == 1
     assert devices[0] == ("cpu" if device == "cpu" else "cuda:0")
+
+
+def _big_words(seed, shape, primes):
+    """Random tower-major u64 words below each tower's prime (NumPy's
+    generator: millions of words)."""
+    g = np.random.default_rng(seed)
+    k = len(primes)
+    rows = [g.integers(0, q, size=int(np.prod(shape)) // k, dtype=np.uint64) for q in primes]
+    return np.concatenate(rows).reshape(shape)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU is present")
+def test_several_gpus_without_a_gpu():
+    for d in ("all", [0, 1], (1, 0)):
+        with pytest.raises(polymul.GpuError):
+            polymul.Multiplier(64, device=d)
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+def test_all_gpus():
+    """device="all": one plan per GPU, host arrays spread by batch; the
+    products are the CPU backend's and the reference's; device arrays are
+    refused on several GPUs."""
+    count = polymul.device_count()
+    n = 1 << 12
+    plan = polymul.NttPlan(n, bits=62, device="all")
+    assert plan.device_ids == list(range(count)) and plan.device_id == 0
+    assert plan.device == (list(range(count)) if count > 1 else "cuda:0")
+    cpu = polymul.NttPlan(n, q=plan.q, device="cpu")
+    # 512 polynomials of 2^12 words: 2^21 words, enough to spread over two GPUs
+    a = _big_words(1, (512, n), [plan.q])
+    b = _big_words(2, (512, n), [plan.q])
+    c = plan.polymul(a, b)
+    np.testing.assert_array_equal(c, cpu.polymul(a, b))
+    np.testing.assert_array_equal(c[[0, 511]], reference_rows(a[[0, 511]], b[[0, 511]], [plan.q]))
+    f = plan.forward(a)
+    np.testing.assert_array_equal(f, cpu.forward(a))
+    np.testing.assert_array_equal(plan.inverse(f), a)
+    if count > 1:
+        assert "devices" in plan.backend
+        cupy = pytest.importorskip("cupy")
+        with pytest.raises(ValueError, match="spans GPUs"):
+            plan.polymul(cupy.asarray(a[:2]), cupy.asarray(b[:2]))
+
+
+@pytest.mark.skipif(polymul.device_count() < 2, reason="fewer than two GPUs")
+def test_a_list_of_gpus():
+    n = 1 << 10
+    plan = polymul.RnsPlan(n, bits=50, towers=3, device=[1, 0])
+    assert plan.device_ids == [1, 0] and plan.device == [1, 0]
+    a = _big_words(3, (3, 2048, n), plan.primes)
+    b = _big_words(4, (3, 2048, n), plan.primes)
+    cpu = polymul.RnsPlan(n, primes=plan.primes, device="cpu")
+    np.testing.assert_array_equal(plan.polymul(a, b), cpu.polymul(a, b))

@@ -160,7 +160,7 @@ dtypes = st.one_of(st.none(), st.sampled_from(GOOD_DTYPES), st.sampled_from(BAD_
 def device_strings():
     ordinals = st.one_of(st.integers(0, 3), st.integers(-3, -1), st.sampled_from([99, 2**31, 2**32 - 1, 2**32, 10**30]))
     return st.one_of(
-        st.sampled_from(["auto", "cpu", "cuda", "gpu", "CUDA", "cuda:", "cpu:0", "tpu", "", " cuda:0", "cuda:+1",
+        st.sampled_from(["auto", "cpu", "cuda", "gpu", "all", "ALL", "all:0", "CUDA", "cuda:", "cpu:0", "tpu", "", " cuda:0", "cuda:+1",
                          "cuda:0 ", "cuda:٣", "gpu:0x1", "cuda:1e3", "cuda\x00:0"]),
         st.builds(lambda p, o: f"{p}:{o}", st.sampled_from(["cuda", "gpu", "Cuda"]), ordinals),
         st.builds(lambda p, o: f"{p}:{o:07d}" if o >= 0 else f"{p}:{o}", st.sampled_from(["cuda", "gpu"]), ordinals),
@@ -174,19 +174,32 @@ devices = st.one_of(
     st.integers(-3, 3),
     st.sampled_from([99, 2**32 - 1, 2**32, 2**64, -(2**70)]),
     st.builds(np.int64, st.integers(0, 3)),
-    st.sampled_from([True, False, 1.0, 0.0, b"cuda", [0], object()]),
+    st.sampled_from([True, False, 1.0, 0.0, b"cuda", object()]),
+    # several GPUs: lists and tuples of ordinals (and of things that are not)
+    st.lists(st.one_of(st.integers(-1, 3), st.sampled_from(["cuda:1", "gpu", "cpu", "all", True, [0]])), max_size=3),
+    st.lists(st.integers(0, 3), max_size=3).map(tuple),
 )
 
 _DEVICE_RE = re.compile(r"(?:cuda|gpu):([0-9]+)\Z", re.ASCII)
 
 
 def parse_device(d):
-    """This test's reading of device= (README.md): "auto", "cpu", ("gpu", N)
-    or None for a ValueError."""
+    """This test's reading of device= (README.md): "auto", "cpu", "all",
+    ("gpu", N), ("gpus", [N, ...]) or None for a ValueError."""
     if d is None:
         return "auto"
+    if isinstance(d, (list, tuple)):
+        ordinals = []
+        for item in d:
+            one = None if isinstance(item, (list, tuple)) else parse_device(item)
+            if not (isinstance(one, tuple) and one[0] == "gpu") or one[1] in ordinals:
+                return None
+            ordinals.append(one[1])
+        if not ordinals:
+            return None
+        return ("gpu", ordinals[0]) if len(ordinals) == 1 else ("gpus", ordinals)
     if isinstance(d, str):
-        if d in ("auto", "cpu"):
+        if d in ("auto", "cpu", "all"):
             return d
         if d in ("cuda", "gpu"):
             return ("gpu", 0)
@@ -227,6 +240,10 @@ def check_device_outcome(device, outcome, value):
             assert parsed != "cpu", (device, value)
             if parsed == "auto":
                 assert GPUS > 0, value  # auto without a GPU is the CPU, never an error
+            elif parsed == "all":
+                assert GPUS == 0, (device, value)
+            elif parsed[0] == "gpus":
+                assert max(parsed[1]) >= GPUS, (device, value)
             else:
                 assert parsed[1] >= GPUS, (device, value)
         return
@@ -235,6 +252,10 @@ def check_device_outcome(device, outcome, value):
         assert plan.device == "cpu" and not plan.on_gpu
     elif parsed == "auto":
         assert plan.device == ("cuda:0" if GPUS else "cpu")
+    elif parsed == "all":
+        assert GPUS > 0 and plan.device_ids == list(range(GPUS))
+    elif parsed[0] == "gpus":
+        assert max(parsed[1]) < GPUS and plan.device_ids == parsed[1] and plan.device == parsed[1]
     else:
         assert parsed[1] < GPUS, f"a plan on {device!r} without that GPU"
         assert plan.device == f"cuda:{parsed[1]}" and plan.on_gpu

@@ -11,6 +11,7 @@ mod dgt;
 mod errors;
 mod fused;
 mod graphs;
+mod multi;
 mod options;
 mod planner;
 mod plans;
@@ -175,7 +176,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, convert, dgt, planner, concurrency, api, graphs, options, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, options, props, errors; lazy-fused
     // and products (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -264,6 +265,9 @@ pub fn run(opts: &Options) -> i32 {
         timed("concurrency", &mut t, |t| {
             concurrency::concurrency_suite(&gpu, seed ^ 18, t);
         });
+    }
+    if runs("multi") {
+        timed("multi", &mut t, |t| multi::multi_suite(seed ^ 27, t));
     }
     // The graph and api suites on a GPU handle of their own: a GPU that
     // several host threads used (the concurrency suite) no longer captures

@@ -10,6 +10,7 @@ mod image;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 mod options;
+pub(crate) mod peer;
 pub(crate) mod scratch;
 pub(crate) mod split;
 pub(crate) mod staging;
@@ -158,6 +159,17 @@ impl Gpu {
             return Err(Error::NoGpu { detail: "the driver reports 0 devices".into() });
         }
         Ok(n)
+    }
+
+    /// Every CUDA device of the machine, in ordinal order, each with its own
+    /// context, stream and kernels (what a [`crate::MultiPlan`] spreads
+    /// over).
+    ///
+    /// # Errors
+    /// [`Error::NoGpu`] without a device; the first device's error that
+    /// [`Gpu::with_device`] gives.
+    pub fn all() -> Result<Vec<Self>> {
+        (0..Self::device_count()?).map(Self::with_device).collect()
     }
 
     /// The device with the given ordinal, with the default

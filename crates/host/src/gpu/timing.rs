@@ -89,6 +89,17 @@ pub trait GpuTiming {
     /// # Errors
     /// A driver error.
     fn device_memory(&self) -> Result<(usize, usize)>;
+
+    /// Copy bandwidth from this GPU's memory to `to`'s in GB/s (bytes
+    /// moved), the median of `reps` copies of `bytes` bytes, and whether
+    /// they went over the GPUs' own link: peer access is enabled where the
+    /// devices allow it (else the driver copies through host memory). The
+    /// ceiling of a multi-device plan's gathers.
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] below 8 bytes (one word), then
+    /// [`Error::OutOfDeviceMemory`] if the buffers do not fit.
+    fn peer_copy_gbs(&self, to: &Gpu, bytes: usize, reps: usize) -> Result<(f64, bool)>;
 }
 
 impl GpuTiming for Gpu {
@@ -228,6 +239,14 @@ impl GpuTiming for Gpu {
         })?;
         let gbs = |t: Timing| (words * 8) as f64 / (t.median_us * 1e3);
         Ok((gbs(up), gbs(down)))
+    }
+
+    fn peer_copy_gbs(&self, to: &Gpu, bytes: usize, reps: usize) -> Result<(f64, bool)> {
+        if bytes < 8 {
+            let (value, max) = (bytes as u64, usize::MAX as u64);
+            return Err(Error::ArgumentOutOfRange { what: "bytes", value, min: 8, max });
+        }
+        super::peer::peer_copy_gbs(self, to, bytes / 8, reps)
     }
 
     fn device_memory(&self) -> Result<(usize, usize)> {

@@ -15,8 +15,10 @@ Plans: :class:`NttPlan` (one prime), :class:`RnsPlan` (RNS towers, and
 big-integer products modulo Q through the RNS conversions), :class:`DgtPlan`
 (the discrete Galois transform) and :class:`Multiplier` (the planner's
 choice). Each takes ``device=`` (``"auto"``, ``"cpu"``, ``"cuda"``,
-``"cuda:N"`` or an ordinal ``N``) and ``dtype=`` (``numpy.uint32`` or
-``numpy.uint64``, the default; ``word=32``/``64`` is the same).
+``"cuda:N"``, an ordinal ``N``, or several GPUs: ``"all"`` or a list of
+ordinals, over which host arrays are spread by batch) and ``dtype=``
+(``numpy.uint32`` or ``numpy.uint64``, the default; ``word=32``/``64`` is
+the same).
 
 Wisdom: :func:`load_wisdom` reads the decisions ``polymul tune`` measured
 on a GPU (or a file :func:`save_wisdom` wrote); plans made after it on that
@@ -421,15 +423,25 @@ class _Plan:
 
     @property
     def device(self):
-        """``"cuda:N"`` (the GPU of ordinal N) or ``"cpu"``: a value
-        ``device=`` takes."""
+        """``"cuda:N"`` (the GPU of ordinal N), ``"cpu"``, or on several GPUs
+        the list of their ordinals: a value ``device=`` takes."""
+        ids = self._core.device_ids
+        if len(ids) > 1:
+            return list(ids)
         i = self._core.device_id
         return "cpu" if i is None else f"cuda:{i}"
 
     @property
     def device_id(self):
-        """The GPU's CUDA ordinal, or ``None`` on the CPU."""
+        """The GPU's CUDA ordinal (the first GPU's on several), or ``None``
+        on the CPU."""
         return self._core.device_id
+
+    @property
+    def device_ids(self):
+        """Every GPU's CUDA ordinal: one for a plan on one GPU, several for
+        ``device="all"`` or a list, none on the CPU."""
+        return list(self._core.device_ids)
 
     @property
     def decision(self):
@@ -539,6 +551,11 @@ class _Plan:
             raise ValueError(
                 f"{name} is a CUDA array but this plan runs on the {self.backend}; "
                 "make the plan with device='cuda' (or 'auto' on a machine with a GPU)"
+            )
+        if len(self._core.device_ids) > 1:
+            raise ValueError(
+                f"{name} is a CUDA array but this plan spans GPUs {self.device_ids}: device arrays live on "
+                "one GPU; make one plan per GPU (device='cuda:N') for them, or pass host (NumPy) arrays"
             )
         x, cai = _as_cai(x)
         dev = _device_id_of(x)

@@ -10,8 +10,9 @@ __version__: str
 
 _Words = Union[npt.NDArray[np.uint32], npt.NDArray[np.uint64], Sequence[int]]
 _A = TypeVar("_A")
-# device=: "auto", "cpu", "cuda", "gpu", "cuda:N", "gpu:N", or a CUDA ordinal N.
-_Device = Union[str, int]
+# device=: "auto", "cpu", "cuda", "gpu", "cuda:N", "gpu:N", a CUDA ordinal N,
+# or several GPUs: "all" or a list (tuple) of distinct ordinals.
+_Device = Union[str, int, Sequence[int]]
 # dtype=: numpy.uint32 / numpy.uint64, their names, or their np.dtype.
 _DType = Union[type[np.uint32], type[np.uint64], str, np.dtype[Any]]
 _Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
@@ -79,10 +80,12 @@ class _Plan:
     @property
     def on_gpu(self) -> bool: ...
     @property
-    def device(self) -> str:
-        """"cuda:N" or "cpu"."""
+    def device(self) -> Union[str, list[int]]:
+        """"cuda:N", "cpu", or the ordinals of several GPUs."""
     @property
     def device_id(self) -> Optional[int]: ...
+    @property
+    def device_ids(self) -> list[int]: ...
     @property
     def decision(self) -> str: ...
     @property

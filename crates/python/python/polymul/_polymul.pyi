@@ -9,7 +9,7 @@ class GpuError(RuntimeError): ...
 class GpuOutOfMemory(GpuError): ...
 
 def _error_kinds() -> list[tuple[str, Optional[type]]]: ...
-def _parse_device(device: Union[str, int]) -> Union[str, int]: ...
+def _parse_device(device: Union[str, int, Sequence[int]]) -> Union[str, int, list[int]]: ...
 
 class Core:
     def __init__(
@@ -21,7 +21,7 @@ class Core:
         towers: int = 1,
         primes: Optional[Sequence[int]] = None,
         q: Optional[int] = None,
-        device: Union[str, int, None] = None,
+        device: Union[str, int, Sequence[int], None] = None,
         batch: int = 1,
     ) -> None: ...
     n: int
@@ -32,6 +32,7 @@ class Core:
     decision: str
     from_wisdom: bool
     device_id: Optional[int]
+    device_ids: list[int]
     modulus: int
     def transform_host(self, ptr: int, len: int, inverse: bool) -> None: ...
     def polymul_host(self, a: int, b: int, out: int, len: int) -> None: ...
@@ -50,7 +51,7 @@ def decide(
     towers: int = 1,
     primes: Optional[Sequence[int]] = None,
     q: Optional[int] = None,
-    device: Union[str, int, None] = None,
+    device: Union[str, int, Sequence[int], None] = None,
     batch: int = 1,
     device_name: Optional[str] = None,
 ) -> tuple[str, bool, Optional[float]]: ...

@@ -1,0 +1,189 @@
+//! The `multi` suite: one plan over several GPUs ([`polymul::MultiPlan`],
+//! issue 35), bit for bit against the CPU backend.
+//!
+//! It runs on every GPU of the machine; on a machine with one GPU it makes
+//! two handles of that GPU (two plans on one device), so the splitting and
+//! reassembly are checked there too (the line `multi: devices …` says which
+//! ran).
+//!
+//! - **By batch** (`MultiPlan::by_batch`): `u64` and `u32` NTT plans, every
+//!   call spread over every plan (`set_min_words_per_device(0)`) at batches
+//!   that leave some plans one polynomial or none, with the edge words 0
+//!   and q − 1; host slices (products, transforms, pointwise) and
+//!   [`polymul::SpreadVec`]s (upload, products, transforms, download).
+//!   Several towers split by batch (each share gathered). A large host
+//!   call (`u64` N = 2^16 × 96, pipelined pieces on each device).
+//! - **By towers** (`MultiPlan::rns`): an RNS basis of 7 primes cut among the
+//!   GPUs, host slices and spread buffers.
+//! - **The rule**: a small batch stays on one device.
+//! - **Errors**: operands spread otherwise (another batch) are refused
+//!   with `SpreadMismatch`, before anything is queued.
+
+use super::{Tally, eq, s};
+use polymul::expert::SplitMix64;
+use polymul::prelude::*;
+use polymul::rns::{RnsBasis, RnsPlan};
+use polymul::{Coeff, CpuPlan, CpuRnsPlan, Error, Gpu, MultiPlan, NttParams};
+
+/// The GPUs the suite spreads over: every device, or two handles of the
+/// only one.
+fn devices() -> Result<Vec<Gpu>, String> {
+    let all = Gpu::all().map_err(s)?;
+    if all.len() > 1 { Ok(all) } else { Ok(vec![all[0].clone(), Gpu::with_device(0).map_err(s)?]) }
+}
+
+/// Random words of each tower of `primes` (tower-major), with 0 and q − 1
+/// at the start of every tower.
+fn words<W: Coeff>(rng: &mut SplitMix64, primes: &[u64], per_tower: usize) -> Vec<W> {
+    let mut v = Vec::with_capacity(primes.len() * per_tower);
+    for &q in primes {
+        let mut t: Vec<W> = (0..per_tower).map(|_| W::from_u64(rng.next_u64() % q)).collect();
+        t[0] = W::from_u64(q - 1);
+        if per_tower > 1 {
+            t[1] = W::from_u64(0);
+        }
+        v.extend(t);
+    }
+    v
+}
+
+/// Host slices and spread buffers of `multi` against `cpu` on `batch`
+/// polynomials per tower: products (both forms), and where `transforms`,
+/// forward, inverse and pointwise.
+fn against<W: Coeff, P>(
+    multi: &MultiPlan<W, P>,
+    cpu: &impl Transform<W, [W]>,
+    batch: usize,
+    transforms: bool,
+    rng: &mut SplitMix64,
+) -> Result<(), String>
+where
+    P: DevicePlan<W> + Product<W, [W]> + Transform<W, [W]> + Transform<W, polymul::DeviceView<W>>,
+{
+    let (n, primes) = (multi.n(), multi.moduli());
+    let (a, b) = (words::<W>(rng, &primes, batch * n), words::<W>(rng, &primes, batch * n));
+    let want = cpu.polymul(&a, &b).map_err(s)?;
+    eq("host polymul", &multi.polymul(&a, &b).map_err(s)?, &want)?;
+    let (mut x, mut y) = (a.clone(), b.clone());
+    multi.polymul_in_place(&mut x[..], &mut y[..]).map_err(s)?;
+    eq("host polymul_in_place", &x, &want)?;
+    let (da, db) = (multi.upload(&a).map_err(s)?, multi.upload(&b).map_err(s)?);
+    let mut out = multi.zeros(batch).map_err(s)?;
+    multi.polymul_into(&da, &db, &mut out).map_err(s)?;
+    eq("spread polymul_into", &multi.download(&out).map_err(s)?, &want)?;
+    let (mut da, mut db) = (da, db);
+    multi.polymul_in_place(&mut da, &mut db).map_err(s)?;
+    eq("spread polymul_in_place", &multi.download(&da).map_err(s)?, &want)?;
+    if transforms {
+        let mut f = a.clone();
+        cpu.forward(&mut f).map_err(s)?;
+        let mut h = a.clone();
+        multi.forward(&mut h[..]).map_err(s)?;
+        eq("host forward", &h, &f)?;
+        let mut d = multi.upload(&a).map_err(s)?;
+        multi.forward(&mut d).map_err(s)?;
+        eq("spread forward", &multi.download(&d).map_err(s)?, &f)?;
+        let mut g = b.clone();
+        cpu.forward(&mut g).map_err(s)?;
+        let dg = multi.upload(&g).map_err(s)?;
+        multi.pointwise_mul(&mut d, &dg).map_err(s)?;
+        multi.inverse(&mut d).map_err(s)?;
+        eq("spread forward, pointwise, inverse", &multi.download(&d).map_err(s)?, &want)?;
+        multi.pointwise_mul(&mut h[..], &g).map_err(s)?;
+        multi.inverse(&mut h[..]).map_err(s)?;
+        eq("host forward, pointwise, inverse", &h, &want)?;
+    }
+    Ok(())
+}
+
+pub(super) fn multi_suite(seed: u64, t: &mut Tally) {
+    let gpus = match devices() {
+        Ok(g) => g,
+        Err(e) => return t.record("multi: the GPUs", Err(e)),
+    };
+    let names: Vec<String> =
+        gpus.iter().map(|g| format!("#{} {}", g.info().ordinal, g.info().name)).collect();
+    println!("multi: devices {}", names.join(", "));
+    let mut rng = SplitMix64::new(seed);
+    let k = gpus.len();
+
+    for (word, bits, log_n) in [(64u32, 62u32, 12u32), (32, 30, 12), (64, 62, 16)] {
+        let n = 1usize << log_n;
+        let batches: &[usize] = if log_n == 16 { &[3, 96] } else { &[1, k - 1, k, 2 * k + 1, 37] };
+        for &batch in batches.iter().filter(|&&b| b > 0) {
+            let name = format!("multi by batch u{word} N=2^{log_n} × {batch} on {k} plans");
+            let r = match word {
+                32 => by_batch::<u32>(&gpus, n, bits, batch, &mut rng),
+                _ => by_batch::<u64>(&gpus, n, bits, batch, &mut rng),
+            };
+            t.record(&name, r);
+        }
+    }
+    for batch in [1usize, 2, 5] {
+        let name = format!("multi RNS 3 towers by batch, u64 N=2^11 × {batch}");
+        t.record(&name, rns_by_batch(&gpus, batch, &mut rng));
+        let name = format!("multi RNS 7 towers by towers on {k} plans, u64 N=2^12 × {batch}");
+        t.record(&name, rns_by_towers(&gpus, batch, &mut rng));
+    }
+    t.record("multi: a small batch stays on one device", small_batch_rule(&gpus));
+    t.record("multi: operands spread otherwise are refused", mismatch(&gpus, &mut rng));
+}
+
+fn by_batch<W: Coeff>(
+    gpus: &[Gpu],
+    n: usize,
+    bits: u32,
+    batch: usize,
+    rng: &mut SplitMix64,
+) -> Result<(), String> {
+    let p = NttParams::<W>::with_prime_bits(n, bits).map_err(s)?;
+    let mut multi = MultiPlan::ntt(gpus, p.clone()).map_err(s)?;
+    multi.set_min_words_per_device(0);
+    let cpu = CpuPlan::new(p).map_err(s)?;
+    against(&multi, &cpu, batch, true, rng)
+}
+
+fn rns_by_batch(gpus: &[Gpu], batch: usize, rng: &mut SplitMix64) -> Result<(), String> {
+    let basis = RnsBasis::<u64>::new(1 << 11, 62, 3).map_err(s)?;
+    let plans =
+        gpus.iter().map(|g| RnsPlan::new(g, &basis)).collect::<polymul::Result<Vec<_>>>().map_err(s)?;
+    let mut multi = MultiPlan::by_batch(plans).map_err(s)?;
+    multi.set_min_words_per_device(0);
+    against(&multi, &CpuRnsPlan::new(&basis).map_err(s)?, batch, true, rng)
+}
+
+fn rns_by_towers(gpus: &[Gpu], batch: usize, rng: &mut SplitMix64) -> Result<(), String> {
+    let basis = RnsBasis::<u64>::new(1 << 12, 62, 7).map_err(s)?;
+    let multi = MultiPlan::rns(gpus, &basis).map_err(s)?;
+    if multi.plans().len() != gpus.len().min(7) {
+        return Err(format!("{} plans for {} GPUs and 7 towers", multi.plans().len(), gpus.len()));
+    }
+    against(&multi, &CpuRnsPlan::new(&basis).map_err(s)?, batch, true, rng)
+}
+
+fn small_batch_rule(gpus: &[Gpu]) -> Result<(), String> {
+    let p = NttParams::<u64>::with_prime_bits(1 << 12, 62).map_err(s)?;
+    let multi = MultiPlan::ntt(gpus, p).map_err(s)?;
+    let a = vec![1u64; 4 << 12];
+    let v = multi.upload(&a).map_err(s)?;
+    let big = 1 + (polymul::multi::MIN_WORDS_PER_DEVICE >> 12) * gpus.len();
+    match (v.parts(), multi.devices_for(big)) {
+        (1, d) if d == gpus.len() => Ok(()),
+        (p, d) => Err(format!("4 polynomials on {p} devices, {big} on {d} (expected 1 and {})", gpus.len())),
+    }
+}
+
+fn mismatch(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
+    let p = NttParams::<u64>::with_prime_bits(1 << 10, 62).map_err(s)?;
+    let mut multi = MultiPlan::ntt(gpus, p.clone()).map_err(s)?;
+    multi.set_min_words_per_device(0);
+    let a = words::<u64>(rng, &[p.q()], 4 << 10);
+    let (mut x, mut y) = (multi.upload(&a).map_err(s)?, multi.upload(&a[..3 << 10]).map_err(s)?);
+    let before = multi.download(&x).map_err(s)?;
+    match multi.polymul_in_place(&mut x, &mut y) {
+        Err(Error::SpreadMismatch { what: "b" }) => {
+            eq("a after a refused call", &multi.download(&x).map_err(s)?, &before)
+        }
+        other => Err(format!("4 against 3 polynomials: {other:?}")),
+    }
+}

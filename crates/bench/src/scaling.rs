@@ -1,0 +1,311 @@
+//! The `scaling` section (issue 35): the same work on 1, 2, 4 … GPUs of
+//! the host through one [`MultiPlan`], with the copy rates it is bounded by
+//! measured in the same run.
+//!
+//! - **Copies**: each GPU's pinned host ↔ device rates, the host's own
+//!   pageable ↔ pinned rate (shared by every GPU's host-slice pieces), and
+//!   peer copies from GPU 0 to each other GPU.
+//! - **Device-resident**: a `u64` N = 2^16 batch (1024 polynomials, 256
+//!   with `--quick`) multiplied in place on [`polymul::SpreadVec`]s, and
+//!   an RNS product of 40 × 62-bit towers at N = 2^17 split by towers
+//!   ([`MultiPlan::rns`]); wall-clock time from queueing on every GPU to
+//!   every GPU's synchronisation, median after warm-up. Speed-up: the one
+//!   GPU row's time over this row's (issue 35's goals: ≥ 1.9× / 3.6× for
+//!   the batch on 2 / 4 GPUs, ≥ 1.7× / 3.0× for the RNS product).
+//! - **Host → host**: the same batch from host slices to host slices,
+//!   against the floor its copies allow: the slower of the bus (each GPU
+//!   moves its share's two operands up and result down at its own pinned
+//!   rates, the GPUs at once) and the host (every operand and the result
+//!   cross pageable ↔ pinned memory once, at the host's rate, shared).
+//!   Goal: within 1.3× of that floor.
+
+use crate::report::Table;
+use polymul::expert::{GpuTiming, median};
+use polymul::prelude::*;
+use polymul::rns::RnsBasis;
+use polymul::{Gpu, MultiPlan, NttParams};
+
+/// Wall-clock seconds of `reps` runs of `f` (after two warm-ups), median.
+fn wall(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    f()?;
+    f()?;
+    let mut v = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        let t0 = std::time::Instant::now();
+        f()?;
+        v.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(median(&mut v))
+}
+
+/// GPU counts of the section: 1, 2, 4, … up to every GPU (and every GPU
+/// where that is not a power of two).
+fn counts(gpus: usize) -> Vec<usize> {
+    let mut v: Vec<usize> =
+        std::iter::successors(Some(1usize), |k| Some(k * 2)).take_while(|&k| k <= gpus).collect();
+    if v.last() != Some(&gpus) {
+        v.push(gpus);
+    }
+    v
+}
+
+/// The section's tables: copy rates, then the scaling rows.
+pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
+    let s = |e: polymul::Error| e.to_string();
+    let gpus = Gpu::all().map_err(s)?;
+    let reps = if quick { 5 } else { 15 };
+    let mut copies = Table::new(
+        "Multi-GPU: copy rates (issue 35)",
+        &["copy", "from", "to", "MiB", "GB/s", "over the GPUs' link"],
+    );
+    copies.note = "Pinned host ↔ device copies of each GPU alone; the host's pageable ↔ pinned copies on every \
+                   core (what every GPU's host-slice pieces share); peer copies from GPU 0 (cuMemcpyPeerAsync, \
+                   peer access enabled where the devices allow). Median of the repetitions."
+        .into();
+    let bytes = 256usize << 20;
+    let mib = (bytes >> 20).to_string();
+    let mut bus = Vec::new();
+    for g in &gpus {
+        let (up, down) = g.host_copy_gbs(bytes, reps).map_err(s)?;
+        let o = g.info().ordinal;
+        copies.rows.push(vec![
+            "pinned H2D".into(),
+            "host".into(),
+            format!("GPU {o}"),
+            mib.clone(),
+            format!("{up:.1}"),
+            "—".into(),
+        ]);
+        copies.rows.push(vec![
+            "pinned D2H".into(),
+            format!("GPU {o}"),
+            "host".into(),
+            mib.clone(),
+            format!("{down:.1}"),
+            "—".into(),
+        ]);
+        bus.push((up, down));
+    }
+    let (to_pinned, from_pinned) = gpus[0].host_staging_gbs(bytes, reps).map_err(s)?;
+    copies.rows.push(vec![
+        "pageable → pinned".into(),
+        "host".into(),
+        "host".into(),
+        mib.clone(),
+        format!("{to_pinned:.1}"),
+        "—".into(),
+    ]);
+    copies.rows.push(vec![
+        "pinned → pageable".into(),
+        "host".into(),
+        "host".into(),
+        mib.clone(),
+        format!("{from_pinned:.1}"),
+        "—".into(),
+    ]);
+    for g in gpus.iter().skip(1) {
+        let (gbs, direct) = gpus[0].peer_copy_gbs(g, bytes, reps).map_err(s)?;
+        let o = g.info().ordinal;
+        copies.rows.push(vec![
+            "peer".into(),
+            "GPU 0".into(),
+            format!("GPU {o}"),
+            mib.clone(),
+            format!("{gbs:.1}"),
+            if direct { "yes" } else { "no" }.into(),
+        ]);
+    }
+    for row in &copies.rows {
+        eprintln!("  scaling copies: {}", row.join(" | "));
+    }
+
+    let mut t = Table::new(
+        "Multi-GPU scaling (issue 35)",
+        &["work", "GPUs", "ms", "GB/s", "speed-up", "goal", "floor ms", "of floor"],
+    );
+    t.note = "One MultiPlan over the first k GPUs. Device-resident rows: wall-clock from queueing on every GPU to \
+              the last GPU's synchronisation (GB/s: two operands read and the result written, once each). \
+              Host → host: host slices in and out; its floor is the slower of the bus (each GPU's share up and \
+              down at its own pinned rates, all at once) and the host's pageable ↔ pinned copies (all the words, \
+              shared). Speed-up against the 1-GPU row of the same work in this run."
+        .into();
+    let batch = if quick { 256 } else { 1024 };
+    let n = 1usize << 16;
+    let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
+    let a = crate::check::split_coeffs(batch * n, p.q(), 1);
+    let b = crate::check::split_coeffs(batch * n, p.q(), 2);
+    let bytes = (batch * n * 8) as f64;
+    let goal = |k: usize, two: f64, four: f64| match k {
+        2 => format!("≥ {two}×"),
+        4 => format!("≥ {four}×"),
+        _ => "—".into(),
+    };
+    let push = |t: &mut Table,
+                work: &str,
+                k: usize,
+                secs: f64,
+                one: f64,
+                goal: String,
+                floor: Option<f64>,
+                moved: f64| {
+        let gbs = moved / secs / 1e9;
+        let (floor_ms, of) = match floor {
+            Some(f) => (format!("{:.2}", f * 1e3), format!("{:.2}×", secs / f)),
+            None => ("—".into(), "—".into()),
+        };
+        let row = vec![
+            work.to_string(),
+            k.to_string(),
+            format!("{:.3}", secs * 1e3),
+            format!("{gbs:.0}"),
+            format!("{:.2}×", one / secs),
+            goal,
+            floor_ms,
+            of,
+        ];
+        eprintln!("  scaling: {}", row.join(" | "));
+        t.rows.push(row);
+    };
+    let mut one = (0.0, 0.0, 0.0);
+    let basis = RnsBasis::<u64>::new(1 << 17, 62, 40).map_err(s)?;
+    let primes = basis.primes();
+    let ra: Vec<u64> = primes.iter().flat_map(|&q| crate::check::split_coeffs(1 << 17, q, 3)).collect();
+    let rb: Vec<u64> = primes.iter().flat_map(|&q| crate::check::split_coeffs(1 << 17, q, 4)).collect();
+    let rns_bytes = 3.0 * (40usize << 17) as f64 * 8.0;
+    let label = format!("u64 N=2^16 × {batch}");
+    for k in counts(gpus.len()) {
+        let mut multi = MultiPlan::ntt(&gpus[..k], p.clone()).map_err(s)?;
+        multi.set_min_words_per_device(0);
+        // Device-resident.
+        let (mut x, mut y) = (multi.upload(&a).map_err(s)?, multi.upload(&b).map_err(s)?);
+        let dev = wall(reps, || {
+            multi.polymul_in_place(&mut x, &mut y).map_err(s)?;
+            multi.synchronize().map_err(s)
+        })?;
+        drop((x, y));
+        // One share alone on GPU 0 (the others idle): what the split would
+        // take with nothing added.
+        let plan0 = &multi.plans()[0];
+        let per = batch.div_ceil(k) * n;
+        let (mut x, mut y) = (plan0.upload(&a[..per]).map_err(s)?, plan0.upload(&b[..per]).map_err(s)?);
+        let dev_alone = wall(reps, || {
+            plan0.polymul_in_place(&mut x, &mut y).map_err(s)?;
+            plan0.synchronize().map_err(s)
+        })?;
+        drop((x, y));
+        // Host → host.
+        let mut out = vec![0u64; a.len()];
+        let host = wall(reps.min(7), || multi.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;
+        // RNS by towers: one product of 40 towers at N = 2^17.
+        let rns = MultiPlan::rns(&gpus[..k], &basis).map_err(s)?;
+        let (mut rx, mut ry) = (rns.upload(&ra).map_err(s)?, rns.upload(&rb).map_err(s)?);
+        let rns_s = wall(reps * 4, || {
+            rns.polymul_in_place(&mut rx, &mut ry).map_err(s)?;
+            rns.synchronize().map_err(s)
+        })?;
+        drop((rx, ry));
+        // Each GPU's towers alone (the others idle), the slowest.
+        let mut rns_alone = 0.0f64;
+        let mut first = 0;
+        for plan in rns.plans() {
+            let towers = plan.moduli().len();
+            let words = (first << 17)..((first + towers) << 17);
+            first += towers;
+            let (mut x, mut y) =
+                (plan.upload(&ra[words.clone()]).map_err(s)?, plan.upload(&rb[words]).map_err(s)?);
+            let t = wall(reps * 4, || {
+                plan.polymul_in_place(&mut x, &mut y).map_err(s)?;
+                plan.synchronize().map_err(s)
+            })?;
+            rns_alone = rns_alone.max(t);
+        }
+        if k == 1 {
+            one = (dev, host, rns_s);
+        }
+        // The floor of host → host on k GPUs.
+        let share = bytes / k as f64;
+        let bus_s = bus[..k]
+            .iter()
+            .map(|(up, down)| 2.0 * share / (up * 1e9) + share / (down * 1e9))
+            .fold(0.0, f64::max);
+        let host_s = 2.0 * bytes / (to_pinned * 1e9) + bytes / (from_pinned * 1e9);
+        let (dev_goal, rns_goal) = (goal(k, 1.9, 3.6), goal(k, 1.7, 3.0));
+        let work = format!("{label} polymul, device-resident");
+        push(&mut t, &work, k, dev, one.0, dev_goal, None, 3.0 * bytes);
+        if k > 1 {
+            let work = format!("{label} polymul, device-resident: one share alone on GPU 0");
+            push(&mut t, &work, k, dev_alone, one.0, "—".into(), None, 3.0 * bytes / k as f64);
+        }
+        let work = format!("{label} polymul_into, host → host");
+        let floor = Some(bus_s.max(host_s));
+        push(&mut t, &work, k, host, one.1, "≤ 1.3× floor".into(), floor, 3.0 * bytes);
+        if k == 1 {
+            // The plain plan, for what a MultiPlan of one GPU adds.
+            let plain = polymul::NttPlan::new(&gpus[0], p.clone()).map_err(s)?;
+            let t1 = wall(reps.min(7), || plain.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;
+            let work = format!("{label} polymul_into, host → host, NttPlan alone");
+            push(&mut t, &work, 1, t1, host, "—".into(), floor, 3.0 * bytes);
+        }
+        let work = "RNS 40 × 62-bit, N=2^17, by towers, device-resident";
+        push(&mut t, work, k, rns_s, one.2, rns_goal, None, rns_bytes);
+        if k > 1 {
+            let work = "RNS 40 × 62-bit by towers: each GPU's towers alone, the slowest";
+            push(&mut t, work, k, rns_alone, one.2, "—".into(), None, rns_bytes / k as f64);
+        }
+    }
+    // Where a split pays: device-resident products of growing batches on
+    // one GPU and on every GPU (what `MIN_WORDS_PER_DEVICE` rests on).
+    let mut w = Table::new(
+        "Multi-GPU: where a split by batch pays (issue 35)",
+        &[
+            "work",
+            "words per GPU",
+            "1 GPU µs",
+            &format!("{} GPUs µs", gpus.len()),
+            "speed-up",
+            "the rule spreads",
+        ],
+    );
+    w.note = format!(
+        "Device-resident polymul_in_place, u64 N=2^12 and 2^16, median wall-clock from queueing to the last \
+         synchronisation. The rule: a call spreads over as many GPUs as get at least {} words each.",
+        polymul::multi::MIN_WORDS_PER_DEVICE
+    );
+    if gpus.len() > 1 {
+        for log_n in [12u32, 16] {
+            let n = 1usize << log_n;
+            let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;
+            let sa = crate::check::split_coeffs(1 << 23, p.q(), 5);
+            let sb = crate::check::split_coeffs(1 << 23, p.q(), 6);
+            for log_words in 16..=23 {
+                let batch = (1usize << log_words) / n;
+                if batch == 0 {
+                    continue;
+                }
+                let (a, b) = (&sa[..batch * n], &sb[..batch * n]);
+                let time = |k: usize| -> Result<f64, String> {
+                    let mut multi = MultiPlan::ntt(&gpus[..k], p.clone()).map_err(s)?;
+                    multi.set_min_words_per_device(0);
+                    let (mut x, mut y) = (multi.upload(a).map_err(s)?, multi.upload(b).map_err(s)?);
+                    wall(reps * 4, || {
+                        multi.polymul_in_place(&mut x, &mut y).map_err(s)?;
+                        multi.synchronize().map_err(s)
+                    })
+                };
+                let (t1, tk) = (time(1)?, time(gpus.len())?);
+                let rule = MultiPlan::ntt(&gpus, p.clone()).map_err(s)?.devices_for(batch);
+                let row = vec![
+                    format!("u64 N=2^{log_n} × {batch}"),
+                    format!("2^{}", log_words - gpus.len().trailing_zeros()),
+                    format!("{:.1}", t1 * 1e6),
+                    format!("{:.1}", tk * 1e6),
+                    format!("{:.2}×", t1 / tk),
+                    format!("{rule} GPU(s)"),
+                ];
+                eprintln!("  scaling sweep: {}", row.join(" | "));
+                w.rows.push(row);
+            }
+        }
+    }
+    Ok(vec![copies, t, w])
+}
