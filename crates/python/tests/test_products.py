@@ -111,6 +111,26 @@ def test_non_contiguous_and_lists(device, rng):
     np.testing.assert_array_equal(plan.polymul(la, lb), negacyclic(la, lb, plan.q))
 
 
+@pytest.mark.parametrize("word,bits", [(32, 30), (64, 62)])
+def test_misaligned_arrays(device, rng, word, bits):
+    """Contiguous arrays whose data is not aligned to their words (over a
+    byte buffer at an odd offset, as deserialized frames can be) multiply
+    as their aligned copies do."""
+    n = 64
+    plan = polymul.NttPlan(n, bits=bits, word=word, device=device)
+    dtype = np.uint32 if word == 32 else np.uint64
+    a = rand_words(rng, (3, n), [plan.q], dtype)
+    b = rand_words(rng, (3, n), [plan.q], dtype)
+    buf = bytearray(a.nbytes + b.nbytes + 1)
+    ua = np.frombuffer(buf, dtype=dtype, count=a.size, offset=1).reshape(a.shape)
+    ub = np.frombuffer(buf, dtype=dtype, count=b.size, offset=1 + a.nbytes).reshape(b.shape)
+    ua[...], ub[...] = a, b
+    assert not ua.flags.aligned and not ub.flags.aligned and ua.flags.c_contiguous
+    np.testing.assert_array_equal(plan.polymul(ua, ub), reference_rows(a, b, [plan.q]))
+    np.testing.assert_array_equal(plan.inverse(plan.forward(ua)), a)
+    assert ua.tobytes() == a.tobytes()  # left unchanged
+
+
 def test_uint32_input_on_a_64_bit_plan(device, rng):
     n = 64
     plan = polymul.NttPlan(n, bits=62, device=device)

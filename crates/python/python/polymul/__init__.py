@@ -478,9 +478,13 @@ class _Plan:
                 f"{self.dtype}" + (" (or uint32)" if self.word == 64 else "")
             )
         self._check_shape(x.shape, name)
-        return _np.array(x, dtype=self.dtype, order="C", copy=True) if copy else _np.ascontiguousarray(
-            x, dtype=self.dtype
-        )
+        if copy:
+            return _np.array(x, dtype=self.dtype, order="C", copy=True)
+        y = _np.ascontiguousarray(x, dtype=self.dtype)
+        # A contiguous view may still be misaligned (an array over a byte
+        # buffer at an odd offset, as Dask's and pickle's deserialized frames
+        # can be): the extension takes aligned words only, so copy it.
+        return y if y.flags.aligned else y.copy()
 
     def _check_shape(self, shape, name):
         n, k = self.n, self.towers
