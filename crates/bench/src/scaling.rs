@@ -20,23 +20,11 @@
 //!   Goal: within 1.3× of that floor.
 
 use crate::report::Table;
-use polymul::expert::{GpuTiming, median};
+use crate::split::wall;
+use polymul::expert::GpuTiming;
 use polymul::prelude::*;
 use polymul::rns::RnsBasis;
 use polymul::{Gpu, MultiPlan, NttParams};
-
-/// Wall-clock seconds of `reps` runs of `f` (after two warm-ups), median.
-fn wall(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
-    f()?;
-    f()?;
-    let mut v = Vec::with_capacity(reps);
-    for _ in 0..reps.max(1) {
-        let t0 = std::time::Instant::now();
-        f()?;
-        v.push(t0.elapsed().as_secs_f64());
-    }
-    Ok(median(&mut v))
-}
 
 /// GPU counts of the section: 1, 2, 4, … up to every GPU (and every GPU
 /// where that is not a power of two).

@@ -22,7 +22,7 @@ use polymul::prelude::*;
 use polymul::{Coeff, Gpu, NttParams, NttPlan};
 
 /// Wall-clock seconds of `reps` calls of `f` (after one warm-up), median.
-fn wall(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+pub(crate) fn wall(reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
     f()?;
     let mut v = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {

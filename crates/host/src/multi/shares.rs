@@ -95,39 +95,44 @@ pub(crate) fn all_contiguous(shares: &[Share], whole: Layout) -> bool {
     shares.iter().all(|s| s.contiguous(whole))
 }
 
-/// The shares' words of a buffer whose shares are all contiguous
-/// ([`all_contiguous`]), as disjoint slices in order.
-pub(crate) fn cut<'a, T>(shares: &[Share], whole: Layout, mut words: &'a [T]) -> Vec<&'a [T]> {
+/// Where each share's words lie in a buffer whose shares are all
+/// contiguous ([`all_contiguous`]): `(gap, len)`, the words to skip after
+/// the previous share's and the share's own count, in order.
+fn spans(shares: &[Share], whole: Layout) -> Vec<(usize, usize)> {
     let mut offset = 0;
     shares
         .iter()
         .map(|s| {
-            let run = s.runs(whole).next().unwrap_or(offset..offset);
+            let start = s.runs(whole).next().map_or(offset, |r| r.start);
             let len = s.layout(whole).words();
-            let (_, rest) = words.split_at(run.start - offset);
-            let (mine, rest) = rest.split_at(len);
-            offset = run.start + len;
-            words = rest;
-            mine
+            let gap = start - offset;
+            offset = start + len;
+            (gap, len)
         })
         .collect()
 }
 
+/// The shares' words of a buffer whose shares are all contiguous
+/// ([`all_contiguous`]), as disjoint slices in order.
+pub(crate) fn cut<'a, T>(shares: &[Share], whole: Layout, mut words: &'a [T]) -> Vec<&'a [T]> {
+    let mut out = Vec::with_capacity(shares.len());
+    for (gap, len) in spans(shares, whole) {
+        let (mine, rest) = words[gap..].split_at(len);
+        out.push(mine);
+        words = rest;
+    }
+    out
+}
+
 /// [`cut`] for writing.
 pub(crate) fn cut_mut<'a, T>(shares: &[Share], whole: Layout, mut words: &'a mut [T]) -> Vec<&'a mut [T]> {
-    let mut offset = 0;
-    shares
-        .iter()
-        .map(|s| {
-            let run = s.runs(whole).next().unwrap_or(offset..offset);
-            let len = s.layout(whole).words();
-            let (_, rest) = std::mem::take(&mut words).split_at_mut(run.start - offset);
-            let (mine, rest) = rest.split_at_mut(len);
-            offset = run.start + len;
-            words = rest;
-            mine
-        })
-        .collect()
+    let mut out = Vec::with_capacity(shares.len());
+    for (gap, len) in spans(shares, whole) {
+        let (mine, rest) = std::mem::take(&mut words)[gap..].split_at_mut(len);
+        out.push(mine);
+        words = rest;
+    }
+    out
 }
 
 /// A share's words of the whole buffer, copied into one buffer of its own
