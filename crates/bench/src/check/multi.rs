@@ -15,6 +15,12 @@
 //!   call (`u64` N = 2^16 × 96, pipelined pieces on each device).
 //! - **By towers** (`MultiPlan::rns`): an RNS basis of 7 primes cut among the
 //!   GPUs, host slices and spread buffers.
+//! - **DGT plans** by batch (products only: the DGT has no NTT domain),
+//!   against the naive convolution on the first and last polynomial.
+//!
+//! Host products of these GPU plans go to each plan's copy pipeline
+//! without the plan's own checks (`multi/prechecked.rs`), so every host
+//! product here also checks that path.
 //! - **The rule**: a small batch stays on one device.
 //! - **Errors**: operands spread otherwise (another batch) are refused
 //!   with `SpreadMismatch`, before anything is queued.
@@ -58,7 +64,7 @@ fn against<W: Coeff, P>(
     rng: &mut SplitMix64,
 ) -> Result<(), String>
 where
-    P: DevicePlan<W> + Product<W, [W]> + Transform<W, [W]> + Transform<W, polymul::DeviceView<W>>,
+    P: DevicePlan<W> + Product<W, [W]> + Transform<W, [W]> + Transform<W, polymul::DeviceView<W>> + 'static,
 {
     let (n, primes) = (multi.n(), multi.moduli());
     let (a, b) = (words::<W>(rng, &primes, batch * n), words::<W>(rng, &primes, batch * n));
@@ -125,6 +131,7 @@ pub(super) fn multi_suite(seed: u64, t: &mut Tally) {
         let name = format!("multi RNS 7 towers by towers on {k} plans, u64 N=2^12 × {batch}");
         t.record(&name, rns_by_towers(&gpus, batch, &mut rng));
     }
+    t.record("multi DGT by batch, u32 N=2^12 × 9, host and spread", dgt_by_batch(&gpus, &mut rng));
     t.record("multi: a small batch stays on one device", small_batch_rule(&gpus));
     t.record("multi: operands spread otherwise are refused", mismatch(&gpus, &mut rng));
 }
@@ -159,6 +166,37 @@ fn rns_by_towers(gpus: &[Gpu], batch: usize, rng: &mut SplitMix64) -> Result<(),
         return Err(format!("{} plans for {} GPUs and 7 towers", multi.plans().len(), gpus.len()));
     }
     against(&multi, &CpuRnsPlan::new(&basis).map_err(s)?, batch, true, rng)
+}
+
+/// DGT plans split by batch (the DGT has no NTT domain: products only),
+/// against the CPU backend's NTT product modulo the DGT's prime and the
+/// naive convolution on two polynomials.
+fn dgt_by_batch(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
+    use polymul::dgt::{DgtConfig, DgtParams, DgtPlan};
+    let n = 1usize << 12;
+    let params = DgtParams::<u32>::with_prime_bits(n, 30).map_err(s)?;
+    let config = DgtConfig::default_for(n.trailing_zeros() - 1);
+    let plans =
+        gpus.iter().map(|g| DgtPlan::new(g, params.clone(), config)).collect::<polymul::Result<Vec<_>>>();
+    let mut multi = MultiPlan::by_batch(plans.map_err(s)?).map_err(s)?;
+    multi.set_min_words_per_device(0);
+    let q = multi.moduli()[0];
+    let (a, b) = (words::<u32>(rng, &[q], 9 * n), words::<u32>(rng, &[q], 9 * n));
+    let c = multi.polymul(&a, &b).map_err(s)?;
+    for i in [0, 8] {
+        let r = i * n..(i + 1) * n;
+        let au: Vec<u64> = a[r.clone()].iter().map(|&x| x.into()).collect();
+        let bu: Vec<u64> = b[r.clone()].iter().map(|&x| x.into()).collect();
+        let want: Vec<u32> =
+            polymul::cpu::negacyclic_naive(&au, &bu, q).map_err(s)?.into_iter().map(|x| x as u32).collect();
+        eq("DGT host polymul (naive)", &c[r], &want)?;
+    }
+    let (mut x, mut y) = (multi.upload(&a).map_err(s)?, multi.upload(&b).map_err(s)?);
+    multi.polymul_in_place(&mut x, &mut y).map_err(s)?;
+    eq("DGT spread polymul_in_place", &multi.download(&x).map_err(s)?, &c)?;
+    let (mut x, mut y) = (a.clone(), b.clone());
+    multi.polymul_in_place(&mut x[..], &mut y[..]).map_err(s)?;
+    eq("DGT host polymul_in_place", &x, &c)
 }
 
 fn small_batch_rule(gpus: &[Gpu]) -> Result<(), String> {

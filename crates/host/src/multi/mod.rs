@@ -8,6 +8,9 @@
 //! - `multi/mod.rs` (here): the plan, its rule for how many devices a call
 //!   uses, and host-slice calls: each share on its plan, from a thread of
 //!   its own, so that every device's copies and kernels run at once.
+//! - `multi/prechecked.rs`: host products of the crate's GPU plans on
+//!   words this plan validated already (each share to its plan's copy
+//!   pipeline, not to the plan's checked call: one scan of the words).
 //! - `multi/spread.rs`: [`SpreadVec`], words resident on several devices,
 //!   and the device-resident calls (queued on every device's stream, each
 //!   from a thread of its own).
@@ -16,6 +19,7 @@
 //! its own polynomials (by batch) or towers (by towers), and products of
 //! different polynomials or towers never mix.
 
+mod prechecked;
 mod shares;
 mod spread;
 
@@ -261,6 +265,12 @@ impl<W: Coeff, P: Plan<W>> MultiPlan<W, P> {
     }
 }
 
+/// The layout of a share of `len` words on `plan` (its own towers).
+fn share_layout<W: Coeff, P: Plan<W>>(plan: &P, n: usize, len: usize) -> Layout {
+    let towers = plan.moduli().len();
+    Layout { n, towers, batch: len / (n * towers) }
+}
+
 /// Runs `f` on every job: the only one on the calling thread, several each
 /// on a scoped thread of its own (so that every device's copies and kernels
 /// run at once). The first failing job's error (in job order) is returned
@@ -283,7 +293,7 @@ fn run_all<J: Send, F: Fn(J) -> Result<()> + Sync>(mut jobs: Vec<J>, f: F) -> Re
     results.into_iter().collect()
 }
 
-impl<W: Coeff, P: Plan<W>> Plan<W> for MultiPlan<W, P>
+impl<W: Coeff + 'static, P: Plan<W> + 'static> Plan<W> for MultiPlan<W, P>
 where
     P: Product<W, [W]>,
 {
@@ -308,7 +318,7 @@ where
 
 /// Host slices: each plan's share from a thread of its own ([`MultiPlan`]);
 /// a call on one plan is that plan's call.
-impl<W: Coeff, P: Product<W, [W]>> Product<W, [W]> for MultiPlan<W, P> {
+impl<W: Coeff + 'static, P: Product<W, [W]> + 'static> Product<W, [W]> for MultiPlan<W, P> {
     fn polymul_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
         if out.len() != a.len() {
             return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: a.len() });
@@ -317,7 +327,12 @@ impl<W: Coeff, P: Product<W, [W]>> Product<W, [W]> for MultiPlan<W, P> {
             return p.polymul_into(a, b, out);
         }
         let whole = self.towers.check_pair(a, b)?;
-        self.host_shares(whole, out, None, &[a, b], |p, o, _, x| p.polymul_into(x[0], x[1], o))
+        self.host_shares(whole, out, None, &[a, b], |p, o, _, x| {
+            match prechecked::product(p, Some(x[0]), x[1], o, share_layout(p, whole.n, o.len())) {
+                Some(done) => done,
+                None => p.polymul_into(x[0], x[1], o),
+            }
+        })
     }
 
     fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
@@ -325,12 +340,17 @@ impl<W: Coeff, P: Product<W, [W]>> Product<W, [W]> for MultiPlan<W, P> {
             return p.polymul_in_place(a, b);
         }
         let whole = self.towers.check_pair(a, b)?;
-        self.host_shares(whole, a, Some(b), &[], |p, o, b, _| p.polymul_in_place(o, b))
+        self.host_shares(whole, a, Some(b), &[], |p, o, b, _| {
+            match prechecked::product(p, None, b, o, share_layout(p, whole.n, o.len())) {
+                Some(done) => done,
+                None => p.polymul_in_place(o, b),
+            }
+        })
     }
 }
 
 /// Host slices, as [`Product`].
-impl<W: Coeff, P: Transform<W, [W]>> Transform<W, [W]> for MultiPlan<W, P> {
+impl<W: Coeff + 'static, P: Transform<W, [W]> + 'static> Transform<W, [W]> for MultiPlan<W, P> {
     fn forward(&self, data: &mut [W]) -> Result<()> {
         if let Some(p) = self.alone(data.len()) {
             return p.forward(data);

@@ -153,7 +153,9 @@ impl<W: Coeff, P: DevicePlan<W>> MultiPlan<W, P> {
 
 /// Queued on every part's plan; `polymul_in_place` clobbers `b`'s parts as
 /// each plan's does.
-impl<W: Coeff, P: DevicePlan<W> + Product<W, [W]>> Product<W, SpreadVec<W>> for MultiPlan<W, P> {
+impl<W: Coeff + 'static, P: DevicePlan<W> + Product<W, [W]> + 'static> Product<W, SpreadVec<W>>
+    for MultiPlan<W, P>
+{
     fn polymul_into(&self, a: &SpreadVec<W>, b: &SpreadVec<W>, out: &mut SpreadVec<W>) -> Result<()> {
         self.check_spread("a", a, a)?;
         self.check_spread("b", a, b)?;
@@ -171,7 +173,7 @@ impl<W: Coeff, P: DevicePlan<W> + Product<W, [W]>> Product<W, SpreadVec<W>> for 
 }
 
 /// Queued on every part's plan.
-impl<W: Coeff, P: DevicePlan<W> + Product<W, [W]> + Transform<W, crate::DeviceView<W>>>
+impl<W: Coeff + 'static, P: DevicePlan<W> + Product<W, [W]> + Transform<W, crate::DeviceView<W>> + 'static>
     Transform<W, SpreadVec<W>> for MultiPlan<W, P>
 {
     fn forward(&self, data: &mut SpreadVec<W>) -> Result<()> {

@@ -262,6 +262,18 @@ impl<W: Coeff> Multiplier<W> {
         }
     }
 
+    /// The GPU plan it chose as the copy pipeline's plan (`gpu/split.rs`),
+    /// for host calls on words validated already (`multi/prechecked.rs`);
+    /// `None` on the CPU backend.
+    pub(crate) fn split_plan(&self) -> Option<&dyn crate::gpu::split::SplitPlan<W>> {
+        match &self.plan {
+            Chosen::Ntt(p) => Some(p),
+            Chosen::Rns(p) => Some(p),
+            Chosen::Dgt(p) => Some(p),
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => None,
+        }
+    }
+
     /// The GPU plan it chose, owned; `None` on the CPU backend.
     pub fn into_plan(self) -> Option<Box<dyn DevicePlan<W>>> {
         match self.plan {
