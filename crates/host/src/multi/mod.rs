@@ -211,16 +211,19 @@ impl<W: Coeff, P: Plan<W>> MultiPlan<W, P> {
     /// shares are contiguous, else on gathered copies, `out`'s scattered
     /// back. One share runs on the calling thread, several each on a
     /// thread of its own.
-    fn host_shares<F>(
+    ///
+    /// (`f` is a trait object, not a type parameter: one copy of this code
+    /// per plan type rather than one per call site keeps the binaries under
+    /// their size limit.)
+    fn host_shares(
         &self,
         whole: Layout,
         out: &mut [W],
         scratch: Option<&mut [W]>,
         inputs: &[&[W]],
-        f: F,
+        f: &ShareFn<'_, W, P>,
     ) -> Result<()>
     where
-        F: Fn(&P, &mut [W], &mut [W], &[&[W]]) -> Result<()> + Sync,
         P: Sync,
     {
         let shares = self.shares(whole);
@@ -270,6 +273,10 @@ fn share_layout<W: Coeff, P: Plan<W>>(plan: &P, n: usize, len: usize) -> Layout 
     let towers = plan.moduli().len();
     Layout { n, towers, batch: len / (n * towers) }
 }
+
+/// What a host call runs on one share: the plan, the share's words of
+/// the written buffer, of the scratch operand, and of the inputs.
+type ShareFn<'f, W, P> = dyn Fn(&P, &mut [W], &mut [W], &[&[W]]) -> Result<()> + Sync + 'f;
 
 /// Runs `f` on every job: the only one on the calling thread, several each
 /// on a scoped thread of its own (so that every device's copies and kernels
@@ -327,11 +334,15 @@ impl<W: Coeff + 'static, P: Product<W, [W]> + 'static> Product<W, [W]> for Multi
             return p.polymul_into(a, b, out);
         }
         let whole = self.towers.check_pair(a, b)?;
-        self.host_shares(whole, out, None, &[a, b], |p, o, _, x| {
-            match prechecked::product(p, Some(x[0]), x[1], o, share_layout(p, whole.n, o.len())) {
-                Some(done) => done,
-                None => p.polymul_into(x[0], x[1], o),
-            }
+        self.host_shares(whole, out, None, &[a, b], &|p, o, _, x| match prechecked::product(
+            p,
+            Some(x[0]),
+            x[1],
+            o,
+            share_layout(p, whole.n, o.len()),
+        ) {
+            Some(done) => done,
+            None => p.polymul_into(x[0], x[1], o),
         })
     }
 
@@ -340,11 +351,15 @@ impl<W: Coeff + 'static, P: Product<W, [W]> + 'static> Product<W, [W]> for Multi
             return p.polymul_in_place(a, b);
         }
         let whole = self.towers.check_pair(a, b)?;
-        self.host_shares(whole, a, Some(b), &[], |p, o, b, _| {
-            match prechecked::product(p, None, b, o, share_layout(p, whole.n, o.len())) {
-                Some(done) => done,
-                None => p.polymul_in_place(o, b),
-            }
+        self.host_shares(whole, a, Some(b), &[], &|p, o, b, _| match prechecked::product(
+            p,
+            None,
+            b,
+            o,
+            share_layout(p, whole.n, o.len()),
+        ) {
+            Some(done) => done,
+            None => p.polymul_in_place(o, b),
         })
     }
 }
@@ -356,7 +371,7 @@ impl<W: Coeff + 'static, P: Transform<W, [W]> + 'static> Transform<W, [W]> for M
             return p.forward(data);
         }
         let whole = self.towers.check("data", data)?;
-        self.host_shares(whole, data, None, &[], |p, o, _, _| p.forward(o))
+        self.host_shares(whole, data, None, &[], &|p, o, _, _| p.forward(o))
     }
 
     fn inverse(&self, data: &mut [W]) -> Result<()> {
@@ -364,7 +379,7 @@ impl<W: Coeff + 'static, P: Transform<W, [W]> + 'static> Transform<W, [W]> for M
             return p.inverse(data);
         }
         let whole = self.towers.check("data", data)?;
-        self.host_shares(whole, data, None, &[], |p, o, _, _| p.inverse(o))
+        self.host_shares(whole, data, None, &[], &|p, o, _, _| p.inverse(o))
     }
 
     fn pointwise_mul(&self, acc: &mut [W], other: &[W]) -> Result<()> {
@@ -376,7 +391,7 @@ impl<W: Coeff + 'static, P: Transform<W, [W]> + 'static> Transform<W, [W]> for M
             return Err(Error::LengthMismatch { what: "other", got: other.len(), expected: acc.len() });
         }
         self.towers.check("other", other)?;
-        self.host_shares(whole, acc, None, &[other], |p, o, _, x| p.pointwise_mul(o, x[0]))
+        self.host_shares(whole, acc, None, &[other], &|p, o, _, x| p.pointwise_mul(o, x[0]))
     }
 }
 

@@ -5,30 +5,16 @@
 //! multi-device plan and again by every plan. Other plans (the CPU plans,
 //! plans of other crates) take their own, checked, call.
 
-use crate::gpu::split::{HostIo, Op, SplitPlan, host_call};
+use crate::gpu::split::{HostIo, Op, host_call};
 use crate::{Coeff, DgtPlan, Layout, Multiplier, NttPlan, Result, RnsPlan};
 use std::any::Any;
 
-/// `plan` as the copy pipeline's plan, where it is one of the crate's GPU
-/// plans (an [`NttPlan`], [`RnsPlan`], [`DgtPlan`], or a [`Multiplier`]
-/// that chose one).
-fn split_plan<W: Coeff + 'static, P: 'static>(plan: &P) -> Option<&dyn SplitPlan<W>> {
-    let any: &dyn Any = plan;
-    if let Some(p) = any.downcast_ref::<NttPlan<W>>() {
-        return Some(p);
-    }
-    if let Some(p) = any.downcast_ref::<RnsPlan<W>>() {
-        return Some(p);
-    }
-    if let Some(p) = any.downcast_ref::<DgtPlan<W>>() {
-        return Some(p);
-    }
-    any.downcast_ref::<Multiplier<W>>()?.split_plan()
-}
-
 /// `out ← a ⊗ b` (`a = None`: `out ← out ⊗ b`) of one share, `share` its
 /// layout, through the copy pipeline of `plan` without the plan's checks;
-/// `None` where `plan` is not one of the crate's GPU plans.
+/// `None` where `plan` is not one of the crate's GPU plans (an
+/// [`NttPlan`], [`RnsPlan`], [`DgtPlan`], or a [`Multiplier`] that chose
+/// one). Each calls the pipeline of its own concrete type, the one its own
+/// host call uses (no further copy of the pipeline's code in the binary).
 ///
 /// The words must have been validated against `plan`'s moduli (every
 /// operand of the multi-device call, `Towers::check_pair`, before any
@@ -40,6 +26,16 @@ pub(super) fn product<W: Coeff + 'static, P: 'static>(
     out: &mut [W],
     share: Layout,
 ) -> Option<Result<()>> {
-    let p = split_plan::<W, P>(plan)?;
-    Some(host_call(p, Op::Product, HostIo { a, b: Some(b), out }, share))
+    let any: &dyn Any = plan;
+    let io = HostIo { a, b: Some(b), out };
+    if let Some(p) = any.downcast_ref::<NttPlan<W>>() {
+        return Some(host_call(p, Op::Product, io, share));
+    }
+    if let Some(p) = any.downcast_ref::<RnsPlan<W>>() {
+        return Some(host_call(p, Op::Product, io, share));
+    }
+    if let Some(p) = any.downcast_ref::<DgtPlan<W>>() {
+        return Some(host_call(p, Op::Product, io, share));
+    }
+    any.downcast_ref::<Multiplier<W>>()?.prechecked_product(io, share)
 }

@@ -262,14 +262,19 @@ impl<W: Coeff> Multiplier<W> {
         }
     }
 
-    /// The GPU plan it chose as the copy pipeline's plan (`gpu/split.rs`),
-    /// for host calls on words validated already (`multi/prechecked.rs`);
-    /// `None` on the CPU backend.
-    pub(crate) fn split_plan(&self) -> Option<&dyn crate::gpu::split::SplitPlan<W>> {
+    /// A product of host words validated already, through the chosen GPU
+    /// plan's copy pipeline (`gpu/split.rs`) without its checks
+    /// (`multi/prechecked.rs`); `None` on the CPU backend.
+    pub(crate) fn prechecked_product(
+        &self,
+        io: crate::gpu::split::HostIo<'_, W>,
+        layout: crate::Layout,
+    ) -> Option<Result<()>> {
+        use crate::gpu::split::{Op, host_call};
         match &self.plan {
-            Chosen::Ntt(p) => Some(p),
-            Chosen::Rns(p) => Some(p),
-            Chosen::Dgt(p) => Some(p),
+            Chosen::Ntt(p) => Some(host_call(p, Op::Product, io, layout)),
+            Chosen::Rns(p) => Some(host_call(p, Op::Product, io, layout)),
+            Chosen::Dgt(p) => Some(host_call(p, Op::Product, io, layout)),
             Chosen::Cpu(_) | Chosen::CpuDgt(_) => None,
         }
     }
