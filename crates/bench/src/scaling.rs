@@ -12,6 +12,15 @@
 //!   every GPU's synchronisation, median after warm-up. Speed-up: the one
 //!   GPU row's time over this row's (issue 35's goals: ≥ 1.9× / 3.6× for
 //!   the batch on 2 / 4 GPUs, ≥ 1.7× / 3.0× for the RNS product).
+//! - **Limbs**: the same RNS product on big-integer limbs resident on GPU
+//!   0 (`MultiPlan::polymul_limbs_into`: every GPU converts a slice of the
+//!   coefficients and multiplies its towers, the words exchanged by peer
+//!   copies), against a model with nothing overlapped: the one-GPU
+//!   conversions (its limb time less its residue time) divided among the
+//!   GPUs, plus the slowest GPU's towers alone, plus the slowest GPU's
+//!   copies at the measured peer rate (its limb slice in and out, and the
+//!   residues it exchanges: its slice's other towers out, its towers of
+//!   the other slices in, both operands over and the product back).
 //! - **Host → host**: the same batch from host slices to host slices,
 //!   against the floor its copies allow: the slower of the bus (each GPU
 //!   moves its share's two operands up and result down at its own pinned
@@ -25,6 +34,27 @@ use polymul::expert::GpuTiming;
 use polymul::prelude::*;
 use polymul::rns::RnsBasis;
 use polymul::{Gpu, MultiPlan, NttParams};
+
+/// Median seconds the host spends in `queue` (work queued on the GPUs,
+/// not waited for: `sync` runs after each timing), after one warm-up.
+fn queued(
+    reps: usize,
+    mut queue: impl FnMut() -> polymul::Result<()>,
+    sync: impl Fn() -> polymul::Result<()>,
+) -> Result<f64, String> {
+    let mut v = Vec::with_capacity(reps);
+    for i in 0..=reps.max(1) {
+        let t0 = std::time::Instant::now();
+        queue().map_err(|e| e.to_string())?;
+        let t = t0.elapsed().as_secs_f64();
+        sync().map_err(|e| e.to_string())?;
+        if i > 0 {
+            v.push(t);
+        }
+    }
+    v.sort_by(f64::total_cmp);
+    Ok(v[v.len() / 2])
+}
 
 /// GPU counts of the section: 1, 2, 4, … up to every GPU (and every GPU
 /// where that is not a power of two).
@@ -91,8 +121,10 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         format!("{from_pinned:.1}"),
         "—".into(),
     ]);
+    let mut peer = vec![f64::INFINITY];
     for g in gpus.iter().skip(1) {
         let (gbs, direct) = gpus[0].peer_copy_gbs(g, bytes, reps).map_err(s)?;
+        peer.push(gbs);
         let o = g.info().ordinal;
         copies.rows.push(vec![
             "peer".into(),
@@ -115,7 +147,10 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
               the last GPU's synchronisation (GB/s: two operands read and the result written, once each). \
               Host → host: host slices in and out; its floor is the slower of the bus (each GPU's share up and \
               down at its own pinned rates, all at once) and the host's pageable ↔ pinned copies (all the words, \
-              shared). Speed-up against the 1-GPU row of the same work in this run."
+              shared). Limbs: big-integer coefficients (39 words each) on GPU 0, checked against the CPU; \
+              its floor is a model with nothing overlapped: the one-GPU conversions divided among the GPUs, \
+              the slowest GPU's towers alone, and the slowest GPU's peer copies at the measured rate. \
+              Speed-up against the 1-GPU row of the same work in this run."
         .into();
     let batch = if quick { 256 } else { 1024 };
     let n = 1usize << 16;
@@ -145,8 +180,8 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             work.to_string(),
             k.to_string(),
             format!("{:.3}", secs * 1e3),
-            format!("{gbs:.0}"),
-            format!("{:.2}×", one / secs),
+            if gbs.is_nan() { "—".into() } else { format!("{gbs:.0}") },
+            if one.is_nan() { "—".into() } else { format!("{:.2}×", one / secs) },
             goal,
             floor_ms,
             of,
@@ -154,12 +189,19 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         eprintln!("  scaling: {}", row.join(" | "));
         t.rows.push(row);
     };
-    let mut one = (0.0, 0.0, 0.0);
+    let mut one = (0.0, 0.0, 0.0, 0.0);
     let basis = RnsBasis::<u64>::new(1 << 17, 62, 40).map_err(s)?;
     let primes = basis.primes();
     let ra: Vec<u64> = primes.iter().flat_map(|&q| crate::check::split_coeffs(1 << 17, q, 3)).collect();
     let rb: Vec<u64> = primes.iter().flat_map(|&q| crate::check::split_coeffs(1 << 17, q, 4)).collect();
     let rns_bytes = 3.0 * (40usize << 17) as f64 * 8.0;
+    // The same product on limbs (L = 39 words per coefficient), resident on
+    // the first GPU: decomposition and CRT there, towers by peer copies.
+    let la = basis.reconstruct(&ra).map_err(s)?;
+    let lb = basis.reconstruct(&rb).map_err(s)?;
+    let limb_bytes = 3.0 * la.len() as f64 * 8.0;
+    let cpu = polymul::CpuRnsPlan::new(&basis).map_err(s)?;
+    let want_limbs = basis.reconstruct(&cpu.polymul(&ra, &rb).map_err(s)?).map_err(s)?;
     let label = format!("u64 N=2^16 × {batch}");
     for k in counts(gpus.len()) {
         let mut multi = MultiPlan::ntt(&gpus[..k], p.clone()).map_err(s)?;
@@ -170,6 +212,9 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             multi.polymul_in_place(&mut x, &mut y).map_err(s)?;
             multi.synchronize().map_err(s)
         })?;
+        // The host's part of it: queueing on every GPU (synchronised
+        // outside the timing).
+        let dev_queue = queued(reps, || multi.polymul_in_place(&mut x, &mut y), || multi.synchronize())?;
         drop((x, y));
         // One share alone on GPU 0 (the others idle): what the split would
         // take with nothing added.
@@ -191,11 +236,30 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             rns.polymul_in_place(&mut rx, &mut ry).map_err(s)?;
             rns.synchronize().map_err(s)
         })?;
+        let rns_queue = queued(reps * 4, || rns.polymul_in_place(&mut rx, &mut ry), || rns.synchronize())?;
         drop((rx, ry));
-        // Each GPU's towers alone (the others idle), the slowest.
+        // The limb product (decomposition, towers, CRT).
+        let (lx, ly) = (rns.upload_limbs(&la).map_err(s)?, rns.upload_limbs(&lb).map_err(s)?);
+        let mut lout = rns.zeros_limbs(1).map_err(s)?;
+        let mut scratch = rns.limb_scratch(1).map_err(s)?;
+        let limbs_s = wall(reps * 4, || {
+            rns.polymul_limbs_into(&lx, &ly, &mut lout, &mut scratch).map_err(s)?;
+            rns.synchronize().map_err(s)
+        })?;
+        if rns.download_limbs(&lout).map_err(s)? != want_limbs {
+            return Err(format!("the limb product on {k} GPUs differs from the CPU's"));
+        }
+        drop((lx, ly, lout, scratch));
+        // Each GPU's towers alone (the others idle), the slowest; and the
+        // slowest GPU's copies of the limb product at GPU 0's peer rate to
+        // it: limbs of its slice (two operands in, the product out) and
+        // residues (its slice's other towers out and its towers of the
+        // other slices in: two operands over, the product back).
         let mut rns_alone = 0.0f64;
+        let mut limbs_copies = 0.0f64;
+        let coeffs = (1usize << 17) as f64 / k as f64;
         let mut first = 0;
-        for plan in rns.plans() {
+        for (i, plan) in rns.plans().iter().enumerate() {
             let towers = plan.moduli().len();
             let words = (first << 17)..((first + towers) << 17);
             first += towers;
@@ -206,10 +270,17 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
                 plan.synchronize().map_err(s)
             })?;
             rns_alone = rns_alone.max(t);
+            let limb_words = if i == 0 { 0.0 } else { 3.0 * 39.0 * coeffs };
+            let exchanged = 3.0 * coeffs * ((40 - towers) + towers * (k - 1)) as f64;
+            let rate = if i == 0 { peer.get(1).copied().unwrap_or(f64::INFINITY) } else { peer[i] };
+            limbs_copies = limbs_copies.max((limb_words + exchanged) * 8.0 / (rate * 1e9));
         }
         if k == 1 {
-            one = (dev, host, rns_s);
+            one = (dev, host, rns_s, limbs_s);
         }
+        // The conversions' own time: the one-GPU limb product less its
+        // residue product.
+        let conversions = (one.3 - one.2).max(0.0);
         // The floor of host → host on k GPUs.
         let share = bytes / k as f64;
         let bus_s = bus[..k]
@@ -223,6 +294,8 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         if k > 1 {
             let work = format!("{label} polymul, device-resident: one share alone on GPU 0");
             push(&mut t, &work, k, dev_alone, one.0, "—".into(), None, 3.0 * bytes / k as f64);
+            let work = format!("{label} polymul, device-resident: the host's queueing on every GPU");
+            push(&mut t, &work, k, dev_queue, f64::NAN, "—".into(), None, f64::NAN);
         }
         let work = format!("{label} polymul_into, host → host");
         let floor = Some(bus_s.max(host_s));
@@ -239,7 +312,13 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         if k > 1 {
             let work = "RNS 40 × 62-bit by towers: each GPU's towers alone, the slowest";
             push(&mut t, work, k, rns_alone, one.2, "—".into(), None, rns_bytes / k as f64);
+            let work = "RNS 40 × 62-bit by towers: the host's queueing on every GPU";
+            push(&mut t, work, k, rns_queue, f64::NAN, "—".into(), None, f64::NAN);
         }
+        let work =
+            "RNS 40 × 62-bit, N=2^17, limbs → limbs (conversions split by coefficients), limbs on GPU 0";
+        let floor = (k > 1).then_some(conversions / k as f64 + rns_alone + limbs_copies);
+        push(&mut t, work, k, limbs_s, one.3, "—".into(), floor, limb_bytes);
     }
     // Where a split pays: device-resident products of growing batches on
     // one GPU and on every GPU (what `MIN_WORDS_PER_DEVICE` rests on).

@@ -464,6 +464,21 @@ pub enum Error {
         what: &'static str,
     },
 
+    /// Device words given to a plan of another GPU (with several GPUs in
+    /// one process, buffers are not interchangeable between their plans).
+    #[error(
+        "{what} lives on GPU {on}, but this plan computes on GPU {expected}: make it with a plan of GPU \
+         {expected} (its upload or zeros)"
+    )]
+    WrongDevice {
+        /// Which operand.
+        what: &'static str,
+        /// The CUDA ordinal of the device holding it.
+        on: u32,
+        /// The CUDA ordinal of the plan's device.
+        expected: u32,
+    },
+
     /// A numeric argument outside the range a function accepts.
     #[error("{what} = {value} is out of range: choose {min} to {max}")]
     ArgumentOutOfRange {
@@ -613,6 +628,7 @@ impl Error {
             | Error::LengthMismatch { .. }
             | Error::PlansDisagree { .. }
             | Error::SpreadMismatch { .. }
+            | Error::WrongDevice { .. }
             | Error::NotAMultipleOfN { .. }
             | Error::BatchTooLarge { .. }
             | Error::BadTile { .. }

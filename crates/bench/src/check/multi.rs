@@ -15,6 +15,12 @@
 //!   call (`u64` N = 2^16 × 96, pipelined pieces on each device).
 //! - **By towers** (`MultiPlan::rns`): an RNS basis of 7 primes cut among the
 //!   GPUs, host slices and spread buffers.
+//! - **Limb products** (big integers in and out, `MultiPlan::polymul_limbs`,
+//!   `polymul_limbs_into`, `polymul_big`) split by towers (`u64` and `u32`:
+//!   decomposition and CRT on the first GPU, towers sent and gathered by
+//!   peer copies) and by batch, against the CPU path; another GPU's limbs
+//!   refused with `WrongDevice` (by the multi-device plan and by a
+//!   one-GPU plan), scratch of another batch with `SpreadMismatch`.
 //! - **DGT plans** by batch (products only: the DGT has no NTT domain),
 //!   against the naive convolution on the first and last polynomial.
 //!
@@ -25,8 +31,9 @@
 //! - **Errors**: operands spread otherwise (another batch) are refused
 //!   with `SpreadMismatch`, before anything is queued.
 
+use super::convert::limbs_below_q;
 use super::{Tally, eq, s};
-use polymul::expert::SplitMix64;
+use polymul::expert::{SplitMix64, emulation};
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
 use polymul::{Coeff, CpuPlan, CpuRnsPlan, Error, Gpu, MultiPlan, NttParams};
@@ -131,6 +138,19 @@ pub(super) fn multi_suite(seed: u64, t: &mut Tally) {
         let name = format!("multi RNS 7 towers by towers on {k} plans, u64 N=2^12 × {batch}");
         t.record(&name, rns_by_towers(&gpus, batch, &mut rng));
     }
+    for batch in [1usize, 3] {
+        let name = format!("multi limbs u64 7 × 62-bit towers by towers on {k} plans, N=2^12 × {batch}");
+        t.record(&name, limbs_by_towers::<u64>(&gpus, 62, 7, batch, &mut rng));
+    }
+    let name = "multi limbs u64 7 × 62-bit towers on 1 plan (no copies), N=2^12 × 2";
+    t.record(name, limbs_by_towers::<u64>(&gpus[..1], 62, 7, 2, &mut rng));
+    let name = format!("multi limbs u32 9 × 30-bit towers by towers on {k} plans, N=2^12 × 2");
+    t.record(&name, limbs_by_towers::<u32>(&gpus, 30, 9, 2, &mut rng));
+    t.record("multi limbs u64 3 towers by batch, N=2^11 × 5", limbs_by_batch(&gpus, &mut rng));
+    t.record(
+        "multi limbs: another GPU's limbs and other scratch are refused",
+        limbs_refused(&gpus, &mut rng),
+    );
     t.record("multi DGT by batch, u32 N=2^12 × 9, host and spread", dgt_by_batch(&gpus, &mut rng));
     t.record("multi: a small batch stays on one device", small_batch_rule(&gpus));
     t.record("multi: operands spread otherwise are refused", mismatch(&gpus, &mut rng));
@@ -166,6 +186,95 @@ fn rns_by_towers(gpus: &[Gpu], batch: usize, rng: &mut SplitMix64) -> Result<(),
         return Err(format!("{} plans for {} GPUs and 7 towers", multi.plans().len(), gpus.len()));
     }
     against(&multi, &CpuRnsPlan::new(&basis).map_err(s)?, batch, true, rng)
+}
+
+/// Limb products of `multi` (big integers in and out) against the CPU
+/// path ([`emulation::rns_polymul_limbs`], itself checked against the
+/// schoolbook product by the `convert` suite): host limbs, and device limbs
+/// twice on one scratch (the second call with other operands), and
+/// `polymul_big`.
+fn limbs_against<W: Coeff>(
+    multi: &MultiPlan<W, RnsPlan<W>>,
+    basis: &RnsBasis<W>,
+    batch: usize,
+    rng: &mut SplitMix64,
+) -> Result<(), String> {
+    let a = limbs_below_q(basis, batch, rng)?;
+    let b = limbs_below_q(basis, batch, rng)?;
+    let c = limbs_below_q(basis, batch, rng)?;
+    let want = emulation::rns_polymul_limbs(basis, &a, &b).map_err(s)?;
+    eq("host polymul_limbs", &multi.polymul_limbs(&a, &b).map_err(s)?, &want)?;
+    let (da, db, dc) = (
+        multi.upload_limbs(&a).map_err(s)?,
+        multi.upload_limbs(&b).map_err(s)?,
+        multi.upload_limbs(&c).map_err(s)?,
+    );
+    let mut out = multi.zeros_limbs(batch).map_err(s)?;
+    let mut scratch = multi.limb_scratch(batch).map_err(s)?;
+    multi.polymul_limbs_into(&da, &db, &mut out, &mut scratch).map_err(s)?;
+    eq("device polymul_limbs_into", &multi.download_limbs(&out).map_err(s)?, &want)?;
+    multi.polymul_limbs_into(&dc, &da, &mut out, &mut scratch).map_err(s)?;
+    let want = emulation::rns_polymul_limbs(basis, &c, &a).map_err(s)?;
+    eq("device polymul_limbs_into, scratch reused", &multi.download_limbs(&out).map_err(s)?, &want)?;
+    let big = |x: &[u64]| basis.from_limbs(x).map_err(s);
+    let got = basis.to_limbs(&multi.polymul_big(&big(&c)?, &big(&a)?).map_err(s)?).map_err(s)?;
+    eq("polymul_big", &got, &want)
+}
+
+fn limbs_by_towers<W: Coeff>(
+    gpus: &[Gpu],
+    bits: u32,
+    towers: usize,
+    batch: usize,
+    rng: &mut SplitMix64,
+) -> Result<(), String> {
+    let basis = RnsBasis::<W>::new(1 << 12, bits, towers).map_err(s)?;
+    let multi = MultiPlan::rns(gpus, &basis).map_err(s)?;
+    eq("the whole basis", &multi.basis().map_err(s)?.primes(), &basis.primes())?;
+    limbs_against(&multi, &basis, batch, rng)
+}
+
+fn limbs_by_batch(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
+    let basis = RnsBasis::<u64>::new(1 << 11, 62, 3).map_err(s)?;
+    let plans =
+        gpus.iter().map(|g| RnsPlan::new(g, &basis)).collect::<polymul::Result<Vec<_>>>().map_err(s)?;
+    let mut multi = MultiPlan::by_batch(plans).map_err(s)?;
+    multi.set_min_words_per_device(0);
+    limbs_against(&multi, &basis, 5, rng)
+}
+
+/// Limbs on another GPU than the root (where there is one) are refused
+/// with `WrongDevice`, by the multi-device plan and by a one-GPU plan;
+/// scratch of another batch with `SpreadMismatch`.
+fn limbs_refused(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
+    let basis = RnsBasis::<u64>::new(1 << 10, 62, 4).map_err(s)?;
+    let multi = MultiPlan::rns(gpus, &basis).map_err(s)?;
+    let a = limbs_below_q(&basis, 2, rng)?;
+    let da = multi.upload_limbs(&a).map_err(s)?;
+    let mut out = multi.zeros_limbs(2).map_err(s)?;
+    let mut other = multi.limb_scratch(1).map_err(s)?;
+    match multi.polymul_limbs_into(&da, &da, &mut out, &mut other) {
+        Err(Error::SpreadMismatch { what: "scratch" }) => {}
+        r => return Err(format!("scratch of batch 1 for batch 2: {r:?}")),
+    }
+    let root = multi.root_gpu().info().ordinal;
+    let Some(elsewhere) = gpus.iter().find(|g| g.info().ordinal != root) else {
+        return Ok(()); // one device: no other GPU's limbs to refuse
+    };
+    let there = RnsPlan::new(elsewhere, &basis).map_err(s)?;
+    let far = there.upload_limbs(&a).map_err(s)?;
+    let mut scratch = multi.limb_scratch(2).map_err(s)?;
+    match multi.polymul_limbs_into(&far, &da, &mut out, &mut scratch) {
+        Err(Error::WrongDevice { what: "a", .. }) => {}
+        r => return Err(format!("limbs of GPU {} given to the root's call: {r:?}", far.ordinal())),
+    }
+    let (mut ra, mut rb) = (there.zeros(2).map_err(s)?, there.zeros(2).map_err(s)?);
+    let here = RnsPlan::new(multi.root_gpu(), &basis).map_err(s)?;
+    let mut near_out = here.zeros_limbs(2).map_err(s)?;
+    match here.polymul_limbs_into(&far, &far, &mut near_out, &mut ra, &mut rb) {
+        Err(Error::WrongDevice { .. }) => Ok(()),
+        r => Err(format!("another GPU's limbs given to a one-GPU plan: {r:?}")),
+    }
 }
 
 /// DGT plans split by batch (the DGT has no NTT domain: products only),

@@ -11,6 +11,9 @@
 //! - `multi/prechecked.rs`: host products of the crate's GPU plans on
 //!   words this plan validated already (each share to its plan's copy
 //!   pipeline, not to the plan's checked call: one scan of the words).
+//! - `multi/limbs.rs`: limb (big-integer) products of RNS plans: split by
+//!   towers, every GPU converts a slice of the coefficients and multiplies
+//!   its towers, the residues exchanged by peer copies.
 //! - `multi/spread.rs`: [`SpreadVec`], words resident on several devices,
 //!   and the device-resident calls (queued on every device's stream, each
 //!   from a thread of its own).
@@ -19,10 +22,12 @@
 //! its own polynomials (by batch) or towers (by towers), and products of
 //! different polynomials or towers never mix.
 
+mod limbs;
 mod prechecked;
 mod shares;
 mod spread;
 
+pub use limbs::{LIMB_PIECE_WORDS, LimbScratch};
 pub use shares::Split;
 pub use spread::{SpreadPart, SpreadVec};
 
@@ -84,6 +89,9 @@ pub struct MultiPlan<W: Coeff, P> {
     /// By towers: plan `i`'s towers.
     tower_ranges: Vec<Range<usize>>,
     min_words: usize,
+    /// RNS plans: the whole basis and its conversions on every plan's
+    /// GPU, made by the first limb product (multi/limbs.rs).
+    stations: std::sync::OnceLock<Box<limbs::Stations<W>>>,
     _word: PhantomData<fn() -> W>,
 }
 
@@ -149,7 +157,15 @@ impl<W: Coeff, P: Plan<W>> MultiPlan<W, P> {
     ) -> Result<Self> {
         // Every plan's moduli are its own words' (`Plan::moduli` widens them).
         let towers = Towers::new(n, moduli.iter().map(|&q| W::from_u64(q)).collect())?;
-        Ok(Self { plans, split, towers, tower_ranges, min_words: MIN_WORDS_PER_DEVICE, _word: PhantomData })
+        Ok(Self {
+            plans,
+            split,
+            towers,
+            tower_ranges,
+            min_words: MIN_WORDS_PER_DEVICE,
+            stations: std::sync::OnceLock::new(),
+            _word: PhantomData,
+        })
     }
 
     /// The plans, one per device.

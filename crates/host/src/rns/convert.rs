@@ -587,11 +587,14 @@ pub struct DeviceLimbs {
     pub(crate) n: usize,
     pub(crate) l: usize,
     pub(crate) batch: usize,
+    /// The CUDA ordinal of the device holding it (plans of other devices
+    /// refuse it: `Error::WrongDevice`).
+    pub(crate) ordinal: u32,
 }
 
 impl std::fmt::Debug for DeviceLimbs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceLimbs[{} × N = {} × L = {}]", self.batch, self.n, self.l)
+        write!(f, "DeviceLimbs[{} × N = {} × L = {} on GPU {}]", self.batch, self.n, self.l, self.ordinal)
     }
 }
 
@@ -611,6 +614,11 @@ impl DeviceLimbs {
         self.l
     }
 
+    /// The CUDA ordinal of the GPU holding the words.
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
     /// Words in all: `batch · N · L`.
     pub fn len(&self) -> usize {
         self.data.len()
@@ -625,6 +633,48 @@ impl DeviceLimbs {
     /// application's memory).
     pub fn words(&self) -> &DeviceView<u64> {
         &self.data
+    }
+}
+
+/// A basis's conversions on one GPU without a plan of its towers: what a
+/// multi-device plan split by towers runs on its first GPU
+/// (multi/limbs.rs). The caller checks the buffers' shapes.
+pub(crate) struct BasisConvert<W: Coeff> {
+    basis: RnsBasis<W>,
+    conv: DeviceConvert<W>,
+}
+
+impl<W: Coeff> BasisConvert<W> {
+    /// Looks the kernels up on `gpu` and uploads `basis`'s tables.
+    pub(crate) fn new(gpu: &Gpu, basis: RnsBasis<W>) -> Result<Self> {
+        let conv = DeviceConvert::new(gpu, &basis)?;
+        Ok(Self { basis, conv })
+    }
+
+    /// Queues the decomposition of the `count` coefficients of `limbs`
+    /// (`count · L` words) into `out` (`K · count` words, tower-major), as
+    /// [`super::RnsPlan::decompose`].
+    pub(crate) fn decompose(
+        &self,
+        q: &Queue<'_>,
+        limbs: &DeviceView<u64>,
+        count: usize,
+        out: &mut DeviceView<W>,
+    ) -> Result<()> {
+        self.conv.decompose(q, &self.basis.conv, limbs, count, out)
+    }
+
+    /// Queues the CRT reconstruction of `residues` (`K · count` words,
+    /// tower-major) into `limbs` (`count · L` words), as
+    /// [`super::RnsPlan::reconstruct`].
+    pub(crate) fn reconstruct(
+        &self,
+        q: &Queue<'_>,
+        residues: &DeviceView<W>,
+        count: usize,
+        limbs: &mut DeviceView<u64>,
+    ) -> Result<()> {
+        self.conv.reconstruct(q, &self.basis.conv, residues, count, limbs, CrtChoice::Auto)
     }
 }
 
@@ -688,13 +738,13 @@ impl<W: Coeff> DeviceConvert<W> {
         &self,
         q: &Queue<'_>,
         t: &Tables,
-        limbs: &DeviceLimbs,
+        limbs: &DeviceView<u64>,
+        count: usize,
         out: &mut DeviceView<W>,
     ) -> Result<()> {
         let dec = &self.tables(t)?.dec;
-        let count = limbs.batch * limbs.n;
         let args = t.dec_args(
-            buf(limbs.data.ptr(), limbs.data.len()),
+            buf(limbs.ptr(), limbs.len()),
             view(out),
             buf(dec.ptr(), dec.len()),
             count,
@@ -706,10 +756,10 @@ impl<W: Coeff> DeviceConvert<W> {
         // SAFETY: the invariants of `DecomposeArgs` (polymul-kernels
         // `rns/decompose.rs`); `DecomposeArgs::new` (through `Tables::dec_args`)
         // checked the buffers' and table's extents and the counts, and set
-        // `magic`: `limbs` holds `count · L` words (`DeviceLimbs`:
-        // `batch · N · L` by construction in `RnsPlan::upload_limbs` /
-        // `zeros_limbs`) and `out` `K · count` words, both of this plan's shape
-        // (`RnsPlan::check_pair`, rns/plan.rs: same `N`, `L` and batch); `table`
+        // `magic`: `limbs` holds `count · L` words and `out` `K · count` words
+        // (`DecomposeArgs::new` checked both extents against `count`; the
+        // callers pass a plan's buffers of one shape, `RnsPlan::check_pair`,
+        // rns/plan.rs, or a multi-device plan's slices, multi/limbs.rs); `table`
         // is this basis's (`DeviceConvert::new` uploaded `t.dec`); the grid is
         // `⌈count / B⌉` blocks of `B · 2^GPU_LOG_GROUPS` threads with
         // `B · padded_stride(L) · 8` bytes of shared memory
@@ -727,11 +777,11 @@ impl<W: Coeff> DeviceConvert<W> {
         q: &Queue<'_>,
         t: &Tables,
         residues: &DeviceView<W>,
-        limbs: &mut DeviceLimbs,
+        count: usize,
+        limbs: &mut DeviceView<u64>,
         choice: CrtChoice,
     ) -> Result<()> {
         let tables = self.tables(t)?;
-        let count = limbs.batch * limbs.n;
         if let CrtKernel::Columns(cb, variant) = t.kernel(choice)? {
             // `Tables::kernel` gives `Columns` only where `t.cols` (uploaded
             // by `DeviceConvert::new`) is not empty.
@@ -739,7 +789,7 @@ impl<W: Coeff> DeviceConvert<W> {
                 tables.cols.as_ref().ok_or(Error::ConversionTooLarge { q_bits: t.q_bits, towers: t.k })?;
             let args = t.crt_cols_args(
                 view(residues),
-                buf(limbs.data.ptr(), limbs.data.len()),
+                buf(limbs.ptr(), limbs.len()),
                 buf(crt_t.ptr(), crt_t.len()),
                 count,
                 cb,
@@ -751,8 +801,9 @@ impl<W: Coeff> DeviceConvert<W> {
             // `Tables::crt_cols_args`) checked the buffers' and table's extents,
             // the counts and the block (`B` a power of two from 32, `B · G ≤
             // 1024`), and set `magic` and `groups`: `residues` holds `K · count`
-            // words and `limbs` `count · L`, both of this plan's shape
-            // (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by construction);
+            // words and `limbs` `count · L` (extents checked by `CrtColsArgs::new`;
+            // a plan's buffers of one shape, `RnsPlan::check_pair`, rns/plan.rs, or
+            // a multi-device plan's slices, multi/limbs.rs);
             // `table` is this basis's column table (`DeviceConvert::new` uploaded
             // `t.cols`); the grid is `⌈count / B⌉` blocks
             // of `B · G` threads (`CrtColsArgs::threads`) with
@@ -773,19 +824,16 @@ impl<W: Coeff> DeviceConvert<W> {
             };
         }
         let crt_t = &tables.crt;
-        let args = t.crt_args(
-            view(residues),
-            buf(limbs.data.ptr(), limbs.data.len()),
-            buf(crt_t.ptr(), crt_t.len()),
-            count,
-        )?;
+        let args =
+            t.crt_args(view(residues), buf(limbs.ptr(), limbs.len()), buf(crt_t.ptr(), crt_t.len()), count)?;
         q.gpu.bind()?;
         let blocks = (count as u32).div_ceil(t.block);
         // SAFETY: the invariants of `CrtArgs` (polymul-kernels `rns/crt.rs`);
         // `CrtArgs::new` (through `Tables::crt_args`) checked the buffers' and
-        // table's extents and the counts, and set `magic`: `residues` holds `K · count` words and `limbs` `count · L`, both of
-        // this plan's shape (`RnsPlan::check_pair`, rns/plan.rs; `DeviceLimbs` by
-        // construction); `table` is this basis's (`DeviceConvert::new` uploaded
+        // table's extents and the counts, and set `magic`: `residues` holds
+        // `K · count` words and `limbs` `count · L` (extents checked by
+        // `CrtArgs::new`; a plan's buffers of one shape, `RnsPlan::check_pair`,
+        // rns/plan.rs, or a multi-device plan's slices, multi/limbs.rs); `table` is this basis's (`DeviceConvert::new` uploaded
         // `t.crt`); the grid is `⌈count / B⌉` blocks of `B` threads with
         // `crt::shared_bytes(B, L, K, word bytes)` of shared memory
         // (`Tables::crt_shared`, within `MAX_SHARED`), `magic = div_magic(L)`.

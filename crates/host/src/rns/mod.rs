@@ -19,6 +19,7 @@ mod convert;
 mod plan;
 
 pub use basis::RnsBasis;
+pub(crate) use convert::BasisConvert;
 pub use convert::{CrtChoice, DeviceLimbs};
 pub use plan::RnsPlan;
 

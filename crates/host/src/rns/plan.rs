@@ -111,15 +111,30 @@ impl<W: Coeff> RnsPlan<W> {
     /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
     pub fn upload_limbs(&self, limbs: &[u64]) -> Result<DeviceLimbs> {
         let batch = self.basis.check_limbs("limbs", limbs)?;
-        self.stage_limbs(limbs, batch)
+        self.stage_limbs(limbs, batch, self.basis.limbs())
     }
 
-    /// Uploads validated limbs of `batch` polynomials through the GPU's
-    /// pinned staging memory (every core copies; the bus copies overlap).
-    fn stage_limbs(&self, limbs: &[u64], batch: usize) -> Result<DeviceLimbs> {
+    /// Uploads validated limbs of `batch` polynomials of `l` limbs per
+    /// coefficient (this plan's, or a multi-device plan's whole basis's)
+    /// through the GPU's pinned staging memory (every core copies; the bus
+    /// copies overlap).
+    pub(crate) fn stage_limbs(&self, limbs: &[u64], batch: usize, l: usize) -> Result<DeviceLimbs> {
         let mut data = self.gpu.zeros(limbs.len())?;
         self.gpu.staging().upload(&self.engine.queue(), limbs, &mut data)?;
-        Ok(DeviceLimbs { data, n: self.basis.n(), l: self.basis.limbs(), batch })
+        Ok(DeviceLimbs { data, n: self.basis.n(), l, batch, ordinal: self.gpu.info().ordinal })
+    }
+
+    /// `batch` zero polynomials of `l` limbs per coefficient on this plan's
+    /// GPU ([`RnsPlan::zeros_limbs`] with another `L`).
+    pub(crate) fn zeros_limbs_of(&self, batch: usize, l: usize) -> Result<DeviceLimbs> {
+        crate::params::check_batch_size(self.basis.n(), batch)?;
+        let data = self.gpu.zeros(batch * self.basis.n() * l)?;
+        Ok(DeviceLimbs { data, n: self.basis.n(), l, batch, ordinal: self.gpu.info().ordinal })
+    }
+
+    /// Where this plan queues its work.
+    pub(crate) fn queue(&self) -> crate::gpu::launch::Queue<'_> {
+        self.engine.queue()
     }
 
     /// A device limb buffer of `batch` zero polynomials (`batch · N · L`
@@ -130,24 +145,34 @@ impl<W: Coeff> RnsPlan<W> {
     /// `batch = 0`, [`Error::BatchTooLarge`](crate::Error::BatchTooLarge),
     /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
     pub fn zeros_limbs(&self, batch: usize) -> Result<DeviceLimbs> {
-        crate::params::check_batch_size(self.basis.n(), batch)?;
-        let (n, l) = (self.basis.n(), self.basis.limbs());
-        let data = self.gpu.zeros(batch * n * l)?;
-        Ok(DeviceLimbs { data, n, l, batch })
+        self.zeros_limbs_of(batch, self.basis.limbs())
     }
 
     /// Copies device limbs back (after the work queued on this plan's
     /// stream).
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`](crate::Error::WrongDevice) for limbs of
+    /// another GPU; device errors.
     pub fn download_limbs(&self, limbs: &DeviceLimbs) -> Result<Vec<u64>> {
+        let expected = self.gpu.info().ordinal;
+        if limbs.ordinal != expected {
+            return Err(Error::WrongDevice { what: "limbs", on: limbs.ordinal, expected });
+        }
         self.gpu.staging().download(&self.engine.queue(), &limbs.data)
     }
 
-    /// `limbs` of this plan's shape (N and L), or
-    /// [`Error::LimbsMismatch`](crate::Error::LimbsMismatch).
+    /// `limbs` of this plan's shape (N and L) on this plan's GPU, or
+    /// [`Error::LimbsMismatch`](crate::Error::LimbsMismatch),
+    /// [`Error::WrongDevice`](crate::Error::WrongDevice).
     fn check_device_limbs(&self, what: &'static str, limbs: &DeviceLimbs) -> Result<()> {
         let (plan_n, plan_limbs) = (self.basis.n(), self.basis.limbs());
         if (limbs.n, limbs.l) != (plan_n, plan_limbs) {
             return Err(Error::LimbsMismatch { what, limbs: limbs.l, n: limbs.n, plan_limbs, plan_n });
+        }
+        let expected = self.gpu.info().ordinal;
+        if limbs.ordinal != expected {
+            return Err(Error::WrongDevice { what, on: limbs.ordinal, expected });
         }
         Ok(())
     }
@@ -180,7 +205,8 @@ impl<W: Coeff> RnsPlan<W> {
     /// a launch error.
     pub fn decompose(&self, limbs: &DeviceLimbs, residues: &mut DeviceView<W>) -> Result<()> {
         self.check_pair(limbs, residues)?;
-        self.conv.decompose(&self.engine.queue(), &self.basis.conv, limbs, residues)
+        let count = limbs.batch * limbs.n;
+        self.conv.decompose(&self.engine.queue(), &self.basis.conv, &limbs.data, count, residues)
     }
 
     /// Queues the CRT reconstruction of tower-major residues (each below
@@ -209,7 +235,15 @@ impl<W: Coeff> RnsPlan<W> {
         limbs: &mut DeviceLimbs,
     ) -> Result<()> {
         self.check_pair(limbs, residues)?;
-        self.conv.reconstruct(&self.engine.queue(), &self.basis.conv, residues, limbs, choice)
+        let count = limbs.batch * limbs.n;
+        self.conv.reconstruct(
+            &self.engine.queue(),
+            &self.basis.conv,
+            residues,
+            count,
+            &mut limbs.data,
+            choice,
+        )
     }
 
     /// Queues `out ← a ⊗ b mod Q` on device limbs: both decomposed into
@@ -313,8 +347,9 @@ impl<W: Coeff> RnsPlan<W> {
     /// [`RnsPlan::polymul_limbs`] of validated limbs of `batch` polynomials
     /// (at most one launch's), whole.
     fn limbs_piece(&self, a: &[u64], b: &[u64], batch: usize) -> Result<Vec<u64>> {
-        let da = self.stage_limbs(a, batch)?;
-        let mut db = self.stage_limbs(b, batch)?;
+        let l = self.basis.limbs();
+        let da = self.stage_limbs(a, batch, l)?;
+        let mut db = self.stage_limbs(b, batch, l)?;
         let (mut ra, mut rb) = (self.zeros(batch)?, self.zeros(batch)?);
         self.decompose(&da, &mut ra)?;
         self.decompose(&db, &mut rb)?;
