@@ -144,7 +144,8 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         &["work", "GPUs", "ms", "GB/s", "speed-up", "goal", "floor ms", "of floor"],
     );
     t.note = "One MultiPlan over the first k GPUs. Device-resident rows: wall-clock from queueing on every GPU to \
-              the last GPU's synchronisation (GB/s: two operands read and the result written, once each). \
+              the last GPU's synchronisation (GB/s: two operands read and the result written, once each), on GPU \
+              handles no other thread has used (the plans replay graphs of repeated calls). \
               Host → host: host slices in and out; its floor is the slower of the bus (each GPU's share up and \
               down at its own pinned rates, all at once) and the host's pageable ↔ pinned copies (all the words, \
               shared). Limbs: big-integer coefficients (39 words each) on GPU 0, checked against the CPU; \
@@ -204,7 +205,12 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
     let want_limbs = basis.reconstruct(&cpu.polymul(&ra, &rb).map_err(s)?).map_err(s)?;
     let label = format!("u64 N=2^16 × {batch}");
     for k in counts(gpus.len()) {
-        let mut multi = MultiPlan::ntt(&gpus[..k], p.clone()).map_err(s)?;
+        // Device-resident rows on handles only this thread uses: their plans
+        // replay graphs of repeated calls (a GPU that a host call's thread per
+        // device has used launches plainly from then on, gpu/threads.rs).
+        let fresh = Gpu::all().map_err(s)?;
+        let fresh = &fresh[..k];
+        let mut multi = MultiPlan::ntt(fresh, p.clone()).map_err(s)?;
         multi.set_min_words_per_device(0);
         // Device-resident.
         let (mut x, mut y) = (multi.upload(&a).map_err(s)?, multi.upload(&b).map_err(s)?);
@@ -226,11 +232,13 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             plan0.synchronize().map_err(s)
         })?;
         drop((x, y));
-        // Host → host.
+        // Host → host (a thread per device).
+        let mut multi = MultiPlan::ntt(&gpus[..k], p.clone()).map_err(s)?;
+        multi.set_min_words_per_device(0);
         let mut out = vec![0u64; a.len()];
         let host = wall(reps.min(7), || multi.polymul_into(&a[..], &b[..], &mut out[..]).map_err(s))?;
         // RNS by towers: one product of 40 towers at N = 2^17.
-        let rns = MultiPlan::rns(&gpus[..k], &basis).map_err(s)?;
+        let rns = MultiPlan::rns(fresh, &basis).map_err(s)?;
         let (mut rx, mut ry) = (rns.upload(&ra).map_err(s)?, rns.upload(&rb).map_err(s)?);
         let rns_s = wall(reps * 4, || {
             rns.polymul_in_place(&mut rx, &mut ry).map_err(s)?;
@@ -339,6 +347,8 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         polymul::multi::MIN_WORDS_PER_DEVICE
     );
     if gpus.len() > 1 {
+        // As the device-resident rows above: handles only this thread uses.
+        let gpus = Gpu::all().map_err(s)?;
         for log_n in [12u32, 16] {
             let n = 1usize << log_n;
             let p = NttParams::<u64>::with_prime_bits(n, 62).map_err(s)?;

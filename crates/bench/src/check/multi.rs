@@ -21,6 +21,8 @@
 //!   peer copies) and by batch, against the CPU path; another GPU's limbs
 //!   refused with `WrongDevice` (by the multi-device plan and by a
 //!   one-GPU plan), scratch of another batch with `SpreadMismatch`.
+//! - **Another GPU's words** given to a one-GPU plan (NTT, DGT) are refused
+//!   with `WrongDevice` (where the machine has two GPUs).
 //! - **DGT plans** by batch (products only: the DGT has no NTT domain),
 //!   against the naive convolution on the first and last polynomial.
 //!
@@ -151,6 +153,12 @@ pub(super) fn multi_suite(seed: u64, t: &mut Tally) {
         "multi limbs: another GPU's limbs and other scratch are refused",
         limbs_refused(&gpus, &mut rng),
     );
+    if gpus.iter().any(|g| g.info().ordinal != gpus[0].info().ordinal) {
+        t.record(
+            "multi: another GPU's words given to a one-GPU plan are refused",
+            foreign_words(&gpus, &mut rng),
+        );
+    }
     t.record("multi DGT by batch, u32 N=2^12 × 9, host and spread", dgt_by_batch(&gpus, &mut rng));
     t.record("multi: a small batch stays on one device", small_batch_rule(&gpus));
     t.record("multi: operands spread otherwise are refused", mismatch(&gpus, &mut rng));
@@ -274,6 +282,41 @@ fn limbs_refused(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
     match here.polymul_limbs_into(&far, &far, &mut near_out, &mut ra, &mut rb) {
         Err(Error::WrongDevice { .. }) => Ok(()),
         r => Err(format!("another GPU's limbs given to a one-GPU plan: {r:?}")),
+    }
+}
+
+/// A `DeviceVec` of GPU 1 given to plans of GPU 0 (an NTT plan, a DGT
+/// plan): `WrongDevice` naming the operand, before anything is queued; the
+/// plans' own buffers still compute after it.
+fn foreign_words(gpus: &[Gpu], rng: &mut SplitMix64) -> Result<(), String> {
+    use polymul::NttPlan;
+    use polymul::dgt::{DgtConfig, DgtParams, DgtPlan};
+    let other = gpus.iter().find(|g| g.info().ordinal != gpus[0].info().ordinal).ok_or("one device")?;
+    let p = NttParams::<u64>::with_prime_bits(1 << 10, 62).map_err(s)?;
+    let (here, there) =
+        (NttPlan::new(&gpus[0], p.clone()).map_err(s)?, NttPlan::new(other, p.clone()).map_err(s)?);
+    let a = words::<u64>(rng, &[p.q()], 2 << 10);
+    let (mut far, mut near, mut near2) =
+        (there.upload(&a).map_err(s)?, here.upload(&a).map_err(s)?, here.upload(&a).map_err(s)?);
+    let want = CpuPlan::new(p).map_err(s)?.polymul(&a, &a).map_err(s)?;
+    match here.polymul_in_place(&mut near, &mut far) {
+        Err(Error::WrongDevice { what: "b", .. }) => {}
+        r => return Err(format!("NttPlan::polymul_in_place with b on another GPU: {r:?}")),
+    }
+    match here.forward(&mut far) {
+        Err(Error::WrongDevice { what: "data", .. }) => {}
+        r => return Err(format!("NttPlan::forward on another GPU's words: {r:?}")),
+    }
+    here.polymul_in_place(&mut near, &mut near2).map_err(s)?;
+    eq("the plan's own words after the refusals", &here.download(&near).map_err(s)?, &want)?;
+    let dp = DgtParams::<u32>::with_prime_bits(1 << 12, 30).map_err(s)?;
+    let config = DgtConfig::default_for(11);
+    let (dh, dt) =
+        (DgtPlan::new(&gpus[0], dp.clone(), config).map_err(s)?, DgtPlan::new(other, dp, config).map_err(s)?);
+    let (mut x, mut y) = (dh.zeros(1).map_err(s)?, dt.zeros(1).map_err(s)?);
+    match dh.polymul_in_place(&mut x, &mut y) {
+        Err(Error::WrongDevice { what: "b", .. }) => Ok(()),
+        r => Err(format!("DgtPlan::polymul_in_place with b on another GPU: {r:?}")),
     }
 }
 

@@ -27,6 +27,54 @@ use super::Gpu;
 use crate::{Coeff, Error, Result};
 use cust::sys as cu;
 
+/// The CUDA ordinals of the devices this process has opened a [`Gpu`] on,
+/// as bits (ordinals from 63 share the last bit).
+static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Records that a [`Gpu`] of `ordinal` exists (`Gpu::with_options`).
+pub(crate) fn note_opened(ordinal: u32) {
+    OPENED.fetch_or(1u64 << ordinal.min(63), std::sync::atomic::Ordering::Relaxed);
+}
+
+impl Gpu {
+    /// Device words `v` given to a plan of this GPU (`what` names them):
+    /// refused with [`Error::WrongDevice`] where the driver says they live
+    /// on another device, which a kernel here would fault on (or, with peer
+    /// access enabled between the two, read over the link). Only asked
+    /// where the process has opened more than one device: with one, every
+    /// buffer is this device's. Memory the driver places on no device
+    /// (managed memory) passes.
+    pub(crate) fn check_resident<W: Coeff>(
+        &self,
+        what: &'static str,
+        v: &super::DeviceView<W>,
+    ) -> Result<()> {
+        if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2 || v.is_empty() {
+            return Ok(());
+        }
+        let mut ordinal: i32 = -1;
+        // SAFETY: `ordinal` is a live `i32`, the size
+        // CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL writes; the driver only looks the
+        // address up in its allocation tables (with unified addressing, one
+        // table for every device), never dereferences it. The attribute needs
+        // no current context.
+        let r = unsafe {
+            cu::cuPointerGetAttribute(
+                (&mut ordinal as *mut i32).cast(),
+                cu::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                v.device_address(),
+            )
+        };
+        let expected = self.info().ordinal;
+        match u32::try_from(ordinal) {
+            Ok(on) if r == cu::cudaError_enum::CUDA_SUCCESS && on != expected => {
+                Err(Error::WrongDevice { what, on, expected })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Checks what the driver can check of foreign device memory at `ptr` for
 /// a view of words `W` on `gpu` (see [`super::DeviceView::from_raw_parts`]):
 /// non-null, aligned to the word, device (or managed) memory the driver

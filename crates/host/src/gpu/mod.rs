@@ -262,6 +262,7 @@ impl Gpu {
             threads: threads::ThreadUse::default(),
             staging: Default::default(),
         };
+        external::note_opened(ordinal);
         Ok(Self { inner: std::sync::Arc::new(inner) })
     }
 

@@ -392,6 +392,10 @@ macro_rules! engine_plan {
                 b: &$crate::DeviceView<W>,
                 out: &mut $crate::DeviceView<W>,
             ) -> $crate::Result<()> {
+                let gpu = &self.engine.gpu;
+                gpu.check_resident("a", a)?;
+                gpu.check_resident("b", b)?;
+                gpu.check_resident("out", out)?;
                 self.engine.polymul_into(a, b, out)
             }
 
@@ -400,6 +404,8 @@ macro_rules! engine_plan {
                 a: &mut $crate::DeviceView<W>,
                 b: &mut $crate::DeviceView<W>,
             ) -> $crate::Result<()> {
+                self.engine.gpu.check_resident("a", a)?;
+                self.engine.gpu.check_resident("b", b)?;
                 self.engine.polymul_in_place(a, b)
             }
         }
@@ -408,10 +414,12 @@ macro_rules! engine_plan {
         /// [`crate::DevicePlan::upload`] guarantees).
         impl<W: $crate::Coeff> $crate::Transform<W, $crate::DeviceView<W>> for $plan<W> {
             fn forward(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+                self.engine.gpu.check_resident("data", data)?;
                 self.engine.whole($crate::plan::launch::Direction::Forward, data)
             }
 
             fn inverse(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
+                self.engine.gpu.check_resident("data", data)?;
                 self.engine.whole($crate::plan::launch::Direction::Inverse, data)
             }
 
@@ -420,6 +428,8 @@ macro_rules! engine_plan {
                 acc: &mut $crate::DeviceView<W>,
                 other: &$crate::DeviceView<W>,
             ) -> $crate::Result<()> {
+                self.engine.gpu.check_resident("acc", acc)?;
+                self.engine.gpu.check_resident("other", other)?;
                 self.engine.pointwise_mul(acc, other)
             }
         }
