@@ -21,6 +21,9 @@
 //!   copies at the measured peer rate (its limb slice in and out, and the
 //!   residues it exchanges: its slice's other towers out, its towers of
 //!   the other slices in, both operands over and the product back).
+//! - **Limbs host → host**: four such polynomials' limbs from host slices
+//!   to host slices (`MultiPlan::polymul_limbs`: each GPU's coefficient
+//!   slice up and down over its own bus), against the copy floor as below.
 //! - **Host → host**: the same batch from host slices to host slices,
 //!   against the floor its copies allow: the slower of the bus (each GPU
 //!   moves its share's two operands up and result down at its own pinned
@@ -190,7 +193,7 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         eprintln!("  scaling: {}", row.join(" | "));
         t.rows.push(row);
     };
-    let mut one = (0.0, 0.0, 0.0, 0.0);
+    let mut one = (0.0, 0.0, 0.0, 0.0, 0.0);
     let basis = RnsBasis::<u64>::new(1 << 17, 62, 40).map_err(s)?;
     let primes = basis.primes();
     let ra: Vec<u64> = primes.iter().flat_map(|&q| crate::check::split_coeffs(1 << 17, q, 3)).collect();
@@ -203,6 +206,9 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
     let limb_bytes = 3.0 * la.len() as f64 * 8.0;
     let cpu = polymul::CpuRnsPlan::new(&basis).map_err(s)?;
     let want_limbs = basis.reconstruct(&cpu.polymul(&ra, &rb).map_err(s)?).map_err(s)?;
+    // Four polynomials of limbs (the one above four times) host → host.
+    let (ha, hb, hwant) = (la.repeat(4), lb.repeat(4), want_limbs.repeat(4));
+    let host_limb_bytes = ha.len() as f64 * 8.0;
     let label = format!("u64 N=2^16 × {batch}");
     for k in counts(gpus.len()) {
         // Device-resident rows on handles only this thread uses: their plans
@@ -283,8 +289,19 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             let rate = if i == 0 { peer.get(1).copied().unwrap_or(f64::INFINITY) } else { peer[i] };
             limbs_copies = limbs_copies.max((limb_words + exchanged) * 8.0 / (rate * 1e9));
         }
+        // The limb product host → host (last: its thread per GPU turns the
+        // plans' graph captures off): each GPU's slice up and down over its
+        // own bus.
+        let mut hout = Vec::new();
+        let limbs_host = wall(reps.min(5), || {
+            hout = rns.polymul_limbs(&ha, &hb).map_err(s)?;
+            Ok(())
+        })?;
+        if hout != hwant {
+            return Err(format!("the host limb product on {k} GPUs differs from the CPU's"));
+        }
         if k == 1 {
-            one = (dev, host, rns_s, limbs_s);
+            one = (dev, host, rns_s, limbs_s, limbs_host);
         }
         // The conversions' own time: the one-GPU limb product less its
         // residue product.
@@ -327,6 +344,23 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             "RNS 40 × 62-bit, N=2^17, limbs → limbs (conversions split by coefficients), limbs on GPU 0";
         let floor = (k > 1).then_some(conversions / k as f64 + rns_alone + limbs_copies);
         push(&mut t, work, k, limbs_s, one.3, "—".into(), floor, limb_bytes);
+        let work = "RNS 40 × 62-bit, N=2^17 × 4, limbs → limbs, host → host";
+        let share = host_limb_bytes / k as f64;
+        let bus_limbs = bus[..k]
+            .iter()
+            .map(|(up, down)| 2.0 * share / (up * 1e9) + share / (down * 1e9))
+            .fold(0.0, f64::max);
+        let host_limbs = 2.0 * host_limb_bytes / (to_pinned * 1e9) + host_limb_bytes / (from_pinned * 1e9);
+        let floor = Some(bus_limbs.max(host_limbs));
+        push(&mut t, work, k, limbs_host, one.4, "—".into(), floor, 3.0 * host_limb_bytes);
+        if k == 1 {
+            // The plain plan (its pieces' copies pipelined), for what the
+            // multi-device path adds on one GPU.
+            let plain = polymul::RnsPlan::new(&gpus[0], &basis).map_err(s)?;
+            let t1 = wall(reps.min(5), || plain.polymul_limbs(&ha, &hb).map(drop).map_err(s))?;
+            let work = "RNS 40 × 62-bit, N=2^17 × 4, limbs → limbs, host → host, RnsPlan alone";
+            push(&mut t, work, 1, t1, limbs_host, "—".into(), floor, 3.0 * host_limb_bytes);
+        }
     }
     // Where a split pays: device-resident products of growing batches on
     // one GPU and on every GPU (what `MIN_WORDS_PER_DEVICE` rests on).

@@ -299,9 +299,21 @@ impl Staging {
     /// The words of `src`, copied back after the work queued on `q`'s
     /// stream.
     pub(crate) fn download(&self, q: &Queue<'_>, src: &DeviceView<u64>) -> Result<Vec<u64>> {
-        q.gpu.bind()?;
+        let mut out = vec![0u64; src.len()];
+        self.download_into(q, src, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Staging::download`] into `out` (of `src`'s length).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] for another length; device errors.
+    pub(crate) fn download_into(&self, q: &Queue<'_>, src: &DeviceView<u64>, out: &mut [u64]) -> Result<()> {
         let len = src.len();
-        let mut out = vec![0u64; len];
+        if out.len() != len {
+            return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: len });
+        }
+        q.gpu.bind()?;
         self.with(len, |st| {
             let copied = (|| {
                 let mut events = Vec::with_capacity(len.div_ceil(PIECE));
@@ -333,8 +345,7 @@ impl Staging {
                 let _ = q.synchronize();
             }
             copied
-        })?;
-        Ok(out)
+        })
     }
 }
 

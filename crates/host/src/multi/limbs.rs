@@ -189,6 +189,12 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
     /// [`Error::NotAMultipleOfN`] for `batch = 0`,
     /// [`Error::BatchTooLarge`], device errors.
     pub fn limb_scratch(&self, batch: usize) -> Result<LimbScratch<W>> {
+        self.scratch_of(batch, false)
+    }
+
+    /// [`MultiPlan::limb_scratch`]; `spread`: with every GPU's slice of the
+    /// limbs, the root's too (host calls upload each slice to its GPU).
+    fn scratch_of(&self, batch: usize, spread: bool) -> Result<LimbScratch<W>> {
         let basis = self.basis()?;
         let (n, k, l) = (basis.n(), basis.len(), basis.limbs());
         crate::params::check_batch_size(n, batch)?;
@@ -205,17 +211,18 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
                 towers: Vec::new(),
             });
         }
-        let cuts = slices(batch * n, self.plans.len());
-        let (mut limbs, mut parts, mut towers) = (Vec::new(), Vec::new(), Vec::new());
+        let parts = self.plans.len();
+        let cuts = slices(batch * n, parts);
+        let (mut limbs, mut own, mut towers) = (Vec::new(), Vec::new(), Vec::new());
         for (j, p) in self.plans.iter().enumerate() {
             let (g, len) = (p.gpu(), cuts[j].len());
-            let own = if j == 0 || self.plans.len() == 1 { 0 } else { len * l };
-            limbs.push([g.zeros(own)?, g.zeros(own)?]);
-            parts.push(pair(g, if self.plans.len() == 1 { 0 } else { k * len })?);
+            let fetched = if spread || j > 0 { len * l } else { 0 };
+            limbs.push([g.zeros(fetched)?, g.zeros(fetched)?]);
+            own.push(pair(g, if parts == 1 { 0 } else { k * len })?);
             towers.push([p.zeros(batch)?, p.zeros(batch)?]);
         }
         let ordinals = self.plans.iter().map(|p| p.gpu().info().ordinal).collect();
-        Ok(LimbScratch { batch, ordinals, limbs, slices: parts, towers })
+        Ok(LimbScratch { batch, ordinals, limbs, slices: own, towers })
     }
 
     /// Limbs of the whole basis's shape on the root GPU.
@@ -266,27 +273,52 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
         if scratch.batch != a.batch || scratch.ordinals != expected {
             return Err(Error::SpreadMismatch { what: "scratch" });
         }
-        let first = &self.plans[0];
         if self.split == Split::Batch {
             let [ra, rb] = scratch.slices.first_mut().ok_or_else(bad_scratch)?;
-            return first.polymul_limbs_into(a, b, out, ra, rb);
+            return self.plans[0].polymul_limbs_into(a, b, out, ra, rb);
         }
+        self.towers_product(a.batch * a.n, scratch, Some((a, b, out)))
+    }
+
+    /// The limb product split by towers over `count` coefficients (the
+    /// module documentation): the limbs on the root (`root`: both operands
+    /// and the output, each GPU fetching its slice and sending its result
+    /// back), or, where `root` is `None`, each GPU's slice of both operands
+    /// already in its `scratch.limbs` (uploaded there), and its slice of the
+    /// product left in `scratch.limbs[j][0]`. The caller checked the shapes.
+    fn towers_product(
+        &self,
+        count: usize,
+        scratch: &mut LimbScratch<W>,
+        mut root: Option<(&DeviceLimbs, &DeviceLimbs, &mut DeviceLimbs)>,
+    ) -> Result<()> {
         let stations = self.stations()?;
         let l = stations.basis.limbs();
-        let count = a.batch * a.n;
         let parts = self.plans.len();
+        let first = &self.plans[0];
         let q0 = first.queue();
+        let limb_words = |r: &Range<usize>| r.start * l..r.end * l;
         if parts == 1 {
             // One GPU: the plan's own pipeline, no copies.
             let [ta, tb] = scratch.towers.first_mut().ok_or_else(bad_scratch)?;
             let convert = &stations.converts[0];
-            convert.decompose(&q0, &a.data, count, ta)?;
-            convert.decompose(&q0, &b.data, count, tb)?;
-            Product::<W, DeviceView<W>>::polymul_in_place(first, ta, tb)?;
-            return convert.reconstruct(&q0, ta, count, &mut out.data);
+            return match root {
+                Some((a, b, out)) => {
+                    convert.decompose(&q0, &a.data, count, ta)?;
+                    convert.decompose(&q0, &b.data, count, tb)?;
+                    Product::<W, DeviceView<W>>::polymul_in_place(first, ta, tb)?;
+                    convert.reconstruct(&q0, ta, count, &mut out.data)
+                }
+                None => {
+                    let [la, lb] = scratch.limbs.first_mut().ok_or_else(bad_scratch)?;
+                    convert.decompose(&q0, la, count, ta)?;
+                    convert.decompose(&q0, lb, count, tb)?;
+                    Product::<W, DeviceView<W>>::polymul_in_place(first, ta, tb)?;
+                    convert.reconstruct(&q0, ta, count, la)
+                }
+            };
         }
         let cuts = slices(count, parts);
-        let limb_words = |r: &Range<usize>| r.start * l..r.end * l;
         // Each GPU computes on its plan's queue and copies on a stream of
         // its own, so that a copy overlaps the next conversion.
         let queues: Vec<_> = self.plans.iter().map(|p| p.queue()).collect();
@@ -295,14 +327,16 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
         // Everything queued on the root before this call (the operands'
         // uploads, the previous call) comes first.
         let start = PeerEvent::record(&q0)?;
-        // 1. Each GPU fetches its slice of both operands' limbs.
+        // 1. Each GPU fetches its slice of both operands' limbs (limbs on
+        //    the root).
         let mut fetched = Vec::with_capacity(parts);
         for (j, r) in cuts.iter().enumerate() {
             let (p, c) = (&self.plans[j], &copiers[j]);
             start.wait_on(c)?;
             let mut ops = Vec::with_capacity(2);
-            for (op, x) in [a, b].into_iter().enumerate() {
-                if j > 0 {
+            for op in 0..2 {
+                if let (Some((a, b, _)), true) = (&root, j > 0) {
+                    let x = if op == 0 { a } else { b };
                     let src = x.data.get(limb_words(r)).ok_or_else(bad_scratch)?;
                     peer::copy(c, &mut scratch.limbs[j][op], p.gpu(), src, first.gpu())?;
                 }
@@ -316,11 +350,14 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
         for (j, r) in cuts.iter().enumerate() {
             let (len, q) = (r.len(), &queues[j]);
             let mut ops = Vec::with_capacity(2);
-            for (op, x) in [a, b].into_iter().enumerate() {
-                fetched[j][op].wait_on(q)?;
+            for (op, arrived) in fetched[j].iter().enumerate() {
+                arrived.wait_on(q)?;
                 if len > 0 {
-                    let src: &DeviceView<u64> = match j {
-                        0 => x.data.get(limb_words(r)).ok_or_else(bad_scratch)?,
+                    let src: &DeviceView<u64> = match (&root, j) {
+                        (Some((a, b, _)), 0) => {
+                            let x = if op == 0 { a } else { b };
+                            x.data.get(limb_words(r)).ok_or_else(bad_scratch)?
+                        }
                         _ => &scratch.limbs[j][op],
                     };
                     stations.converts[j].decompose(q, src, len, &mut scratch.slices[j][op])?;
@@ -355,7 +392,7 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
             multiplied.push(PeerEvent::record(q)?);
         }
         // 4. Each GPU fetches every tower of its slice, runs the CRT, and
-        //    sends the limbs to the root.
+        //    (limbs on the root) sends the limbs there.
         let mut finished = Vec::with_capacity(parts);
         for (j, r) in cuts.iter().enumerate() {
             let (p, len, q, c) = (&self.plans[j], r.len(), &queues[j], &copiers[j]);
@@ -371,12 +408,18 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
             PeerEvent::record(c)?.wait_on(q)?;
             if len > 0 {
                 let convert = &stations.converts[j];
-                let mine = out.data.get_mut(limb_words(r)).ok_or_else(bad_scratch)?;
-                if j == 0 {
-                    convert.reconstruct(q, &scratch.slices[j][0], len, mine)?;
-                } else {
-                    convert.reconstruct(q, &scratch.slices[j][0], len, &mut scratch.limbs[j][0])?;
-                    peer::copy(q, mine, first.gpu(), &scratch.limbs[j][0], p.gpu())?;
+                let residues = &scratch.slices[j][0];
+                match (&mut root, j) {
+                    (Some((_, _, out)), 0) => {
+                        let mine = out.data.get_mut(limb_words(r)).ok_or_else(bad_scratch)?;
+                        convert.reconstruct(q, residues, len, mine)?;
+                    }
+                    (Some((_, _, out)), _) => {
+                        convert.reconstruct(q, residues, len, &mut scratch.limbs[j][0])?;
+                        let mine = out.data.get_mut(limb_words(r)).ok_or_else(bad_scratch)?;
+                        peer::copy(q, mine, first.gpu(), &scratch.limbs[j][0], p.gpu())?;
+                    }
+                    (None, _) => convert.reconstruct(q, residues, len, &mut scratch.limbs[j][0])?,
                 }
             }
             finished.push(PeerEvent::record(q)?);
@@ -392,8 +435,10 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
     /// split by batch, each share's limbs through its plan's
     /// [`RnsPlan::polymul_limbs`], a thread per share (the device-count
     /// rule of [`MultiPlan::devices_for`]); split by towers, pieces of at
-    /// most [`LIMB_PIECE_WORDS`] limbs each uploaded to the root, through
-    /// [`MultiPlan::polymul_limbs_into`], and back.
+    /// most [`LIMB_PIECE_WORDS`] limbs, each GPU's slice of the
+    /// coefficients uploaded straight to it (a thread per GPU), the product
+    /// as [`MultiPlan::polymul_limbs_into`] computes it, and each slice of
+    /// the result downloaded straight from its GPU.
     ///
     /// # Errors
     /// Those of [`RnsBasis::check_limbs`] for `a` and `b`
@@ -401,15 +446,24 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
     /// [`Error::ConversionTooLarge`], device errors.
     pub fn polymul_limbs(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         let basis = self.basis()?;
+        let per = basis.n() * basis.limbs();
+        let devices = match self.split {
+            Split::Batch => self.devices_for(a.len() / per),
+            Split::Towers => self.plans.len(),
+        };
+        if devices == 1 {
+            // One GPU: the plan's own call (its checks; its pieces' copies
+            // pipelined).
+            return self.plans[0].polymul_limbs(a, b);
+        }
         let batch = basis.check_limbs_any("a", a)?;
         if b.len() != a.len() {
             return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
         }
         basis.check_limbs_any("b", b)?;
-        let per = basis.n() * basis.limbs();
         let mut out = vec![0u64; a.len()];
         if self.split == Split::Batch {
-            let cut = shares::by_batch(Layout { n: per, towers: 1, batch }, self.devices_for(batch));
+            let cut = shares::by_batch(Layout { n: per, towers: 1, batch }, devices);
             let jobs: Vec<_> = cut
                 .iter()
                 .zip(shares::cut_mut(&cut, Layout { n: per, towers: 1, batch }, &mut out))
@@ -421,22 +475,40 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
             })?;
             return Ok(out);
         }
-        let piece = (LIMB_PIECE_WORDS / per).clamp(1, crate::params::max_batch(basis.n()));
+        let (n, l, parts) = (basis.n(), basis.limbs(), self.plans.len());
+        let piece = (LIMB_PIECE_WORDS / per).clamp(1, crate::params::max_batch(n));
         let mut scratch: Option<LimbScratch<W>> = None;
         for (i, (x, y)) in a.chunks(piece * per).zip(b.chunks(piece * per)).enumerate() {
             let polys = x.len() / per;
-            let (da, db) = (
-                self.plans[0].stage_limbs(x, polys, basis.limbs())?,
-                self.plans[0].stage_limbs(y, polys, basis.limbs())?,
-            );
             let mut s = match scratch.take() {
                 Some(s) if s.batch == polys => s,
-                _ => self.limb_scratch(polys)?,
+                _ => self.scratch_of(polys, true)?,
             };
-            let mut dout = self.zeros_limbs(polys)?;
-            self.polymul_limbs_into(&da, &db, &mut dout, &mut s)?;
-            let start = i * piece * per;
-            out[start..start + x.len()].copy_from_slice(&self.download_limbs(&dout)?);
+            let cuts = slices(polys * n, parts);
+            let words: Vec<Range<usize>> = cuts.iter().map(|r| r.start * l..r.end * l).collect();
+            // Each GPU's slice of both operands straight to it, a thread per
+            // GPU (each over its own bus), ...
+            let jobs: Vec<_> = s.limbs.iter_mut().zip(&words).enumerate().collect();
+            run_all(jobs, |(j, ([la, lb], w))| {
+                let (p, q) = (&self.plans[j], self.plans[j].queue());
+                p.gpu().staging().upload(&q, &x[w.clone()], la)?;
+                p.gpu().staging().upload(&q, &y[w.clone()], lb)
+            })?;
+            // ... the product spread over the GPUs, ...
+            self.towers_product(polys * n, &mut s, None)?;
+            // ... and each GPU's slice of it straight back.
+            let mut rest = &mut out[i * piece * per..i * piece * per + x.len()];
+            let mut outs = Vec::with_capacity(parts);
+            for w in &words {
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(w.len());
+                outs.push(mine);
+                rest = tail;
+            }
+            let jobs: Vec<_> = s.limbs.iter().zip(outs).enumerate().collect();
+            run_all(jobs, |(j, ([la, _], o))| {
+                let (p, q) = (&self.plans[j], self.plans[j].queue());
+                p.gpu().staging().download_into(&q, la, o)
+            })?;
             scratch = Some(s);
         }
         Ok(out)
@@ -462,8 +534,7 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
 }
 
 /// Limb words per piece of a host limb product split by towers (2^26: 512
-/// MiB of each operand's limbs on the root; the residues, spread over the
-/// GPUs, take about as much again).
+/// MiB of each operand's limbs, spread over the GPUs with the residues).
 pub const LIMB_PIECE_WORDS: usize = 1 << 26;
 
 #[cfg(test)]
