@@ -298,12 +298,22 @@ type ShareFn<'f, W, P> = dyn Fn(&P, &mut [W], &mut [W], &[&[W]]) -> Result<()> +
 /// on a scoped thread of its own (so that every device's copies and kernels
 /// run at once). The first failing job's error (in job order) is returned
 /// once all have finished.
-fn run_all<J: Send, F: Fn(J) -> Result<()> + Sync>(mut jobs: Vec<J>, f: F) -> Result<()> {
+fn run_all<J: Send, F: Fn(J) -> Result<()> + Sync>(jobs: Vec<J>, f: F) -> Result<()> {
+    let f = &f;
+    run_jobs(jobs.into_iter().map(|j| Box::new(move || f(j)) as Job<'_>).collect())
+}
+
+/// One job of [`run_all`], boxed: the threads' code exists once, not once
+/// per call site (the binaries' size limit).
+type Job<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
+
+/// [`run_all`]'s body.
+fn run_jobs(mut jobs: Vec<Job<'_>>) -> Result<()> {
     if jobs.len() == 1 {
-        return jobs.pop().map_or(Ok(()), f);
+        return jobs.pop().map_or(Ok(()), |j| j());
     }
     let results: Vec<Result<()>> = std::thread::scope(|s| {
-        let handles: Vec<_> = jobs.into_iter().map(|j| s.spawn(|| f(j))).collect();
+        let handles: Vec<_> = jobs.into_iter().map(|j| s.spawn(j)).collect();
         handles
             .into_iter()
             .map(|h| {

@@ -197,15 +197,13 @@ impl<W: Coeff + 'static, P: DevicePlan<W> + Product<W, [W]> + Transform<W, crate
 /// `f` of every job, in order, each job on a thread of its own where there
 /// are several ([`run_all`]); the first error in job order.
 fn run_each<J: Send, T: Send>(jobs: Vec<J>, f: impl Fn(J) -> Result<T> + Sync) -> Result<Vec<T>> {
-    let slots: Vec<std::sync::Mutex<Option<T>>> = jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    run_all(jobs.into_iter().zip(&slots).collect(), |(j, slot)| {
-        let v = f(j)?;
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
+    let mut slots: Vec<Option<T>> = jobs.iter().map(|_| None).collect();
+    run_all(jobs.into_iter().zip(slots.iter_mut()).collect(), |(j, slot)| {
+        *slot = Some(f(j)?);
         Ok(())
     })?;
     slots
         .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
         .collect::<Option<Vec<T>>>()
         .ok_or(Error::PlansDisagree { why: "a device's part was not made".into() })
 }
