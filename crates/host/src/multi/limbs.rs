@@ -2,21 +2,23 @@
 //! products (`a · b mod Q`, limbs in and limbs out, as
 //! [`RnsPlan::polymul_limbs`]) on a [`MultiPlan`] of [`RnsPlan`]s.
 //!
-//! Limbs live on the first plan's GPU, the *root*.
+//! Device limbs live on the first plan's GPU, the *root*.
 //!
 //! **Split by towers** ([`MultiPlan::rns`]). The conversions cost `K · L`
 //! word products per coefficient (more than the towers' NTTs at 40
 //! towers), so every GPU converts a slice of the coefficients while it
 //! multiplies a part of the towers:
 //!
-//! 1. the root sends each GPU its slice of both operands' limbs;
+//! 1. each GPU fetches its slice of both operands' limbs from the root
+//!    (host calls upload each slice straight to its GPU instead);
 //! 2. each GPU decomposes its slice into every tower (the whole basis's
 //!    tables are on every GPU), and sends each GPU (itself included) that
 //!    GPU's towers of the slice: one strided copy per pair
 //!    (`cuMemcpy3DPeerAsync`, over NVLink where the GPUs have it);
 //! 3. each GPU multiplies its towers of the whole batch;
 //! 4. each GPU fetches every tower of its slice back, runs the CRT on it,
-//!    and sends the limbs to the root.
+//!    and sends the limbs to the root (host calls download each slice
+//!    straight from its GPU).
 //!
 //! Events order each GPU's steps after the others' they read, so the host
 //! only queues. With one plan the same call is the one-GPU pipeline
@@ -58,8 +60,8 @@ pub struct LimbScratch<W: Coeff> {
     batch: usize,
     /// The CUDA ordinal of each plan's device (split by batch: the root's).
     ordinals: Vec<u32>,
-    /// Per plan: its coefficient slice's limbs of both operands (the root's
-    /// slice is read in place: empty there).
+    /// Per plan: its coefficient slice's limbs of both operands (device
+    /// calls read the root's slice in place: empty there).
     limbs: Vec<[DeviceVec<u64>; 2]>,
     /// Per plan: its slice's residues of every tower, both operands
     /// (split by batch: the root's residues of the whole batch).
