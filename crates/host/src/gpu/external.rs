@@ -36,6 +36,32 @@ pub(crate) fn note_opened(ordinal: u32) {
     OPENED.fetch_or(1u64 << ordinal.min(63), std::sync::atomic::Ordering::Relaxed);
 }
 
+thread_local! {
+    /// Set while a multi-device plan queues work on buffers it has matched
+    /// with their plans' devices already ([`Resident`]).
+    static RESIDENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While alive, [`Gpu::check_resident`] on this thread asks nothing: a
+/// multi-device plan holds one around calls on buffers it has matched with
+/// their devices (`SpreadVec` parts made by each plan and checked by
+/// `check_spread`; its own scratch), where asking the driver cost 2 µs an
+/// operand on every GPU's share. Restores the previous state on drop.
+pub(crate) struct Resident(bool);
+
+impl Resident {
+    /// Starts skipping the residency checks on this thread.
+    pub(crate) fn vouch() -> Self {
+        Self(RESIDENT.replace(true))
+    }
+}
+
+impl Drop for Resident {
+    fn drop(&mut self) {
+        RESIDENT.set(self.0);
+    }
+}
+
 impl Gpu {
     /// Device words `v` given to a plan of this GPU (`what` names them):
     /// refused with [`Error::WrongDevice`] where the driver says they live
@@ -49,7 +75,10 @@ impl Gpu {
         what: &'static str,
         v: &super::DeviceView<W>,
     ) -> Result<()> {
-        if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2 || v.is_empty() {
+        if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2
+            || v.is_empty()
+            || RESIDENT.get()
+        {
             return Ok(());
         }
         let mut ordinal: i32 = -1;

@@ -4,7 +4,7 @@
 
 mod buffer;
 pub(crate) mod cluster;
-mod external;
+pub(crate) mod external;
 pub(crate) mod graph;
 mod image;
 pub(crate) mod kernel;

@@ -295,6 +295,9 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
         mut root: Option<(&DeviceLimbs, &DeviceLimbs, &mut DeviceLimbs)>,
     ) -> Result<()> {
         let stations = self.stations()?;
+        // Every buffer below is scratch a plan made on its own GPU, or
+        // limbs checked to be on the root.
+        let _matched = crate::gpu::external::Resident::vouch();
         let l = stations.basis.limbs();
         let parts = self.plans.len();
         let first = &self.plans[0];

@@ -131,8 +131,11 @@ impl<W: Coeff, P: DevicePlan<W>> MultiPlan<W, P> {
         self.plans.iter().try_for_each(|p| p.synchronize())
     }
 
-    /// Runs `f` on every part's plan in turn, on the calling thread.
+    /// Runs `f` on every part's plan in turn, on the calling thread. The
+    /// callers matched every part with its plan's device
+    /// (`check_spread`), so the plans do not ask the driver again.
     fn each_part<J>(&self, shares: &[Share], jobs: Vec<J>, f: impl Fn(&P, J) -> Result<()>) -> Result<()> {
+        let _matched = crate::gpu::external::Resident::vouch();
         shares.iter().zip(jobs).try_for_each(|(s, j)| f(&self.plans[s.plan], j))
     }
 
