@@ -306,13 +306,19 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         // The conversions' own time: the one-GPU limb product less its
         // residue product.
         let conversions = (one.3 - one.2).max(0.0);
-        // The floor of host → host on k GPUs.
-        let share = bytes / k as f64;
-        let bus_s = bus[..k]
-            .iter()
-            .map(|(up, down)| 2.0 * share / (up * 1e9) + share / (down * 1e9))
-            .fold(0.0, f64::max);
-        let host_s = 2.0 * bytes / (to_pinned * 1e9) + bytes / (from_pinned * 1e9);
+        // The floor of a host → host call moving `bytes` per operand on k
+        // GPUs: the slower of the bus (each GPU's share of two operands up
+        // and the result down, at its own pinned rates, all at once) and
+        // the host (everything across pageable ↔ pinned once, shared).
+        let host_floor = |bytes: f64| {
+            let share = bytes / k as f64;
+            let bus_s = bus[..k]
+                .iter()
+                .map(|(up, down)| 2.0 * share / (up * 1e9) + share / (down * 1e9))
+                .fold(0.0, f64::max);
+            let host_s = 2.0 * bytes / (to_pinned * 1e9) + bytes / (from_pinned * 1e9);
+            bus_s.max(host_s)
+        };
         let (dev_goal, rns_goal) = (goal(k, 1.9, 3.6), goal(k, 1.7, 3.0));
         let work = format!("{label} polymul, device-resident");
         push(&mut t, &work, k, dev, one.0, dev_goal, None, 3.0 * bytes);
@@ -323,7 +329,7 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
             push(&mut t, &work, k, dev_queue, f64::NAN, "—".into(), None, f64::NAN);
         }
         let work = format!("{label} polymul_into, host → host");
-        let floor = Some(bus_s.max(host_s));
+        let floor = Some(host_floor(bytes));
         push(&mut t, &work, k, host, one.1, "≤ 1.3× floor".into(), floor, 3.0 * bytes);
         if k == 1 {
             // The plain plan, for what a MultiPlan of one GPU adds.
@@ -345,13 +351,7 @@ pub fn tables(quick: bool) -> Result<Vec<Table>, String> {
         let floor = (k > 1).then_some(conversions / k as f64 + rns_alone + limbs_copies);
         push(&mut t, work, k, limbs_s, one.3, "—".into(), floor, limb_bytes);
         let work = "RNS 40 × 62-bit, N=2^17 × 4, limbs → limbs, host → host";
-        let share = host_limb_bytes / k as f64;
-        let bus_limbs = bus[..k]
-            .iter()
-            .map(|(up, down)| 2.0 * share / (up * 1e9) + share / (down * 1e9))
-            .fold(0.0, f64::max);
-        let host_limbs = 2.0 * host_limb_bytes / (to_pinned * 1e9) + host_limb_bytes / (from_pinned * 1e9);
-        let floor = Some(bus_limbs.max(host_limbs));
+        let floor = Some(host_floor(host_limb_bytes));
         push(&mut t, work, k, limbs_host, one.4, "—".into(), floor, 3.0 * host_limb_bytes);
         if k == 1 {
             // The plain plan (its pieces' copies pipelined), for what the

@@ -42,27 +42,11 @@ pub(crate) fn enable_peer_access(gpu: &Gpu, peer: &Gpu) -> Result<bool> {
 pub(crate) fn peer_copy_gbs(from: &Gpu, to: &Gpu, words: usize, reps: usize) -> Result<(f64, bool)> {
     use super::timing::GpuTiming;
     let direct = enable_peer_access(from, to)? && enable_peer_access(to, from)?;
-    let dst: DeviceVec<u64> = to.zeros(words)?;
+    let mut dst: DeviceVec<u64> = to.zeros(words)?;
     let src: DeviceVec<u64> = from.zeros(words)?;
     let bytes = words * 8;
-    let t = from.time(2, reps, || {
-        // SAFETY: `src` (on `from`) and `dst` (on `to`) are distinct live
-        // allocations of `words` words each (`zeros` above) whose contexts are
-        // the two `Gpu`s' own, and both outlive `from.time`, which waits for
-        // every copy before it returns `Ok`. The stream is `from`'s, whose
-        // context `Gpu::time` binds first.
-        let r = unsafe {
-            cu::cuMemcpyPeerAsync(
-                dst.buf.as_device_ptr().as_raw(),
-                to.inner.ctx.as_raw(),
-                src.buf.as_device_ptr().as_raw(),
-                from.inner.ctx.as_raw(),
-                bytes,
-                from.stream().as_inner(),
-            )
-        };
-        super::launch::check(r, "copying between two GPUs")
-    })?;
+    let q = super::launch::Queue::of(from);
+    let t = from.time(2, reps, || copy(&q, &mut dst, to, &src, from))?;
     Ok((bytes as f64 / (t.median_us * 1e3), direct))
 }
 
@@ -89,8 +73,8 @@ pub(crate) fn copy<W: crate::Coeff>(
     }
     q.gpu.bind()?;
     // SAFETY: `dst` and `src` are views of live allocations of `to`'s and
-    // `from`'s contexts (their callers, multi/limbs.rs, take them from
-    // buffers those GPUs' plans made), of `len` words each (checked above),
+    // `from`'s contexts (their callers, multi/limbs.rs and `peer_copy_gbs`,
+    // take them from buffers those GPUs' plans or `Gpu::zeros` made), of `len` words each (checked above),
     // borrowed for the call; the queued copy may outlive the borrow, as every
     // queued launch of the crate does: the buffers are freed by `cuMemFree`,
     // which waits for the work queued on them. The two contexts are the
