@@ -487,6 +487,17 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    // Two threads sharing one GPU's staging memory, a GiB of host memory a
+    // thread: only when named (`--only staging`).
+    if opts.only.iter().any(|o| o == "staging") {
+        match crate::staging::tables(opts.quick) {
+            Ok(x) => tables.extend(x),
+            Err(e) => {
+                eprintln!("polymul-bench: staging: {e}");
+                return 1;
+            }
+        }
+    }
     // Every GPU of the host, and most of their memory: only when named
     // (`--only scaling`).
     if opts.only.iter().any(|o| o == "scaling") {

@@ -97,6 +97,7 @@ impl EnvSwitches {
             pdl: self.pdl.unwrap_or(base.pdl),
             pdl_graph: self.pdl_graph.unwrap_or(base.pdl_graph),
             kernel_image: self.kernel_image.clone().or(base.kernel_image),
+            ..base
         }
     }
 }

@@ -42,7 +42,7 @@ struct Latency {
 
 /// Times `call` (one operation queued on the GPU's stream) and `graph`
 /// (the same operation captured).
-fn measure<S>(
+fn measure<S: polymul::GraphState>(
     gpu: &Gpu,
     quick: bool,
     mut call: impl FnMut() -> Result<()>,
@@ -215,7 +215,7 @@ fn ntt_rows<W: Coeff>(
     push(t, W::BITS, log_n, "inverse", 1, &l, &kernel);
     let mut b = plan.upload(&y)?;
     // `b` is scratch after each product (its words stay reduced).
-    gpu.copy_into(&mut pg.state_mut().1, &y)?;
+    gpu.copy_into(pg.state_mut().1, &y)?;
     let l = measure(gpu, quick, || plan.polymul_in_place(&mut a, &mut b), &pg)?;
     push(t, W::BITS, log_n, "polymul", 1, &l, &kernel);
     Ok(())

@@ -19,6 +19,7 @@ pub mod rns;
 pub mod scaling;
 pub mod soak;
 pub mod split;
+pub mod staging;
 pub mod tiles;
 
 use std::path::PathBuf;

@@ -1,10 +1,10 @@
 //! `polymul-bench`: the GPU check suite and the benchmark runner.
 //!
 //! ```text
-//! polymul-bench check [--quick] [--only words,lazy-fused,products,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,options,props,errors,split]
+//! polymul-bench check [--quick] [--only words,lazy-fused,products,reductions,tiles,fused,rns,convert,dgt,planner,concurrency,api,graphs,soundness,options,props,errors,split]
 //!                     [--seed S] [--cases K] [--log-n 10,17]
 //!                                          GPU == CPU bit for bit; prints "N passed, N failed"
-//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]
+//! polymul-bench bench [--quick] [--out DIR] [--cpu] [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split,staging]
 //!                       (split, and check's split suite, run only when named)
 //!                       (without a GPU or with --cpu: --only cpu-backend,cpu-scaling,cpu-reference,anchor)
 //! polymul-bench replot DIR                 redraw DIR's figures from its CSV files
@@ -55,6 +55,9 @@ fn main() {
         },
         // The soak's second process (`--hog-process on`), not for users.
         "hog" => std::process::exit(polymul_bench::soak::faults::hog_main(&args[1..])),
+        // The check suite's soundness case of a buffer outliving every `Gpu`
+        // handle, in a process where no other handle exists.
+        "outlive-gpu" => std::process::exit(check::outlive_gpu_main()),
         _ => {}
     }
     let mut opts =

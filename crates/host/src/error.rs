@@ -479,6 +479,21 @@ pub enum Error {
         expected: u32,
     },
 
+    /// A graph capture (`capture` of a plan) was handed device words it
+    /// could not keep alive: words outside the graph's state (a buffer
+    /// reached through a `static`, say), another plan's call, or a state
+    /// whose buffers `work` replaced. Nothing was captured.
+    #[error(
+        "cannot capture {what}: {why}; pass every buffer the work uses in the graph's state, and call only \
+         the capturing plan"
+    )]
+    CaptureOutsideState {
+        /// Which operand (or `the state`).
+        what: &'static str,
+        /// Why it was refused.
+        why: &'static str,
+    },
+
     /// A numeric argument outside the range a function accepts.
     #[error("{what} = {value} is out of range: choose {min} to {max}")]
     ArgumentOutOfRange {
@@ -629,6 +644,7 @@ impl Error {
             | Error::PlansDisagree { .. }
             | Error::SpreadMismatch { .. }
             | Error::WrongDevice { .. }
+            | Error::CaptureOutsideState { .. }
             | Error::NotAMultipleOfN { .. }
             | Error::BatchTooLarge { .. }
             | Error::BadTile { .. }
@@ -707,6 +723,10 @@ mod tests {
             (Error::BatchTooLarge { batch: 1 << 40, n: 4, max: 1 << 30 }, K::InvalidInput),
             (Error::BadTile { bytes: 3, min: 8, max: 1 << 16 }, K::InvalidInput),
             (Error::ForeignMemory { ptr: 16, why: "not device memory" }, K::InvalidInput),
+            (
+                Error::CaptureOutsideState { what: "a", why: "its words are not in the graph's state" },
+                K::InvalidInput,
+            ),
             (Error::CudaCode { during: "capturing", code: 900 }, K::Device),
             (Error::BadLaunch { kernel: "a radix-2 NTT stage", why: "a buffer is null" }, K::Device),
             (Error::FusedPlanTransform, K::Unsupported),

@@ -67,7 +67,7 @@ mod traits;
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use dgt::{DgtParams, DgtPlan, DgtView};
 pub use error::{DriverError, Error, ErrorKind, Result};
-pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuOptions, GpuStream, Graph};
+pub use gpu::{DeviceInfo, DeviceVec, DeviceView, Gpu, GpuOptions, GpuStream, Graph, GraphState};
 pub use layout::{Layout, MAX_TOWERS};
 pub use multi::{MultiPlan, SpreadVec};
 pub use params::NttParams;

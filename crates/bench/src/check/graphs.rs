@@ -28,8 +28,8 @@ fn ntt_graphs<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed: u6
             let (a, b) = (rng.coeffs(n * batch, p.q()), rng.coeffs(n * batch, p.q()));
             gpu.copy_into(fg.state_mut(), &a).map_err(s)?;
             gpu.copy_into(ig.state_mut(), &a).map_err(s)?;
-            gpu.copy_into(&mut pg.state_mut().0, &a).map_err(s)?;
-            gpu.copy_into(&mut pg.state_mut().1, &b).map_err(s)?;
+            gpu.copy_into(pg.state_mut().0, &a).map_err(s)?;
+            gpu.copy_into(pg.state_mut().1, &b).map_err(s)?;
             fg.launch().map_err(s)?;
             ig.launch().map_err(s)?;
             pg.launch().map_err(s)?;
@@ -103,8 +103,8 @@ fn rns_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
         for _ in 0..ROUNDS {
             let a: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
             let b: Vec<u64> = basis.towers().iter().flat_map(|p| rng.coeffs(n, p.q())).collect();
-            gpu.copy_into(&mut g.state_mut().0, &a).map_err(s)?;
-            gpu.copy_into(&mut g.state_mut().1, &b).map_err(s)?;
+            gpu.copy_into(g.state_mut().0, &a).map_err(s)?;
+            gpu.copy_into(g.state_mut().1, &b).map_err(s)?;
             g.launch().map_err(s)?;
             eq(
                 "rns replay",
@@ -164,8 +164,8 @@ fn dgt_graph(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
         for _ in 0..ROUNDS {
             let a: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
             let b: Vec<u32> = params.iter().flat_map(|p| rng.coeffs(n, p.p())).collect();
-            gpu.copy_into(&mut g.state_mut().0, &a).map_err(s)?;
-            gpu.copy_into(&mut g.state_mut().1, &b).map_err(s)?;
+            gpu.copy_into(g.state_mut().0, &a).map_err(s)?;
+            gpu.copy_into(g.state_mut().1, &b).map_err(s)?;
             g.launch().map_err(s)?;
             dgt_product_eq("dgt replay", &params, &cfg, &a, &b, &gpu.download(&g.state().0).map_err(s)?)?;
         }

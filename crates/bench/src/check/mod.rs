@@ -18,7 +18,10 @@ mod plans;
 mod props;
 mod reductions;
 mod rns;
+mod soundness;
 mod split;
+
+pub use soundness::outlive_gpu_main;
 mod tiles;
 mod words;
 
@@ -176,7 +179,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, options, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, soundness, options, props, errors; lazy-fused
     // and products (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -287,6 +290,12 @@ pub fn run(opts: &Options) -> i32 {
         timed("graphs", &mut t, |t| match fresh() {
             Ok(g) => graphs::graph_suite(&g, seed ^ 20, t),
             Err(e) => t.record("graphs: a GPU handle of its own", Err(e)),
+        });
+    }
+    if runs("soundness") {
+        timed("soundness", &mut t, |t| match fresh() {
+            Ok(g) => soundness::soundness_suite(&g, seed ^ 28, t),
+            Err(e) => t.record("soundness: a GPU handle of its own", Err(e)),
         });
     }
     if runs("options") {

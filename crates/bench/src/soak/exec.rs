@@ -584,8 +584,8 @@ fn captured<W: Coeff>(plan: &AnyPlan<W>, batch: usize, rounds: &[(Vec<W>, Vec<W>
         let gpu = p.gpu();
         let mut out = Vec::with_capacity(rounds.len());
         for (x, y) in rounds {
-            gpu.copy_into(&mut g.state_mut().0, x)?;
-            gpu.copy_into(&mut g.state_mut().1, y)?;
+            gpu.copy_into(g.state_mut().0, x)?;
+            gpu.copy_into(g.state_mut().1, y)?;
             g.launch()?;
             g.synchronize()?;
             out.push(gpu.download(&g.state().0)?);

@@ -190,7 +190,11 @@ impl<W: Coeff> DgtPlan<W> {
     /// Those of `work` (e.g. buffers of the wrong length); a [`crate::Error::CudaCode`] if
     /// the driver refuses the capture (work that waits for the GPU or copies
     /// from or to the host cannot be captured).
-    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+    pub fn capture<S: crate::GraphState>(
+        &self,
+        state: S,
+        work: fn(&Self, &mut S) -> Result<()>,
+    ) -> Result<crate::Graph<'_, S>> {
         crate::gpu::graph::capture(self.queue(), self, state, work)
     }
 
@@ -364,7 +368,7 @@ impl<W: Coeff> DgtPlan<W> {
     /// (bit-reversed frequency) order. Returns the same words typed as the
     /// DGT domain ([`DgtView`]), which no NTT method takes.
     pub fn forward<'a>(&self, data: &'a mut DeviceView<W>) -> Result<&'a mut DgtView<W>> {
-        self.gpu.check_resident("data", data)?;
+        self.gpu.check_operand(self, "data", data)?;
         self.transform(data, false)?;
         Ok(DgtView::of_mut(data))
     }
@@ -373,7 +377,7 @@ impl<W: Coeff> DgtPlan<W> {
     /// place; returns the same words as coefficients again.
     pub fn inverse<'a>(&self, data: &'a mut DgtView<W>) -> Result<&'a mut DeviceView<W>> {
         let words = data.words_mut();
-        self.gpu.check_resident("data", words)?;
+        self.gpu.check_operand(self, "data", words)?;
         self.transform(words, true)?;
         Ok(words)
     }
@@ -409,8 +413,8 @@ impl<W: Coeff> DgtPlan<W> {
     /// the launch limit, piece by piece).
     pub fn pointwise_mul(&self, a: &mut DgtView<W>, b: &DgtView<W>) -> Result<()> {
         let (a, b) = (a.words_mut(), b.words());
-        self.gpu.check_resident("a", a)?;
-        self.gpu.check_resident("b", b)?;
+        self.gpu.check_operand(self, "a", a)?;
+        self.gpu.check_operand(self, "b", b)?;
         let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len())])?;
         if layout.batch > self.max_batch() {
             let q = self.queue();
@@ -504,9 +508,9 @@ impl<W: Coeff> crate::Plan<W> for DgtPlan<W> {
 /// (partly transformed).
 impl<W: Coeff> crate::Product<W, DeviceView<W>> for DgtPlan<W> {
     fn polymul_into(&self, a: &DeviceView<W>, b: &DeviceView<W>, out: &mut DeviceView<W>) -> Result<()> {
-        self.gpu.check_resident("a", a)?;
-        self.gpu.check_resident("b", b)?;
-        self.gpu.check_resident("out", out)?;
+        self.gpu.check_operand(self, "a", a)?;
+        self.gpu.check_operand(self, "b", b)?;
+        self.gpu.check_operand(self, "out", out)?;
         let q = self.queue();
         let layout = self.tower_set.operand_shape(a.len(), &[("b", b.len()), ("out", out.len())])?;
         if layout.batch > self.max_batch() {
@@ -519,8 +523,8 @@ impl<W: Coeff> crate::Product<W, DeviceView<W>> for DgtPlan<W> {
     }
 
     fn polymul_in_place(&self, a: &mut DeviceView<W>, b: &mut DeviceView<W>) -> Result<()> {
-        self.gpu.check_resident("a", a)?;
-        self.gpu.check_resident("b", b)?;
+        self.gpu.check_operand(self, "a", a)?;
+        self.gpu.check_operand(self, "b", b)?;
         self.in_place(a, b)
     }
 }

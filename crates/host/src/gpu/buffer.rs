@@ -126,7 +126,7 @@ impl<W: Coeff> DeviceView<W> {
     /// and nothing else accesses them during `'a` except through the
     /// returned reference.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn from_addr_mut<'a>(addr: u64, len: usize) -> &'a mut Self {
+    pub(crate) unsafe fn from_addr_mut<'a>(addr: u64, len: usize) -> &'a mut Self {
         let addr = if addr == 0 { EMPTY } else { addr };
         let fat: *mut [()] = std::ptr::slice_from_raw_parts_mut(addr as usize as *mut (), len);
         // SAFETY: as in `from_addr` (the layout of `Self`, a non-null address:
@@ -279,15 +279,50 @@ impl<W: Coeff> std::fmt::Debug for DeviceView<W> {
 /// A buffer a plan made (`upload`, `zeros`) remembers the [`Layout`] it
 /// was made for ([`DeviceVec::layout`]); plans check the words they are
 /// given by their count (a positive multiple of `towers · N`).
+///
+/// **It keeps its GPU alive.** A buffer holds a handle on the [`Gpu`] that
+/// allocated it (as cudarc's `CudaSlice` holds its `Arc<CudaContext>`), so
+/// the device's context is never released while one of its buffers lives:
+/// dropping every other `Gpu` handle first frees nothing, and a `Gpu`
+/// created meanwhile shares the same live context.
+///
+/// ```no_run
+/// let gpu = polymul::Gpu::new()?;
+/// let stale = gpu.upload(&[1u64, 2, 3])?;
+/// drop(gpu); // the context stays: `stale` holds it
+/// let gpu = polymul::Gpu::new()?; // the same primary context, retained again
+/// assert_eq!(gpu.download(&stale)?, [1, 2, 3]);
+/// # Ok::<(), polymul::Error>(())
+/// ```
+///
+/// **Dropping waits for the GPU.** Work queued on the buffer may still be
+/// running when it is dropped (a product queued, then the buffer dropped
+/// at the end of a scope). The driver documents no wait in `cuMemFree`
+/// ("for all other pointers, this API *may* perform implicit
+/// synchronization"), so the drop first waits for all work queued on the
+/// buffer's context (`cuCtxSynchronize`), on every stream, and only then
+/// frees the words. Where that wait fails (the context is lost after a
+/// kernel fault, or a stream of the context is capturing a graph) the
+/// words are leaked rather than freed under running work
+/// (docs/security.md, "Soundness").
 pub struct DeviceVec<W: Coeff> {
-    pub(crate) buf: DeviceBuffer<W>,
+    pub(crate) buf: std::mem::ManuallyDrop<DeviceBuffer<W>>,
     pub(crate) layout: Option<Layout>,
+    /// The GPU that allocated the words: dropped after them (see `Drop`),
+    /// so the context outlives every buffer of it.
+    gpu: Gpu,
 }
 
 impl<W: Coeff> DeviceVec<W> {
-    /// An owning buffer of raw words (no layout).
-    pub(crate) fn from_buffer(buf: DeviceBuffer<W>) -> Self {
-        Self { buf, layout: None }
+    /// An owning buffer of raw words (no layout), allocated by `gpu`'s
+    /// context.
+    pub(crate) fn from_buffer(gpu: &Gpu, buf: DeviceBuffer<W>) -> Self {
+        Self { buf: std::mem::ManuallyDrop::new(buf), layout: None, gpu: gpu.clone() }
+    }
+
+    /// The GPU whose context allocated the words.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
     /// The layout of the polynomials it was made for, if a plan made it.
@@ -311,6 +346,37 @@ impl<W: Coeff> DeviceVec<W> {
         debug_assert_eq!(layout.words(), self.buf.len());
         self.layout = Some(layout);
         self
+    }
+}
+
+impl<W: Coeff> Drop for DeviceVec<W> {
+    fn drop(&mut self) {
+        // SAFETY: `buf` is taken once, here, and never used again: `self` is
+        // being dropped, and `ManuallyDrop` keeps the field from dropping twice.
+        let buf = unsafe { std::mem::ManuallyDrop::take(&mut self.buf) };
+        if buf.is_empty() {
+            // No allocation (cust allocates nothing for zero words).
+            drop(buf);
+            return;
+        }
+        // Stream order by waiting: every launch, copy or graph replay that
+        // may still read or write the words was queued on a stream of this
+        // context before this drop (the buffer is owned here, so nothing can
+        // queue more on it), and `cuCtxSynchronize` returns once all of them
+        // have finished. `Gpu::bind` makes the buffer's own context current
+        // (it is alive: `self.gpu` is dropped after this function).
+        let waited = self.gpu.bind().is_ok()
+            // SAFETY: no arguments; the context is current (`Gpu::bind` above).
+            && unsafe { cust::sys::cuCtxSynchronize() } == cust::sys::cudaError_enum::CUDA_SUCCESS;
+        if waited {
+            drop(buf); // `cuMemFree`: nothing can use the words any more.
+        } else {
+            // The wait failed: a lost context (nothing runs any more, and its
+            // memory goes with it) or a capture in progress on a stream of the
+            // context. Either way freeing could hand the words to a new
+            // allocation while queued work still uses them; leak them instead.
+            std::mem::forget(buf);
+        }
     }
 }
 

@@ -37,48 +37,84 @@ pub(crate) fn note_opened(ordinal: u32) {
 }
 
 thread_local! {
-    /// Set while a multi-device plan queues work on buffers it has matched
-    /// with their plans' devices already ([`Resident`]).
-    static RESIDENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The device words a multi-device plan has matched with their devices
+    /// while it queues work on them ([`Resident`]): `[start, end)` and the
+    /// ordinal of the device they were matched with.
+    static RESIDENT: std::cell::RefCell<Vec<Vouched>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// While alive, [`Gpu::check_resident`] on this thread asks nothing: a
-/// multi-device plan holds one around calls on buffers it has matched with
-/// their devices (`SpreadVec` parts made by each plan and checked by
-/// `check_spread`; its own scratch), where asking the driver cost 2 µs an
-/// operand on every GPU's share. Restores the previous state on drop.
-pub(crate) struct Resident(bool);
+/// Words `[start, end)` matched with the device of `ordinal`.
+pub(crate) type Vouched = (u64, u64, u32);
+
+/// The words of `v`, matched with the device of `ordinal`, for
+/// [`Resident::vouch`].
+pub(crate) fn vouched<W: Coeff>(v: &super::DeviceView<W>, ordinal: u32) -> Vouched {
+    let start = v.device_address();
+    (start, start + (v.len() * std::mem::size_of::<W>()) as u64, ordinal)
+}
+
+/// While alive, [`Gpu::check_operand`] on this thread asks the driver
+/// nothing for the words it vouches for, on the device it matched them
+/// with: a multi-device plan holds one around calls on buffers it has
+/// matched with their devices (`SpreadVec` parts made by each plan and
+/// checked by `check_spread`; its own scratch), where asking the driver
+/// cost 2 µs an operand on every GPU's share. Any other words (a user's
+/// own plan inside a `MultiPlan` computing on buffers of its own), and the
+/// same words given to a plan of another device, are still checked.
+/// Forgets its words on drop.
+pub(crate) struct Resident(usize);
 
 impl Resident {
-    /// Starts skipping the residency checks on this thread.
-    pub(crate) fn vouch() -> Self {
-        Self(RESIDENT.replace(true))
+    /// Skips the residency checks on this thread for the words `matched`.
+    pub(crate) fn vouch(matched: impl IntoIterator<Item = Vouched>) -> Self {
+        RESIDENT.with_borrow_mut(|r| {
+            let before = r.len();
+            r.extend(matched.into_iter().filter(|&(s, e, _)| s < e));
+            Self(before)
+        })
     }
 }
 
 impl Drop for Resident {
     fn drop(&mut self) {
-        RESIDENT.set(self.0);
+        RESIDENT.with_borrow_mut(|r| r.truncate(self.0));
     }
 }
 
+/// Whether `bytes` bytes at `start` lie inside words this thread's
+/// [`Resident`] guards vouched for on the device of `ordinal`.
+fn vouched_on(ordinal: u32, start: u64, bytes: u64) -> bool {
+    let end = start.saturating_add(bytes);
+    RESIDENT.with_borrow(|r| r.iter().any(|&(s, e, o)| o == ordinal && s <= start && end <= e))
+}
+
 impl Gpu {
-    /// Device words `v` given to a plan of this GPU (`what` names them):
-    /// refused with [`Error::WrongDevice`] where the driver says they live
-    /// on another device, which a kernel here would fault on (or, with peer
-    /// access enabled between the two, read over the link). Only asked
-    /// where the process has opened more than one device: with one, every
-    /// buffer is this device's. Memory the driver places on no device
-    /// (managed memory) passes.
-    pub(crate) fn check_resident<W: Coeff>(
+    /// Device words `v` given to `owner`, a plan of this GPU (`what` names
+    /// them), before it queues work on them:
+    ///
+    /// - while an explicit graph capture runs on this thread, refused with
+    ///   [`Error::CaptureOutsideState`] unless `owner` is the capturing plan
+    ///   and the words lie in the graph's state (gpu/graph.rs, `admit`);
+    /// - refused with [`Error::WrongDevice`] where the driver says they live
+    ///   on another device, which a kernel here would fault on (or, with
+    ///   peer access enabled between the two, read over the link). Only
+    ///   asked where the process has opened more than one device (with one,
+    ///   every buffer is this device's), and not for words a multi-device
+    ///   plan vouched for on this device ([`Resident`]). Memory the driver
+    ///   places on no device (managed memory) passes.
+    pub(crate) fn check_operand<O, W: Coeff>(
         &self,
+        owner: &O,
         what: &'static str,
         v: &super::DeviceView<W>,
     ) -> Result<()> {
-        if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2
-            || v.is_empty()
-            || RESIDENT.get()
-        {
+        let bytes = (v.len() * std::mem::size_of::<W>()) as u64;
+        super::graph::admit((owner as *const O).cast(), what, v.device_address(), bytes)?;
+        if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2 || v.is_empty() {
+            return Ok(());
+        }
+        let expected = self.info().ordinal;
+        if vouched_on(expected, v.device_address(), bytes) {
             return Ok(());
         }
         let mut ordinal: i32 = -1;
@@ -94,7 +130,6 @@ impl Gpu {
                 v.device_address(),
             )
         };
-        let expected = self.info().ordinal;
         match u32::try_from(ordinal) {
             Ok(on) if r == cu::cudaError_enum::CUDA_SUCCESS && on != expected => {
                 Err(Error::WrongDevice { what, on, expected })
@@ -232,5 +267,34 @@ impl Gpu {
         Event::record(own, "recording an event on polymul's stream")?
             .wait_on(foreign, "ordering the caller's stream after polymul's")?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A guard vouches for its words on its device only, nested guards
+    /// add to the outer one's words, and each forgets its own on drop.
+    #[test]
+    fn resident_vouches_for_the_matched_words_on_their_device_only() {
+        assert!(!vouched_on(0, 0x1000, 8));
+        {
+            let _outer = Resident::vouch([(0x1000, 0x2000, 0), (0x9000, 0x9000, 1)]);
+            assert!(vouched_on(0, 0x1000, 0x1000));
+            assert!(vouched_on(0, 0x1800, 8));
+            assert!(!vouched_on(1, 0x1800, 8), "the same words on another device");
+            assert!(!vouched_on(0, 0x1ff8, 16), "running past the vouched words");
+            assert!(!vouched_on(0, 0x0ff8, 16), "starting before them");
+            assert!(!vouched_on(0, 0x3000, 8), "a user's own buffer");
+            assert!(!vouched_on(1, 0x9000, 0), "an empty range vouches for nothing");
+            {
+                let _inner = Resident::vouch([(0x4000, 0x5000, 1)]);
+                assert!(vouched_on(1, 0x4000, 8) && vouched_on(0, 0x1000, 8));
+            }
+            assert!(!vouched_on(1, 0x4000, 8), "the inner guard's words forgotten");
+            assert!(vouched_on(0, 0x1000, 8));
+        }
+        assert!(!vouched_on(0, 0x1000, 8));
     }
 }

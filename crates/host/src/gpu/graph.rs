@@ -14,12 +14,80 @@ use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
 /// Replaying costs one driver call however many kernels the operation has,
 /// and the GPU runs the kernels back to back. Write new inputs into the
 /// buffers of [`Graph::state_mut`] between replays (e.g.
-/// [`Gpu::copy_into`]); each replay computes on what they hold then. The
-/// graph borrows its plan (whose tables it reads) and owns its buffers, so
-/// neither can go away while it may run. Capture while no other host thread
-/// allocates, frees or copies on the same GPU: the driver does not guard
-/// such calls against a capture in progress (plans' own graph caches stop
-/// capturing once a second thread uses the GPU).
+/// [`Gpu::copy_into`]); each replay computes on what they hold then.
+///
+/// # What a graph keeps alive
+///
+/// A replay runs on the device addresses the capture recorded, so every
+/// allocation those addresses lie in must live as long as the graph. This
+/// is enforced, not asked of the caller (docs/security.md, "Soundness"):
+///
+/// - **Its state.** The graph owns `state`, a [`GraphState`]: device
+///   buffers, tuples and arrays of them, and nothing else (no `Rc`,
+///   `RefCell`, `Mutex` or `Arc` through which a buffer could be replaced
+///   behind the graph's back). [`Graph::state_mut`] lends the buffers as
+///   [`DeviceView`](super::DeviceView)s, which are unsized: their words can
+///   be written, but the buffers cannot be replaced or freed.
+/// - **Only its state.** While `work` runs, every device operand that a
+///   plan is handed must lie in the state's buffers, and only the capturing
+///   plan may queue work: a buffer reached another way (a `static`, a
+///   thread-local) or another plan's call is refused with
+///   [`Error::CaptureOutsideState`] and nothing is captured. `work` may not
+///   replace the state's buffers either (checked when it returns).
+/// - **The plan's own memory.** The graph borrows its plan, so the plan's
+///   tables stay; scratch the plan lends the operation (the second
+///   operand's copy of an out-of-place product) is shared with the graph,
+///   which keeps it alive even after the plan has moved on to a scratch of
+///   another size.
+/// - **The context.** Buffers and plans hold their [`Gpu`], so the device's
+///   context outlives them all.
+///
+/// A buffer cannot be swapped out of the state:
+///
+/// ```compile_fail,E0308
+/// # use polymul::prelude::*;
+/// # fn f(plan: &polymul::NttPlan<u64>) -> polymul::Result<()> {
+/// let mut graph = plan.capture(plan.zeros(1)?, |p, a| p.forward(a))?;
+/// *graph.state_mut() = plan.zeros(1)?; // a view, not a `DeviceVec`: E0308
+/// # Ok(()) }
+/// ```
+///
+/// ```compile_fail,E0277
+/// # use polymul::prelude::*;
+/// # fn f(plan: &polymul::NttPlan<u64>) -> polymul::Result<()> {
+/// let mut graph = plan.capture(plan.zeros(1)?, |p, a| p.forward(a))?;
+/// let _old = std::mem::replace(graph.state_mut(), *plan.zeros(1)?); // unsized: E0277
+/// # Ok(()) }
+/// ```
+///
+/// nor reached through interior mutability (a state that another handle
+/// shares):
+///
+/// ```compile_fail,E0277
+/// # use polymul::prelude::*;
+/// # use std::{cell::RefCell, rc::Rc};
+/// # fn f(plan: &polymul::NttPlan<u64>) -> polymul::Result<()> {
+/// let shared = Rc::new(RefCell::new(plan.zeros(1)?));
+/// // `Rc<RefCell<DeviceVec<u64>>>` is not a `GraphState`: E0277
+/// let graph = plan.capture(shared.clone(), |p, a| p.forward(&mut *a.borrow_mut()))?;
+/// # Ok(()) }
+/// ```
+///
+/// Their twin, writing new words into the captured buffers, compiles:
+///
+/// ```
+/// # use polymul::prelude::*;
+/// # fn f(plan: &polymul::NttPlan<u64>, x: &[u64]) -> polymul::Result<()> {
+/// let mut graph = plan.capture(plan.zeros(1)?, |p, a| p.forward(a))?;
+/// plan.gpu().copy_into(graph.state_mut(), x)?;
+/// graph.launch()?;
+/// # Ok(()) }
+/// ```
+///
+/// Capture while no other host thread allocates, frees or copies on the
+/// same GPU: the driver does not guard such calls against a capture in
+/// progress (plans' own graph caches stop capturing once a second thread
+/// uses the GPU).
 ///
 /// ```no_run
 /// use polymul::prelude::*;
@@ -32,25 +100,194 @@ use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
 /// let q = plan.params().q();
 /// for round in 0..3u64 {
 ///     let x: Vec<u64> = (0..1 << 16).map(|i| (i * round) % q).collect();
-///     gpu.copy_into(&mut graph.state_mut().0, &x)?;
-///     gpu.copy_into(&mut graph.state_mut().1, &x)?;
+///     let (a, b) = graph.state_mut();
+///     gpu.copy_into(a, &x)?;
+///     gpu.copy_into(b, &x)?;
 ///     graph.launch()?; // ... and replay it on new inputs.
 ///     let product = gpu.download(&graph.state().0)?;
 /// #   let _ = product;
 /// }
 /// # Ok::<(), polymul::Error>(())
 /// ```
-pub struct Graph<'p, S> {
+pub struct Graph<'p, S: GraphState> {
     gpu: &'p Gpu,
     /// The stream the operation was captured from, where replays queue
     /// (owned by the plan or its GPU, which outlive `'p`).
     stream: sys::CUstream,
     graph: sys::CUgraph,
     exec: sys::CUgraphExec,
+    /// Plan memory the capture used that the plan may replace later (its
+    /// product scratch): kept until the graph is destroyed. Dropped after
+    /// `exec` (see `Drop`) and before `state`.
+    _kept: Vec<Kept>,
     state: S,
 }
 
-impl<S> std::fmt::Debug for Graph<'_, S> {
+/// Device memory a graph keeps alive for its replays.
+pub(crate) type Kept = std::sync::Arc<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe>;
+
+/// A value held only to keep it alive (a graph's [`Kept`] memory): never
+/// read through this, so a panic cannot leave it observed half-updated.
+pub(crate) struct Hold<T>(#[allow(dead_code)] pub(crate) T);
+
+impl<T> std::panic::RefUnwindSafe for Hold<T> {}
+
+mod sealed {
+    /// The device address ranges `[start, end)` of a graph state's buffers.
+    pub trait Sealed {
+        fn ranges(&self, out: &mut Vec<(u64, u64)>);
+    }
+}
+
+/// What a [`Graph`] may own as its state: a [`DeviceVec`], `()`, an array
+/// of states, or a tuple of up to four. Sealed: the crate implements it
+/// only for types that own their buffers outright, with no interior
+/// mutability, so that the buffers a graph captured can be neither
+/// replaced nor freed while it lives.
+pub trait GraphState: sealed::Sealed {
+    /// What [`Graph::state_mut`] lends: the state's buffers as writable,
+    /// unsized [`DeviceView`](super::DeviceView)s (the same shape as the
+    /// state: a tuple of views for a tuple of buffers).
+    type Views<'a>
+    where
+        Self: 'a;
+
+    /// The buffers as writable views.
+    fn views_mut(&mut self) -> Self::Views<'_>;
+}
+
+impl<W: Coeff> sealed::Sealed for DeviceVec<W> {
+    fn ranges(&self, out: &mut Vec<(u64, u64)>) {
+        if !self.is_empty() {
+            let start = self.device_address();
+            out.push((start, start + (self.len() * std::mem::size_of::<W>()) as u64));
+        }
+    }
+}
+
+impl<W: Coeff> GraphState for DeviceVec<W> {
+    type Views<'a> = &'a mut super::DeviceView<W>;
+    fn views_mut(&mut self) -> Self::Views<'_> {
+        self
+    }
+}
+
+impl sealed::Sealed for () {
+    fn ranges(&self, _: &mut Vec<(u64, u64)>) {}
+}
+
+impl GraphState for () {
+    type Views<'a> = ();
+    fn views_mut(&mut self) -> Self::Views<'_> {}
+}
+
+impl<T: GraphState, const K: usize> sealed::Sealed for [T; K] {
+    fn ranges(&self, out: &mut Vec<(u64, u64)>) {
+        self.iter().for_each(|t| t.ranges(out));
+    }
+}
+
+impl<T: GraphState, const K: usize> GraphState for [T; K] {
+    type Views<'a>
+        = [T::Views<'a>; K]
+    where
+        T: 'a;
+    fn views_mut(&mut self) -> Self::Views<'_> {
+        self.each_mut().map(|t| t.views_mut())
+    }
+}
+
+macro_rules! tuple_state {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: GraphState),+> sealed::Sealed for ($($t,)+) {
+            fn ranges(&self, out: &mut Vec<(u64, u64)>) {
+                $(self.$i.ranges(out);)+
+            }
+        }
+
+        impl<$($t: GraphState),+> GraphState for ($($t,)+) {
+            type Views<'a>
+                = ($($t::Views<'a>,)+)
+            where
+                Self: 'a;
+            fn views_mut(&mut self) -> Self::Views<'_> {
+                ($(self.$i.views_mut(),)+)
+            }
+        }
+    };
+}
+
+tuple_state!(A 0);
+tuple_state!(A 0, B 1);
+tuple_state!(A 0, B 1, C 2);
+tuple_state!(A 0, B 1, C 2, D 3);
+
+/// The explicit capture running on this thread ([`capture`]): whose work
+/// may be queued, and on which buffers.
+struct Scope {
+    /// The capturing plan's address (its identity while it is borrowed).
+    owner: usize,
+    /// The state's buffers and the plan memory admitted so far.
+    allowed: Vec<(u64, u64)>,
+    /// Plan memory to keep alive with the graph.
+    kept: Vec<Kept>,
+}
+
+thread_local! {
+    /// Set while [`capture`] runs `work` on this thread.
+    static SCOPE: std::cell::RefCell<Option<Scope>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether an explicit capture is running on this thread.
+pub(crate) fn capturing_here() -> bool {
+    SCOPE.with_borrow(Option::is_some)
+}
+
+/// A device operand `what` (`bytes` bytes at `addr`) handed to plan
+/// `owner` (its address): refused with [`Error::CaptureOutsideState`]
+/// while an explicit capture runs on this thread, unless `owner` is the
+/// capturing plan and the words lie inside the graph's state (or memory
+/// the plan admitted, [`keep`]). Outside a capture: `Ok` at once.
+pub(crate) fn admit(owner: *const (), what: &'static str, addr: u64, bytes: u64) -> Result<()> {
+    SCOPE.with_borrow(|scope| {
+        let Some(scope) = scope else { return Ok(()) };
+        if scope.owner != owner as usize {
+            return Err(Error::CaptureOutsideState {
+                what,
+                why: "it was handed to another plan than the capturing one",
+            });
+        }
+        let end = addr.saturating_add(bytes);
+        if bytes == 0 || scope.allowed.iter().any(|&(s, e)| s <= addr && end <= e) {
+            Ok(())
+        } else {
+            Err(Error::CaptureOutsideState { what, why: "its words are not in the graph's state" })
+        }
+    })
+}
+
+/// Plan memory `kept` (whose words are `range`) that the work being
+/// captured on this thread uses: the graph keeps it alive and admits its
+/// words. Outside a capture, nothing.
+pub(crate) fn keep(kept: impl FnOnce() -> Kept, range: (u64, u64)) {
+    SCOPE.with_borrow_mut(|scope| {
+        if let Some(scope) = scope {
+            scope.kept.push(kept());
+            scope.allowed.push(range);
+        }
+    });
+}
+
+/// Ends the scope on drop, also when `work` panics.
+struct ScopeGuard;
+
+impl Drop for ScopeGuard {
+    fn drop(&mut self) {
+        SCOPE.with_borrow_mut(Option::take);
+    }
+}
+
+impl<S: GraphState> std::fmt::Debug for Graph<'_, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph").finish_non_exhaustive()
     }
@@ -61,24 +298,50 @@ fn check(rc: CUresult, during: &'static str) -> Result<()> {
 }
 
 /// Captures what `work` queues on `q`'s stream into a graph that owns
-/// `state`. `work` is a function, not a closure, so that every device
-/// buffer it reaches is the plan's or the state's, both of which outlive
-/// the graph. A `work` that waits for the GPU, copies from or to the host
-/// or allocates with a zeroing copy fails (the driver refuses those while
-/// capturing); its error is returned and nothing is captured.
-pub(crate) fn capture<'p, P, S>(
+/// `state`. `work` is a function, not a closure, so that it carries no
+/// buffers of its own; what it reaches otherwise (a `static`) is refused
+/// by [`admit`], which every plan's device call runs on its operands. A
+/// `work` that waits for the GPU, copies from or to the host or allocates
+/// with a zeroing copy fails (the driver refuses those while capturing);
+/// its error is returned and nothing is captured.
+pub(crate) fn capture<'p, P, S: GraphState>(
     q: Queue<'p>,
     plan: &'p P,
     mut state: S,
     work: fn(&P, &mut S) -> Result<()>,
 ) -> Result<Graph<'p, S>> {
     q.gpu.bind()?;
+    if capturing_here() {
+        return Err(Error::CaptureOutsideState {
+            what: "a graph",
+            why: "a capture is already running on this thread",
+        });
+    }
     let stream = q.stream.as_inner();
-    let (graph, exec) = capture_raw(stream, || work(plan, &mut state))?;
-    Ok(Graph { gpu: q.gpu, stream, graph, exec, state })
+    let mut before = Vec::new();
+    state.ranges(&mut before);
+    let owner = plan as *const P as usize;
+    SCOPE.with_borrow_mut(|s| *s = Some(Scope { owner, allowed: before.clone(), kept: Vec::new() }));
+    let guard = ScopeGuard;
+    let captured = capture_raw(stream, || {
+        work(plan, &mut state)?;
+        // The buffers the launches were recorded on must be the ones the
+        // graph keeps: `work` may not have replaced any of them.
+        let mut after = Vec::new();
+        state.ranges(&mut after);
+        if after == before {
+            Ok(())
+        } else {
+            Err(Error::CaptureOutsideState { what: "the state", why: "the capture replaced its buffers" })
+        }
+    });
+    let kept = SCOPE.with_borrow_mut(|s| s.take().map(|s| s.kept).unwrap_or_default());
+    drop(guard);
+    let (graph, exec) = captured?;
+    Ok(Graph { gpu: q.gpu, stream, graph, exec, _kept: kept, state })
 }
 
-impl<S> Graph<'_, S> {
+impl<S: GraphState> Graph<'_, S> {
     /// Queues one replay on the stream the operation was captured from
     /// (after the work queued there before; returns without waiting).
     pub fn launch(&self) -> Result<()> {
@@ -87,8 +350,15 @@ impl<S> Graph<'_, S> {
         // (destroyed only by `Drop`) and `self.stream` the stream it was captured
         // from, borrowed for `'p` through `capture`'s `Queue<'p>`, so still
         // alive; the context is current: `Gpu::bind` above. The graph touches
-        // only the plan's buffers and `self.state`'s (`capture`'s `work` is a
-        // `fn` of those two), which outlive `self`.
+        // only the plan's memory and `self.state`'s buffers (`capture`: every
+        // operand was admitted from the state or kept plan memory, and the
+        // state's buffers were the same after `work`), and these outlive the
+        // replay: the plan is borrowed for `'p`, its replaceable scratch is in
+        // `self._kept`, and the state's buffers can be neither replaced
+        // (`state_mut` lends unsized views; `GraphState` is sealed, with no
+        // interior mutability) nor freed before `self` is dropped, whose
+        // `Drop` destroys the graph first and whose buffers wait for the GPU
+        // before they free (`DeviceVec`'s `Drop`).
         check(unsafe { sys::cuGraphLaunch(self.exec, self.stream) }, "launching a graph")
     }
 
@@ -105,14 +375,16 @@ impl<S> Graph<'_, S> {
         &self.state
     }
 
-    /// The buffers, to write new inputs into between replays (wait for the
-    /// queued replays first: [`Graph::synchronize`]).
-    pub fn state_mut(&mut self) -> &mut S {
-        &mut self.state
+    /// The buffers, to write new inputs into between replays, as writable
+    /// views (wait for the queued replays first: [`Graph::synchronize`];
+    /// [`Gpu::copy_into`] does). Views, not the buffers themselves: a
+    /// buffer the graph captured cannot be replaced.
+    pub fn state_mut(&mut self) -> S::Views<'_> {
+        self.state.views_mut()
     }
 }
 
-impl<S> Drop for Graph<'_, S> {
+impl<S: GraphState> Drop for Graph<'_, S> {
     fn drop(&mut self) {
         // Errors cannot be reported from drop; the context outlives the graph.
         let _ = self.gpu.bind();
@@ -120,8 +392,9 @@ impl<S> Drop for Graph<'_, S> {
         // and are destroyed only here, once, with the context bound above (it
         // outlives the graph: `self.gpu` is borrowed for `'p`). The driver frees
         // an executable graph still running once its replays finish;
-        // `self.state`, dropped next, may still be in use by them: the crate
-        // relies on `cuMemFree` waiting for queued work (reported on issue 31).
+        // `self._kept` and `self.state`, dropped next, may still be in use by
+        // them: each `DeviceVec` waits for the context's work before it frees
+        // (`DeviceVec`'s `Drop`).
         unsafe {
             sys::cuGraphExecDestroy(self.exec);
             sys::cuGraphDestroy(self.graph);
@@ -168,7 +441,7 @@ impl<W: Coeff> GrowBuffer<W> {
             // reads them before. The context is current: `Gpu::bind` above.
             let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(len.max(1)) }
                 .map_err(Error::cuda("allocating", bytes))?;
-            let v = DeviceVec { buf, layout: None };
+            let v = DeviceVec::from_buffer(gpu, buf);
             zero_now(&v, bytes)?;
             if let Some(old) = g.0.replace(v) {
                 g.1.push(old);
@@ -429,4 +702,36 @@ fn capture_raw(
         return Err(e);
     }
     Ok((graph, exec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `admit` outside a capture lets everything through; inside, only the
+    /// capturing plan's operands within the state or kept memory.
+    #[test]
+    fn admit_refuses_what_the_graph_cannot_keep() {
+        let (plan, other) = (0x10usize as *const (), 0x20usize as *const ());
+        assert!(admit(other, "a", 0x5000, 8).is_ok(), "no capture: no check");
+        SCOPE.with_borrow_mut(|s| {
+            *s = Some(Scope { owner: plan as usize, allowed: vec![(0x1000, 0x2000)], kept: Vec::new() })
+        });
+        let guard = ScopeGuard;
+        assert!(capturing_here());
+        assert!(admit(plan, "a", 0x1000, 0x1000).is_ok());
+        assert!(admit(plan, "a", 0x1800, 8).is_ok());
+        let refused = |r: Result<()>| matches!(r, Err(Error::CaptureOutsideState { .. }));
+        assert!(refused(admit(plan, "a", 0x1ffc, 8)), "past the state's end");
+        assert!(refused(admit(plan, "a", 0x3000, 8)), "a buffer of a static");
+        assert!(refused(admit(other, "a", 0x1000, 8)), "another plan");
+        assert!(refused(admit(plan, "a", u64::MAX - 4, 8)), "an overflowing range");
+        keep(|| std::sync::Arc::new(7u8), (0x3000, 0x3100));
+        assert!(admit(plan, "scratch", 0x3000, 0x100).is_ok(), "kept plan memory");
+        assert_eq!(SCOPE.with_borrow(|s| s.as_ref().map(|s| s.kept.len())), Some(1));
+        drop(guard);
+        assert!(!capturing_here());
+        assert!(admit(other, "a", 0x3000, 8).is_ok());
+        keep(|| unreachable!("nothing is kept outside a capture"), (0, 8));
+    }
 }

@@ -18,7 +18,7 @@ mod threads;
 mod timing;
 
 pub use buffer::{DeviceVec, DeviceView};
-pub use graph::Graph;
+pub use graph::{Graph, GraphState};
 pub use image::{embedded_cubin, embedded_cubin_archs, embedded_ptx, embedded_ptx_archs};
 pub use options::GpuOptions;
 pub use timing::{GpuTiming, LaunchChain, Timing, median};
@@ -260,7 +260,7 @@ impl Gpu {
             pdl_graph,
             shared_per_sm: smem_sm.max(0) as usize,
             threads: threads::ThreadUse::default(),
-            staging: Default::default(),
+            staging: staging::Staging::with_max(options.staging_buffers),
         };
         external::note_opened(ordinal);
         Ok(Self { inner: std::sync::Arc::new(inner) })
@@ -333,7 +333,7 @@ impl Gpu {
     pub fn create_stream(&self) -> Result<GpuStream> {
         self.bind()?;
         let s = Stream::new(StreamFlags::DEFAULT, None).map_err(Error::cuda("creating a stream", 0))?;
-        Ok(GpuStream { inner: std::sync::Arc::new(s) })
+        Ok(GpuStream { inner: std::sync::Arc::new(s), _gpu: self.clone() })
     }
 
     /// Waits until all queued work is done; reports errors of earlier launches.
@@ -351,7 +351,7 @@ impl Gpu {
         self.bind()?;
         let bytes = std::mem::size_of_val(data);
         let buf = DeviceBuffer::from_slice(data).map_err(Error::cuda("uploading", bytes))?;
-        Ok(DeviceVec::from_buffer(buf))
+        Ok(DeviceVec::from_buffer(self, buf))
     }
 
     /// A new device buffer of `len` zeros (`len = 0`: an empty buffer, no
@@ -370,10 +370,10 @@ impl Gpu {
             // uninitialised; a zero-length buffer has no words (cust allocates
             // nothing), so none is ever read.
             let buf = unsafe { DeviceBuffer::uninitialized(0) }.map_err(Error::cuda("allocating", 0))?;
-            return Ok(DeviceVec::from_buffer(buf));
+            return Ok(DeviceVec::from_buffer(self, buf));
         }
         let buf = DeviceBuffer::zeroed(len).map_err(Error::cuda("allocating", bytes))?;
-        Ok(DeviceVec::from_buffer(buf))
+        Ok(DeviceVec::from_buffer(self, buf))
     }
 
     /// Copies device words back (after all queued work on the stream).
@@ -405,6 +405,9 @@ impl Gpu {
 #[derive(Clone)]
 pub struct GpuStream {
     pub(crate) inner: std::sync::Arc<Stream>,
+    /// The GPU whose context owns the stream, dropped after it: the context
+    /// outlives every stream of it (as it does every [`DeviceVec`]).
+    _gpu: Gpu,
 }
 
 impl std::fmt::Debug for GpuStream {

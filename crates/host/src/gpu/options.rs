@@ -34,11 +34,17 @@ pub struct GpuOptions {
     /// (what an unset `POLYMUL_KERNEL_IMAGE` did). A file that cannot be
     /// read or loaded is [`crate::Error::KernelImage`].
     pub kernel_image: Option<PathBuf>,
+    /// Most pinned staging buffers the GPU keeps for large host ↔ device
+    /// copies (host-slice calls above a few MiB, RNS limb copies): as many
+    /// host threads copy at once, the next waits for a buffer. Default 4;
+    /// 1 is the single buffer that every thread's large copies took turns
+    /// on before issue 33 (kept for comparing the two); 0 counts as 1.
+    pub staging_buffers: usize,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        Self { pdl: true, pdl_graph: true, kernel_image: None }
+        Self { pdl: true, pdl_graph: true, kernel_image: None, staging_buffers: super::staging::MAX_BUFFERS }
     }
 }
 
@@ -49,7 +55,7 @@ mod tests {
     #[test]
     fn defaults_are_the_measured_ones() {
         let o = GpuOptions::default();
-        assert!(o.pdl && o.pdl_graph && o.kernel_image.is_none());
+        assert!(o.pdl && o.pdl_graph && o.kernel_image.is_none() && o.staging_buffers == 4);
     }
 
     /// The switches are options ([`GpuOptions`], [`crate::expert::PlanOptions`]),

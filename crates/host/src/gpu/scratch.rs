@@ -5,7 +5,7 @@ use super::launch::Queue;
 use super::{DeviceVec, DeviceView};
 use crate::layout::Towers;
 use crate::{Coeff, Error, Result};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Queues `dst ← src` (equal lengths, checked by the caller) on `q`'s
 /// stream, after the work queued there before.
@@ -20,13 +20,12 @@ pub(crate) fn copy<W: Coeff>(q: &Queue<'_>, src: &DeviceView<W>, dst: &mut Devic
     // equal lengths, checked by the callers (`product_into`: `Towers::operands`;
     // `Scratch::with_copy`: it sizes `dst` to `src.len()`; gpu/split.rs: both
     // sub-views of `l` words), so `bytes` is in range of both; they are
-    // distinct (`dst` is borrowed mutably). The words must stay allocated until
-    // the copy runs: the scratch buffer is replaced only after
-    // `q.synchronize()` (`Scratch::with_copy`), split.rs's piece buffers are
-    // freed only after `q.synchronize()` (`device_call`); a caller's buffer may
-    // be dropped earlier, freed by `cuMemFree`, which the crate relies on to wait
-    // for the queued work. The stream is of the current context: `Gpu::bind`
-    // above.
+    // distinct (`dst` is borrowed mutably). The words stay allocated until
+    // the copy runs: every `DeviceVec` (the scratch, split.rs's piece buffers,
+    // a caller's buffer) waits for its context's queued work before it frees
+    // (`DeviceVec`'s `Drop`), and foreign memory outlives the work queued on it
+    // (`DeviceView::from_raw_parts`'s contract). The stream is of the current
+    // context: `Gpu::bind` above.
     let rc = unsafe {
         cust::sys::cuMemcpyDtoDAsync_v2(dst.ptr().as_raw(), src.ptr().as_raw(), bytes, q.stream.as_inner())
     };
@@ -55,8 +54,13 @@ pub(crate) fn product_into<W: Coeff>(
 /// One device buffer a plan lends its out-of-place products as the second
 /// operand's copy, kept between calls (so repeated calls reuse its address
 /// and the plan's graph cache replays them).
+///
+/// Shared (`Arc`) with every graph captured on it: when a call of another
+/// size replaces the buffer, a graph that recorded the old one keeps it
+/// alive (gpu/graph.rs, `keep`), and the old words are freed only once the
+/// last graph that may replay on them is gone.
 pub(crate) struct Scratch<W: Coeff> {
-    buf: Mutex<Option<DeviceVec<W>>>,
+    buf: Mutex<Option<Arc<DeviceVec<W>>>>,
 }
 
 impl<W: Coeff> Scratch<W> {
@@ -65,10 +69,12 @@ impl<W: Coeff> Scratch<W> {
     }
 
     /// Runs `f` on a copy of `src` queued on `q` (the buffer holds `src`'s
-    /// words when `f`'s launches run). A buffer of another
-    /// length is replaced, after the work queued on `q` that may still use
-    /// it; calls are serialised, and every use is queued on the plan's one
-    /// stream, so no two products share the words at once.
+    /// words when `f`'s launches run). A buffer of another length is
+    /// replaced; the old one is dropped here (its `Drop` waits for the work
+    /// queued on it) unless a graph shares it. Calls are serialised, and
+    /// every use is queued on the plan's one stream (a graph's replays on
+    /// the stream it was captured from, the plan's while the graph borrows
+    /// it), so no two products share the words at once.
     pub(crate) fn with_copy<R>(
         &self,
         q: &Queue<'_>,
@@ -77,15 +83,33 @@ impl<W: Coeff> Scratch<W> {
     ) -> Result<R> {
         let mut g = self.buf.lock().unwrap_or_else(|e| e.into_inner());
         if g.as_ref().is_none_or(|b| b.len() != src.len()) {
-            if g.is_some() {
-                q.synchronize()?;
+            let new = Arc::new(q.gpu.zeros(src.len())?);
+            if let Some(old) = g.replace(new)
+                && crate::gpu::graph::capturing_here()
+            {
+                // Not dropped during a capture (its wait for the GPU would
+                // break it): the graph keeps it, and frees it with itself.
+                let range = (old.device_address(), old.device_address());
+                crate::gpu::graph::keep(|| Arc::new(crate::gpu::graph::Hold(old)), range);
             }
-            *g = None;
-            *g = Some(q.gpu.zeros(src.len())?);
         }
-        let Some(s) = g.as_mut() else {
+        let Some(s) = g.as_ref() else {
             return Err(Error::CudaCode { during: "allocating scratch", code: 0 });
         };
+        let (addr, len) = (s.device_address(), s.len());
+        crate::gpu::graph::keep(
+            || Arc::new(crate::gpu::graph::Hold(Arc::clone(s))),
+            (addr, addr + (len * std::mem::size_of::<W>()) as u64),
+        );
+        // SAFETY: `DeviceView::from_addr_mut`'s contract. The words are the
+        // `len` words of the live allocation `s`, which the lock guard `g`
+        // keeps in this `Scratch` (so allocated) until this function returns,
+        // and the view does not outlive it (`f` gets it for its call only).
+        // Unique: host access to the buffer goes only through this function,
+        // serialised by the lock; graphs that share the `Arc` never touch it
+        // from the host (they only keep it alive), and their replays run on
+        // the plan's stream in order with this call's launches.
+        let s = unsafe { DeviceView::from_addr_mut(addr, len) };
         copy(q, src, s)?;
         f(s)
     }

@@ -56,6 +56,8 @@ pub(crate) const MAX_BUFFERS: usize = 4;
 /// logic is tested on the CPU with `Vec<u64>`; the GPU's is
 /// [`LockedBuffer<u64>`] ([`Staging`]).
 pub(crate) struct Pool<B> {
+    /// Most buffers at once, free and lent together (at least 1).
+    max: usize,
     state: Mutex<PoolState<B>>,
     /// Notified whenever a buffer (or the right to allocate one) is given
     /// back.
@@ -79,7 +81,15 @@ struct PoolState<B> {
 
 impl<B> Default for Pool<B> {
     fn default() -> Self {
+        Self::with_max(MAX_BUFFERS)
+    }
+}
+
+impl<B> Pool<B> {
+    /// An empty pool of at most `max` buffers (0 counts as 1).
+    pub(crate) fn with_max(max: usize) -> Self {
         Pool {
+            max: max.max(1),
             state: Mutex::new(PoolState { free: Vec::new(), lent: 0, waiting: 0, quarantined: Vec::new() }),
             returned: Condvar::new(),
         }
@@ -171,7 +181,7 @@ impl<B: DerefMut<Target = [u64]>> Pool<B> {
                     s.lent += 1;
                     break Take::Alloc { replaced: Some(s.free.swap_remove(i)) };
                 }
-                if s.lent < MAX_BUFFERS {
+                if s.lent < self.max {
                     s.lent += 1;
                     break Take::Alloc { replaced: None };
                 }
@@ -198,6 +208,13 @@ impl<B: DerefMut<Target = [u64]>> Pool<B> {
 #[derive(Default)]
 pub(crate) struct Staging {
     pool: Pool<LockedBuffer<u64>>,
+}
+
+impl Staging {
+    /// At most `max` pinned buffers ([`crate::GpuOptions::staging_buffers`]).
+    pub(crate) fn with_max(max: usize) -> Self {
+        Self { pool: Pool::with_max(max) }
+    }
 }
 
 /// `dst ← src` on every core.

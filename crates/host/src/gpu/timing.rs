@@ -199,7 +199,8 @@ impl GpuTiming for Gpu {
             // warm-up, its stop event after each timed run) before it returns
             // `Ok`. The stream is this GPU's, of the context `Gpu::time` binds
             // first.
-            unsafe { dst.buf.async_copy_from(&src.buf, self.stream()) }.map_err(Error::cuda("copying", bytes))
+            unsafe { dst.buf.async_copy_from(&*src.buf, self.stream()) }
+                .map_err(Error::cuda("copying", bytes))
         })?;
         Ok(2.0 * (words * 8) as f64 / (t.median_us * 1e3))
     }

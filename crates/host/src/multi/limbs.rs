@@ -295,9 +295,14 @@ impl<W: Coeff> MultiPlan<W, RnsPlan<W>> {
         mut root: Option<(&DeviceLimbs, &DeviceLimbs, &mut DeviceLimbs)>,
     ) -> Result<()> {
         let stations = self.stations()?;
-        // Every buffer below is scratch a plan made on its own GPU, or
-        // limbs checked to be on the root.
-        let _matched = crate::gpu::external::Resident::vouch();
+        // The plans' device calls below run on scratch each plan made on its
+        // own GPU (`towers[s]` by plan `s`): vouched for on that GPU alone.
+        let _matched = crate::gpu::external::Resident::vouch(
+            scratch.towers.iter().zip(&self.plans).flat_map(|(t, p)| {
+                let o = p.gpu().info().ordinal;
+                t.iter().map(move |v| crate::gpu::external::vouched(v, o))
+            }),
+        );
         let l = stations.basis.limbs();
         let parts = self.plans.len();
         let first = &self.plans[0];

@@ -131,11 +131,26 @@ impl<W: Coeff, P: DevicePlan<W>> MultiPlan<W, P> {
         self.plans.iter().try_for_each(|p| p.synchronize())
     }
 
+    /// The parts of `vs`, each matched with its plan's device (by
+    /// `check_spread`, which the callers ran), for [`Self::each_part`].
+    fn matched(vs: &[&SpreadVec<W>]) -> Vec<crate::gpu::external::Vouched> {
+        vs.iter()
+            .flat_map(|v| v.parts.iter().zip(&v.ordinals).map(|(p, &o)| crate::gpu::external::vouched(p, o)))
+            .collect()
+    }
+
     /// Runs `f` on every part's plan in turn, on the calling thread. The
     /// callers matched every part with its plan's device
-    /// (`check_spread`), so the plans do not ask the driver again.
-    fn each_part<J>(&self, shares: &[Share], jobs: Vec<J>, f: impl Fn(&P, J) -> Result<()>) -> Result<()> {
-        let _matched = crate::gpu::external::Resident::vouch();
+    /// (`check_spread`), so the plans do not ask the driver again for
+    /// those parts (`matched`, on their own devices only).
+    fn each_part<J>(
+        &self,
+        matched: Vec<crate::gpu::external::Vouched>,
+        shares: &[Share],
+        jobs: Vec<J>,
+        f: impl Fn(&P, J) -> Result<()>,
+    ) -> Result<()> {
+        let _matched = crate::gpu::external::Resident::vouch(matched);
         shares.iter().zip(jobs).try_for_each(|(s, j)| f(&self.plans[s.plan], j))
     }
 
@@ -163,15 +178,17 @@ impl<W: Coeff + 'static, P: DevicePlan<W> + Product<W, [W]> + 'static> Product<W
         self.check_spread("a", a, a)?;
         self.check_spread("b", a, b)?;
         self.check_spread("out", a, out)?;
+        let m = Self::matched(&[a, b, out]);
         let jobs = a.parts.iter().zip(&b.parts).zip(out.parts.iter_mut()).collect();
-        self.each_part(&a.shares, jobs, |p, ((a, b), out)| p.polymul_into(a, b, out))
+        self.each_part(m, &a.shares, jobs, |p, ((a, b), out)| p.polymul_into(a, b, out))
     }
 
     fn polymul_in_place(&self, a: &mut SpreadVec<W>, b: &mut SpreadVec<W>) -> Result<()> {
         self.check_spread("a", a, a)?;
         self.check_spread("b", a, b)?;
+        let m = Self::matched(&[a, b]);
         let jobs = a.parts.iter_mut().zip(b.parts.iter_mut()).collect();
-        self.each_part(&a.shares, jobs, |p, (a, b)| p.polymul_in_place(a, b))
+        self.each_part(m, &a.shares, jobs, |p, (a, b)| p.polymul_in_place(a, b))
     }
 }
 
@@ -181,19 +198,22 @@ impl<W: Coeff + 'static, P: DevicePlan<W> + Product<W, [W]> + Transform<W, crate
 {
     fn forward(&self, data: &mut SpreadVec<W>) -> Result<()> {
         self.check_spread("data", data, data)?;
-        self.each_part(&data.shares, data.parts.iter_mut().collect(), |p, x| p.forward(x))
+        let m = Self::matched(&[data]);
+        self.each_part(m, &data.shares, data.parts.iter_mut().collect(), |p, x| p.forward(x))
     }
 
     fn inverse(&self, data: &mut SpreadVec<W>) -> Result<()> {
         self.check_spread("data", data, data)?;
-        self.each_part(&data.shares, data.parts.iter_mut().collect(), |p, x| p.inverse(x))
+        let m = Self::matched(&[data]);
+        self.each_part(m, &data.shares, data.parts.iter_mut().collect(), |p, x| p.inverse(x))
     }
 
     fn pointwise_mul(&self, acc: &mut SpreadVec<W>, other: &SpreadVec<W>) -> Result<()> {
         self.check_spread("acc", acc, acc)?;
         self.check_spread("other", acc, other)?;
+        let m = Self::matched(&[acc, other]);
         let jobs = acc.parts.iter_mut().zip(&other.parts).collect();
-        self.each_part(&acc.shares, jobs, |p, (x, y)| p.pointwise_mul(x, y))
+        self.each_part(m, &acc.shares, jobs, |p, (x, y)| p.pointwise_mul(x, y))
     }
 }
 

@@ -300,7 +300,11 @@ impl<W: Coeff> NttPlan<W> {
     /// graph.synchronize()?;
     /// # Ok::<(), polymul::Error>(())
     /// ```
-    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+    pub fn capture<S: crate::GraphState>(
+        &self,
+        state: S,
+        work: fn(&Self, &mut S) -> Result<()>,
+    ) -> Result<crate::Graph<'_, S>> {
         crate::gpu::graph::capture(self.engine.queue(), self, state, work)
     }
 
@@ -393,9 +397,9 @@ macro_rules! engine_plan {
                 out: &mut $crate::DeviceView<W>,
             ) -> $crate::Result<()> {
                 let gpu = &self.engine.gpu;
-                gpu.check_resident("a", a)?;
-                gpu.check_resident("b", b)?;
-                gpu.check_resident("out", out)?;
+                gpu.check_operand(self, "a", a)?;
+                gpu.check_operand(self, "b", b)?;
+                gpu.check_operand(self, "out", out)?;
                 self.engine.polymul_into(a, b, out)
             }
 
@@ -404,8 +408,8 @@ macro_rules! engine_plan {
                 a: &mut $crate::DeviceView<W>,
                 b: &mut $crate::DeviceView<W>,
             ) -> $crate::Result<()> {
-                self.engine.gpu.check_resident("a", a)?;
-                self.engine.gpu.check_resident("b", b)?;
+                self.engine.gpu.check_operand(self, "a", a)?;
+                self.engine.gpu.check_operand(self, "b", b)?;
                 self.engine.polymul_in_place(a, b)
             }
         }
@@ -414,12 +418,12 @@ macro_rules! engine_plan {
         /// [`crate::DevicePlan::upload`] guarantees).
         impl<W: $crate::Coeff> $crate::Transform<W, $crate::DeviceView<W>> for $plan<W> {
             fn forward(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-                self.engine.gpu.check_resident("data", data)?;
+                self.engine.gpu.check_operand(self, "data", data)?;
                 self.engine.whole($crate::plan::launch::Direction::Forward, data)
             }
 
             fn inverse(&self, data: &mut $crate::DeviceView<W>) -> $crate::Result<()> {
-                self.engine.gpu.check_resident("data", data)?;
+                self.engine.gpu.check_operand(self, "data", data)?;
                 self.engine.whole($crate::plan::launch::Direction::Inverse, data)
             }
 
@@ -428,8 +432,8 @@ macro_rules! engine_plan {
                 acc: &mut $crate::DeviceView<W>,
                 other: &$crate::DeviceView<W>,
             ) -> $crate::Result<()> {
-                self.engine.gpu.check_resident("acc", acc)?;
-                self.engine.gpu.check_resident("other", other)?;
+                self.engine.gpu.check_operand(self, "acc", acc)?;
+                self.engine.gpu.check_operand(self, "other", other)?;
                 self.engine.pointwise_mul(acc, other)
             }
         }

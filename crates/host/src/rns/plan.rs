@@ -71,7 +71,11 @@ impl<W: Coeff> RnsPlan<W> {
     /// Those of `work` (e.g. buffers of the wrong length); a [`crate::Error::CudaCode`] if
     /// the driver refuses the capture (work that waits for the GPU or copies
     /// from or to the host cannot be captured).
-    pub fn capture<S>(&self, state: S, work: fn(&Self, &mut S) -> Result<()>) -> Result<crate::Graph<'_, S>> {
+    pub fn capture<S: crate::GraphState>(
+        &self,
+        state: S,
+        work: fn(&Self, &mut S) -> Result<()>,
+    ) -> Result<crate::Graph<'_, S>> {
         crate::gpu::graph::capture(self.engine.queue(), self, state, work)
     }
 
@@ -180,6 +184,8 @@ impl<W: Coeff> RnsPlan<W> {
     /// Residues and limbs of the same batch, each of this plan's shape.
     fn check_pair(&self, limbs: &DeviceLimbs, residues: &DeviceView<W>) -> Result<()> {
         self.check_device_limbs("limbs", limbs)?;
+        self.gpu.check_operand(self, "limbs", &limbs.data)?;
+        self.gpu.check_operand(self, "residues", residues)?;
         let batch = self.engine.batch_of("residues", residues)?;
         if batch != limbs.batch {
             let expected = limbs.batch * self.basis.n() * self.basis.len();
