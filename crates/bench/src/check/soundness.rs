@@ -171,6 +171,46 @@ fn dgt_scratch_outlived(gpu: &Gpu, seed: u64, t: &mut Tally) {
     );
 }
 
+/// A limb product captured on device limbs (a `DeviceLimbs` state, new
+/// with the sealed `GraphState`) and replayed on new limbs == the CPU's
+/// limb product.
+fn limb_graph(gpu: &Gpu, seed: u64, t: &mut Tally) {
+    use polymul::rns::{RnsBasis, RnsPlan};
+    let r = (|| {
+        let n = 1usize << 12;
+        let basis = RnsBasis::<u64>::new(n, 62, 3).map_err(s)?;
+        let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
+        let mut rng = SplitMix64::new(seed);
+        let state = (
+            plan.zeros_limbs(1).map_err(s)?,
+            plan.zeros_limbs(1).map_err(s)?,
+            plan.zeros_limbs(1).map_err(s)?,
+            plan.zeros(1).map_err(s)?,
+            plan.zeros(1).map_err(s)?,
+        );
+        let mut g = plan
+            .capture(state, |p, (a, b, out, ra, rb)| p.polymul_limbs_into(a, b, out, ra, rb))
+            .map_err(s)?;
+        for _ in 0..2 {
+            let a = super::convert::limbs_below_q(&basis, 1, &mut rng)?;
+            let b = super::convert::limbs_below_q(&basis, 1, &mut rng)?;
+            {
+                let (la, lb, ..) = g.state_mut();
+                gpu.copy_into(la, &a).map_err(s)?;
+                gpu.copy_into(lb, &b).map_err(s)?;
+            }
+            g.launch().map_err(s)?;
+            eq(
+                "limb product replay",
+                &plan.download_limbs(&g.state().2).map_err(s)?,
+                &emulation::rns_polymul_limbs(&basis, &a, &b).map_err(s)?,
+            )?;
+        }
+        Ok(())
+    })();
+    t.record("soundness: a limb product captured on DeviceLimbs, replayed on new limbs == CPU", r);
+}
+
 /// Frees with work in flight: on each of four streams a plan queues a
 /// product of a batch, and both operands are dropped right after the call
 /// returns (the kernels still running); new buffers are then allocated
@@ -297,6 +337,7 @@ pub fn soundness_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
     scratch_outlived::<u64>(gpu, 62, 12, seed ^ 1, t);
     scratch_outlived::<u32>(gpu, 30, 16, seed ^ 2, t);
     dgt_scratch_outlived(gpu, seed ^ 3, t);
+    limb_graph(gpu, seed ^ 6, t);
     drops_in_flight::<u64>(gpu, 62, seed ^ 4, t);
     drops_in_flight::<u32>(gpu, 30, seed ^ 5, t);
     outlive_gpu(t);

@@ -132,15 +132,16 @@ pub(crate) struct Hold<T>(#[allow(dead_code)] pub(crate) T);
 
 impl<T> std::panic::RefUnwindSafe for Hold<T> {}
 
-mod sealed {
+pub(crate) mod sealed {
     /// The device address ranges `[start, end)` of a graph state's buffers.
     pub trait Sealed {
         fn ranges(&self, out: &mut Vec<(u64, u64)>);
     }
 }
 
-/// What a [`Graph`] may own as its state: a [`DeviceVec`], `()`, an array
-/// of states, or a tuple of up to four. Sealed: the crate implements it
+/// What a [`Graph`] may own as its state: a [`DeviceVec`], a
+/// [`crate::rns::DeviceLimbs`], `()`, an array of states, or a tuple of up
+/// to six. Sealed: the crate implements it
 /// only for types that own their buffers outright, with no interior
 /// mutability, so that the buffers a graph captured can be neither
 /// replaced nor freed while it lives.
@@ -221,6 +222,8 @@ tuple_state!(A 0);
 tuple_state!(A 0, B 1);
 tuple_state!(A 0, B 1, C 2);
 tuple_state!(A 0, B 1, C 2, D 3);
+tuple_state!(A 0, B 1, C 2, D 3, E 4);
+tuple_state!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 /// The explicit capture running on this thread ([`capture`]): whose work
 /// may be queued, and on which buffers.

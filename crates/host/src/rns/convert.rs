@@ -592,6 +592,23 @@ pub struct DeviceLimbs {
     pub(crate) ordinal: u32,
 }
 
+impl crate::gpu::graph::sealed::Sealed for DeviceLimbs {
+    fn ranges(&self, out: &mut Vec<(u64, u64)>) {
+        self.data.ranges(out);
+    }
+}
+
+/// Limbs a [`crate::Graph`] owns (an RNS plan's captured decomposition,
+/// reconstruction or limb product): [`crate::Graph::state_mut`] lends
+/// their words, `batch · N · L` limbs, coefficient-major, to write new
+/// limbs into between replays.
+impl crate::GraphState for DeviceLimbs {
+    type Views<'a> = &'a mut DeviceView<u64>;
+    fn views_mut(&mut self) -> Self::Views<'_> {
+        &mut self.data
+    }
+}
+
 impl std::fmt::Debug for DeviceLimbs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceLimbs[{} × N = {} × L = {} on GPU {}]", self.batch, self.n, self.l, self.ordinal)
