@@ -354,30 +354,46 @@ impl<W: Coeff> Drop for DeviceVec<W> {
         // SAFETY: `buf` is taken once, here, and never used again: `self` is
         // being dropped, and `ManuallyDrop` keeps the field from dropping twice.
         let buf = unsafe { std::mem::ManuallyDrop::take(&mut self.buf) };
-        if buf.is_empty() {
-            // No allocation (cust allocates nothing for zero words).
-            drop(buf);
-            return;
-        }
-        // Stream order by waiting: every launch, copy or graph replay that
-        // may still read or write the words was queued on a stream of this
-        // context before this drop (the buffer is owned here, so nothing can
-        // queue more on it), and `cuCtxSynchronize` returns once all of them
-        // have finished. `Gpu::bind` makes the buffer's own context current
-        // (it is alive: `self.gpu` is dropped after this function).
-        let waited = self.gpu.bind().is_ok()
-            // SAFETY: no arguments; the context is current (`Gpu::bind` above).
-            && unsafe { cust::sys::cuCtxSynchronize() } == cust::sys::cudaError_enum::CUDA_SUCCESS;
-        if waited {
-            drop(buf); // `cuMemFree`: nothing can use the words any more.
-        } else {
-            // The wait failed: a lost context (nothing runs any more, and its
-            // memory goes with it) or a capture in progress on a stream of the
-            // context. Either way freeing could hand the words to a new
-            // allocation while queued work still uses them; leak them instead.
-            std::mem::forget(buf);
+        let addr = buf.as_device_ptr().as_raw();
+        let nonempty = !buf.is_empty();
+        // The allocation is freed (or leaked) by `free_words`, not by cust's
+        // drop: one copy of that code for every word type and drop site.
+        std::mem::forget(buf);
+        if nonempty && addr != 0 {
+            free_words(&self.gpu, addr);
         }
     }
+}
+
+/// Frees the allocation at `addr` (made by `gpu`'s context with
+/// `cuMemAlloc`, owned by a `DeviceVec` being dropped, never used again)
+/// once no queued work can use it: after waiting for every stream of the
+/// context (`cuCtxSynchronize`). Where that wait fails (a lost context,
+/// or a stream of the context capturing a graph) the words are leaked
+/// instead.
+#[inline(never)]
+fn free_words(gpu: &Gpu, addr: u64) {
+    // Stream order by waiting: every launch, copy or graph replay that may
+    // still read or write the words was queued on a stream of this context
+    // before this drop (the buffer was owned by the dropped `DeviceVec`, so
+    // nothing can queue more on it), and `cuCtxSynchronize` returns once all
+    // of them have finished. `Gpu::bind` makes the buffer's own context
+    // current (alive: the `DeviceVec` still holds `gpu`).
+    let waited = gpu.bind().is_ok()
+        // SAFETY: no arguments; the context is current (`Gpu::bind` above).
+        && unsafe { cust::sys::cuCtxSynchronize() } == cust::sys::cudaError_enum::CUDA_SUCCESS;
+    if waited {
+        // SAFETY: `addr` is the start of a live `cuMemAlloc` allocation of the
+        // current context (this function's contract: the dropped buffer's own,
+        // freed nowhere else since its `DeviceBuffer` was forgotten), and no
+        // queued work uses it any more (the wait above). The status is
+        // ignored: nothing can be reported from a drop, and either way the
+        // address is never used again.
+        let _ = unsafe { cust::sys::cuMemFree_v2(addr) };
+    }
+    // Else the wait failed: freeing could hand the words to a new allocation
+    // while queued work still uses them. They are leaked; a lost context's
+    // memory goes with the context.
 }
 
 impl<W: Coeff> std::ops::Deref for DeviceVec<W> {
