@@ -26,8 +26,14 @@ use std::process::Command;
 pub const BUNDLE_LIMIT: u64 = 40 << 20;
 
 /// The most one release binary that links polymul may weigh, with every
-/// arch's kernels (PTX for sm_70/80/90, SASS for sm_80/90): 12 MB.
-pub const BINARY_LIMIT: u64 = 12_000_000;
+/// arch's kernels (PTX for sm_70/80/90, SASS for sm_80/90): 16 MB (issue
+/// 55 raised it from 12 MB: the limit had begun to shape code, and the
+/// soundness work of issue 53 took `polymul-bench` to 12.16 MB).
+pub const BINARY_LIMIT: u64 = 16_000_000;
+
+/// The most the packed (zstd) cubins of every arch may weigh together: what
+/// the kernels add to each binary beside their PTX (issue 55: ≤ 6 MB).
+pub const IMAGES_LIMIT: u64 = 6_000_000;
 
 /// The zstd level build.rs packs a release build's images at
 /// (crates/host/build/embed.rs `DEFAULT_LEVEL`).
@@ -253,6 +259,10 @@ pub fn ci() -> Res {
     )?;
     eprintln!("cubins zstd-packed at level {RELEASE_LEVEL}: {}", packed.join(", "));
     let mut over = Vec::new();
+    eprintln!("packed cubins: {} (limit {})", mb(cubins), mb(IMAGES_LIMIT));
+    if cubins > IMAGES_LIMIT {
+        over.push(format!("the packed cubins would be {cubins} bytes (IMAGES_LIMIT {IMAGES_LIMIT})"));
+    }
     for name in ["polymul", "polymul-bench"] {
         let len = file_len(&release_dir().join(name))?;
         let total = len + cubins;
@@ -266,7 +276,7 @@ pub fn ci() -> Res {
         Ok(())
     } else {
         Err(format!(
-            "{}: over BINARY_LIMIT ({BINARY_LIMIT} bytes, xtask/src/bundle.rs) with every arch's kernels; \
+            "{}: over BINARY_LIMIT ({BINARY_LIMIT} bytes) or IMAGES_LIMIT (xtask/src/bundle.rs) with every arch's kernels; \
              see docs/toolchain.md (\"Kernel images\")",
             over.join(", ")
         ))
