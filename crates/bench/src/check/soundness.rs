@@ -60,9 +60,10 @@ fn outside_state(gpu: &Gpu, seed: u64, t: &mut Tally) {
         });
         refused("another plan's call", r)?;
         *OTHER_PLAN.lock().map_err(s)? = None;
-        let r = plan.capture(plan.zeros(1).map_err(s)?, |p, a| {
+        let state = (plan.zeros(1).map_err(s)?, plan.zeros(1).map_err(s)?);
+        let r = plan.capture(state, |p, (a, b)| {
             p.forward(a)?;
-            *a = p.zeros(1)?; // the buffer the launch was recorded on, replaced
+            std::mem::swap(a, b); // the buffer the launch was recorded on, moved
             Ok(())
         });
         refused("a state replaced by work", r)?;

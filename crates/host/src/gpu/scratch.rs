@@ -83,7 +83,19 @@ impl<W: Coeff> Scratch<W> {
     ) -> Result<R> {
         let mut g = self.buf.lock().unwrap_or_else(|e| e.into_inner());
         if g.as_ref().is_none_or(|b| b.len() != src.len()) {
-            let new = Arc::new(q.gpu.zeros(src.len())?);
+            // Not zeroed: `copy` below overwrites every word before `f` reads
+            // one. (`Gpu::zeros` would memset on the legacy stream, which a
+            // capture on the plan's blocking stream refuses: an out-of-place
+            // product captured on a fresh plan failed that way.)
+            q.gpu.bind()?;
+            let bytes = src.len() * std::mem::size_of::<W>();
+            // SAFETY: `uninitialized` is unsafe because the words are not
+            // initialised: `copy(q, src, s)` below queues `src`'s words into all
+            // of them before `f` queues anything that reads them, on the same
+            // stream. The context is current: `Gpu::bind` above.
+            let buf = unsafe { cust::memory::DeviceBuffer::<W>::uninitialized(src.len()) }
+                .map_err(Error::cuda("allocating scratch", bytes))?;
+            let new = Arc::new(DeviceVec::from_buffer(q.gpu, buf));
             if let Some(old) = g.replace(new)
                 && crate::gpu::graph::capturing_here()
             {
