@@ -48,6 +48,16 @@ fn outside_state(gpu: &Gpu, seed: u64, t: &mut Tally) {
             Err(_) => Ok(()),
         });
         refused("a static's buffer", r)?;
+        // The same with the refusal swallowed by `work`: still refused.
+        let r = plan.capture(plan.zeros(1).map_err(s)?, |p, _| {
+            if let Ok(mut g) = REACHED.lock()
+                && let Some(v) = g.as_mut()
+            {
+                let _ = p.forward(v);
+            }
+            Ok(())
+        });
+        refused("a static's buffer, the error swallowed by work", r)?;
         // The static's buffer replaced and freed now: nothing captured it.
         *REACHED.lock().map_err(s)? = None;
         *OTHER_PLAN.lock().map_err(s)? = Some(NttPlan::new(gpu, p.clone()).map_err(s)?);

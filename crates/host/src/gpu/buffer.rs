@@ -193,6 +193,13 @@ impl<W: Coeff> DeviceView<W> {
         if self.is_empty() { 0 } else { self.words.as_ptr() as usize as u64 }
     }
 
+    /// The device bytes `[start, end)` of the words (`(0, 0)` when empty):
+    /// what the capture and residency checks compare.
+    pub(crate) fn span(&self) -> (u64, u64) {
+        let start = self.device_address();
+        (start, start + (self.len() * std::mem::size_of::<W>()) as u64)
+    }
+
     /// Words `range` of this view, or `None` where the range is out of
     /// bounds.
     pub fn get(&self, range: std::ops::Range<usize>) -> Option<&Self> {

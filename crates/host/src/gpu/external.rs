@@ -49,8 +49,8 @@ pub(crate) type Vouched = (u64, u64, u32);
 /// The words of `v`, matched with the device of `ordinal`, for
 /// [`Resident::vouch`].
 pub(crate) fn vouched<W: Coeff>(v: &super::DeviceView<W>, ordinal: u32) -> Vouched {
-    let start = v.device_address();
-    (start, start + (v.len() * std::mem::size_of::<W>()) as u64, ordinal)
+    let (start, end) = v.span();
+    (start, end, ordinal)
 }
 
 /// While alive, [`Gpu::check_operand`] on this thread asks the driver
@@ -108,13 +108,13 @@ impl Gpu {
         what: &'static str,
         v: &super::DeviceView<W>,
     ) -> Result<()> {
-        let bytes = (v.len() * std::mem::size_of::<W>()) as u64;
-        super::graph::admit((owner as *const O).cast(), what, v.device_address(), bytes)?;
+        let (start, end) = v.span();
+        super::graph::admit((owner as *const O).cast(), what, start, end - start)?;
         if OPENED.load(std::sync::atomic::Ordering::Relaxed).count_ones() < 2 || v.is_empty() {
             return Ok(());
         }
         let expected = self.info().ordinal;
-        if vouched_on(expected, v.device_address(), bytes) {
+        if vouched_on(expected, start, end - start) {
             return Ok(());
         }
         let mut ordinal: i32 = -1;

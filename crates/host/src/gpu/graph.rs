@@ -32,8 +32,9 @@ use cust::sys::{self, CUresult, cudaError_enum::CUDA_SUCCESS};
 ///   plan is handed must lie in the state's buffers, and only the capturing
 ///   plan may queue work: a buffer reached another way (a `static`, a
 ///   thread-local) or another plan's call is refused with
-///   [`Error::CaptureOutsideState`] and nothing is captured. `work` may not
-///   replace the state's buffers either (checked when it returns).
+///   [`Error::CaptureOutsideState`] and nothing is captured, also where
+///   `work` ignores the error and returns `Ok`. `work` may not replace the
+///   state's buffers either (checked when it returns).
 /// - **The plan's own memory.** The graph borrows its plan, so the plan's
 ///   tables stay; scratch the plan lends the operation (the second
 ///   operand's copy of an out-of-place product) is shared with the graph,
@@ -160,8 +161,7 @@ pub trait GraphState: sealed::Sealed {
 impl<W: Coeff> sealed::Sealed for DeviceVec<W> {
     fn ranges(&self, out: &mut Vec<(u64, u64)>) {
         if !self.is_empty() {
-            let start = self.device_address();
-            out.push((start, start + (self.len() * std::mem::size_of::<W>()) as u64));
+            out.push(self.span());
         }
     }
 }
@@ -234,6 +234,11 @@ struct Scope {
     allowed: Vec<(u64, u64)>,
     /// Plan memory to keep alive with the graph.
     kept: Vec<Kept>,
+    /// The first operand refused (`what`, `why`): the capture fails with it
+    /// even if `work` swallowed the error and went on, since launches it
+    /// queued before the refusal (a multi-step call that checks each step's
+    /// operands as it goes) may use the refused words.
+    refused: Option<(&'static str, &'static str)>,
 }
 
 thread_local! {
@@ -251,21 +256,21 @@ pub(crate) fn capturing_here() -> bool {
 /// while an explicit capture runs on this thread, unless `owner` is the
 /// capturing plan and the words lie inside the graph's state (or memory
 /// the plan admitted, [`keep`]). Outside a capture: `Ok` at once.
+/// A refusal is also recorded in the scope, and fails the capture
+/// whatever `work` returns.
 pub(crate) fn admit(owner: *const (), what: &'static str, addr: u64, bytes: u64) -> Result<()> {
-    SCOPE.with_borrow(|scope| {
+    SCOPE.with_borrow_mut(|scope| {
         let Some(scope) = scope else { return Ok(()) };
-        if scope.owner != owner as usize {
-            return Err(Error::CaptureOutsideState {
-                what,
-                why: "it was handed to another plan than the capturing one",
-            });
-        }
         let end = addr.saturating_add(bytes);
-        if bytes == 0 || scope.allowed.iter().any(|&(s, e)| s <= addr && end <= e) {
-            Ok(())
+        let why = if scope.owner != owner as usize {
+            "it was handed to another plan than the capturing one"
+        } else if bytes == 0 || scope.allowed.iter().any(|&(s, e)| s <= addr && end <= e) {
+            return Ok(());
         } else {
-            Err(Error::CaptureOutsideState { what, why: "its words are not in the graph's state" })
-        }
+            "its words are not in the graph's state"
+        };
+        scope.refused.get_or_insert((what, why));
+        Err(Error::CaptureOutsideState { what, why })
     })
 }
 
@@ -324,10 +329,17 @@ pub(crate) fn capture<'p, P, S: GraphState>(
     let mut before = Vec::new();
     state.ranges(&mut before);
     let owner = plan as *const P as usize;
-    SCOPE.with_borrow_mut(|s| *s = Some(Scope { owner, allowed: before.clone(), kept: Vec::new() }));
+    SCOPE.with_borrow_mut(|s| {
+        *s = Some(Scope { owner, allowed: before.clone(), kept: Vec::new(), refused: None })
+    });
     let guard = ScopeGuard;
     let captured = capture_raw(stream, || {
-        work(plan, &mut state)?;
+        let worked = work(plan, &mut state);
+        // A refused operand fails the capture even where `work` went on.
+        if let Some((what, why)) = SCOPE.with_borrow(|s| s.as_ref().and_then(|s| s.refused)) {
+            return Err(Error::CaptureOutsideState { what, why });
+        }
+        worked?;
         // The buffers the launches were recorded on must be the ones the
         // graph keeps: `work` may not have replaced any of them.
         let mut after = Vec::new();
@@ -718,14 +730,25 @@ mod tests {
         let (plan, other) = (0x10usize as *const (), 0x20usize as *const ());
         assert!(admit(other, "a", 0x5000, 8).is_ok(), "no capture: no check");
         SCOPE.with_borrow_mut(|s| {
-            *s = Some(Scope { owner: plan as usize, allowed: vec![(0x1000, 0x2000)], kept: Vec::new() })
+            *s = Some(Scope {
+                owner: plan as usize,
+                allowed: vec![(0x1000, 0x2000)],
+                kept: Vec::new(),
+                refused: None,
+            })
         });
         let guard = ScopeGuard;
         assert!(capturing_here());
         assert!(admit(plan, "a", 0x1000, 0x1000).is_ok());
         assert!(admit(plan, "a", 0x1800, 8).is_ok());
+        assert_eq!(SCOPE.with_borrow(|s| s.as_ref().and_then(|s| s.refused)), None);
         let refused = |r: Result<()>| matches!(r, Err(Error::CaptureOutsideState { .. }));
         assert!(refused(admit(plan, "a", 0x1ffc, 8)), "past the state's end");
+        assert_eq!(
+            SCOPE.with_borrow(|s| s.as_ref().and_then(|s| s.refused)),
+            Some(("a", "its words are not in the graph's state")),
+            "a refusal is recorded for the capture, whatever `work` does with the error"
+        );
         assert!(refused(admit(plan, "a", 0x3000, 8)), "a buffer of a static");
         assert!(refused(admit(other, "a", 0x1000, 8)), "another plan");
         assert!(refused(admit(plan, "a", u64::MAX - 4, 8)), "an overflowing range");

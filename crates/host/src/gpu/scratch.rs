@@ -109,10 +109,7 @@ impl<W: Coeff> Scratch<W> {
             return Err(Error::CudaCode { during: "allocating scratch", code: 0 });
         };
         let (addr, len) = (s.device_address(), s.len());
-        crate::gpu::graph::keep(
-            || Arc::new(crate::gpu::graph::Hold(Arc::clone(s))),
-            (addr, addr + (len * std::mem::size_of::<W>()) as u64),
-        );
+        crate::gpu::graph::keep(|| Arc::new(crate::gpu::graph::Hold(Arc::clone(s))), s.span());
         // SAFETY: `DeviceView::from_addr_mut`'s contract. The words are the
         // `len` words of the live allocation `s`, which the lock guard `g`
         // keeps in this `Scratch` (so allocated) until this function returns,
