@@ -727,7 +727,8 @@ mod tests {
     /// capturing plan's operands within the state or kept memory.
     #[test]
     fn admit_refuses_what_the_graph_cannot_keep() {
-        let (plan, other) = (0x10usize as *const (), 0x20usize as *const ());
+        let (plan, other) =
+            (std::ptr::without_provenance::<()>(0x10), std::ptr::without_provenance::<()>(0x20));
         assert!(admit(other, "a", 0x5000, 8).is_ok(), "no capture: no check");
         SCOPE.with_borrow_mut(|s| {
             *s = Some(Scope {
