@@ -216,6 +216,20 @@ pub enum Error {
         n: usize,
     },
 
+    /// A ciphertext operand of the tensor product
+    /// ([`crate::Tensor::tensor_into`], [`crate::Plan::tensor`]) whose
+    /// polynomials per tower are not an even number: a ciphertext is two
+    /// polynomials, `(c0, c1)`, so the inputs hold `2m` per tower.
+    #[error(
+        "{what} holds {polys} polynomial(s) per tower; ciphertexts are pairs (c0, c1): pass 2m polynomials per tower (tower-major, ciphertext j's c0 and c1 at 2j and 2j + 1)"
+    )]
+    NotCiphertexts {
+        /// Which buffer.
+        what: &'static str,
+        /// Its polynomials per tower.
+        polys: usize,
+    },
+
     /// The batch needs more threads than one launch can address, where a
     /// call does not split: the launch-limit check itself
     /// ([`crate::NttParams::check_batch_size`]), the RNS limb conversions
@@ -646,6 +660,7 @@ impl Error {
             | Error::WrongDevice { .. }
             | Error::CaptureOutsideState { .. }
             | Error::NotAMultipleOfN { .. }
+            | Error::NotCiphertexts { .. }
             | Error::BatchTooLarge { .. }
             | Error::BadTile { .. }
             | Error::ForeignMemory { .. }
@@ -720,6 +735,7 @@ mod tests {
             (Error::UnsupportedPrimeWidth { bits: 70, min: 20, max: 62 }, K::InvalidInput),
             (Error::LengthMismatch { what: "b", got: 1, expected: 2 }, K::InvalidInput),
             (Error::NotAMultipleOfN { what: "a", got: 3, n: 4 }, K::InvalidInput),
+            (Error::NotCiphertexts { what: "a", polys: 3 }, K::InvalidInput),
             (Error::BatchTooLarge { batch: 1 << 40, n: 4, max: 1 << 30 }, K::InvalidInput),
             (Error::BadTile { bytes: 3, min: 8, max: 1 << 16 }, K::InvalidInput),
             (Error::ForeignMemory { ptr: 16, why: "not device memory" }, K::InvalidInput),

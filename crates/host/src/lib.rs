@@ -46,6 +46,7 @@
 // section of their argument block in polymul-kernels.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod ciphertext;
 mod conformance;
 pub mod cpu;
 pub mod dgt;
@@ -64,6 +65,7 @@ mod reduction;
 pub mod rns;
 mod traits;
 
+pub use ciphertext::{Tensor, tensor_by_products};
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use dgt::{DgtParams, DgtPlan, DgtView};
 pub use error::{DriverError, Error, ErrorKind, Result};

@@ -2,4 +2,4 @@
 //! every plan's methods callable ([`Plan`], [`Product`], [`Transform`],
 //! [`DevicePlan`]).
 
-pub use crate::{DevicePlan, Plan, Product, Transform};
+pub use crate::{DevicePlan, Plan, Product, Tensor, Transform};

@@ -103,6 +103,18 @@ pub trait Plan<W: Coeff>: Send + Sync + std::fmt::Debug {
     /// `towers · N` words, equal lengths, every word below its tower's
     /// modulus) before anything is computed.
     fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>>;
+
+    /// The ciphertext tensor product of host words ([`crate::Tensor`] has
+    /// the layout): `a` and `b` hold `2m` polynomials per tower, the result
+    /// `3m`. Both are validated first, as for [`Plan::polymul`]. GPU and
+    /// CPU plans run their transforms and the tensor kernel; the default
+    /// (any other plan) is [`crate::tensor_by_products`].
+    ///
+    /// # Errors
+    /// As [`crate::Tensor::tensor_into`].
+    fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        crate::ciphertext::tensor_by_products(self, a, b)
+    }
 }
 
 /// Negacyclic products on buffers `B`: host slices (`[W]`) or device words

@@ -327,6 +327,23 @@ mod tests {
     }
 
     #[test]
+    fn tensor_checks_inputs_output_and_ciphertext_shape() {
+        use crate::tensor::TensorArgs;
+        // Two towers of one ciphertext of N = 8: 16 input and 24 output words each.
+        let g = TowerGrid::<u32>::new(at(2 * TOWER_WORDS), 2, 16, 0).unwrap();
+        assert!(TensorArgs::new(at(48), at(32), at(32), &g, 3, b4()).is_ok());
+        assert_eq!(TensorArgs::new(at(47), at(32), at(32), &g, 3, b4()).err(), Some(ArgsError::Short));
+        assert_eq!(TensorArgs::new(at(48), at(31), at(32), &g, 3, b4()).err(), Some(ArgsError::Short));
+        assert_eq!(TensorArgs::new(Buf::none(), at(32), at(32), &g, 3, b4()).err(), Some(ArgsError::Null));
+        // 16 words per tower are one polynomial of 16, not a ciphertext (two).
+        assert_eq!(TensorArgs::new(at(48), at(32), at(32), &g, 4, b4()).err(), Some(ArgsError::Count));
+        assert_eq!(TensorArgs::new(at(48), at(32), at(32), &g, 32, b4()).err(), Some(ArgsError::Size));
+        let one = TowerGrid::<u32>::new(Buf::none(), 1, 16, 0).unwrap();
+        let wide = Barrett4 { q: 1 << 30, ..b4() };
+        assert_eq!(TensorArgs::new(at(24), at(16), at(16), &one, 3, wide).err(), Some(ArgsError::Modulus));
+    }
+
+    #[test]
     fn pointwise_and_fused_hadamard_check_operands() {
         let g = TowerGrid::<u32>::new(Buf::none(), 1, 16, 8).unwrap();
         assert!(PointwiseArgs::new(at(16), at(16), at(16), &g, b4()).is_ok());

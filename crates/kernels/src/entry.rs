@@ -9,7 +9,7 @@
 //! identifier in [`crate::names`] and defined next to its algorithm
 //! ([`crate::ntt::radix2::Radix2Args`], [`crate::ntt::tiled::TiledArgs`],
 //! [`crate::pointwise::PointwiseArgs`],
-//! [`crate::pointwise::FusedHadamardArgs`],
+//! [`crate::pointwise::FusedHadamardArgs`], [`crate::tensor::TensorArgs`],
 //! [`crate::microbench::ModMulBenchArgs`],
 //! [`crate::microbench::ButterflyFloorArgs`],
 //! [`crate::ntt::lazy::LaunchArgs`], [`crate::dgt::pass::DgtArgs`],
@@ -321,6 +321,43 @@ macro_rules! word_entries {
         }
     };
 }
+
+/// The ciphertext tensor product at every position of every tower
+/// ([`crate::tensor::TensorArgs`]).
+macro_rules! tensor_entry {
+    ($w:ty, $name:ident) => {
+        /// `(a0·b0, a0·b1 + a1·b0, a1·b1)` at position `t < len` of tower
+        /// `y` (block row), Algorithm 4 products ([`crate::tensor::tensor_at`]).
+        ///
+        /// # Safety
+        /// The invariants of `TensorArgs` (see its doc), established by
+        /// `polymul::plan::launch::tensor`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(args: <names::TensorKernel as KernelAbi>::Args<$w>) {
+            let t = global_thread_x();
+            if t < args.len {
+                let (towers, y) = (args.towers, block_y());
+                let scalars = TowerConsts { parts: (args.q, args.q, 0), barrett4: (args.mu, args.qbits) };
+                // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+                // tower (the invariants of `Towers`, established by
+                // `polymul::gpu::launch::TowerLaunch::towers` for `polymul::plan::launch::tensor`).
+                let c = unsafe { towers.consts(y, scalars) };
+                let red = Barrett4::from_parts(c.parts.0, c.barrett4.0, c.barrett4.1);
+                let a = towers.data(args.a as *mut $w, y) as *const $w;
+                let b = towers.data(args.b as *mut $w, y) as *const $w;
+                let out = args.out.wrapping_add(y as usize * args.out_words as usize);
+                // SAFETY: `t < len = m · N`: position `t` of tower `y` lies inside `a`, `b`
+                // (`2m · N` words each) and `out` (`3m · N`), which overlap no input; the inputs are
+                // reduced (the invariants of `TensorArgs`, established by
+                // `polymul::plan::launch::tensor` after `NttEngine::tensor_in_place`'s checks).
+                unsafe { crate::tensor::tensor_at(out, a, b, t as usize, args.log_n, &red) }
+            }
+        }
+    };
+}
+
+tensor_entry!(u32, tensor_u32);
+tensor_entry!(u64, tensor_u64);
 
 word_entries!(u32, "u32", pointwise_mul_u32, [
     BuiltinRem<u32>, "rem" => ntt_fwd_radix2_stage_rem_u32, ntt_inv_radix2_stage_rem_u32,

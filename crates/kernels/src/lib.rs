@@ -33,6 +33,7 @@ pub mod ntt;
 pub mod pointwise;
 pub mod rns;
 pub mod smem;
+pub mod tensor;
 pub mod towers;
 pub mod word;
 

@@ -26,6 +26,7 @@ use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use crate::rns::crt::CrtArgs;
 use crate::rns::crt_cols::{CrtColsArgs, CrtColsVariant};
 use crate::rns::decompose::DecomposeArgs;
+use crate::tensor::TensorArgs;
 
 /// A kernel identifier tied to the argument block of its kernels.
 pub trait KernelAbi: Copy {
@@ -60,6 +61,7 @@ abi! {
     Radix2Kernel => Radix2Args;
     TiledKernel => TiledArgs;
     PointwiseKernel => PointwiseArgs;
+    TensorKernel => TensorArgs;
     FusedHadamardKernel => FusedHadamardArgs;
     ModMulBenchKernel => ModMulBenchArgs;
     ButterflyFloorKernel => ButterflyFloorArgs;
@@ -195,6 +197,18 @@ impl PointwiseKernel {
     /// The symbol, `pointwise_mul_<word>`.
     pub fn name(&self, word: &str) -> Name {
         Name::of(&["pointwise_mul", word])
+    }
+}
+
+/// The ciphertext tensor product in the NTT domain, `tensor_<word>`
+/// ([`crate::tensor`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TensorKernel;
+
+impl TensorKernel {
+    /// The symbol, `tensor_<word>`.
+    pub fn name(&self, word: &str) -> Name {
+        Name::of(&["tensor", word])
     }
 }
 
@@ -647,6 +661,7 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
         FusedHadamardKernel::all().for_each(|k| g(k.name(w)));
         ModMulBenchKernel::all().for_each(|k| g(k.name(w)));
         g(PointwiseKernel.name(w));
+        g(TensorKernel.name(w));
         g(ButterflyFloorKernel.name(w));
         DgtPassKernel::all().for_each(|k| g(k.name(w)));
         for decode in [false, true] {
@@ -758,7 +773,8 @@ mod tests {
     #[test]
     fn identifiers_build_the_entry_points_symbols() {
         let r = ReductionKind::Barrett4;
-        let cases: [(Name, &str); 11] = [
+        let cases: [(Name, &str); 12] = [
+            (TensorKernel.symbol::<u32>(), "tensor_u32"),
             (
                 Radix2Kernel { inverse: true, reduction: r }.symbol::<u64>(),
                 "ntt_inv_radix2_stage_barrett4_u64",

@@ -368,6 +368,12 @@ impl<W: Coeff> crate::Plan<W> for CpuPlan<W> {
         self.mul_all(&mut c, b, Self::mul_one)?;
         Ok(c)
     }
+
+    fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        let mut out = vec![W::default(); a.len() / 2 * 3];
+        crate::ciphertext::cpu_tensor(self, a, b, &mut out)?;
+        Ok(out)
+    }
 }
 
 /// Polynomials of a batch run in parallel on rayon's pool. On an error
@@ -389,6 +395,14 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuPlan<W> {
 
     fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
         self.mul_all(a, b, Self::mul_one)
+    }
+}
+
+/// The CPU backend's transforms and the tensor kernel's own code
+/// (`crate::ciphertext::cpu_tensor`).
+impl<W: Coeff> crate::Tensor<W, [W]> for CpuPlan<W> {
+    fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        crate::ciphertext::cpu_tensor(self, a, b, out)
     }
 }
 
@@ -528,6 +542,12 @@ impl<W: Coeff> crate::Plan<W> for CpuRnsPlan<W> {
         self.mul_all(&mut c, b, CpuPlan::mul_one)?;
         Ok(c)
     }
+
+    fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        let mut out = vec![W::default(); a.len() / 2 * 3];
+        crate::ciphertext::cpu_tensor(self, a, b, &mut out)?;
+        Ok(out)
+    }
 }
 
 /// As [`CpuPlan`]'s, per tower. Errors: [`Error::NotAMultipleOfN`] unless
@@ -550,6 +570,13 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuRnsPlan<W> {
 
     fn polymul_in_place(&self, a: &mut [W], b: &mut [W]) -> Result<()> {
         self.mul_all(a, b, CpuPlan::mul_one)
+    }
+}
+
+/// As [`CpuPlan`]'s, every tower.
+impl<W: Coeff> crate::Tensor<W, [W]> for CpuRnsPlan<W> {
+    fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        crate::ciphertext::cpu_tensor(self, a, b, out)
     }
 }
 

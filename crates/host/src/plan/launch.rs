@@ -32,11 +32,13 @@ use polymul_kernels::ntt::radix2::Radix2Args;
 use polymul_kernels::ntt::tiled::{self, TileGeometry, TiledArgs, TiledPass};
 use polymul_kernels::pointwise::{FusedHadamardArgs, PointwiseArgs};
 use polymul_kernels::smem::padded_words;
+use polymul_kernels::tensor::TensorArgs;
 /// Kernel handles one plan needs, looked up once at plan creation.
 pub(crate) struct Radix2Kernels<W> {
     fwd: TypedKernel<Radix2Args<W>>,
     inv: TypedKernel<Radix2Args<W>>,
     mul: TypedKernel<PointwiseArgs<W>>,
+    tensor: TypedKernel<TensorArgs<W>>,
 }
 
 impl<W: Coeff> Radix2Kernels<W> {
@@ -46,6 +48,7 @@ impl<W: Coeff> Radix2Kernels<W> {
             fwd: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: false, reduction: r })?,
             inv: TypedKernel::get::<W, _>(gpu, names::Radix2Kernel { inverse: true, reduction: r })?,
             mul: TypedKernel::get::<W, _>(gpu, names::PointwiseKernel)?,
+            tensor: TypedKernel::get::<W, _>(gpu, names::TensorKernel)?,
         })
     }
 }
@@ -887,6 +890,44 @@ pub(crate) fn pointwise_mul<W: Coeff>(
             0,
             &args,
             "launching the pointwise product",
+        )
+    }
+}
+
+/// `out ← a ⊗ b`, the ciphertext tensor product in the NTT domain, over
+/// every tower: `towers.data_words = 2m · N` input words per tower (`m`
+/// ciphertexts), `out` holding `3m · N` per tower. One launch.
+pub(crate) fn tensor<W: Coeff>(
+    q: Queue<'_>,
+    k: &Radix2Kernels<W>,
+    (a, b, out): (&DeviceView<W>, &DeviceView<W>, &mut DeviceView<W>),
+    log_n: u32,
+    red: &Barrett4<W>,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    const KERNEL: &str = "the tensor product";
+    let args = TensorArgs::new(view(out), view(a), view(b), &towers.grid(KERNEL)?, log_n, *red)
+        .map_err(refused(KERNEL))?;
+    let len = (towers.data_words / 2) as u32;
+    // SAFETY: the invariants of `TensorArgs` (polymul-kernels `tensor.rs`,
+    // `# Invariants`); `TensorArgs::new` checked the buffers' extents, the
+    // tower table, `log_n`, `len` and the one-tower modulus. The caller
+    // (`NttEngine::tensor_in_place`, plan/engine/mod.rs) checked the shapes
+    // with `TensorShape` (ciphertext.rs) and passes `tower_launch(2m)`; `out`
+    // is a `&mut` view distinct from the shared views `a` and `b`, so it
+    // overlaps neither; their words are the forward transforms' (reduced).
+    // The grid is `⌈len / 256⌉ × rows`; a non-null `moduli` holds `rows` rows
+    // (`NttEngine::new`, `Towers::table_rows`). The context is current:
+    // `Gpu::bind` above.
+    unsafe {
+        k.tensor.launch(
+            &q,
+            (blocks(len), towers.rows),
+            BLOCK_THREADS,
+            0,
+            &args,
+            "launching the tensor product",
         )
     }
 }

@@ -383,6 +383,69 @@ macro_rules! engine_plan {
             fn polymul(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
                 self.engine.host_product(a, b)
             }
+
+            fn tensor(&self, a: &[W], b: &[W]) -> $crate::Result<Vec<W>> {
+                self.engine.host_tensor(a, b)
+            }
+        }
+
+        /// Queues on the plan's stream; `a` and `b` are copied into the
+        /// plan's tensor scratch first (the inherent `tensor_in_place`
+        /// skips the copies).
+        impl<W: $crate::Coeff> $crate::Tensor<W, $crate::DeviceView<W>> for $plan<W> {
+            fn tensor_into(
+                &self,
+                a: &$crate::DeviceView<W>,
+                b: &$crate::DeviceView<W>,
+                out: &mut $crate::DeviceView<W>,
+            ) -> $crate::Result<()> {
+                let gpu = &self.engine.gpu;
+                gpu.check_operand(self, "a", a)?;
+                gpu.check_operand(self, "b", b)?;
+                gpu.check_operand(self, "out", out)?;
+                self.engine.tensor_into(a, b, out)
+            }
+        }
+
+        /// Validated, uploaded, computed on the device, downloaded.
+        impl<W: $crate::Coeff> $crate::Tensor<W, [W]> for $plan<W> {
+            fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> $crate::Result<()> {
+                let shape = $crate::ciphertext::TensorShape::check(
+                    $crate::Plan::n(self),
+                    self.engine.tower_set().len(),
+                    a.len(),
+                    b.len(),
+                    out.len(),
+                )?;
+                let c = self.engine.host_tensor(a, b)?;
+                debug_assert_eq!(c.len(), shape.out_words());
+                out.copy_from_slice(&c);
+                Ok(())
+            }
+        }
+
+        impl<W: $crate::Coeff> $plan<W> {
+            /// The ciphertext tensor product ([`crate::Tensor`]) without
+            /// copies: `a` and `b` are transformed forward where they are
+            /// (their words are left in the NTT domain, scratch for the
+            /// caller), the tensor kernel writes `out`, whose inverse
+            /// transform ends the call. Queues on the plan's stream.
+            ///
+            /// # Errors
+            /// As [`crate::Tensor::tensor_into`];
+            /// [`crate::Error::FusedPlanTransform`] on a fused-polymul plan.
+            pub fn tensor_in_place(
+                &self,
+                a: &mut $crate::DeviceView<W>,
+                b: &mut $crate::DeviceView<W>,
+                out: &mut $crate::DeviceView<W>,
+            ) -> $crate::Result<()> {
+                let gpu = &self.engine.gpu;
+                gpu.check_operand(self, "a", a)?;
+                gpu.check_operand(self, "b", b)?;
+                gpu.check_operand(self, "out", out)?;
+                self.engine.tensor_in_place(a, b, out)
+            }
         }
 
         /// Queues on the plan's stream. `polymul_in_place` clobbers `b`: its words

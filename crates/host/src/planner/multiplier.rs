@@ -8,7 +8,9 @@ use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
 use crate::params::ntt_primes;
 use crate::plan::PlanOptions;
 use crate::rns::{RnsBasis, RnsPlan};
-use crate::{Backend, Coeff, DevicePlan, Error, NttParams, NttPlan, Plan, Product, Result, Transform};
+use crate::{
+    Backend, Coeff, DevicePlan, Error, NttParams, NttPlan, Plan, Product, Result, Tensor, Transform,
+};
 
 /// Negacyclic multiplication planned for a device: the transform chosen by
 /// [`decide`], its plan built and kept behind [`DevicePlan`] (so a
@@ -435,6 +437,41 @@ impl<W: Coeff> Plan<W> for Multiplier<W> {
 
     fn polymul(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         any_plan!(&self.plan, p => p.polymul(a, b))
+    }
+
+    fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        any_plan!(&self.plan, p => p.tensor(a, b))
+    }
+}
+
+/// Host slices on either backend; the DGT through its products
+/// ([`crate::tensor_by_products`]).
+impl<W: Coeff> Tensor<W, [W]> for Multiplier<W> {
+    fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        match &self.plan {
+            Chosen::Ntt(p) => Tensor::<W, [W]>::tensor_into(p, a, b, out),
+            Chosen::Rns(p) => Tensor::<W, [W]>::tensor_into(p, a, b, out),
+            Chosen::Cpu(p) => p.tensor_into(a, b, out),
+            Chosen::Dgt(_) | Chosen::CpuDgt(_) => {
+                let m = self.primes.len();
+                crate::ciphertext::TensorShape::check(self.n(), m, a.len(), b.len(), out.len())?;
+                out.copy_from_slice(&self.tensor(a, b)?);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Device words: the NTT plans only ([`Error::NeedsGpu`] on the CPU
+/// backend, [`Error::NotNttDomain`] where the planner chose the DGT).
+impl<W: Coeff> Tensor<W, DeviceView<W>> for Multiplier<W> {
+    fn tensor_into(&self, a: &DeviceView<W>, b: &DeviceView<W>, out: &mut DeviceView<W>) -> Result<()> {
+        match &self.plan {
+            Chosen::Ntt(p) => p.tensor_into(a, b, out),
+            Chosen::Rns(p) => p.tensor_into(a, b, out),
+            Chosen::Dgt(_) => Err(Error::NotNttDomain),
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => Err(Error::NeedsGpu { what: "tensor_into" }),
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use super::launch::{self, Direction, Pipeline, Radix2Kernels, TiledKernels, Tile
 use super::lazy::LazySchedule;
 use super::twiddles::DeviceMultiplicands;
 use super::{AUTO_TILES, NttKernel, PlanOptions, RowTwiddles};
+use crate::ciphertext::TensorShape;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch, buf};
 use crate::gpu::scratch::{self, Scratch};
@@ -66,6 +67,9 @@ pub(crate) struct NttEngine<W: Coeff> {
     graphs: GraphCache,
     /// The second operand's copy in an out-of-place product.
     scratch: Scratch<W>,
+    /// The two inputs' copies in an out-of-place tensor product (their own,
+    /// so products and tensor products do not resize each other's).
+    tensor_scratch: [Scratch<W>; 2],
 }
 
 impl<W: Coeff> NttEngine<W> {
@@ -252,6 +256,7 @@ impl<W: Coeff> NttEngine<W> {
             lazy,
             graphs: GraphCache::new(gpu, options.graph_cache),
             scratch: Scratch::new(),
+            tensor_scratch: [Scratch::new(), Scratch::new()],
         })
     }
 
@@ -558,6 +563,56 @@ impl<W: Coeff> NttEngine<W> {
         self.whole(Direction::Forward, b)?;
         self.pointwise_mul(a, b)?;
         self.whole(Direction::Inverse, a)
+    }
+
+    /// The ciphertext tensor product ([`crate::ciphertext`]): `a` and `b`
+    /// (`2m` polynomials per tower) transformed forward in place (left in
+    /// the NTT domain), the tensor kernel into `out` (`3m`), the inverse of
+    /// `out`. Refused by a fused-polymul plan (no whole transforms).
+    pub(crate) fn tensor_in_place(
+        &self,
+        a: &mut DeviceView<W>,
+        b: &mut DeviceView<W>,
+        out: &mut DeviceView<W>,
+    ) -> Result<()> {
+        let shape = TensorShape::check(self.n(), self.towers, a.len(), b.len(), out.len())?;
+        if self.options.fused_polymul {
+            return Err(Error::FusedPlanTransform);
+        }
+        // The tensor launch addresses `m · N` positions per tower.
+        self.tower_set.layout(3 * shape.m)?;
+        self.whole(Direction::Forward, a)?;
+        self.whole(Direction::Forward, b)?;
+        let towers = self.tower_launch(shape.input.batch);
+        launch::tensor(self.queue(), &self.kernels, (a, b, out), self.log_n, &self.barrett, &towers)?;
+        self.whole(Direction::Inverse, out)
+    }
+
+    /// [`NttEngine::tensor_in_place`] with the inputs intact: each copied
+    /// into one of the plan's two tensor scratch buffers first.
+    pub(crate) fn tensor_into(
+        &self,
+        a: &DeviceView<W>,
+        b: &DeviceView<W>,
+        out: &mut DeviceView<W>,
+    ) -> Result<()> {
+        TensorShape::check(self.n(), self.towers, a.len(), b.len(), out.len())?;
+        let q = self.queue();
+        let [sa, sb] = &self.tensor_scratch;
+        sa.with_copy(&q, a, |ca| sb.with_copy(&q, b, |cb| self.tensor_in_place(ca, cb, out)))
+    }
+
+    /// The tensor product of host words: both validated, uploaded, computed
+    /// on the device and downloaded.
+    pub(crate) fn host_tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
+        let shape = TensorShape::check(self.n(), self.towers, a.len(), b.len(), a.len() / 2 * 3)?;
+        self.tower_set.check("a", a)?;
+        self.tower_set.check("b", b)?;
+        let q = self.queue();
+        let (mut da, mut db) = (self.gpu.upload(a)?, self.gpu.upload(b)?);
+        let mut out = self.gpu.zeros(shape.out_words())?;
+        self.tensor_in_place(&mut da, &mut db, &mut out)?;
+        q.download(&out)
     }
 
     /// A whole transform; refused by a fused-polymul plan. Above the
