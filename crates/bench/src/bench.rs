@@ -423,6 +423,15 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    if opts.runs("ciphertext") {
+        match crate::ciphertext::table(&gpu, copy_gbs, opts.quick) {
+            Ok(x) => tables.push(x),
+            Err(e) => {
+                eprintln!("polymul-bench: ciphertext: {e}");
+                return 1;
+            }
+        }
+    }
     if opts.runs("rns") {
         match crate::rns::table(&gpu, copy_gbs, &device, opts.quick) {
             Ok((x, svg)) => {

@@ -4,6 +4,7 @@
 pub mod ablation;
 pub mod bench;
 pub mod check;
+pub mod ciphertext;
 pub mod cpu_anchor;
 pub mod cpu_backend;
 pub mod dgt;
@@ -53,8 +54,9 @@ pub struct Options {
 /// run's (`goals` … `scaling`), then the CPU run's (`cpu-backend`,
 /// `cpu-scaling`, `cpu-reference`; `anchor` runs in both). The CLI's
 /// `polymul bench --only` takes exactly these.
-pub const SECTIONS: [&str; 15] = [
+pub const SECTIONS: [&str; 16] = [
     "goals",
+    "ciphertext",
     "latency",
     "ntt",
     "reductions",

@@ -16,6 +16,7 @@
 //! polymul-bench profile WORD LOG_N BATCH [CONFIG [REDUCTION]]   3 timed forward NTTs, for ncu
 //!                                          (CONFIG: a configuration name with `-` for spaces, e.g. tiled-r8,
 //!                                          or a check variant, e.g. lazy-computed)
+//! polymul-bench profile-ciphertext WORD LOG_N TOWERS OP [REPS]        one ciphertext row's call, checked then timed, for ncu
 //! polymul-bench profile-dgt LOG_N TOWERS [BATCH] [K1,LOGλ1,LOGλ2,LOGR]   timed DGT forwards and polymuls (default configuration, or the one given), for ncu
 //! ```
 //!
@@ -27,7 +28,8 @@ use polymul_bench::{Options, bench, check};
 fn usage() -> ! {
     eprintln!(
         "usage: polymul-bench check [--quick] [--only SUITES] [--seed S] [--cases K] [--log-n L,..]\n       polymul-bench bench [--quick] [--cpu] [--out DIR] \
-         [--only goals,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]\n       \
+         [--only goals,ciphertext,latency,ntt,reductions,table3,tiles,fused,rns,crt,dgt,anchor,split]\n       \
+         polymul-bench profile-ciphertext WORD LOG_N TOWERS forward|inverse|product|tensor|tensor-into [REPS]\n       \
          polymul-bench replot DIR\n       \
          polymul-bench profile-dgt LOG_N TOWERS [BATCH] [STAGES1,LOG_CLUSTER1,LOG_CLUSTER2,LOG_UNIT]\n       \
          polymul-bench soak [--minutes M] [--threads T] [--seed S] [--faults on|off] [--hog-process on|off] \
@@ -58,6 +60,8 @@ fn main() {
         // The check suite's soundness case of a buffer outliving every `Gpu`
         // handle, in a process where no other handle exists.
         "outlive-gpu" => std::process::exit(check::outlive_gpu_main()),
+        // One ciphertext row's call in a loop, for Nsight Compute.
+        "profile-ciphertext" => std::process::exit(polymul_bench::ciphertext::profile(&args[1..])),
         _ => {}
     }
     let mut opts =

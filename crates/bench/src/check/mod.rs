@@ -20,6 +20,7 @@ mod reductions;
 mod rns;
 mod soundness;
 mod split;
+mod tensor;
 
 pub use soundness::outlive_gpu_main;
 mod tiles;
@@ -179,7 +180,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, soundness, options, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, soundness, tensor, options, props, errors; lazy-fused
     // and products (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -297,6 +298,9 @@ pub fn run(opts: &Options) -> i32 {
             Ok(g) => soundness::soundness_suite(&g, seed ^ 28, t),
             Err(e) => t.record("soundness: a GPU handle of its own", Err(e)),
         });
+    }
+    if runs("tensor") {
+        timed("tensor", &mut t, |t| tensor::tensor_suite(&gpu, seed ^ 54, t));
     }
     if runs("options") {
         timed("options", &mut t, |t| match fresh() {

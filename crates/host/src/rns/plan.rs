@@ -100,6 +100,12 @@ impl<W: Coeff> RnsPlan<W> {
         self.engine.kernel_for_dir(batch, false)
     }
 
+    /// The kernel an inverse transform of `batch` polynomials (per tower)
+    /// runs.
+    pub fn inverse_kernel_for(&self, batch: usize) -> NttKernel {
+        self.engine.kernel_for_dir(batch, true)
+    }
+
     /// Global-memory passes of one transform of `batch` polynomials per
     /// tower (as [`crate::NttPlan::global_passes`]).
     pub fn global_passes(&self, batch: usize) -> u32 {
