@@ -216,6 +216,15 @@ pub enum Error {
         n: usize,
     },
 
+    /// A reduction check queued before an earlier device call
+    /// (`check_reduced_async` on the GPU plans, the Python layer's device
+    /// calls) found a word not below its tower's modulus. The calls since
+    /// the last report ran on such words, and their outputs are wrong.
+    #[error(
+        "a device operand of an earlier call held a coefficient that is not reduced modulo its tower's prime; the outputs of the calls since the last check are wrong: reduce inputs first"
+    )]
+    UnreducedDeviceInput,
+
     /// A ciphertext operand of the tensor product
     /// ([`crate::Tensor::tensor_into`], [`crate::Plan::tensor`]) whose
     /// polynomials per tower are not an even number: a ciphertext is two
@@ -661,6 +670,7 @@ impl Error {
             | Error::CaptureOutsideState { .. }
             | Error::NotAMultipleOfN { .. }
             | Error::NotCiphertexts { .. }
+            | Error::UnreducedDeviceInput
             | Error::BatchTooLarge { .. }
             | Error::BadTile { .. }
             | Error::ForeignMemory { .. }
@@ -736,6 +746,7 @@ mod tests {
             (Error::LengthMismatch { what: "b", got: 1, expected: 2 }, K::InvalidInput),
             (Error::NotAMultipleOfN { what: "a", got: 3, n: 4 }, K::InvalidInput),
             (Error::NotCiphertexts { what: "a", polys: 3 }, K::InvalidInput),
+            (Error::UnreducedDeviceInput, K::InvalidInput),
             (Error::BatchTooLarge { batch: 1 << 40, n: 4, max: 1 << 30 }, K::InvalidInput),
             (Error::BadTile { bytes: 3, min: 8, max: 1 << 16 }, K::InvalidInput),
             (Error::ForeignMemory { ptr: 16, why: "not device memory" }, K::InvalidInput),

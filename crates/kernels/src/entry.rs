@@ -10,6 +10,7 @@
 //! ([`crate::ntt::radix2::Radix2Args`], [`crate::ntt::tiled::TiledArgs`],
 //! [`crate::pointwise::PointwiseArgs`],
 //! [`crate::pointwise::FusedHadamardArgs`], [`crate::tensor::TensorArgs`],
+//! [`crate::reduced::ReducedArgs`],
 //! [`crate::microbench::ModMulBenchArgs`],
 //! [`crate::microbench::ButterflyFloorArgs`],
 //! [`crate::ntt::lazy::LaunchArgs`], [`crate::dgt::pass::DgtArgs`],
@@ -355,6 +356,39 @@ macro_rules! tensor_entry {
         }
     };
 }
+
+/// The reduction check of a device operand ([`crate::reduced::ReducedArgs`]).
+macro_rules! reduced_entry {
+    ($w:ty, $name:ident) => {
+        /// Counts in `flag` each thread that finds a word of tower `y` (block row) not below
+        /// the tower's modulus ([`crate::reduced::any_unreduced`]).
+        ///
+        /// # Safety
+        /// The invariants of `ReducedArgs` (see its doc), established by
+        /// `polymul::gpu::reduced::RangeCheck::queue`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(args: <names::ReducedKernel as KernelAbi>::Args<$w>) {
+            let (towers, y) = (args.towers, block_y());
+            let (block, thread, _) = crate::gpu::block_thread();
+            let scalars = TowerConsts { parts: (args.q, args.q, 0), barrett4: (args.q, 0) };
+            // SAFETY: `y < gridDim.y`, and `towers.moduli` is null or holds a row for every
+            // tower (the invariants of `Towers`, established by
+            // `polymul::gpu::launch::TowerLaunch::towers` for `RangeCheck::queue`).
+            let q = unsafe { towers.consts(y, scalars) }.parts.0;
+            let data = towers.data(args.data as *mut $w, y) as *const $w;
+            // SAFETY: tower `y`'s `len` words lie inside `data` (the invariants of
+            // `ReducedArgs`, established by `RangeCheck::queue`); nothing writes them during the
+            // launch (it runs alone on its stream before the call that reads them).
+            if unsafe { crate::reduced::any_unreduced(data, args.len, block as u32, thread as u32, q) } {
+                // SAFETY: `flag` is a live `u32` the device may write (the invariants of `ReducedArgs`).
+                unsafe { crate::gpu::count_event(args.flag) }
+            }
+        }
+    };
+}
+
+reduced_entry!(u32, check_reduced_u32);
+reduced_entry!(u64, check_reduced_u64);
 
 tensor_entry!(u32, tensor_u32);
 tensor_entry!(u64, tensor_u64);

@@ -35,6 +35,22 @@ pub unsafe fn atomic_inc(p: *mut u32) -> u32 {
     old
 }
 
+/// `*p += 1` at system scope (`red.relaxed.sys.global.add.u32`): counts
+/// an event in a word the host may read from mapped memory (it never
+/// writes it, so no update is lost to a host store).
+///
+/// # Safety
+/// `p` points at a `u32` the device may write (device or host-mapped
+/// memory).
+#[inline(always)]
+pub unsafe fn count_event(p: *mut u32) {
+    // SAFETY: `p` points at a writable `u32`: this function's contract, established by its caller.
+    unsafe {
+        core::arch::asm!("red.relaxed.sys.global.add.u32 [{p}], 1;", p = in(reg64) p,
+                         options(nostack, preserves_flags))
+    };
+}
+
 /// Publishes this block's global writes, then `*p += 1`: a GPU-scope fence
 /// (`fence.acq_rel.gpu`) and a release add. Called by one thread after a
 /// block barrier, it releases every thread's writes before the barrier

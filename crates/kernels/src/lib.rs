@@ -31,6 +31,7 @@ pub mod microbench;
 pub mod names;
 pub mod ntt;
 pub mod pointwise;
+pub mod reduced;
 pub mod rns;
 pub mod smem;
 pub mod tensor;

@@ -23,6 +23,7 @@ use crate::ntt::lazy::LaunchArgs;
 use crate::ntt::radix2::Radix2Args;
 use crate::ntt::tiled::TiledArgs;
 use crate::pointwise::{FusedHadamardArgs, PointwiseArgs};
+use crate::reduced::ReducedArgs;
 use crate::rns::crt::CrtArgs;
 use crate::rns::crt_cols::{CrtColsArgs, CrtColsVariant};
 use crate::rns::decompose::DecomposeArgs;
@@ -62,6 +63,7 @@ abi! {
     TiledKernel => TiledArgs;
     PointwiseKernel => PointwiseArgs;
     TensorKernel => TensorArgs;
+    ReducedKernel => ReducedArgs;
     FusedHadamardKernel => FusedHadamardArgs;
     ModMulBenchKernel => ModMulBenchArgs;
     ButterflyFloorKernel => ButterflyFloorArgs;
@@ -209,6 +211,18 @@ impl TensorKernel {
     /// The symbol, `tensor_<word>`.
     pub fn name(&self, word: &str) -> Name {
         Name::of(&["tensor", word])
+    }
+}
+
+/// The reduction check of device operands, `check_reduced_<word>`
+/// ([`crate::reduced`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReducedKernel;
+
+impl ReducedKernel {
+    /// The symbol, `check_reduced_<word>`.
+    pub fn name(&self, word: &str) -> Name {
+        Name::of(&["check_reduced", word])
     }
 }
 
@@ -662,6 +676,7 @@ pub fn for_each_entry(arch: u32, mut f: impl FnMut(&str)) {
         ModMulBenchKernel::all().for_each(|k| g(k.name(w)));
         g(PointwiseKernel.name(w));
         g(TensorKernel.name(w));
+        g(ReducedKernel.name(w));
         g(ButterflyFloorKernel.name(w));
         DgtPassKernel::all().for_each(|k| g(k.name(w)));
         for decode in [false, true] {
@@ -773,7 +788,8 @@ mod tests {
     #[test]
     fn identifiers_build_the_entry_points_symbols() {
         let r = ReductionKind::Barrett4;
-        let cases: [(Name, &str); 12] = [
+        let cases: [(Name, &str); 13] = [
+            (ReducedKernel.symbol::<u64>(), "check_reduced_u64"),
             (TensorKernel.symbol::<u32>(), "tensor_u32"),
             (
                 Radix2Kernel { inverse: true, reduction: r }.symbol::<u64>(),

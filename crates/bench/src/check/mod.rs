@@ -16,6 +16,7 @@ mod options;
 mod planner;
 mod plans;
 mod props;
+mod reduced;
 mod reductions;
 mod rns;
 mod soundness;
@@ -180,7 +181,7 @@ pub fn run(opts: &Options) -> i32 {
     let mut t = Tally::default();
     let variants = variants();
     // `--only` picks suites (e.g. for a slow sanitizer): words, reductions,
-    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, soundness, tensor, options, props, errors; lazy-fused
+    // tiles, fused, rns, convert, dgt, planner, concurrency, multi, api, graphs, soundness, tensor, reduced, options, props, errors; lazy-fused
     // and products (part of words); split (only when named).
     let runs = |name: &str| opts.runs(name);
     if runs("words") {
@@ -298,6 +299,9 @@ pub fn run(opts: &Options) -> i32 {
             Ok(g) => soundness::soundness_suite(&g, seed ^ 28, t),
             Err(e) => t.record("soundness: a GPU handle of its own", Err(e)),
         });
+    }
+    if runs("reduced") {
+        timed("reduced", &mut t, |t| reduced::reduced_suite(&gpu, t));
     }
     if runs("tensor") {
         timed("tensor", &mut t, |t| tensor::tensor_suite(&gpu, seed ^ 54, t));

@@ -258,6 +258,14 @@ impl Gpu {
     /// or a live stream of this device's primary context.
     pub unsafe fn ordered_with<T>(&self, stream: u64, f: impl FnOnce() -> Result<T>) -> Result<T> {
         self.bind()?;
+        // The legacy default stream (0, or `cudaStreamLegacy`, 1) already
+        // orders itself with every blocking stream, and polymul's streams
+        // are blocking (`StreamFlags::DEFAULT`: the GPU's own and
+        // `Gpu::create_stream`'s, gpu/mod.rs): its work waits for theirs,
+        // queued before, and theirs, queued after, for its. No events.
+        if stream <= 1 {
+            return f();
+        }
         let foreign = stream as usize as cu::CUstream;
         let own = self.inner.stream.as_inner();
         Event::record(foreign, "recording an event on the caller's stream")?

@@ -11,6 +11,7 @@ pub(crate) mod kernel;
 pub(crate) mod launch;
 mod options;
 pub(crate) mod peer;
+pub(crate) mod reduced;
 pub(crate) mod scratch;
 pub(crate) mod split;
 pub(crate) mod staging;

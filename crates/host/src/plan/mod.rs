@@ -425,6 +425,35 @@ macro_rules! engine_plan {
         }
 
         impl<W: $crate::Coeff> $plan<W> {
+            /// Queues, on the plan's stream, a check that every word of
+            /// `data` (whole polynomials of every tower) lies below its
+            /// tower's modulus, and returns without waiting: the plans
+            /// assume reduced device words and do not check them. A
+            /// failure is reported by [`Self::take_reduced_error`], which
+            /// reads a counter in host-mapped memory: by the first call
+            /// made after the check kernel ran (at the latest, after the
+            /// next synchronisation). Calls queued after the check run on
+            /// the unreduced words regardless, and their outputs are wrong.
+            ///
+            /// # Errors
+            /// [`crate::Error::NotAMultipleOfN`],
+            /// [`crate::Error::BatchTooLarge`], device errors.
+            pub fn check_reduced_async(&self, data: &$crate::DeviceView<W>) -> $crate::Result<()> {
+                self.engine.gpu.check_operand(self, "data", data)?;
+                self.engine.queue_reduced_check(data)
+            }
+
+            /// [`crate::Error::UnreducedDeviceInput`] if a check queued by
+            /// [`Self::check_reduced_async`] that ran since the last call
+            /// found an unreduced word; `Ok` otherwise. Does not wait for
+            /// the GPU: checks still queued report at a later call.
+            ///
+            /// # Errors
+            /// [`crate::Error::UnreducedDeviceInput`].
+            pub fn take_reduced_error(&self) -> $crate::Result<()> {
+                self.engine.take_reduced_error()
+            }
+
             /// The ciphertext tensor product ([`crate::Tensor`]) without
             /// copies: `a` and `b` are transformed forward where they are
             /// (their words are left in the NTT domain, scratch for the

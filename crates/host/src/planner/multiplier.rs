@@ -400,6 +400,37 @@ impl<W: Coeff> Multiplier<W> {
         }
     }
 
+    /// Queues the reduction check of device words on the chosen NTT plan
+    /// ([`crate::NttPlan::check_reduced_async`]).
+    ///
+    /// # Errors
+    /// As there; [`Error::NeedsGpu`] on the CPU backend,
+    /// [`Error::NotNttDomain`] where the planner chose the DGT (whose plans
+    /// have no such check: check on the host instead).
+    pub fn check_reduced_async(&self, data: &DeviceView<W>) -> Result<()> {
+        match &self.plan {
+            Chosen::Ntt(p) => p.check_reduced_async(data),
+            Chosen::Rns(p) => p.check_reduced_async(data),
+            Chosen::Dgt(_) => Err(Error::NotNttDomain),
+            Chosen::Cpu(_) | Chosen::CpuDgt(_) => Err(Error::NeedsGpu { what: "check_reduced_async" }),
+        }
+    }
+
+    /// [`Error::UnreducedDeviceInput`] if a check queued by
+    /// [`Multiplier::check_reduced_async`] found an unreduced word since
+    /// the last call ([`crate::NttPlan::take_reduced_error`]); `Ok` on
+    /// plans without the check.
+    ///
+    /// # Errors
+    /// [`Error::UnreducedDeviceInput`].
+    pub fn take_reduced_error(&self) -> Result<()> {
+        match &self.plan {
+            Chosen::Ntt(p) => p.take_reduced_error(),
+            Chosen::Rns(p) => p.take_reduced_error(),
+            _ => Ok(()),
+        }
+    }
+
     /// The chosen plan as an NTT-domain one, or [`Error::NotNttDomain`]
     /// for the DGT.
     fn ntt(&self) -> Result<NttRef<'_, W>> {

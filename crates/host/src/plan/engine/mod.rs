@@ -15,6 +15,7 @@ use super::{AUTO_TILES, NttKernel, PlanOptions, RowTwiddles};
 use crate::ciphertext::TensorShape;
 use crate::gpu::graph::{CallKey, GraphCache};
 use crate::gpu::launch::{Queue, TowerLaunch, buf};
+use crate::gpu::reduced::RangeCheck;
 use crate::gpu::scratch::{self, Scratch};
 use crate::gpu::split::{self, Op, PieceB, Second, SplitPlan};
 use crate::gpu::{DeviceVec, DeviceView, Gpu, GpuStream};
@@ -70,6 +71,8 @@ pub(crate) struct NttEngine<W: Coeff> {
     /// The two inputs' copies in an out-of-place tensor product (their own,
     /// so products and tensor products do not resize each other's).
     tensor_scratch: [Scratch<W>; 2],
+    /// The reduction check of device operands, made at its first use.
+    range: std::sync::OnceLock<RangeCheck<W>>,
 }
 
 impl<W: Coeff> NttEngine<W> {
@@ -257,6 +260,7 @@ impl<W: Coeff> NttEngine<W> {
             graphs: GraphCache::new(gpu, options.graph_cache),
             scratch: Scratch::new(),
             tensor_scratch: [Scratch::new(), Scratch::new()],
+            range: std::sync::OnceLock::new(),
         })
     }
 
@@ -563,6 +567,32 @@ impl<W: Coeff> NttEngine<W> {
         self.whole(Direction::Forward, b)?;
         self.pointwise_mul(a, b)?;
         self.whole(Direction::Inverse, a)
+    }
+
+    /// Queues the reduction check of `data` (whole polynomials of every
+    /// tower, at most one launch's batch) on the plan's stream
+    /// ([`RangeCheck`]).
+    pub(crate) fn queue_reduced_check(&self, data: &DeviceView<W>) -> Result<()> {
+        let layout = self.tower_set.layout_of("data", data.len())?;
+        let check = match self.range.get() {
+            Some(c) => c,
+            None => {
+                let c = RangeCheck::new(&self.gpu)?;
+                // Another thread may have set one meanwhile: either serves.
+                let _ = self.range.set(c);
+                self.range.get().ok_or(Error::CudaCode { during: "making the range check", code: 0 })?
+            }
+        };
+        check.queue(&self.queue(), data, &self.tower_launch(layout.batch), self.barrett.q)
+    }
+
+    /// [`Error::UnreducedDeviceInput`] if a check queued since the last
+    /// call found an unreduced word (read without waiting for the GPU).
+    pub(crate) fn take_reduced_error(&self) -> Result<()> {
+        match self.range.get() {
+            Some(c) if c.take() => Err(Error::UnreducedDeviceInput),
+            _ => Ok(()),
+        }
     }
 
     /// The ciphertext tensor product ([`crate::ciphertext`]): `a` and `b`
