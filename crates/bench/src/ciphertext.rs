@@ -19,7 +19,7 @@
 
 use crate::report::Table;
 use polymul::cpu::CpuRnsPlan;
-use polymul::expert::{GpuTiming, LaunchChain, NttKernel, PlanOptions, SplitMix64};
+use polymul::expert::{GpuTiming, LaunchChain, LazyFused, NttKernel, PlanOptions, SplitMix64};
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
 use polymul::{Coeff, DeviceVec, Gpu, NttParams, NttPlan};
@@ -132,6 +132,9 @@ struct Measured {
     launches: u32,
     /// The cluster kernels' µs (forward and inverse rows at N = 2^16).
     cluster_us: Option<f64>,
+    /// The fused kernels' µs at every batch (`LazyFused::Always`; `u32`
+    /// transforms, where they exist).
+    fused_us: Option<f64>,
 }
 
 fn s<E: std::fmt::Display>(e: E) -> String {
@@ -188,8 +191,24 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             } else {
                 None
             };
+            let fused_us = if W::BITS == 32 {
+                let o = PlanOptions { lazy_fused: LazyFused::Always, ..crate::env_options::plan_options() };
+                let fp = RnsPlan::with_options(gpu, &basis, o).map_err(s)?;
+                let mut d = fp.upload(&x).map_err(s)?;
+                run(&fp, &mut d).map_err(s)?;
+                check(&format!("{what} (fused)"), &fp.download(&d).map_err(s)?, &want)?;
+                Some(gpu.time(reps.0, reps.1, || run(&fp, &mut d)).map_err(s)?.median_us)
+            } else {
+                None
+            };
             let kernel = if inverse { plan.inverse_kernel_for(1) } else { plan.kernel_for(1) };
-            Ok(Measured { us, kernel: kernel.name().into(), launches: plan.global_passes(1), cluster_us })
+            Ok(Measured {
+                us,
+                kernel: kernel.name().into(),
+                launches: plan.global_passes(1),
+                cluster_us,
+                fused_us,
+            })
         }
         Op::Product => {
             let (x, y) = (residues(&basis, 1, seed), residues(&basis, 1, seed ^ 1));
@@ -198,7 +217,13 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
             check(&what, &plan.download(&a).map_err(s)?, &want)?;
             let us = gpu.time(reps.0, reps.1, || plan.polymul_in_place(&mut a, &mut b)).map_err(s)?.median_us;
-            Ok(Measured { us, kernel: plan.kernel_for(1).name().into(), launches: 3, cluster_us: None })
+            Ok(Measured {
+                us,
+                kernel: plan.kernel_for(1).name().into(),
+                launches: 3,
+                cluster_us: None,
+                fused_us: None,
+            })
         }
         Op::TensorInPlace | Op::TensorInto => {
             let (x, y) = (residues(&basis, 2, seed), residues(&basis, 2, seed ^ 1));
@@ -221,7 +246,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             };
             let passes = plan.global_passes(2);
             let kernel = format!("{} + tensor", plan.kernel_for(2).name());
-            Ok(Measured { us, kernel, launches: 3 * passes + 1, cluster_us: None })
+            Ok(Measured { us, kernel, launches: 3 * passes + 1, cluster_us: None, fused_us: None })
         }
     }
 }
@@ -278,6 +303,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             "launch floor µs (launches)",
             "% of large-batch rate",
             "cluster kernels µs",
+            "fused kernels µs",
         ],
     );
     t.note = format!(
@@ -290,7 +316,8 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
          many empty kernels as the call launches. % of large-batch rate: the forward transform's µs per \
          polynomial at 512 polynomials of one prime ({} u32, {} u64 at N = 2^16) over this row's µs per \
          tower. Cluster kernels: the same call with `NttKernel::Cluster` (one pass through distributed \
-         shared memory, N = 2^16). Peers: issue 54's figures on an H100, not measured here.",
+         shared memory, N = 2^16). Fused kernels: the same call with `LazyFused::Always` (both passes in one \
+         launch, every tower's tickets its own; `u32`). Peers: issue 54's figures on an H100, not measured here.",
         rate32 / 1e9,
         rate64 / 1e9,
         fmt(large32),
@@ -332,6 +359,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             format!("{} ({})", fmt(lf), m.launches),
             share,
             m.cluster_us.map_or("—".into(), fmt),
+            m.fused_us.map_or("—".into(), fmt),
         ]);
         eprintln!("  ciphertext: {}", t.rows.last().map(|r| r.join(" | ")).unwrap_or_default());
     }

@@ -11,7 +11,7 @@
 //! | `POLYMUL_KERNEL_IMAGE` | [`GpuOptions::kernel_image`] | a cubin or PTX file |
 //! | `POLYMUL_LATENCY_KERNELS` | [`PlanOptions::latency_kernels`] | `0` off, else on |
 //! | `POLYMUL_LATENCY_RADIX` | [`PlanOptions::latency_radix`] | `4`, `8` or `16` |
-//! | `POLYMUL_LAZY_FUSED` | [`PlanOptions::lazy_fused`] | `0` [`LazyFused::Off`], `one` [`LazyFused::OnePolyPerBlock`], else [`LazyFused::Auto`] |
+//! | `POLYMUL_LAZY_FUSED` | [`PlanOptions::lazy_fused`] | `0` [`LazyFused::Off`], `one` [`LazyFused::OnePolyPerBlock`], `always` [`LazyFused::Always`], else [`LazyFused::Auto`] |
 //! | `POLYMUL_GRAPH_CACHE` | [`PlanOptions::graph_cache`] (and [`DgtPlan::set_graph_cache`]) | `0` off, else on |
 //!
 //! An unset variable leaves the option as the code chose it (the library's
@@ -66,6 +66,7 @@ impl EnvSwitches {
         let lazy_fused = get("POLYMUL_LAZY_FUSED").map(|v| match v.to_str() {
             Some("0") => LazyFused::Off,
             Some("one") => LazyFused::OnePolyPerBlock,
+            Some("always") => LazyFused::Always,
             _ => LazyFused::Auto,
         });
         Self {

@@ -360,7 +360,7 @@ macro_rules! tensor_entry {
 /// The reduction check of a device operand ([`crate::reduced::ReducedArgs`]).
 macro_rules! reduced_entry {
     ($w:ty, $name:ident) => {
-        /// Counts in `flag` each thread that finds a word of tower `y` (block row) not below
+        /// Stores the launch's `tag` in `flag` where a word of tower `y` (block row) is not below
         /// the tower's modulus ([`crate::reduced::any_unreduced`]).
         ///
         /// # Safety
@@ -381,7 +381,7 @@ macro_rules! reduced_entry {
             // launch (it runs alone on its stream before the call that reads them).
             if unsafe { crate::reduced::any_unreduced(data, args.len, block as u32, thread as u32, q) } {
                 // SAFETY: `flag` is a live `u32` the device may write (the invariants of `ReducedArgs`).
-                unsafe { crate::gpu::count_event(args.flag) }
+                unsafe { crate::gpu::store_sys(args.flag, args.tag) }
             }
         }
     };

@@ -35,18 +35,19 @@ pub unsafe fn atomic_inc(p: *mut u32) -> u32 {
     old
 }
 
-/// `*p += 1` at system scope (`red.relaxed.sys.global.add.u32`): counts
-/// an event in a word the host may read from mapped memory (it never
-/// writes it, so no update is lost to a host store).
+/// `*p = v` at system scope (`st.relaxed.sys.global.u32`): a strong store
+/// the host may read from mapped memory (no atomic: host-mapped memory
+/// over PCIe takes no device atomics). Threads that store the same `v`
+/// concurrently do not race (relaxed strong stores).
 ///
 /// # Safety
 /// `p` points at a `u32` the device may write (device or host-mapped
 /// memory).
 #[inline(always)]
-pub unsafe fn count_event(p: *mut u32) {
+pub unsafe fn store_sys(p: *mut u32, v: u32) {
     // SAFETY: `p` points at a writable `u32`: this function's contract, established by its caller.
     unsafe {
-        core::arch::asm!("red.relaxed.sys.global.add.u32 [{p}], 1;", p = in(reg64) p,
+        core::arch::asm!("st.relaxed.sys.global.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v,
                          options(nostack, preserves_flags))
     };
 }

@@ -2,13 +2,17 @@
 //! lies below that tower's modulus. The plans assume reduced device words
 //! and do not check them; the Python layer's device calls queue this check
 //! before the call instead of comparing on the host (issue 54), and learn
-//! of a failure from a counter in host-mapped memory, without waiting.
+//! of a failure from a word in host-mapped memory, without waiting: a
+//! failing check stores its launch's tag there (tags grow launch by
+//! launch), so the host sees a new tag where a check failed since it last
+//! looked. A plain store: host-mapped memory over PCIe takes no device
+//! atomics (compute-sanitizer refuses a system-scope atomic there).
 //!
 //! Thread `t` of block row `y` reads words `base + k · 256` (`k <
 //! UNROLL`, `base = ⌊t / 256⌋ · 256 · UNROLL + t mod 256`) of tower `y`:
 //! every load of a warp is one contiguous run, and a thread keeps `UNROLL`
 //! loads in flight. Where one of them is not below `q`, the entry point
-//! adds one to the counter (`polymul_kernels::entry`).
+//! stores the tag (`polymul_kernels::entry`).
 
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -53,9 +57,11 @@ pub struct ReducedArgs<W> {
     pub(crate) data: *const W,
     /// The RNS tower arguments ([`crate::towers`]; `tw_words` unused).
     pub(crate) towers: Towers<W>,
-    /// The failure counter: one added per thread that found a word not
-    /// reduced; the host only reads it.
+    /// The failure word: set to `tag` where a word is not reduced; the
+    /// host only reads it.
     pub(crate) flag: *mut u32,
+    /// This launch's tag (non-zero, different from the previous launch's).
+    pub(crate) tag: u32,
     /// Words per tower.
     pub(crate) len: u32,
     /// A one-tower launch's modulus.
@@ -65,20 +71,25 @@ pub struct ReducedArgs<W> {
 #[cfg(not(target_arch = "nvptx64"))]
 impl<W: Word> ReducedArgs<W> {
     /// The block of the check of `data` (`grid.data_words()` words per
-    /// tower) with the flag at `flag`, a one-tower launch's modulus `q`.
-    /// Checks what the [`ReducedArgs`] docs say.
-    pub fn new(data: Buf<W>, grid: &TowerGrid<W>, flag: Buf<u32>, q: W) -> Result<Self, ArgsError> {
+    /// tower) with the failure word at `flag` and the launch's `tag`, a
+    /// one-tower launch's modulus `q`. Checks what the [`ReducedArgs`]
+    /// docs say.
+    pub fn new(data: Buf<W>, grid: &TowerGrid<W>, flag: Buf<u32>, tag: u32, q: W) -> Result<Self, ArgsError> {
         let dw = grid.data_words();
         if dw == 0 || dw > u32::MAX as u64 {
             return Err(ArgsError::Count);
         }
         grid.data(&data, dw)?;
         flag.holds(1)?;
+        if tag == 0 {
+            return Err(ArgsError::Count);
+        }
         one_tower_modulus(grid, q, W::BITS - 1)?;
         Ok(ReducedArgs {
             data: data.ptr,
             towers: grid.with_tw_words(0).towers(),
             flag: flag.mut_ptr(),
+            tag,
             len: dw as u32,
             q,
         })

@@ -30,7 +30,9 @@ use polymul::dgt::DgtConfig;
 use polymul::planner::{self, Choice, Decision, Modulus, Multiplier, Wisdom, WisdomKey, default_wisdom_path};
 use polymul::rns::RnsBasis;
 // The plan traits, unnamed: `Transform` here is this module's enum.
-use polymul::{Coeff, DeviceView, Error, ErrorKind, Gpu, MultiPlan, Plan as _, Product as _, Transform as _};
+use polymul::{
+    Coeff, DeviceView, Error, ErrorKind, Gpu, MultiPlan, Plan as _, Product as _, Tensor, Transform as _,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -416,6 +418,27 @@ impl<W: Coeff> WordMultiplier<W> {
         }
     }
 
+    fn tensor_host(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<(), Error> {
+        match self {
+            WordMultiplier::One(m) => Tensor::<W, [W]>::tensor_into(&**m, a, b, out),
+            WordMultiplier::Several(multi) => {
+                let c = (**multi).tensor(a, b)?;
+                if c.len() != out.len() {
+                    return Err(Error::LengthMismatch { what: "out", got: out.len(), expected: c.len() });
+                }
+                out.copy_from_slice(&c);
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether device calls check their operands' reduction on the device
+    /// (the GPU NTT plans; not the DGT, whose operands the Python layer
+    /// checks on the host).
+    fn device_checks(&self) -> bool {
+        self.m().gpu().is_some() && !matches!(self.m().decision().choice, Choice::Dgt { .. })
+    }
+
     /// Device data: in place (`forward`, `inverse`) or `out ← a ⊗ b`.
     ///
     /// # Safety
@@ -434,6 +457,10 @@ impl<W: Coeff> WordMultiplier<W> {
         let Some(g) = m.gpu().cloned() else {
             return Err(Error::NeedsGpu { what: "device arrays" });
         };
+        // A check queued by an earlier call that found unreduced words.
+        m.take_reduced_error()?;
+        let checks = self.device_checks();
+        let out_len = if op == DevOp::Tensor { len / 2 * 3 } else { len };
         // SAFETY: forwarded to the caller: each pointer is `len` words of
         // device memory of the primary context, alive for the call and
         // touched by nothing else meanwhile; `a` and `b` are shared views
@@ -443,13 +470,26 @@ impl<W: Coeff> WordMultiplier<W> {
             g.ordered_with(stream, || match op {
                 DevOp::Forward | DevOp::Inverse => {
                     let x = DeviceView::<W>::from_raw_parts_mut(&g, ptrs[0], len)?;
+                    if checks {
+                        m.check_reduced_async(x)?;
+                    }
                     if op == DevOp::Inverse { m.inverse(x) } else { m.forward(x) }
                 }
-                DevOp::Polymul => {
+                DevOp::Polymul | DevOp::Tensor => {
                     let a = DeviceView::<W>::from_raw_parts(&g, ptrs[0], len)?;
                     let b = DeviceView::<W>::from_raw_parts(&g, ptrs[1], len)?;
-                    let out = DeviceView::<W>::from_raw_parts_mut(&g, ptrs[2], len)?;
-                    m.polymul_into(a, b, out)
+                    let out = DeviceView::<W>::from_raw_parts_mut(&g, ptrs[2], out_len)?;
+                    if checks {
+                        m.check_reduced_async(a)?;
+                        if ptrs[1] != ptrs[0] {
+                            m.check_reduced_async(b)?;
+                        }
+                    }
+                    if op == DevOp::Tensor {
+                        Tensor::<W, DeviceView<W>>::tensor_into(m, a, b, out)
+                    } else {
+                        m.polymul_into(a, b, out)
+                    }
                 }
             })
         }
@@ -461,6 +501,7 @@ enum DevOp {
     Forward,
     Inverse,
     Polymul,
+    Tensor,
 }
 
 /// The multiplier of whichever word size the Python object was made for.
@@ -687,9 +728,59 @@ impl Core {
         }
     }
 
-    /// Device arrays: `op` is `forward`, `inverse` (in place at `a`) or
-    /// `polymul` (`out ← a ⊗ b`); `len` words each; ordered with the raw
-    /// CUDA stream `stream`.
+    /// `out ← a ⊗ b`, the ciphertext tensor product of `len` host words
+    /// each (`out`: `len / 2 · 3` words; the layout of `polymul::Tensor`).
+    fn tensor_host(&self, py: Python<'_>, a: usize, b: usize, out: usize, len: usize) -> PyResult<()> {
+        let out_len = len / 2 * 3;
+        match &self.eng {
+            AnyWordMultiplier::U32(e) => {
+                // SAFETY: the Python layer's contract (see `host` and
+                // `host_ref`): `a` and `b` (maybe one array) are only read;
+                // `out` is a fresh array of `out_len` words, distinct from both.
+                let (a, b, o) = unsafe {
+                    (host_ref::<u32>(a, len)?, host_ref::<u32>(b, len)?, host::<u32>(out, out_len)?)
+                };
+                py.detach(|| e.tensor_host(a, b, o)).map_err(to_py)
+            }
+            AnyWordMultiplier::U64(e) => {
+                // SAFETY: as above.
+                let (a, b, o) = unsafe {
+                    (host_ref::<u64>(a, len)?, host_ref::<u64>(b, len)?, host::<u64>(out, out_len)?)
+                };
+                py.detach(|| e.tensor_host(a, b, o)).map_err(to_py)
+            }
+        }
+    }
+
+    /// Whether device calls check their operands' reduction on the device
+    /// (a word of mapped memory read at the next call) rather than needing the Python
+    /// layer's check on the host.
+    #[getter]
+    fn device_checks(&self) -> bool {
+        each!(&self.eng, e => e.device_checks())
+    }
+
+    /// Waits for the plan's GPU work, then raises `ValueError` if a device
+    /// call's operand was not reduced (checked on the device).
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| {
+            each!(&self.eng, e => match e {
+                WordMultiplier::One(m) => {
+                    m.synchronize()?;
+                    m.take_reduced_error()
+                }
+                WordMultiplier::Several(_) => Ok(()),
+            })
+        })
+        .map_err(to_py)
+    }
+
+    /// Device arrays: `op` is `forward`, `inverse` (in place at `a`),
+    /// `polymul` (`out ← a ⊗ b`) or `tensor` (`out ← a ⊗ b`, the
+    /// ciphertext tensor product: `out` holds `len / 2 · 3` words); `len`
+    /// words each; ordered with the raw CUDA stream `stream`. On the GPU
+    /// NTT plans the operands' reduction is checked by a kernel queued
+    /// first, and a failure is raised by the next call (or `synchronize`).
     #[pyo3(signature = (op, len, stream, a, b=0, out=0))]
     #[allow(clippy::too_many_arguments)]
     fn device_op(
@@ -706,14 +797,18 @@ impl Core {
             "forward" => DevOp::Forward,
             "inverse" => DevOp::Inverse,
             "polymul" => DevOp::Polymul,
+            "tensor" => DevOp::Tensor,
             _ => return Err(PyValueError::new_err(format!("unknown device operation {op:?}"))),
         };
         let ptrs = [a, b, out];
         // `out` becomes a mutable view: it must not overlap an operand
         // (the Python layer refuses `out` at `a`'s or `b`'s address too).
-        let bytes = (len as u64).saturating_mul(u64::from(self.word / 8));
-        let overlaps = |p: u64, q: u64| p < q.saturating_add(bytes) && q < p.saturating_add(bytes);
-        if op == DevOp::Polymul && out != 0 && (overlaps(out, a) || overlaps(out, b)) {
+        let word = u64::from(self.word / 8);
+        let bytes = (len as u64).saturating_mul(word);
+        let out_bytes = if op == DevOp::Tensor { bytes / 2 * 3 } else { bytes };
+        let overlaps = |p: u64, q: u64| p < q.saturating_add(bytes) && q < p.saturating_add(out_bytes);
+        if matches!(op, DevOp::Polymul | DevOp::Tensor) && out != 0 && (overlaps(out, a) || overlaps(out, b))
+        {
             return Err(PyValueError::new_err("out must not share memory with a or b"));
         }
         // SAFETY: the Python layer passes the data pointers of device arrays

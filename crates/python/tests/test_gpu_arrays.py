@@ -138,8 +138,17 @@ def test_device_errors(rng):
         plan.forward(cupy.zeros((n, 2), dtype=cupy.uint32)[:, 0])
     x = cupy.zeros(n, dtype=cupy.uint32)
     x[3] = plan.q
+    # Checked on the device without a host wait: the call runs, and the
+    # error is raised by synchronize() (or the next call), once.
+    plan.forward(x)
     with pytest.raises(ValueError, match="not reduced"):
-        plan.forward(x)
+        plan.synchronize()
+    plan.synchronize()
+    y = cupy.zeros(n, dtype=cupy.uint32)
+    y[n - 1] = plan.q + 5
+    plan.polymul(y, cupy.zeros(n, dtype=cupy.uint32))
+    with pytest.raises(ValueError, match="not reduced"):
+        plan.synchronize()
     with pytest.raises(ValueError, match="host"):
         plan.polymul(x, np.zeros(n, dtype=np.uint32))
 
@@ -170,3 +179,26 @@ def test_big_products_on_the_gpu(rng):
     a = [rng.randrange(Q) for _ in range(n)]
     b = [rng.randrange(Q) for _ in range(n)]
     assert plan.polymul_big(a, b).tolist() == negacyclic(a, b, Q)
+
+
+@pytest.mark.parametrize("word,bits,towers", [(32, 30, 1), (32, 30, 3), (64, 62, 2)])
+def test_cupy_tensor_equals_host(rng, word, bits, towers):
+    """The ciphertext tensor product of CuPy arrays equals the host's and
+    the pure-Python reference, for one and two ciphertexts, with ``out``."""
+    n = 1 << 10
+    plan = polymul.RnsPlan(n, bits=bits, towers=towers, word=word, device="gpu") if towers > 1 else \
+        polymul.NttPlan(n, bits=bits, word=word, device="gpu")
+    dtype = np.uint32 if word == 32 else np.uint64
+    for m in (1, 2):
+        shape = (towers, 2 * m, n)
+        a = rand_words(rng, shape, plan.primes, dtype)
+        b = rand_words(rng, shape, plan.primes, dtype)
+        want = plan.tensor(a, b)
+        assert want.shape == (towers, 3 * m, n)
+        d = plan.tensor(cupy.asarray(a), cupy.asarray(b))
+        assert isinstance(d, cupy.ndarray) and d.shape == want.shape and d.dtype == dtype
+        np.testing.assert_array_equal(cupy.asnumpy(d), want)
+        out = cupy.empty(want.shape, dtype=dtype)
+        assert plan.tensor(cupy.asarray(a), cupy.asarray(b), out=out) is out
+        np.testing.assert_array_equal(cupy.asnumpy(out), want)
+    plan.synchronize()

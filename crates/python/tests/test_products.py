@@ -207,3 +207,40 @@ def test_params():
     assert all(pow(2, p["q"] - 1, p["q"]) == 1 for p in ps)
     d = polymul.params(1024, 40, 2, dgt=True)
     assert all((p["q"] + 1) % 1024 == 0 and "psi" not in p for p in d)
+
+
+@pytest.mark.parametrize("word,bits,towers", [(32, 30, 1), (32, 30, 3), (64, 62, 1), (64, 62, 2)])
+def test_tensor_product(device, rng, word, bits, towers):
+    """The ciphertext tensor product: for every ciphertext (c0, c1) of every
+    tower, (a0·b0, a0·b1 + a1·b0, a1·b1) against the pure-Python
+    reference, with edge words (0, q − 1) mixed in; two shapes of the
+    same words; an odd number of polynomials per tower refused."""
+    n = 64
+    plan = (
+        polymul.RnsPlan(n, bits=bits, towers=towers, word=word, device=device)
+        if towers > 1
+        else polymul.NttPlan(n, bits=bits, word=word, device=device)
+    )
+    dtype = np.uint32 if word == 32 else np.uint64
+    m = 2
+    a = rand_words(rng, (towers, 2 * m, n), plan.primes, dtype)
+    b = rand_words(rng, (towers, 2 * m, n), plan.primes, dtype)
+    for t, q in enumerate(plan.primes):
+        a[t, 0, :5] = q - 1
+        b[t, 1, -5:] = q - 1
+        a[t, 2, :3] = 0
+    c = plan.tensor(a, b)
+    assert c.shape == (towers, 3 * m, n) and c.dtype == dtype
+    for t, q in enumerate(plan.primes):
+        for j in range(m):
+            a0, a1, b0, b1 = (x.tolist() for x in (a[t, 2 * j], a[t, 2 * j + 1], b[t, 2 * j], b[t, 2 * j + 1]))
+            cross = [(u + v) % q for u, v in zip(negacyclic(a0, b1, q), negacyclic(a1, b0, q))]
+            assert c[t, 3 * j].tolist() == negacyclic(a0, b0, q)
+            assert c[t, 3 * j + 1].tolist() == cross
+            assert c[t, 3 * j + 2].tolist() == negacyclic(a1, b1, q)
+    # (k, m, 2, N): the same words, the same products.
+    c2 = plan.tensor(a.reshape(towers, m, 2, n), b.reshape(towers, m, 2, n))
+    assert c2.shape == (towers, m, 3, n)
+    np.testing.assert_array_equal(c2.reshape(c.shape), c)
+    with pytest.raises(ValueError, match="pairs"):
+        plan.tensor(a[:, :3], b[:, :3])

@@ -61,6 +61,7 @@ fn plan_switches() -> Vec<(String, PlanOptions)> {
         ("graph_cache: false".into(), PlanOptions { graph_cache: false, ..d }),
         ("lazy_fused: Off".into(), PlanOptions { lazy_fused: LazyFused::Off, ..d }),
         ("lazy_fused: OnePolyPerBlock".into(), PlanOptions { lazy_fused: LazyFused::OnePolyPerBlock, ..d }),
+        ("lazy_fused: Always".into(), PlanOptions { lazy_fused: LazyFused::Always, ..d }),
     ];
     for r in [4, 8, 16] {
         v.push((format!("latency_radix: {r}"), PlanOptions { latency_radix: Some(r), ..d }));

@@ -1,8 +1,8 @@
 //! The reduction check of device operands without a host wait (issue 54):
-//! a kernel queued before a call counts, in host-mapped memory, the
-//! threads that found a word not below its tower's modulus; the host reads
-//! the count whenever it likes, without synchronising, and reports what
-//! grew since it last looked.
+//! a kernel queued before a call stores its launch's tag in a word of
+//! host-mapped memory where it finds a word not below its tower's modulus
+//! (tags grow launch by launch); the host reads that word whenever it
+//! likes, without synchronising, and reports a tag it has not seen.
 //!
 //! When a failure surfaces: the check runs on the plan's stream just
 //! before the call it guards, so the call itself has been queued (and its
@@ -22,16 +22,18 @@ use polymul_kernels::names;
 use polymul_kernels::reduced::{self, ReducedArgs};
 use std::sync::Mutex;
 
-/// The check kernel and its counter: one `u32` of pinned host memory
+/// The check kernel and its failure word: one `u32` of pinned host memory
 /// mapped into the device's address space.
 pub(crate) struct RangeCheck<W: Coeff> {
     gpu: Gpu,
     kernel: TypedKernel<ReducedArgs<W>>,
-    /// The counter's host address (`cuMemHostAlloc`, mapped).
+    /// The failure word's host address (`cuMemHostAlloc`, mapped).
     host: *mut u32,
     /// Its device address (`cuMemHostGetDevicePointer`).
     dev: u64,
-    /// The count the last [`RangeCheck::take`] saw.
+    /// The tag of the next launch (never 0, the word's initial value).
+    next: std::sync::atomic::AtomicU32,
+    /// The word's value the last [`RangeCheck::take`] saw.
     seen: Mutex<u32>,
 }
 
@@ -39,12 +41,12 @@ pub(crate) struct RangeCheck<W: Coeff> {
 // `Drop`), read with volatile loads and never written by the host; `seen` is
 // behind a mutex; `TypedKernel` and `Gpu` are `Send + Sync`.
 unsafe impl<W: Coeff> Send for RangeCheck<W> {}
-// SAFETY: as for `Send`: every shared access is a volatile read of the counter
+// SAFETY: as for `Send`: every shared access is a volatile read of the failure word
 // or goes through the mutex.
 unsafe impl<W: Coeff> Sync for RangeCheck<W> {}
 
 impl<W: Coeff> RangeCheck<W> {
-    /// The kernel and a zeroed counter on `gpu`.
+    /// The kernel and a zeroed failure word on `gpu`.
     pub(crate) fn new(gpu: &Gpu) -> Result<Self> {
         gpu.bind()?;
         let kernel = TypedKernel::get::<W, _>(gpu, names::ReducedKernel)?;
@@ -53,7 +55,10 @@ impl<W: Coeff> RangeCheck<W> {
         // (`Gpu::bind` above).
         let r = unsafe { cu::cuMemHostAlloc(&mut host, 4, cu::CU_MEMHOSTALLOC_DEVICEMAP) };
         if r != cu::cudaError_enum::CUDA_SUCCESS || host.is_null() {
-            return Err(Error::CudaCode { during: "allocating the range check's counter", code: r as i32 });
+            return Err(Error::CudaCode {
+                during: "allocating the range check's failure word",
+                code: r as i32,
+            });
         }
         let host = host.cast::<u32>();
         // SAFETY: `host` is 4 bytes of pinned memory just allocated, aligned
@@ -63,9 +68,10 @@ impl<W: Coeff> RangeCheck<W> {
         // SAFETY: `host` came from `cuMemHostAlloc` with DEVICEMAP in this
         // context (current); `dev` is a live out-pointer.
         let r = unsafe { cu::cuMemHostGetDevicePointer_v2(&mut dev, host.cast(), 0) };
-        let check = Self { gpu: gpu.clone(), kernel, host, dev, seen: Mutex::new(0) };
+        let next = std::sync::atomic::AtomicU32::new(1);
+        let check = Self { gpu: gpu.clone(), kernel, host, dev, next, seen: Mutex::new(0) };
         if r != cu::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::CudaCode { during: "mapping the range check's counter", code: r as i32 });
+            return Err(Error::CudaCode { during: "mapping the range check's failure word", code: r as i32 });
         }
         Ok(check)
     }
@@ -83,12 +89,18 @@ impl<W: Coeff> RangeCheck<W> {
         queue.gpu.bind()?;
         const KERNEL: &str = "the reduction check";
         let flag = Buf::new(self.dev as *const u32, 1);
-        let args = ReducedArgs::new(view(data), &towers.grid(KERNEL)?, flag, q).map_err(refused(KERNEL))?;
+        // Tags 1, 2, …, skipping 0 when they wrap.
+        let tag = match self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+            0 => self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            t => t,
+        };
+        let args =
+            ReducedArgs::new(view(data), &towers.grid(KERNEL)?, flag, tag, q).map_err(refused(KERNEL))?;
         let blocks = reduced::blocks(towers.data_words as u32);
         // SAFETY: the invariants of `ReducedArgs` (polymul-kernels
         // `reduced.rs`): `ReducedArgs::new` checked `data`'s extent, `len`,
-        // the tower table and the one-tower modulus; `flag` is this value's
-        // mapped counter, which `Drop` frees only after waiting for the
+        // the tower table, the tag and the one-tower modulus; `flag` is this
+        // value's mapped failure word, which `Drop` frees only after waiting for the
         // context, so it outlives the launch; the grid is `blocks(len) ×
         // rows` blocks of `THREADS` threads; the context is current.
         unsafe {
@@ -103,11 +115,12 @@ impl<W: Coeff> RangeCheck<W> {
         }
     }
 
-    /// Whether checks that ran since the last call found unreduced words:
-    /// reads the counter without waiting for the GPU.
+    /// Whether checks that ran since the last call found unreduced words
+    /// (the failure word holds a tag not seen before): reads it without
+    /// waiting for the GPU.
     pub(crate) fn take(&self) -> bool {
-        // SAFETY: `host` is this value's live pinned counter; the device only
-        // adds to it (system-scope reductions), the host only reads it.
+        // SAFETY: `host` is this value's live pinned failure word; the device
+        // only stores to it (system-scope strong stores), the host only reads it.
         let now = unsafe { self.host.read_volatile() };
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         let grew = now != *seen;
@@ -118,7 +131,7 @@ impl<W: Coeff> RangeCheck<W> {
 
 impl<W: Coeff> Drop for RangeCheck<W> {
     fn drop(&mut self) {
-        // A queued check may still add to the counter: wait for the context
+        // A queued check may still store to the word: wait for the context
         // first, and leak the 4 bytes if that fails.
         if self.gpu.bind().is_err() {
             return;

@@ -580,6 +580,8 @@ pub(crate) struct FusedKernels<W> {
     row: lazy::Shape,
     /// Whether row blocks take rows of several polynomials (`lazy::row_of`).
     several_polys: bool,
+    /// Fused at every batch ([`LazyFused::Always`]).
+    pub(crate) always: bool,
     /// Blocks of one kernel that fit the GPU at once.
     resident: u32,
     /// `lazy::fused_ctrl_words(batch)` zero words per tower, for the
@@ -630,6 +632,7 @@ impl<W: Coeff> FusedKernels<W> {
             per_poly: lazy::fused_per_poly(sched.log_n, w),
             row,
             several_polys: setting != LazyFused::OnePolyPerBlock,
+            always: setting == LazyFused::Always,
             resident,
             ctrl: crate::gpu::graph::GrowBuffer::new(),
         }))
@@ -658,7 +661,7 @@ impl<W: Coeff> FusedKernels<W> {
     /// started with it (H100, `u32` N = 2^16, batch 32: fused 27.2 / 26.4
     /// µs against 25.3 / 22.5 µs for the two launches).
     pub(crate) fn wants(&self, batch: usize) -> bool {
-        batch >= 2 * self.lag() as usize
+        self.always || batch >= 2 * self.lag() as usize
     }
 }
 

@@ -112,6 +112,12 @@ pub enum LazyFused {
     /// No fused kernels: two launches per transform
     /// (`POLYMUL_LAZY_FUSED=0`).
     Off,
+    /// The fused kernels for every transform they cover, whatever the
+    /// batch (`POLYMUL_LAZY_FUSED=always`; [`LazyFused::Auto`] takes them
+    /// from twice their lag in polynomials per tower, and not on the
+    /// moderate path): for measuring few polynomials of many towers, whose
+    /// towers' ticket streams are independent (issue 54).
+    Always,
 }
 
 /// Where the lazy kernels' row passes get their twiddles past a pass's
@@ -430,7 +436,7 @@ macro_rules! engine_plan {
             /// tower's modulus, and returns without waiting: the plans
             /// assume reduced device words and do not check them. A
             /// failure is reported by [`Self::take_reduced_error`], which
-            /// reads a counter in host-mapped memory: by the first call
+            /// reads a word in host-mapped memory: by the first call
             /// made after the check kernel ran (at the latest, after the
             /// next synchronisation). Calls queued after the check run on
             /// the unreduced words regardless, and their outputs are wrong.

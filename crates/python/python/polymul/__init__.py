@@ -364,6 +364,41 @@ def _clone(x, stream):
     return x.copy()
 
 
+def _empty(x, shape, stream):
+    """An uninitialised device array of ``x``'s library, dtype and device,
+    of ``shape``, allocated on the raw stream ``stream``."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy":
+        import cupy
+
+        with x.device:
+            with cupy.cuda.ExternalStream(stream) if stream not in (0, 1, 2) else _contextlib.nullcontext():
+                return cupy.empty(shape, dtype=x.dtype)
+    if mod == "torch":
+        import torch
+
+        if stream in (0, 1, 2):
+            return torch.empty(shape, dtype=x.dtype, device=x.device)
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=x.device)):
+            return torch.empty(shape, dtype=x.dtype, device=x.device)
+    import cupy
+
+    return cupy.empty(shape, dtype=x.dtype)
+
+
+def _tensor_shape(shape, n):
+    """The shape of the tensor product's output for inputs of ``shape``:
+    the polynomial axis (second to last) scaled by 3/2 where it is even,
+    else ``(polynomials · 3/2, N)``."""
+    shape = tuple(shape)
+    if len(shape) >= 2 and shape[-2] % 2 == 0:
+        return shape[:-2] + (shape[-2] // 2 * 3, shape[-1])
+    size = 1
+    for d in shape:
+        size *= d
+    return (size // n // 2 * 3, n)
+
+
 # --- plans -------------------------------------------------------------------
 
 
@@ -509,7 +544,9 @@ class _Plan:
         arrays: ``inplace=True`` transforms ``x`` itself and returns it).
 
         Raises ``ValueError`` for a wrong dtype, N or shape, or a
-        coefficient ≥ q; :class:`GpuError` for a device failure."""
+        coefficient ≥ q (CUDA arrays on the NTT plans: raised by the next
+        call or :meth:`synchronize`); :class:`GpuError` for a device
+        failure."""
         return self._transform(x, False, stream, inplace)
 
     def inverse(self, x, *, stream=None, inplace=False):
@@ -535,8 +572,9 @@ class _Plan:
         ``stream`` (default: the array's current stream).
 
         Raises ``ValueError`` for a wrong dtype, N or shape, shapes that
-        differ, or a coefficient ≥ q; :class:`GpuError` for a device
-        failure."""
+        differ, or a coefficient ≥ q (CUDA arrays on the NTT plans: raised
+        by the next call or :meth:`synchronize`); :class:`GpuError` for a
+        device failure."""
         if _is_device(a) or _is_device(b):
             return self._device_polymul(a, b, stream, out)
         if out is not None:
@@ -577,7 +615,11 @@ class _Plan:
         self._check_shape(tuple(cai["shape"]), name)
         if not _c_contiguous(cai, self.word // 8):
             raise ValueError(f"{name} is not C-contiguous: pass a contiguous CUDA array (.copy() it)")
-        self._check_reduced(x, name)
+        if not self._core.device_checks:
+            # The DGT's device calls: compared on the host (one
+            # synchronisation per operand). The NTT plans check on the
+            # device, without waiting (see ``synchronize``).
+            self._check_reduced(x, name)
         size = 1
         for d in cai["shape"]:
             size *= d
@@ -640,6 +682,83 @@ class _Plan:
                 raise ValueError("out must not share memory with a or b")
         self._core.device_op("polymul", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
         return out
+
+    def tensor(self, a, b, *, stream=None, out=None):
+        """The ciphertext tensor product: ``a`` and ``b`` hold ciphertexts
+        ``(c0, c1)``, two polynomials each in the plan's layout (RNS:
+        tower-major, so one ciphertext of ``k`` towers has shape ``(k, 2,
+        N)``; ``m`` ciphertexts ``(k, 2m, N)`` or ``(k, m, 2, N)``); the
+        result holds, for each ciphertext, ``a0·b0``, ``a0·b1 + a1·b0`` and
+        ``a1·b1`` (negacyclic products, each tower modulo its prime), with
+        the polynomial axis 3/2 as long (``(k, 3, N)`` for one ciphertext).
+        Host arrays give a NumPy array; CUDA arrays an array of their
+        library on their device (or fill ``out``), ordered with ``stream``
+        as :meth:`polymul`.
+
+        Raises ``ValueError`` for a wrong dtype, N or shape, an odd number
+        of polynomials per tower, shapes that differ, or a coefficient ≥ q
+        (for CUDA arrays on the NTT plans: raised by the next call or
+        :meth:`synchronize`, see there); :class:`GpuError` for a device
+        failure."""
+        if _is_device(a) or _is_device(b):
+            for name, v in (("a", a), ("b", b)):
+                if not _is_device(v):
+                    raise ValueError(f"{name} is a host array but the other operand is a CUDA array: pass both on the GPU")
+            a, acai, size = self._device_array(a, "a")
+            b, bcai, bsize = self._device_array(b, "b")
+            if bsize != size:
+                raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
+            self._check_pairs(size, "a")
+            shape = _tensor_shape(acai["shape"], self.n)
+            s = _stream_of(a, acai, stream)
+            if out is None:
+                out = _empty(a, shape, s)
+                ocai = out.__cuda_array_interface__
+            else:
+                if not _is_device(out):
+                    raise ValueError("out must be a CUDA array of the tensor product's shape and a's dtype")
+                out, ocai = _as_cai(out)
+                osize = 1
+                for d in ocai["shape"]:
+                    osize *= d
+                if ocai["typestr"] != acai["typestr"] or osize != size // 2 * 3 or not _c_contiguous(ocai, self.word // 8):
+                    raise ValueError(
+                        f"out must be a C-contiguous CUDA array of a's dtype and {size // 2 * 3} coefficients (3/2 of a's)"
+                    )
+            self._core.device_op("tensor", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
+            return out
+        if out is not None:
+            raise ValueError("out= is for CUDA arrays; host products are returned as new arrays")
+        ha = self._host(a, "a", copy=False)
+        hb = self._host(b, "b", copy=False)
+        if ha.size != hb.size:
+            raise ValueError(f"b has {hb.size} coefficients, expected {ha.size} (the length of a)")
+        self._check_pairs(ha.size, "a")
+        c = _np.empty(_tensor_shape(ha.shape, self.n), dtype=self.dtype)
+        self._core.tensor_host(ha.ctypes.data, hb.ctypes.data, c.ctypes.data, ha.size)
+        return c
+
+    def _check_pairs(self, size, name):
+        polys = size // (self.n * self.towers)
+        if polys % 2:
+            raise ValueError(
+                f"{name} holds {polys} polynomial(s) per tower; ciphertexts are pairs (c0, c1): pass 2m "
+                "polynomials per tower (tower-major, ciphertext j's c0 and c1 at 2j and 2j + 1)"
+            )
+
+    def synchronize(self):
+        """Waits for the plan's queued GPU work, then raises ``ValueError``
+        if the operand of an earlier device call was not reduced.
+
+        When an unreduced CUDA operand is reported: the NTT plans check
+        device operands with a kernel queued just before the call, on the
+        GPU, without waiting for it (the host learns the result from a
+        word in mapped memory). So the call itself runs, on wrong words;
+        the error is raised by the first device call of this plan that
+        starts after that check ran, and at the latest by this method. The
+        DGT plans compare device operands on the host before the call
+        instead. Host (NumPy) operands are always checked before the call."""
+        self._core.synchronize()
 
     # big integers
     def polymul_big(self, a, b):

@@ -96,6 +96,10 @@ class _Plan:
         """Inverse of forward (scaled by 1/N)."""
     def polymul(self, a: Any, b: Any, *, stream: Any = None, out: Any = None) -> Any:
         """Negacyclic products a·b mod (X^N + 1, q), row by row (RNS: tower by tower)."""
+    def tensor(self, a: Any, b: Any, *, stream: Any = None, out: Any = None) -> Any:
+        """Ciphertext tensor product: (a0·b0, a0·b1 + a1·b0, a1·b1) per ciphertext (pairs of polynomials)."""
+    def synchronize(self) -> None:
+        """Waits for the plan's GPU work; raises ValueError if an earlier device operand was not reduced."""
     def polymul_big(self, a: Any, b: Any) -> npt.NDArray[np.object_]:
         """Products modulo Q of big-integer polynomials (object arrays of Python ints)."""
 

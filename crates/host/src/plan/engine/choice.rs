@@ -100,6 +100,7 @@ impl<W: Coeff> NttEngine<W> {
         self.lazy.as_ref().map(|l| {
             let polys = batch.saturating_mul(self.towers);
             match (l.transform_moderate(polys, false), l.fused_for(batch)) {
+                (_, Some(f)) if f.always => 1,
                 (Some(path), _) => path.kernels.passes(false) as u32,
                 (None, Some(_)) => 1,
                 (None, None) => l.path_for(polys).kernels.passes(false) as u32,

@@ -393,8 +393,8 @@ impl<W: Coeff> NttEngine<W> {
         if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
             let polys = batch.saturating_mul(self.towers);
             let moderate = lz.transform_moderate(polys, dir == Direction::Inverse);
-            if moderate.is_none()
-                && let Some(fk) = lz.fused_for(batch)
+            if let Some(fk) = lz.fused_for(batch)
+                && (moderate.is_none() || fk.always)
             {
                 let t = lz.tables();
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
