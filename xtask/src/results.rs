@@ -63,6 +63,11 @@ struct Headline {
 const HEADLINES: &[Headline] = &[
     Headline { title: "Throughput against the goals", kind: "goals", heading: "Against the goals" },
     Headline {
+        title: "Ciphertexts: one call on L towers of distinct primes",
+        kind: "ciphertext",
+        heading: "Ciphertexts: one call",
+    },
+    Headline {
         title: "Latency: one polynomial per call",
         kind: "latency",
         heading: "Latency: one polynomial per call",
@@ -87,6 +92,10 @@ const HEADLINES: &[Headline] = &[
 /// The columns of the goals table that the top-level README shows.
 const README_COLUMNS: &[&str] =
     &["row", "goal", "GPU-NTT", "Phantom", "Cheddar", "now (default plan)", "goal met"];
+
+/// The columns of the ciphertext table that the top-level README shows.
+const README_CIPHERTEXT_COLUMNS: &[&str] =
+    &["row", "µs per call", "µs per tower", "goal", "peer (issue 54)", "% of large-batch rate"];
 
 /// Reads a file to a string, with the path in the error.
 fn read(p: &Path) -> Res<String> {
@@ -459,13 +468,34 @@ fn readme_block(results: &Path, runs: &[Run]) -> Res<String> {
         .table
         .select(README_COLUMNS)
         .ok_or_else(|| format!("docs/{path}: the goals table lacks one of the columns {README_COLUMNS:?}"))?;
+    // The ciphertext table (issue 54), where a run of that kind exists.
+    let ciphertext = match HEADLINES.iter().find(|h| h.kind == "ciphertext") {
+        Some(h) if latest(runs).contains_key(h.kind) => {
+            let (cpath, _, csec) = headline_source(results, runs, h)?;
+            let cmd = read(&results.join(cpath.trim_start_matches("results/")))?;
+            let cst = stamp(&cmd);
+            let t = csec.table.select(README_CIPHERTEXT_COLUMNS).ok_or_else(|| {
+                format!("docs/{cpath}: the ciphertext table lacks one of the columns {README_CIPHERTEXT_COLUMNS:?}")
+            })?;
+            format!(
+                "\n**Ciphertexts** (issue 54): one call on one polynomial of L towers of distinct primes\n\
+                 (the shape HE runs; µs per call, CUDA events, median), {} on {}, commit {}; the peers'\n\
+                 figures are issue 54's, measured on an H100. Source: [docs/{cpath}](docs/{cpath}).\n\n{}",
+                cst[0].1,
+                cst[1].1,
+                cst[2].1,
+                t.render()
+            )
+        }
+        _ => String::new(),
+    };
     Ok(format!(
         "{BEGIN}\n<!-- Written by `cargo xtask results`; do not edit by hand. -->\n\n\
          **Current numbers** against the goals and the open libraries: {} on {}, commit {}\n\
          (µs per polynomial at large batch unless the row says otherwise; the peers' figures\n\
          are those issue 14 quotes, not measured in the same run). Source:\n\
-         [docs/{path}](docs/{path}).\n\n{}\n\
-         Every headline table (throughput, latency, RNS conversions, CPU backend), each with\n\
+         [docs/{path}](docs/{path}).\n\n{}{ciphertext}\n\
+         Every headline table (throughput, ciphertexts, latency, RNS conversions, CPU backend), each with\n\
          device, date, commit and command: [docs/RESULTS.md](docs/RESULTS.md); every run:\n\
          [docs/results/](docs/results/README.md).\n{END}",
         st[0].1,
