@@ -22,9 +22,9 @@ fn schoolbook(a: &[u64], b: &[u64], q: u64) -> Vec<u64> {
     let n = a.len();
     let q = q as u128;
     let mut c = vec![0u128; n];
-    for i in 0..n {
-        for j in 0..n {
-            let p = a[i] as u128 * b[j] as u128 % q;
+    for (i, &x) in a.iter().enumerate() {
+        for (j, &y) in b.iter().enumerate() {
+            let p = x as u128 * y as u128 % q;
             let k = (i + j) % n;
             c[k] = if i + j < n { (c[k] + p) % q } else { (c[k] + q - p) % q };
         }
