@@ -1,69 +1,11 @@
-//! The ciphertext tensor product: the [`Tensor`] trait, the shape rule of
-//! its operands and the composition any plan can run
-//! ([`tensor_by_products`]).
+//! The ciphertext tensor product's rules and steps ([`crate::Tensor`]
+//! has the layout): the shape rule of its operands, the CPU backend's
+//! steps, and the composition through products that any plan can run
+//! ([`crate::tensor_by_products`]). Generic over the plan's operations
+//! (closures), so this module uses no plan trait.
 
 use crate::layout::Layout;
-use crate::{Coeff, Error, Plan, Product, Result, Transform};
-
-/// The ciphertext tensor product: from ciphertexts `a = (a0, a1)` and
-/// `b = (b0, b1)`, the three polynomials `(a0·b0, a0·b1 + a1·b0, a1·b1)`,
-/// each a negacyclic product modulo every tower's prime. It is the core of
-/// BFV, BGV and CKKS multiplication (before relinearisation).
-///
-/// **Layout.** A ciphertext is two polynomials in the plan's tower-major
-/// layout ([`crate::Layout`]): per tower, ciphertext `j`'s `c0` is
-/// polynomial `2j` and its `c1` polynomial `2j + 1`. So `m` ciphertexts
-/// are a buffer of `2m` polynomials per tower (`towers · 2m · N` words),
-/// and their products a buffer of `3m` per tower, ciphertext `j`'s three
-/// at `3j`, `3j + 1`, `3j + 2`. One ciphertext on an RNS plan of `L` towers
-/// is `[t0: c0, c1][t1: c0, c1]…`, `2 · L · N` words.
-///
-/// **Where it runs.** [`Tensor::tensor_into`] on host slices and device
-/// views, and the host convenience [`crate::Plan::tensor`]:
-///
-/// - GPU plans ([`crate::NttPlan`], [`crate::RnsPlan`]): both inputs'
-///   forward transforms (one call each over their `2m` polynomials per
-///   tower), one launch of the tensor kernel (`polymul_kernels::tensor`:
-///   four products and a sum per position, every tower), and the inverse of
-///   the `3m` outputs in one call. `tensor_into` on device views copies the
-///   inputs into the plan's scratch first; `tensor_in_place` (inherent on the
-///   GPU plans) transforms them where they are.
-/// - CPU plans ([`crate::CpuPlan`], [`crate::CpuRnsPlan`]): the same steps
-///   with the CPU backend's transforms, and the tensor kernel's own code
-///   looped on the host.
-/// - Any other plan ([`crate::DgtPlan`], [`crate::MultiPlan`]):
-///   [`crate::Plan::tensor`]'s default, one [`crate::Plan::polymul`] call on
-///   `4m` pairs per tower and a modular sum ([`tensor_by_products`]).
-///
-/// On buffers `B`: host slices `[W]` or device views [`crate::DeviceView`].
-///
-/// ```no_run
-/// use polymul::prelude::*;
-/// use polymul::{Gpu, rns::{RnsBasis, RnsPlan}};
-/// let gpu = Gpu::new()?;
-/// let basis = RnsBasis::<u32>::new(1 << 16, 30, 32)?;
-/// let plan = RnsPlan::new(&gpu, &basis)?;
-/// let (n, l) = (basis.n(), basis.len());
-/// let (a, b) = (plan.zeros(2)?, plan.zeros(2)?); // one ciphertext each
-/// let mut out = plan.zeros(3)?;                  // its three products
-/// plan.tensor_into(&*a, &*b, &mut *out)?;
-/// assert_eq!(out.len(), 3 * l * n);
-/// # Ok::<(), polymul::Error>(())
-/// ```
-pub trait Tensor<W: Coeff, B: ?Sized>: Product<W, B> {
-    /// `out ← a ⊗ b`: for every ciphertext `j` and tower, `out`'s
-    /// polynomials `3j, 3j + 1, 3j + 2` become `a0·b0`, `a0·b1 + a1·b0` and
-    /// `a1·b1` (negacyclic products modulo the tower's prime). `a` and `b`
-    /// are left intact.
-    ///
-    /// # Errors
-    /// [`Error::NotAMultipleOfN`] (a length that is not whole polynomials
-    /// of every tower), [`Error::NotCiphertexts`] (an odd number per
-    /// tower), [`Error::LengthMismatch`] (`b` not `a`'s length, `out` not
-    /// 3/2 of it), [`Error::CoefficientOutOfRange`] for unreduced host
-    /// words, and the plan's device errors.
-    fn tensor_into(&self, a: &B, b: &B, out: &mut B) -> Result<()>;
-}
+use crate::{Coeff, Error, Result};
 
 /// The checked shape of one tensor-product call: `m` ciphertexts per
 /// tower.
@@ -119,30 +61,28 @@ fn check_reduced<W: Coeff>(what: &'static str, words: &[W], moduli: &[u64]) -> R
 }
 
 /// The CPU backend's tensor product ([`crate::CpuPlan`],
-/// [`crate::CpuRnsPlan`]): copies of `a` and `b` transformed forward, the
-/// tensor kernel's own per-position code
-/// ([`polymul_kernels::tensor::tensor_one`]) tower by tower, the inverse of
-/// `out`.
-pub(crate) fn cpu_tensor<W: Coeff, P: Transform<W, [W]>>(
-    plan: &P,
-    a: &[W],
-    b: &[W],
-    out: &mut [W],
+/// [`crate::CpuRnsPlan`]): copies of `a` and `b` transformed forward by
+/// `forward`, the tensor kernel's own per-position code
+/// ([`polymul_kernels::tensor::tensor_one`]) tower by tower, `out`
+/// transformed back by `inverse`. `n` and `moduli` are the plan's.
+pub(crate) fn cpu_steps<W: Coeff>(
+    (n, moduli): (usize, &[u64]),
+    (a, b, out): (&[W], &[W], &mut [W]),
+    forward: impl Fn(&mut [W]) -> Result<()>,
+    inverse: impl FnOnce(&mut [W]) -> Result<()>,
 ) -> Result<()> {
     use polymul_kernels::arith::{Barrett4, ModMul};
     use rayon::prelude::*;
-    let moduli = plan.moduli();
-    let n = plan.n();
     let shape = TensorShape::check(n, moduli.len(), a.len(), b.len(), out.len())?;
-    check_reduced("a", a, &moduli)?;
-    check_reduced("b", b, &moduli)?;
+    check_reduced("a", a, moduli)?;
+    check_reduced("b", b, moduli)?;
     let reds = moduli
         .iter()
         .map(|&q| Barrett4::<W>::new(W::from_u64(q)).map_err(|e| Error::from_modulus(q, W::BITS, e)))
         .collect::<Result<Vec<_>>>()?;
     let (mut fa, mut fb) = (a.to_vec(), b.to_vec());
-    plan.forward(&mut fa)?;
-    plan.forward(&mut fb)?;
+    forward(&mut fa)?;
+    forward(&mut fb)?;
     let (per_in, per_out) = (2 * shape.m * n, 3 * shape.m * n);
     out.par_chunks_mut(per_out).zip(fa.par_chunks(per_in).zip(fb.par_chunks(per_in))).zip(&reds).for_each(
         |((o, (x, y)), red)| {
@@ -159,22 +99,22 @@ pub(crate) fn cpu_tensor<W: Coeff, P: Transform<W, [W]>>(
             }
         },
     );
-    plan.inverse(out)
+    inverse(out)
 }
 
-/// The tensor product of any plan through its host product: one
-/// [`Plan::polymul`] call on `4m` pairs per tower (`a0·b0`, `a0·b1`,
-/// `a1·b0`, `a1·b1` for every ciphertext), then the cross terms summed
-/// modulo each tower's prime. What [`Plan::tensor`] does by default.
-///
-/// # Errors
-/// As [`Tensor::tensor_into`].
-pub fn tensor_by_products<W: Coeff, P: Plan<W> + ?Sized>(plan: &P, a: &[W], b: &[W]) -> Result<Vec<W>> {
-    let moduli = plan.moduli();
-    let (n, towers) = (plan.n(), moduli.len());
+/// The tensor product through a plan's host product `polymul` (`n` and
+/// `moduli` the plan's): one call on `4m` pairs per tower (`a0·b0`,
+/// `a0·b1`, `a1·b0`, `a1·b1` for every ciphertext), then the cross terms
+/// summed modulo each tower's prime ([`crate::tensor_by_products`]).
+pub(crate) fn by_products<W: Coeff>(
+    (n, moduli): (usize, &[u64]),
+    (a, b): (&[W], &[W]),
+    polymul: impl FnOnce(&[W], &[W]) -> Result<Vec<W>>,
+) -> Result<Vec<W>> {
+    let towers = moduli.len();
     let shape = TensorShape::check(n, towers, a.len(), b.len(), a.len() / 2 * 3)?;
-    check_reduced("a", a, &moduli)?;
-    check_reduced("b", b, &moduli)?;
+    check_reduced("a", a, moduli)?;
+    check_reduced("b", b, moduli)?;
     let (m, per_in) = (shape.m, 2 * shape.m * n);
     // Per tower: the four pairs of ciphertext j at polynomials 4j .. 4j + 3.
     let (mut x, mut y) = (Vec::with_capacity(2 * a.len()), Vec::with_capacity(2 * a.len()));
@@ -188,7 +128,7 @@ pub fn tensor_by_products<W: Coeff, P: Plan<W> + ?Sized>(plan: &P, a: &[W], b: &
             }
         }
     }
-    let p = plan.polymul(&x, &y)?;
+    let p = polymul(&x, &y)?;
     let mut out = Vec::with_capacity(shape.out_words());
     for (t, &q) in moduli.iter().enumerate() {
         let tower = &p[t * 4 * m * n..(t + 1) * 4 * m * n];

@@ -65,7 +65,6 @@ mod reduction;
 pub mod rns;
 mod traits;
 
-pub use ciphertext::{Tensor, tensor_by_products};
 pub use cpu::{CpuPlan, CpuRnsPlan};
 pub use dgt::{DgtParams, DgtPlan, DgtView};
 pub use error::{DriverError, Error, ErrorKind, Result};
@@ -76,7 +75,7 @@ pub use params::NttParams;
 pub use plan::NttPlan;
 pub use planner::{Decision, Modulus, Multiplier, Wisdom};
 pub use rns::{RnsBasis, RnsPlan};
-pub use traits::{Backend, DevicePlan, Plan, Product, Transform};
+pub use traits::{Backend, DevicePlan, Plan, Product, Tensor, Transform, tensor_by_products};
 
 /// A coefficient word polymul computes on: `u32` (moduli up to 30 bits) or
 /// `u64` (up to 62 bits). Sealed: implemented for these two only.

@@ -113,8 +113,19 @@ pub trait Plan<W: Coeff>: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// As [`crate::Tensor::tensor_into`].
     fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
-        crate::ciphertext::tensor_by_products(self, a, b)
+        crate::ciphertext::by_products((self.n(), &self.moduli()), (a, b), |x, y| self.polymul(x, y))
     }
+}
+
+/// The tensor product of any plan through its host product: one
+/// [`Plan::polymul`] call on `4m` pairs per tower (`a0·b0`, `a0·b1`,
+/// `a1·b0`, `a1·b1` for every ciphertext), then the cross terms summed
+/// modulo each tower's prime. What [`Plan::tensor`] does by default.
+///
+/// # Errors
+/// As [`Tensor::tensor_into`].
+pub fn tensor_by_products<W: Coeff, P: Plan<W> + ?Sized>(plan: &P, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    crate::ciphertext::by_products((plan.n(), &plan.moduli()), (a, b), |x, y| plan.polymul(x, y))
 }
 
 /// Negacyclic products on buffers `B`: host slices (`[W]`) or device words
@@ -140,6 +151,66 @@ pub trait Product<W: Coeff, B: ?Sized>: Plan<W> {
     /// `a ← a ⊗ b`; `b`'s words are scratch afterwards (the fastest product:
     /// no copies). Upload or copy `b` again to reuse it.
     fn polymul_in_place(&self, a: &mut B, b: &mut B) -> Result<()>;
+}
+
+/// The ciphertext tensor product: from ciphertexts `a = (a0, a1)` and
+/// `b = (b0, b1)`, the three polynomials `(a0·b0, a0·b1 + a1·b0, a1·b1)`,
+/// each a negacyclic product modulo every tower's prime. It is the core of
+/// BFV, BGV and CKKS multiplication (before relinearisation).
+///
+/// **Layout.** A ciphertext is two polynomials in the plan's tower-major
+/// layout ([`crate::Layout`]): per tower, ciphertext `j`'s `c0` is
+/// polynomial `2j` and its `c1` polynomial `2j + 1`. So `m` ciphertexts
+/// are a buffer of `2m` polynomials per tower (`towers · 2m · N` words),
+/// and their products a buffer of `3m` per tower, ciphertext `j`'s three
+/// at `3j`, `3j + 1`, `3j + 2`. One ciphertext on an RNS plan of `L` towers
+/// is `[t0: c0, c1][t1: c0, c1]…`, `2 · L · N` words.
+///
+/// **Where it runs.** [`Tensor::tensor_into`] on host slices and device
+/// views, and the host convenience [`crate::Plan::tensor`]:
+///
+/// - GPU plans ([`crate::NttPlan`], [`crate::RnsPlan`]): both inputs'
+///   forward transforms (one call each over their `2m` polynomials per
+///   tower), one launch of the tensor kernel (`polymul_kernels::tensor`:
+///   four products and a sum per position, every tower), and the inverse of
+///   the `3m` outputs in one call. `tensor_into` on device views copies the
+///   inputs into the plan's scratch first; `tensor_in_place` (inherent on the
+///   GPU plans) transforms them where they are.
+/// - CPU plans ([`crate::CpuPlan`], [`crate::CpuRnsPlan`]): the same steps
+///   with the CPU backend's transforms, and the tensor kernel's own code
+///   looped on the host.
+/// - Any other plan ([`crate::DgtPlan`], [`crate::MultiPlan`]):
+///   [`crate::Plan::tensor`]'s default, one [`crate::Plan::polymul`] call on
+///   `4m` pairs per tower and a modular sum ([`tensor_by_products`]).
+///
+/// On buffers `B`: host slices `[W]` or device views [`crate::DeviceView`].
+///
+/// ```no_run
+/// use polymul::prelude::*;
+/// use polymul::{Gpu, rns::{RnsBasis, RnsPlan}};
+/// let gpu = Gpu::new()?;
+/// let basis = RnsBasis::<u32>::new(1 << 16, 30, 32)?;
+/// let plan = RnsPlan::new(&gpu, &basis)?;
+/// let (n, l) = (basis.n(), basis.len());
+/// let (a, b) = (plan.zeros(2)?, plan.zeros(2)?); // one ciphertext each
+/// let mut out = plan.zeros(3)?;                  // its three products
+/// plan.tensor_into(&*a, &*b, &mut *out)?;
+/// assert_eq!(out.len(), 3 * l * n);
+/// # Ok::<(), polymul::Error>(())
+/// ```
+pub trait Tensor<W: Coeff, B: ?Sized>: Product<W, B> {
+    /// `out ← a ⊗ b`: for every ciphertext `j` and tower, `out`'s
+    /// polynomials `3j, 3j + 1, 3j + 2` become `a0·b0`, `a0·b1 + a1·b0` and
+    /// `a1·b1` (negacyclic products modulo the tower's prime). `a` and `b`
+    /// are left intact.
+    ///
+    /// # Errors
+    /// [`crate::Error::NotAMultipleOfN`] (a length that is not whole polynomials
+    /// of every tower), [`crate::Error::NotCiphertexts`] (an odd number per
+    /// tower), [`crate::Error::LengthMismatch`] (`b` not `a`'s length, `out` not
+    /// 3/2 of it), [`crate::Error::CoefficientOutOfRange`] for unreduced host
+    /// words, and the plan's device errors.
+    fn tensor_into(&self, a: &B, b: &B, out: &mut B) -> Result<()>;
 }
 
 /// The negacyclic NTT on buffers `B`: forward (normal order in,

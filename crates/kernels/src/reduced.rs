@@ -14,6 +14,7 @@
 //! loads in flight. Where one of them is not below `q`, the entry point
 //! stores the tag (`polymul_kernels::entry`).
 
+#[cfg(not(target_arch = "nvptx64"))]
 use crate::Word;
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::args::{ArgsError, Buf, TowerGrid, one_tower_modulus};

@@ -371,7 +371,7 @@ impl<W: Coeff> crate::Plan<W> for CpuPlan<W> {
 
     fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut out = vec![W::default(); a.len() / 2 * 3];
-        crate::ciphertext::cpu_tensor(self, a, b, &mut out)?;
+        crate::Tensor::<W, [W]>::tensor_into(self, a, b, &mut out)?;
         Ok(out)
     }
 }
@@ -399,10 +399,16 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuPlan<W> {
 }
 
 /// The CPU backend's transforms and the tensor kernel's own code
-/// (`crate::ciphertext::cpu_tensor`).
+/// (`crate::ciphertext::cpu_steps`).
 impl<W: Coeff> crate::Tensor<W, [W]> for CpuPlan<W> {
     fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
-        crate::ciphertext::cpu_tensor(self, a, b, out)
+        let moduli = crate::Plan::moduli(self);
+        crate::ciphertext::cpu_steps(
+            (self.params.n(), &moduli),
+            (a, b, out),
+            |d| crate::Transform::<W, [W]>::forward(self, d),
+            |d| crate::Transform::<W, [W]>::inverse(self, d),
+        )
     }
 }
 
@@ -545,7 +551,7 @@ impl<W: Coeff> crate::Plan<W> for CpuRnsPlan<W> {
 
     fn tensor(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut out = vec![W::default(); a.len() / 2 * 3];
-        crate::ciphertext::cpu_tensor(self, a, b, &mut out)?;
+        crate::Tensor::<W, [W]>::tensor_into(self, a, b, &mut out)?;
         Ok(out)
     }
 }
@@ -576,7 +582,13 @@ impl<W: Coeff> crate::Product<W, [W]> for CpuRnsPlan<W> {
 /// As [`CpuPlan`]'s, every tower.
 impl<W: Coeff> crate::Tensor<W, [W]> for CpuRnsPlan<W> {
     fn tensor_into(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
-        crate::ciphertext::cpu_tensor(self, a, b, out)
+        let moduli = crate::Plan::moduli(self);
+        crate::ciphertext::cpu_steps(
+            (self.n_words(), &moduli),
+            (a, b, out),
+            |d| crate::Transform::<W, [W]>::forward(self, d),
+            |d| crate::Transform::<W, [W]>::inverse(self, d),
+        )
     }
 }
 
