@@ -62,7 +62,7 @@ fn check_reduced<W: Coeff>(what: &'static str, words: &[W], moduli: &[u64]) -> R
 
 /// The CPU backend's tensor product ([`crate::CpuPlan`],
 /// [`crate::CpuRnsPlan`]): copies of `a` and `b` transformed forward by
-/// `forward`, the tensor kernel's own per-position code
+/// `forward` (which checks their words), the tensor kernel's own per-position code
 /// ([`polymul_kernels::tensor::tensor_one`]) tower by tower, `out`
 /// transformed back by `inverse`. `n` and `moduli` are the plan's.
 pub(crate) fn cpu_steps<W: Coeff>(
@@ -74,15 +74,23 @@ pub(crate) fn cpu_steps<W: Coeff>(
     use polymul_kernels::arith::{Barrett4, ModMul};
     use rayon::prelude::*;
     let shape = TensorShape::check(n, moduli.len(), a.len(), b.len(), out.len())?;
-    check_reduced("a", a, moduli)?;
-    check_reduced("b", b, moduli)?;
     let reds = moduli
         .iter()
         .map(|&q| Barrett4::<W>::new(W::from_u64(q)).map_err(|e| Error::from_modulus(q, W::BITS, e)))
         .collect::<Result<Vec<_>>>()?;
+    // `forward` checks the words (whole-buffer indices, as `check_reduced`
+    // gives): only the operand's name changes.
+    let named = |what| {
+        move |e| match e {
+            Error::CoefficientOutOfRange { index, value, q, .. } => {
+                Error::CoefficientOutOfRange { what, index, value, q }
+            }
+            e => e,
+        }
+    };
     let (mut fa, mut fb) = (a.to_vec(), b.to_vec());
-    forward(&mut fa)?;
-    forward(&mut fb)?;
+    forward(&mut fa).map_err(named("a"))?;
+    forward(&mut fb).map_err(named("b"))?;
     let (per_in, per_out) = (2 * shape.m * n, 3 * shape.m * n);
     out.par_chunks_mut(per_out).zip(fa.par_chunks(per_in).zip(fb.par_chunks(per_in))).zip(&reds).for_each(
         |((o, (x, y)), red)| {

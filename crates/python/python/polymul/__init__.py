@@ -657,7 +657,10 @@ class _Plan:
         self._core.device_op("inverse" if inverse else "forward", size, s, ycai["data"][0])
         return y
 
-    def _device_polymul(self, a, b, stream, out):
+    def _device_pair(self, a, b):
+        """Both operands of a device product checked: CUDA arrays of the
+        plan's words and one length. ``(a, a's interface, b, b's
+        interface, words)``."""
         for name, v in (("a", a), ("b", b)):
             if not _is_device(v):
                 raise ValueError(f"{name} is a host array but the other operand is a CUDA array: pass both on the GPU")
@@ -665,6 +668,10 @@ class _Plan:
         b, bcai, bsize = self._device_array(b, "b")
         if bsize != size:
             raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
+        return a, acai, b, bcai, size
+
+    def _device_polymul(self, a, b, stream, out):
+        a, acai, b, bcai, size = self._device_pair(a, b)
         s = _stream_of(a, acai, stream)
         if out is None:
             out = _clone(a, s)
@@ -701,13 +708,7 @@ class _Plan:
         :meth:`synchronize`, see there); :class:`GpuError` for a device
         failure."""
         if _is_device(a) or _is_device(b):
-            for name, v in (("a", a), ("b", b)):
-                if not _is_device(v):
-                    raise ValueError(f"{name} is a host array but the other operand is a CUDA array: pass both on the GPU")
-            a, acai, size = self._device_array(a, "a")
-            b, bcai, bsize = self._device_array(b, "b")
-            if bsize != size:
-                raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
+            a, acai, b, bcai, size = self._device_pair(a, b)
             self._check_pairs(size, "a")
             shape = _tensor_shape(acai["shape"], self.n)
             s = _stream_of(a, acai, stream)
