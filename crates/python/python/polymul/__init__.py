@@ -261,6 +261,11 @@ def negacyclic_reference(a, b, q):
 
 
 def _is_device(x):
+    mod = type(x).__module__
+    if mod.startswith("cupy"):
+        return hasattr(x, "data") and hasattr(x, "device")
+    if mod.startswith("torch") and hasattr(x, "is_cuda"):
+        return bool(x.is_cuda)
     if hasattr(x, "__cuda_array_interface__"):
         return True
     dev = getattr(x, "__dlpack_device__", None)
@@ -288,6 +293,26 @@ def _as_cai(x):
     return y, y.__cuda_array_interface__
 
 
+def _view(x, itemsize):
+    """(array, data pointer, shape, typestr, C-contiguous, device ordinal or
+    None, the interface's stream or None) of a CUDA array: CuPy arrays read
+    directly (their ``__cuda_array_interface__`` builds a dict per access),
+    the others through the interface (DLPack-only ones viewed through
+    CuPy)."""
+    if type(x).__module__.startswith("cupy") and hasattr(x, "data") and hasattr(x, "flags"):
+        return x, int(x.data.ptr), tuple(x.shape), x.dtype.str, bool(x.flags.c_contiguous), int(x.device.id), None
+    x, cai = _as_cai(x)
+    return (
+        x,
+        int(cai["data"][0]),
+        tuple(cai["shape"]),
+        cai["typestr"],
+        _c_contiguous(cai, itemsize),
+        _device_id_of(x),
+        cai.get("stream"),
+    )
+
+
 def _stream_of(x, cai, stream):
     """The raw CUstream to order the work with: the caller's ``stream``
     (an int, CuPy ``Stream`` or PyTorch ``Stream``), else the array's
@@ -297,7 +322,7 @@ def _stream_of(x, cai, stream):
             if hasattr(stream, attr):
                 return int(getattr(stream, attr))
         return int(stream)
-    s = cai.get("stream")
+    s = cai.get("stream") if isinstance(cai, dict) else cai
     if s is not None:
         return int(s)
     mod = type(x).__module__.split(".")[0]
@@ -305,6 +330,8 @@ def _stream_of(x, cai, stream):
         if mod == "cupy":
             import cupy
 
+            if x.device.id == cupy.cuda.runtime.getDevice():
+                return int(cupy.cuda.get_current_stream().ptr)
             with x.device:  # the current stream of the array's GPU
                 return int(cupy.cuda.get_current_stream().ptr)
         if mod == "torch":
@@ -405,10 +432,24 @@ def _tensor_shape(shape, n):
 class _Plan:
     """What every plan has: see :class:`NttPlan`."""
 
-    __slots__ = ("_core",)
+    __slots__ = ("_core", "_fast")
 
     def __init__(self, core):
         self._core = core
+        # What every device call asks, read once (the core's getters cross
+        # into Rust each time).
+        word = core.word
+        self._fast = {
+            "n": core.n,
+            "towers": len(core.primes),
+            "word": word,
+            "itemsize": word // 8,
+            "typestr": "<u4" if word == 32 else "<u8",
+            "on_gpu": core.on_gpu,
+            "several": len(core.device_ids) > 1,
+            "device_id": core.device_id,
+            "device_checks": core.device_checks,
+        }
 
     # properties
     @property
@@ -522,7 +563,7 @@ class _Plan:
         return y if y.flags.aligned else y.copy()
 
     def _check_shape(self, shape, name):
-        n, k = self.n, self.towers
+        n, k = self._fast["n"], self._fast["towers"]
         if len(shape) == 0:
             raise ValueError(f"{name} is a scalar: pass an array of shape (N,) or (batch, N) with N = {n}")
         if shape[-1] != n:
@@ -589,41 +630,43 @@ class _Plan:
 
     # device arrays
     def _device_array(self, x, name):
-        if not self.on_gpu:
+        """(array, view) of a CUDA operand after the plan's checks; the
+        view is :func:`_view`'s tuple."""
+        f = self._fast
+        if not f["on_gpu"]:
             raise ValueError(
                 f"{name} is a CUDA array but this plan runs on the {self.backend}; "
                 "make the plan with device='cuda' (or 'auto' on a machine with a GPU)"
             )
-        if len(self._core.device_ids) > 1:
+        if f["several"]:
             raise ValueError(
                 f"{name} is a CUDA array but this plan spans GPUs {self.device_ids}: device arrays live on "
                 "one GPU; make one plan per GPU (device='cuda:N') for them, or pass host (NumPy) arrays"
             )
-        x, cai = _as_cai(x)
-        dev = _device_id_of(x)
-        if dev is not None and dev != self.device_id:
+        v = _view(x, f["itemsize"])
+        x, dev = v[0], v[5]
+        if dev is not None and dev != f["device_id"]:
             raise ValueError(
                 f"{name} is on cuda:{dev} but this plan runs on {self.device}: "
                 f"make the plan with device='cuda:{dev}', or move the array"
             )
-        want = "<u4" if self.word == 32 else "<u8"
-        if cai["typestr"] != want:
+        if v[3] != f["typestr"]:
             raise ValueError(
-                f"{name} has type {cai['typestr']}: a plan of {self.word}-bit words takes "
-                f"{self.dtype} ({want}) on the device"
+                f"{name} has type {v[3]}: a plan of {f['word']}-bit words takes "
+                f"{self.dtype} ({f['typestr']}) on the device"
             )
-        self._check_shape(tuple(cai["shape"]), name)
-        if not _c_contiguous(cai, self.word // 8):
+        self._check_shape(v[2], name)
+        if not v[4]:
             raise ValueError(f"{name} is not C-contiguous: pass a contiguous CUDA array (.copy() it)")
-        if not self._core.device_checks:
+        if not f["device_checks"]:
             # The DGT's device calls: compared on the host (one
             # synchronisation per operand). The NTT plans check on the
             # device, without waiting (see ``synchronize``).
             self._check_reduced(x, name)
         size = 1
-        for d in cai["shape"]:
+        for d in v[2]:
             size *= d
-        return x, cai, size
+        return x, v, size
 
     def _check_reduced(self, x, name):
         """Every coefficient below its tower's prime, checked on the device
@@ -650,45 +693,55 @@ class _Plan:
             raise ValueError(f"{name} has a coefficient that is not reduced modulo {what}; reduce inputs first")
 
     def _device_transform(self, x, inverse, stream, inplace):
-        x, cai, size = self._device_array(x, "data")
-        s = _stream_of(x, cai, stream)
-        y = x if inplace else _clone(x, s)
-        ycai = y.__cuda_array_interface__
-        self._core.device_op("inverse" if inverse else "forward", size, s, ycai["data"][0])
+        x, v, size = self._device_array(x, "data")
+        s = _stream_of(x, v[6], stream)
+        if inplace:
+            y, ptr = x, v[1]
+        else:
+            y = _clone(x, s)
+            ptr = _view(y, self._fast["itemsize"])[1]
+        self._core.device_op("inverse" if inverse else "forward", size, s, ptr)
         return y
 
     def _device_pair(self, a, b):
         """Both operands of a device product checked: CUDA arrays of the
-        plan's words and one length. ``(a, a's interface, b, b's
-        interface, words)``."""
+        plan's words and one length. ``(a, a's view, b, b's view, words)``
+        (views as :func:`_view` gives them)."""
         for name, v in (("a", a), ("b", b)):
             if not _is_device(v):
                 raise ValueError(f"{name} is a host array but the other operand is a CUDA array: pass both on the GPU")
-        a, acai, size = self._device_array(a, "a")
-        b, bcai, bsize = self._device_array(b, "b")
+        a, av, size = self._device_array(a, "a")
+        b, bv, bsize = self._device_array(b, "b")
         if bsize != size:
             raise ValueError(f"b has {bsize} coefficients, expected {size} (the length of a)")
-        return a, acai, b, bcai, size
+        return a, av, b, bv, size
 
     def _device_polymul(self, a, b, stream, out):
-        a, acai, b, bcai, size = self._device_pair(a, b)
-        s = _stream_of(a, acai, stream)
-        if out is None:
-            out = _clone(a, s)
-            ocai = out.__cuda_array_interface__
-        else:
-            if not _is_device(out):
-                raise ValueError("out must be a CUDA array of a's shape and dtype")
-            out, ocai = _as_cai(out)
-            osize = 1
-            for d in ocai["shape"]:
-                osize *= d
-            if ocai["typestr"] != acai["typestr"] or osize != size or not _c_contiguous(ocai, self.word // 8):
-                raise ValueError("out must be a C-contiguous CUDA array of a's size and dtype")
-            if ocai["data"][0] in (acai["data"][0], bcai["data"][0]):
-                raise ValueError("out must not share memory with a or b")
-        self._core.device_op("polymul", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
+        a, av, b, bv, size = self._device_pair(a, b)
+        s = _stream_of(a, av[6], stream)
+        out, optr = self._device_out(a, av, out, av[2], size, s)
+        if optr in (av[1], bv[1]):
+            raise ValueError("out must not share memory with a or b")
+        self._core.device_op("polymul", size, s, av[1], bv[1], optr)
         return out
+
+    def _device_out(self, a, av, out, shape, size, s):
+        """(out, its data pointer): a new array of ``a``'s library, dtype and
+        device of ``shape`` (``size`` words), or the caller's ``out``
+        checked to be a C-contiguous CUDA array of ``size`` words of
+        ``a``'s dtype."""
+        if out is None:
+            out = _empty(a, shape, s)
+            return out, _view(out, self._fast["itemsize"])[1]
+        if not _is_device(out):
+            raise ValueError("out must be a CUDA array of the result's shape and a's dtype")
+        ov = _view(out, self._fast["itemsize"])
+        osize = 1
+        for d in ov[2]:
+            osize *= d
+        if ov[3] != av[3] or osize != size or not ov[4]:
+            raise ValueError(f"out must be a C-contiguous CUDA array of a's dtype and {size} coefficients")
+        return ov[0], ov[1]
 
     def tensor(self, a, b, *, stream=None, out=None):
         """The ciphertext tensor product: ``a`` and ``b`` hold ciphertexts
@@ -708,25 +761,11 @@ class _Plan:
         :meth:`synchronize`, see there); :class:`GpuError` for a device
         failure."""
         if _is_device(a) or _is_device(b):
-            a, acai, b, bcai, size = self._device_pair(a, b)
+            a, av, b, bv, size = self._device_pair(a, b)
             self._check_pairs(size, "a")
-            shape = _tensor_shape(acai["shape"], self.n)
-            s = _stream_of(a, acai, stream)
-            if out is None:
-                out = _empty(a, shape, s)
-                ocai = out.__cuda_array_interface__
-            else:
-                if not _is_device(out):
-                    raise ValueError("out must be a CUDA array of the tensor product's shape and a's dtype")
-                out, ocai = _as_cai(out)
-                osize = 1
-                for d in ocai["shape"]:
-                    osize *= d
-                if ocai["typestr"] != acai["typestr"] or osize != size // 2 * 3 or not _c_contiguous(ocai, self.word // 8):
-                    raise ValueError(
-                        f"out must be a C-contiguous CUDA array of a's dtype and {size // 2 * 3} coefficients (3/2 of a's)"
-                    )
-            self._core.device_op("tensor", size, s, acai["data"][0], bcai["data"][0], ocai["data"][0])
+            s = _stream_of(a, av[6], stream)
+            out, optr = self._device_out(a, av, out, _tensor_shape(av[2], self._fast["n"]), size // 2 * 3, s)
+            self._core.device_op("tensor", size, s, av[1], bv[1], optr)
             return out
         if out is not None:
             raise ValueError("out= is for CUDA arrays; host products are returned as new arrays")
