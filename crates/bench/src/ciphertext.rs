@@ -15,7 +15,11 @@
 //! product (`RnsPlan::tensor_in_place` and `Tensor::tensor_into`, which
 //! copies its inputs first). Forward rows also time the one-pass cluster
 //! kernels (`NttKernel::Cluster`, N = 2^16) and give the per-tower rate as
-//! a share of the large-batch rate of one prime (512 polynomials).
+//! a share of the large-batch rate of one prime (512 polynomials). Every
+//! row also times the same call with `PlanOptions::graph_cache` off (each
+//! call launches its kernels; the default replays a graph captured from the
+//! second call on the same buffers), and the launch floor is given both
+//! ways: plain launches and one graph replay.
 
 use crate::report::Table;
 use polymul::cpu::CpuRnsPlan;
@@ -135,6 +139,9 @@ struct Measured {
     /// The fused kernels' µs at every batch (`LazyFused::Always`; `u32`
     /// transforms, where they exist).
     fused_us: Option<f64>,
+    /// The same call with the graph cache off: its kernels launched each
+    /// call.
+    launched_us: f64,
 }
 
 fn s<E: std::fmt::Display>(e: E) -> String {
@@ -161,6 +168,8 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
     let bits = if W::BITS == 32 { 30 } else { 62 };
     let basis = RnsBasis::<W>::new(n, bits, r.towers).map_err(s)?;
     let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
+    let launched = PlanOptions { graph_cache: false, ..crate::env_options::plan_options() };
+    let lp = RnsPlan::with_options(gpu, &basis, launched).map_err(s)?;
     let cpu = CpuRnsPlan::new(&basis).map_err(s)?;
     let reps = if quick { (5, 30) } else { (10, 100) };
     let what = format!("u{} N=2^{} L={} {}", r.word, r.log_n, r.towers, r.op.name());
@@ -177,6 +186,10 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             run(&plan, &mut d).map_err(s)?;
             check(&what, &plan.download(&d).map_err(s)?, &want)?;
             let us = gpu.time(reps.0, reps.1, || run(&plan, &mut d)).map_err(s)?.median_us;
+            let mut e = lp.upload(&x).map_err(s)?;
+            run(&lp, &mut e).map_err(s)?;
+            check(&format!("{what} (launched)"), &lp.download(&e).map_err(s)?, &want)?;
+            let launched_us = gpu.time(reps.0, reps.1, || run(&lp, &mut e)).map_err(s)?.median_us;
             let cluster_us = if r.log_n == 16 {
                 let o = PlanOptions { kernel: NttKernel::Cluster, ..crate::env_options::plan_options() };
                 let cp = RnsPlan::with_options(gpu, &basis, o).map_err(s)?;
@@ -208,45 +221,61 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 launches: plan.global_passes(1),
                 cluster_us,
                 fused_us,
+                launched_us,
             })
         }
         Op::Product => {
             let (x, y) = (residues(&basis, 1, seed), residues(&basis, 1, seed ^ 1));
             let want = cpu.polymul(&x, &y).map_err(s)?;
-            let (mut a, mut b) = (plan.upload(&x).map_err(s)?, plan.upload(&y).map_err(s)?);
-            plan.polymul_in_place(&mut a, &mut b).map_err(s)?;
-            check(&what, &plan.download(&a).map_err(s)?, &want)?;
-            let us = gpu.time(reps.0, reps.1, || plan.polymul_in_place(&mut a, &mut b)).map_err(s)?.median_us;
+            let time = |p: &RnsPlan<W>, tag: &str| -> Result<f64, String> {
+                let (mut a, mut b) = (p.upload(&x).map_err(s)?, p.upload(&y).map_err(s)?);
+                p.polymul_in_place(&mut a, &mut b).map_err(s)?;
+                check(&format!("{what}{tag}"), &p.download(&a).map_err(s)?, &want)?;
+                Ok(gpu.time(reps.0, reps.1, || p.polymul_in_place(&mut a, &mut b)).map_err(s)?.median_us)
+            };
             Ok(Measured {
-                us,
+                us: time(&plan, "")?,
                 kernel: plan.kernel_for(1).name().into(),
                 launches: 3,
                 cluster_us: None,
                 fused_us: None,
+                launched_us: time(&lp, " (launched)")?,
             })
         }
         Op::TensorInPlace | Op::TensorInto => {
             let (x, y) = (residues(&basis, 2, seed), residues(&basis, 2, seed ^ 1));
             let want = cpu.tensor(&x, &y).map_err(s)?;
-            let (a, b) = (plan.upload(&x).map_err(s)?, plan.upload(&y).map_err(s)?);
-            let mut out = plan.zeros(3).map_err(s)?;
-            let us = if r.op == Op::TensorInto {
-                plan.tensor_into(&*a, &*b, &mut *out).map_err(s)?;
-                check(&what, &plan.download(&out).map_err(s)?, &want)?;
-                gpu.time(reps.0, reps.1, || plan.tensor_into(&*a, &*b, &mut *out)).map_err(s)?.median_us
-            } else {
-                let (mut a, mut b) = (a, b);
-                plan.tensor_in_place(&mut a, &mut b, &mut out).map_err(s)?;
-                check(&what, &plan.download(&out).map_err(s)?, &want)?;
-                // The inputs are in the NTT domain now: the words differ from
-                // call to call, the work does not.
-                gpu.time(reps.0, reps.1, || plan.tensor_in_place(&mut a, &mut b, &mut out))
-                    .map_err(s)?
-                    .median_us
+            let time = |p: &RnsPlan<W>, tag: &str| -> Result<f64, String> {
+                let (a, b) = (p.upload(&x).map_err(s)?, p.upload(&y).map_err(s)?);
+                let mut out = p.zeros(3).map_err(s)?;
+                let what = format!("{what}{tag}");
+                Ok(if r.op == Op::TensorInto {
+                    p.tensor_into(&*a, &*b, &mut *out).map_err(s)?;
+                    check(&what, &p.download(&out).map_err(s)?, &want)?;
+                    gpu.time(reps.0, reps.1, || p.tensor_into(&*a, &*b, &mut *out)).map_err(s)?.median_us
+                } else {
+                    let (mut a, mut b) = (a, b);
+                    p.tensor_in_place(&mut a, &mut b, &mut out).map_err(s)?;
+                    check(&what, &p.download(&out).map_err(s)?, &want)?;
+                    // The inputs are in the NTT domain now: the words differ
+                    // from call to call, the work does not.
+                    gpu.time(reps.0, reps.1, || p.tensor_in_place(&mut a, &mut b, &mut out))
+                        .map_err(s)?
+                        .median_us
+                })
             };
             let passes = plan.global_passes(2);
             let kernel = format!("{} + tensor", plan.kernel_for(2).name());
-            Ok(Measured { us, kernel, launches: 3 * passes + 1, cluster_us: None, fused_us: None })
+            Ok(Measured {
+                us: time(&plan, "")?,
+                kernel,
+                // Both forwards paired (one launch per pass), the tensor
+                // kernel, the inverse.
+                launches: 2 * passes + 1,
+                cluster_us: None,
+                fused_us: None,
+                launched_us: time(&lp, " (launched)")?,
+            })
         }
     }
 }
@@ -278,14 +307,16 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
     let rate64 = gpu.lazy_butterfly_rate::<u64>((1 << 62) - 57, 20_000, 5).map_err(s)?;
     let (large32, large64) = (large_batch_us::<u32>(gpu, quick)?, large_batch_us::<u64>(gpu, quick)?);
     let mut launch_us = std::collections::BTreeMap::new();
-    let mut launch_floor = |k: u32| -> Result<f64, String> {
+    let mut launch_floor = |k: u32| -> Result<(f64, f64), String> {
         if let Some(&v) = launch_us.get(&k) {
             return Ok(v);
         }
         let chain = LaunchChain::new(gpu, k.max(1)).map_err(s)?;
-        let v = gpu.time(5, 30, || chain.queue()).map_err(s)?.median_us;
-        launch_us.insert(k, v);
-        Ok(v)
+        let plain = gpu.time(5, 30, || chain.queue()).map_err(s)?.median_us;
+        let g = chain.capture().map_err(s)?;
+        let replayed = gpu.time(5, 30, || g.launch()).map_err(s)?.median_us;
+        launch_us.insert(k, (plain, replayed));
+        Ok((plain, replayed))
     };
     let mut t = Table::new(
         "Ciphertexts: one call on L towers of distinct primes (issue 54)",
@@ -300,8 +331,9 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             "% of compute floor",
             "GB/s",
             "% of copy",
-            "launch floor µs (launches)",
+            "launch floor µs, plain / replayed (launches)",
             "% of large-batch rate",
+            "launched, no graph µs",
             "cluster kernels µs",
             "fused kernels µs",
         ],
@@ -313,7 +345,9 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
          at the register-only lazy-butterfly rate of this run ({:.0} G/s u32, {:.0} G/s u64). GB/s: the \
          operands read once and the results written once (inputs + outputs, the memory floor's bytes) over \
          the time, against the {copy_gbs:.0} GB/s copy bandwidth of this run. Launch floor: a chain of as \
-         many empty kernels as the call launches. % of large-batch rate: the forward transform's µs per \
+         many empty kernels as the call launches, launched plainly and replayed as one captured graph. µs per call \
+         is the default plan's: a repeated call on the same buffers replays a graph captured on its second \
+         call; launched, no graph: the same call with `PlanOptions::graph_cache` off. % of large-batch rate: the forward transform's µs per \
          polynomial at 512 polynomials of one prime ({} u32, {} u64 at N = 2^16) over this row's µs per \
          tower. Cluster kernels: the same call with `NttKernel::Cluster` (one pass through distributed \
          shared memory, N = 2^16). Fused kernels: the same call with `LazyFused::Always` (both passes in one \
@@ -356,8 +390,9 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             format!("{:.0}%", 100.0 * compute / m.us),
             format!("{gbs:.0}"),
             format!("{:.0}%", 100.0 * gbs / copy_gbs),
-            format!("{} ({})", fmt(lf), m.launches),
+            format!("{} / {} ({})", fmt(lf.0), fmt(lf.1), m.launches),
             share,
+            fmt(m.launched_us),
             m.cluster_us.map_or("—".into(), fmt),
             m.fused_us.map_or("—".into(), fmt),
         ]);

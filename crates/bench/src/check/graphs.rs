@@ -349,6 +349,56 @@ fn repeated_calls<W: Coeff>(gpu: &Gpu, bits: u32, log_n: u32, batch: usize, seed
     );
 }
 
+/// Repeated tensor products of `towers` towers (u32, 30-bit primes) on the
+/// same buffers, which the plan replays from one graph (issue 54: both
+/// forwards, the tensor kernel and the inverse): new inputs every round,
+/// two sets of buffers in turn, the plan moved to another stream halfway;
+/// `tensor_in_place` and `tensor_into` (whose copies into the plan's
+/// scratch are not captured) against the CPU backend.
+fn repeated_tensor(gpu: &Gpu, log_n: u32, towers: usize, seed: u64, t: &mut Tally) {
+    let n = 1usize << log_n;
+    let r = (|| {
+        let basis = RnsBasis::<u32>::new(n, 30, towers).map_err(s)?;
+        let cpu = polymul::cpu::CpuRnsPlan::new(&basis).map_err(s)?;
+        let mut plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
+        let mut rng = SplitMix64::new(seed);
+        let words = |rng: &mut SplitMix64| -> Vec<u32> {
+            basis.towers().iter().flat_map(|p| rng.coeffs(2 * n, p.q())).collect()
+        };
+        let mut bufs = (0..2)
+            .map(|_| Ok((plan.zeros(2)?, plan.zeros(2)?, plan.zeros(3)?)))
+            .collect::<polymul::Result<Vec<_>>>()
+            .map_err(s)?;
+        let stream = gpu.create_stream().map_err(s)?;
+        for round in 0..5 {
+            if round == 3 {
+                plan.set_stream(Some(&stream));
+            }
+            for (a, b, out) in bufs.iter_mut() {
+                let (x, y) = (words(&mut rng), words(&mut rng));
+                let want = cpu.tensor(&x, &y).map_err(s)?;
+                gpu.copy_into(a, &x).map_err(s)?;
+                gpu.copy_into(b, &y).map_err(s)?;
+                plan.tensor_into(&**a, &**b, &mut **out).map_err(s)?;
+                plan.synchronize().map_err(s)?;
+                eq("tensor_into", &gpu.download(out).map_err(s)?, &want)?;
+                eq("tensor_into left a intact", &gpu.download(a).map_err(s)?, &x)?;
+                plan.tensor_in_place(a, b, out).map_err(s)?;
+                plan.synchronize().map_err(s)?;
+                eq("tensor_in_place", &gpu.download(out).map_err(s)?, &want)?;
+            }
+        }
+        Ok(())
+    })();
+    t.record(
+        &format!(
+            "repeated tensor products u32 N=2^{log_n} L={towers}: two buffer sets, 5 rounds of new inputs, a \
+             stream change, replayed graphs == CPU"
+        ),
+        r,
+    );
+}
+
 /// One `Gpu` used from two host threads (issue 31): while one thread has
 /// used it, plans capture graphs of repeated calls
 /// ([`Gpu::graph_capture_enabled`]); once a second thread queues work, they
@@ -432,6 +482,11 @@ pub fn graph_suite(gpu: &Gpu, seed: u64, t: &mut Tally) {
             repeated_calls::<u64>(gpu, 62, log_n, batch, sd ^ 7, t);
         }
     }
+    // Ciphertext-sized calls (issue 54), which now replay graphs too.
+    repeated_calls::<u32>(gpu, 30, 16, 32, seed ^ 110, t);
+    repeated_calls::<u64>(gpu, 62, 16, 20, seed ^ 111, t);
+    repeated_tensor(gpu, 16, 8, seed ^ 112, t);
+    repeated_tensor(gpu, 14, 32, seed ^ 113, t);
     for (i, &log_n) in [10u32, 12, 14, 16].iter().enumerate() {
         ntt_graphs::<u32>(gpu, 30, log_n, 1, seed ^ i as u64, t);
         ntt_graphs::<u64>(gpu, 62, log_n, 1, seed ^ (i as u64 + 10), t);

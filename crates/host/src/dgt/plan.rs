@@ -404,7 +404,7 @@ impl<W: Coeff> DgtPlan<W> {
         let d = data.ptr();
         let s = self.scratch_ptr(data.len())?;
         let operands = (buf(d, data.len()), KBuf::none(), s);
-        let key = CallKey { op: u8::from(inverse), a: (d.as_raw(), data.len()), b: (0, 0) };
+        let key = CallKey { op: u8::from(inverse), a: (d.as_raw(), data.len()), ..CallKey::NONE };
         let steps = if inverse { &self.schedule.inverse } else { &self.schedule.forward };
         self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, operands, &l))
     }
@@ -475,7 +475,7 @@ impl<W: Coeff> DgtPlan<W> {
         let l = self.launch_args("a", a)?;
         let (pa, pb) = (a.ptr(), b.ptr());
         let s = self.scratch_ptr(a.len())?;
-        let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
+        let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()), ..CallKey::NONE };
         let steps = &self.schedule.polymul;
         let operands = (buf(pa, a.len()), buf(pb, b.len()), s);
         self.graphs.run(self.queue(), key, |q: Queue<'_>| self.run_on(q, steps, operands, &l))

@@ -505,6 +505,14 @@ pub(crate) struct CallKey {
     pub a: (u64, usize),
     /// The second buffer's, or `(0, 0)`.
     pub b: (u64, usize),
+    /// The third buffer's (the tensor product's output), or `(0, 0)`.
+    pub c: (u64, usize),
+}
+
+impl CallKey {
+    /// No operation on no buffers: the base of a key that names fewer than
+    /// three buffers (`CallKey { op, a, ..CallKey::NONE }`).
+    pub(crate) const NONE: CallKey = CallKey { op: 0, a: (0, 0), b: (0, 0), c: (0, 0) };
 }
 
 /// An instantiated graph of the cache, destroyed with it.

@@ -567,6 +567,27 @@ pub(crate) fn lazy_ntt<W: Coeff>(
     Ok(())
 }
 
+/// Queues the lazy forward transforms of two operands of `batch`
+/// polynomials per tower each (`a` and `b`, both sized as [`lazy_ntt`]'s
+/// one): each pass one launch over both, twice the blocks of one
+/// ([`lazy::PassArgs::pair_operand`]): the tensor product's forwards.
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) fn lazy_forward_pair<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<W>,
+    (a, b): (Buf<W>, Buf<W>),
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    for p in &k.forward {
+        lazy_pass(&q, p, a, b, t, batch, log_n, towers)?;
+    }
+    Ok(())
+}
+
 /// The fused two-pass kernels of a plan (`lazy::fused_item`: both passes
 /// in one launch, the intermediate words in L2) and the control words they
 /// count in.
@@ -900,26 +921,30 @@ pub(crate) fn pointwise_mul<W: Coeff>(
 /// `out ← a ⊗ b`, the ciphertext tensor product in the NTT domain, over
 /// every tower: `towers.data_words = 2m · N` input words per tower (`m`
 /// ciphertexts), `out` holding `3m · N` per tower. One launch.
-pub(crate) fn tensor<W: Coeff>(
+///
+/// # Safety
+/// `a`, `b` and `out` are live device buffers of the plan's context for as
+/// long as the launch runs (or, captured in a graph, every replay), `out`
+/// overlaps neither input, and the inputs hold reduced words (the forward
+/// transforms'). Their extents are checked here.
+pub(crate) unsafe fn tensor<W: Coeff>(
     q: Queue<'_>,
     k: &Radix2Kernels<W>,
-    (a, b, out): (&DeviceView<W>, &DeviceView<W>, &mut DeviceView<W>),
+    (a, b, out): (Buf<W>, Buf<W>, Buf<W>),
     log_n: u32,
     red: &Barrett4<W>,
     towers: &TowerLaunch<W>,
 ) -> Result<()> {
     q.gpu.bind()?;
     const KERNEL: &str = "the tensor product";
-    let args = TensorArgs::new(view(out), view(a), view(b), &towers.grid(KERNEL)?, log_n, *red)
-        .map_err(refused(KERNEL))?;
+    let args = TensorArgs::new(out, a, b, &towers.grid(KERNEL)?, log_n, *red).map_err(refused(KERNEL))?;
     let len = (towers.data_words / 2) as u32;
     // SAFETY: the invariants of `TensorArgs` (polymul-kernels `tensor.rs`,
     // `# Invariants`); `TensorArgs::new` checked the buffers' extents, the
-    // tower table, `log_n`, `len` and the one-tower modulus. The caller
-    // (`NttEngine::tensor_in_place`, plan/engine/mod.rs) checked the shapes
-    // with `TensorShape` (ciphertext.rs) and passes `tower_launch(2m)`; `out`
-    // is a `&mut` view distinct from the shared views `a` and `b`, so it
-    // overlaps neither; their words are the forward transforms' (reduced).
+    // tower table, `log_n`, `len` and the one-tower modulus; liveness,
+    // disjointness and reduced inputs are this function's contract (its
+    // callers, `NttEngine::tensor_in_place`, plan/engine/mod.rs, check the
+    // shapes with `TensorShape` (ciphertext.rs) and pass `tower_launch(2m)`).
     // The grid is `⌈len / 256⌉ × rows`; a non-null `moduli` holds `rows` rows
     // (`NttEngine::new`, `Towers::table_rows`). The context is current:
     // `Gpu::bind` above.

@@ -4,8 +4,10 @@
 //! [`super::super::auto_radix`], the tile rule), and what follows from
 //! them (passes over device memory, the geometry).
 
+use super::super::launch::{Direction, FusedKernels, LazyTables};
 use super::super::{NttKernel, auto_kernel, auto_radix, is_batched, shared_memory_kernel};
 use super::NttEngine;
+use super::lazy_state::{LazyPath, LazyState};
 use crate::Coeff;
 use polymul_kernels::ntt::tiled::TileGeometry;
 
@@ -83,6 +85,24 @@ impl<W: Coeff> NttEngine<W> {
             .unwrap_or(first)
     }
 
+    /// How a whole transform of `batch` polynomials per tower in `dir` runs
+    /// where it runs on the lazy kernels: the fused two-pass launch, or the
+    /// plain launches of a path (the moderate path in its bands, else the
+    /// latency schedule or the full tiles); `None` where the call runs
+    /// another kernel.
+    pub(super) fn lazy_route(&self, dir: Direction, batch: usize) -> Option<LazyRoute<'_, W>> {
+        let inverse = dir == Direction::Inverse;
+        let lz = self.lazy.as_ref().filter(|_| self.kernel_for_dir(batch, inverse) == NttKernel::Lazy)?;
+        let polys = batch.saturating_mul(self.towers);
+        let moderate = lz.transform_moderate(polys, inverse);
+        if let Some(fk) = lz.fused_for(batch)
+            && (moderate.is_none() || fk.always)
+        {
+            return Some(LazyRoute::Fused(fk, lz.tables()));
+        }
+        Some(LazyRoute::Plain(moderate.unwrap_or_else(|| lz.path_for(polys)), lz))
+    }
+
     /// Global-memory passes of one transform of `batch` polynomials per tower.
     pub(crate) fn global_passes(&self, batch: usize) -> u32 {
         match self.kernel_for_dir(batch, false) {
@@ -116,4 +136,12 @@ impl<W: Coeff> NttEngine<W> {
             k => Some(self.tile_for(k, batch)),
         }
     }
+}
+
+/// How a transform runs on the lazy kernels ([`NttEngine::lazy_route`]).
+pub(super) enum LazyRoute<'a, W: Coeff> {
+    /// The fused two-pass kernels, with the tables they read.
+    Fused(&'a FusedKernels<W>, LazyTables<W>),
+    /// The plain launches of a path, and the state it belongs to.
+    Plain(LazyPath<'a, W>, &'a LazyState<W>),
 }

@@ -23,6 +23,7 @@ use crate::layout::Towers;
 use crate::params::NttParams;
 use crate::reduction::Multiplicands;
 use crate::{Coeff, Error, Result};
+use choice::LazyRoute;
 use lazy_state::LazyState;
 use polymul_kernels::arith::Barrett4;
 use polymul_kernels::ntt::tiled::TileGeometry;
@@ -390,27 +391,34 @@ impl<W: Coeff> NttEngine<W> {
             let t = lz.tables();
             return launch::cluster_ntt(self.queue(), ck, dir, data, &t, batch, self.log_n, &towers);
         }
-        if let (NttKernel::Lazy, Some(lz)) = (kernel, &self.lazy) {
-            let polys = batch.saturating_mul(self.towers);
-            let moderate = lz.transform_moderate(polys, dir == Direction::Inverse);
-            if let Some(fk) = lz.fused_for(batch)
-                && (moderate.is_none() || fk.always)
-            {
-                let t = lz.tables();
+        match self.lazy_route(dir, batch) {
+            Some(LazyRoute::Fused(fk, t)) => {
                 return launch::fused_ntt(self.queue(), fk, dir, data, &t, batch, self.log_n, &towers);
             }
-            let path = moderate.unwrap_or_else(|| lz.path_for(polys));
-            let (a, words) = (data.ptr(), data.len());
-            let record = |q: Queue<'_>| {
-                launch::lazy_ntt(q, path.kernels, dir, (a, words), &path.tables, batch, self.log_n, &towers)
-            };
-            if lz.is_small(batch.saturating_mul(self.towers)) {
-                // A few polynomials: the launches cost more than the work,
-                // so a repeated call replays them as one graph.
-                let key = CallKey { op: dir as u8, a: (a.as_raw(), data.len()), b: (0, 0) };
-                return self.graphs.run(self.queue(), key, record);
+            Some(LazyRoute::Plain(path, lz)) => {
+                let (a, words) = (data.ptr(), data.len());
+                let record = |q: Queue<'_>| {
+                    launch::lazy_ntt(
+                        q,
+                        path.kernels,
+                        dir,
+                        (a, words),
+                        &path.tables,
+                        batch,
+                        self.log_n,
+                        &towers,
+                    )
+                };
+                if lz.replays(batch.saturating_mul(self.towers)) {
+                    // A few polynomials, or a ciphertext's towers: the
+                    // launches cost much of the call, so a repeated call
+                    // replays them as one graph.
+                    let key = CallKey { op: dir as u8, a: (a.as_raw(), data.len()), ..CallKey::NONE };
+                    return self.graphs.run(self.queue(), key, record);
+                }
+                return record(self.queue());
             }
-            return record(self.queue());
+            None => {}
         }
         match (kernel, &self.pipeline) {
             (NttKernel::Radix2Global, _) => launch::radix2_ntt(
@@ -556,9 +564,10 @@ impl<W: Coeff> NttEngine<W> {
             let record = |q: Queue<'_>| {
                 launch::lazy_polymul(q, path.kernels, operands, &path.product, batch, log_n, &towers)
             };
-            if lz.is_small(batch.saturating_mul(self.towers)) {
+            if lz.replays(batch.saturating_mul(self.towers)) {
                 // As for the transforms: repeated calls replay one graph.
-                let key = CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()) };
+                let key =
+                    CallKey { op: 2, a: (pa.as_raw(), a.len()), b: (pb.as_raw(), b.len()), ..CallKey::NONE };
                 return self.graphs.run(self.queue(), key, record);
             }
             return record(self.queue());
@@ -611,10 +620,60 @@ impl<W: Coeff> NttEngine<W> {
         }
         // The tensor launch addresses `m · N` positions per tower.
         self.tower_set.layout(3 * shape.m)?;
+        let (fwd, inv) = (
+            self.lazy_route(Direction::Forward, 2 * shape.m),
+            self.lazy_route(Direction::Inverse, 3 * shape.m),
+        );
+        if let (Some(LazyRoute::Plain(fa, lz)), Some(LazyRoute::Plain(io, _))) = (fwd, inv)
+            && 3 * shape.m <= self.max_batch()
+        {
+            // Both forwards paired (each pass one launch over `a` and `b`),
+            // the tensor kernel and the inverse: five launches, replayed as
+            // one graph on a repeated call where the call is small enough.
+            let (tw_in, tw_out) = (self.tower_launch(2 * shape.m), self.tower_launch(3 * shape.m));
+            let (log_n, m) = (self.log_n, shape.m);
+            let (ba, bb, bo) = (buf(a.ptr(), a.len()), buf(b.ptr(), b.len()), buf(out.ptr(), out.len()));
+            let record = |q: Queue<'_>| {
+                launch::lazy_forward_pair(q, fa.kernels, (ba, bb), &fa.tables, 2 * m, log_n, &tw_in)?;
+                // SAFETY: `launch::tensor`'s contract: `out` is distinct from
+                // `a` and `b` (a `&mut` view beside two shared ones, all
+                // borrowed for this call; a replayed graph runs on the same
+                // buffers, the key's), the shapes were checked by
+                // `TensorShape::check` above, `tw_in` is `tower_launch(2m)`
+                // and the inputs hold the forwards' reduced words.
+                unsafe { launch::tensor(q, &self.kernels, (ba, bb, bo), log_n, &self.barrett, &tw_in) }?;
+                let (po, words) = (out.ptr(), out.len());
+                launch::lazy_ntt(
+                    q,
+                    io.kernels,
+                    Direction::Inverse,
+                    (po, words),
+                    &io.tables,
+                    3 * m,
+                    log_n,
+                    &tw_out,
+                )
+            };
+            if lz.replays((3 * shape.m).saturating_mul(self.towers)) {
+                let key = CallKey {
+                    op: 3,
+                    a: (a.ptr().as_raw(), a.len()),
+                    b: (b.ptr().as_raw(), b.len()),
+                    c: (out.ptr().as_raw(), out.len()),
+                };
+                return self.graphs.run(self.queue(), key, record);
+            }
+            return record(self.queue());
+        }
         self.whole(Direction::Forward, a)?;
         self.whole(Direction::Forward, b)?;
         let towers = self.tower_launch(shape.input.batch);
-        launch::tensor(self.queue(), &self.kernels, (a, b, out), self.log_n, &self.barrett, &towers)?;
+        let bufs = (buf(a.ptr(), a.len()), buf(b.ptr(), b.len()), buf(out.ptr(), out.len()));
+        // SAFETY: as for the replayed launch above: `out` is a `&mut` view
+        // beside the shared `a` and `b`, the shapes were checked by
+        // `TensorShape::check`, `towers` is `tower_launch(2m)`, and the
+        // forwards above left the inputs' words reduced.
+        unsafe { launch::tensor(self.queue(), &self.kernels, bufs, self.log_n, &self.barrett, &towers) }?;
         self.whole(Direction::Inverse, out)
     }
 
