@@ -142,6 +142,9 @@ struct Measured {
     /// The same call with the graph cache off: its kernels launched each
     /// call.
     launched_us: f64,
+    /// The same call on the full tiles at radix 8 (`PlanOptions::radix`;
+    /// transforms).
+    radix8_us: Option<f64>,
 }
 
 fn s<E: std::fmt::Display>(e: E) -> String {
@@ -214,6 +217,12 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             } else {
                 None
             };
+            let o = PlanOptions { radix: Some(8), ..crate::env_options::plan_options() };
+            let rp = RnsPlan::with_options(gpu, &basis, o).map_err(s)?;
+            let mut d = rp.upload(&x).map_err(s)?;
+            run(&rp, &mut d).map_err(s)?;
+            check(&format!("{what} (radix 8)"), &rp.download(&d).map_err(s)?, &want)?;
+            let radix8_us = Some(gpu.time(reps.0, reps.1, || run(&rp, &mut d)).map_err(s)?.median_us);
             let kernel = if inverse { plan.inverse_kernel_for(1) } else { plan.kernel_for(1) };
             Ok(Measured {
                 us,
@@ -222,6 +231,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 cluster_us,
                 fused_us,
                 launched_us,
+                radix8_us,
             })
         }
         Op::Product => {
@@ -240,6 +250,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 cluster_us: None,
                 fused_us: None,
                 launched_us: time(&lp, " (launched)")?,
+                radix8_us: None,
             })
         }
         Op::TensorInPlace | Op::TensorInto => {
@@ -275,6 +286,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 cluster_us: None,
                 fused_us: None,
                 launched_us: time(&lp, " (launched)")?,
+                radix8_us: None,
             })
         }
     }
@@ -334,6 +346,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             "launch floor µs, plain / replayed (launches)",
             "% of large-batch rate",
             "launched, no graph µs",
+            "radix 8 µs",
             "cluster kernels µs",
             "fused kernels µs",
         ],
@@ -347,7 +360,8 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
          the time, against the {copy_gbs:.0} GB/s copy bandwidth of this run. Launch floor: a chain of as \
          many empty kernels as the call launches, launched plainly and replayed as one captured graph. µs per call \
          is the default plan's: a repeated call on the same buffers replays a graph captured on its second \
-         call; launched, no graph: the same call with `PlanOptions::graph_cache` off. % of large-batch rate: the forward transform's µs per \
+         call; launched, no graph: the same call with `PlanOptions::graph_cache` off; radix 8: the same call on \
+         the full tiles at radix 8 (`PlanOptions::radix`). % of large-batch rate: the forward transform's µs per \
          polynomial at 512 polynomials of one prime ({} u32, {} u64 at N = 2^16) over this row's µs per \
          tower. Cluster kernels: the same call with `NttKernel::Cluster` (one pass through distributed \
          shared memory, N = 2^16). Fused kernels: the same call with `LazyFused::Always` (both passes in one \
@@ -393,6 +407,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             format!("{} / {} ({})", fmt(lf.0), fmt(lf.1), m.launches),
             share,
             fmt(m.launched_us),
+            m.radix8_us.map_or("—".into(), fmt),
             m.cluster_us.map_or("—".into(), fmt),
             m.fused_us.map_or("—".into(), fmt),
         ]);
