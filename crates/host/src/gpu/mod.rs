@@ -80,8 +80,10 @@ pub struct DeviceInfo {
 /// `forward`, `inverse` or `polymul_in_place`/`polymul_into` on the same
 /// device buffers captures its launches into a graph, and later calls
 /// replay it with one driver call. This happens for an [`crate::NttPlan`]
-/// or [`crate::rns::RnsPlan`] on the lazy kernels when the launch is small
-/// (fewer blocks than the GPU has SMs: a few polynomials), and for every
+/// or [`crate::rns::RnsPlan`] on the lazy kernels when the call is small
+/// (fewer blocks than the GPU has SMs, or at most 2^23 words in its
+/// largest launch: a few polynomials, or a ciphertext of tens of towers,
+/// whose tensor product is one graph too), and for every
 /// [`crate::dgt::DgtPlan`] transform and product; [`crate::expert::PlanOptions`]'s
 /// `graph_cache` turns it off for a plan.
 ///

@@ -65,7 +65,7 @@ pub(crate) struct NttEngine<W: Coeff> {
     stream: Option<GpuStream>,
     /// The lazy kernels and their tables, where the plan may run them.
     lazy: Option<LazyState<W>>,
-    /// Graphs of repeated small calls (`LazyState::is_small`).
+    /// Graphs of repeated small calls (`LazyState::replays`).
     graphs: GraphCache,
     /// The second operand's copy in an out-of-place product.
     scratch: Scratch<W>,
