@@ -23,7 +23,7 @@
 
 use crate::report::Table;
 use polymul::cpu::CpuRnsPlan;
-use polymul::expert::{GpuTiming, LaunchChain, LazyFused, NttKernel, PlanOptions, SplitMix64};
+use polymul::expert::{GpuTiming, LaunchChain, LazyFused, NttKernel, PlanOptions, RowTwiddles, SplitMix64};
 use polymul::prelude::*;
 use polymul::rns::{RnsBasis, RnsPlan};
 use polymul::{Coeff, DeviceVec, Gpu, NttParams, NttPlan};
@@ -145,6 +145,9 @@ struct Measured {
     /// The same call on the full tiles at radix 8 (`PlanOptions::radix`;
     /// transforms).
     radix8_us: Option<f64>,
+    /// The same call with computed row twiddles (`RowTwiddles::Computed`:
+    /// two small tables per tower instead of the row region; N = 2^16).
+    computed_us: Option<f64>,
 }
 
 fn s<E: std::fmt::Display>(e: E) -> String {
@@ -173,6 +176,14 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
     let plan = RnsPlan::with_options(gpu, &basis, crate::env_options::plan_options()).map_err(s)?;
     let launched = PlanOptions { graph_cache: false, ..crate::env_options::plan_options() };
     let lp = RnsPlan::with_options(gpu, &basis, launched).map_err(s)?;
+    // Computed row twiddles: kernels for N = 2^16 only.
+    let cp = (r.log_n == 16)
+        .then(|| {
+            let o = PlanOptions { row_twiddles: RowTwiddles::Computed, ..crate::env_options::plan_options() };
+            RnsPlan::with_options(gpu, &basis, o)
+        })
+        .transpose()
+        .map_err(s)?;
     let cpu = CpuRnsPlan::new(&basis).map_err(s)?;
     let reps = if quick { (5, 30) } else { (10, 100) };
     let what = format!("u{} N=2^{} L={} {}", r.word, r.log_n, r.towers, r.op.name());
@@ -223,6 +234,15 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
             run(&rp, &mut d).map_err(s)?;
             check(&format!("{what} (radix 8)"), &rp.download(&d).map_err(s)?, &want)?;
             let radix8_us = Some(gpu.time(reps.0, reps.1, || run(&rp, &mut d)).map_err(s)?.median_us);
+            let computed_us = match &cp {
+                Some(cp) => {
+                    let mut d = cp.upload(&x).map_err(s)?;
+                    run(cp, &mut d).map_err(s)?;
+                    check(&format!("{what} (computed rows)"), &cp.download(&d).map_err(s)?, &want)?;
+                    Some(gpu.time(reps.0, reps.1, || run(cp, &mut d)).map_err(s)?.median_us)
+                }
+                None => None,
+            };
             let kernel = if inverse { plan.inverse_kernel_for(1) } else { plan.kernel_for(1) };
             Ok(Measured {
                 us,
@@ -232,6 +252,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 fused_us,
                 launched_us,
                 radix8_us,
+                computed_us,
             })
         }
         Op::Product => {
@@ -251,6 +272,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 fused_us: None,
                 launched_us: time(&lp, " (launched)")?,
                 radix8_us: None,
+                computed_us: cp.as_ref().map(|p| time(p, " (computed rows)")).transpose()?,
             })
         }
         Op::TensorInPlace | Op::TensorInto => {
@@ -287,6 +309,7 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                 fused_us: None,
                 launched_us: time(&lp, " (launched)")?,
                 radix8_us: None,
+                computed_us: cp.as_ref().map(|p| time(p, " (computed rows)")).transpose()?,
             })
         }
     }
@@ -347,6 +370,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             "% of large-batch rate",
             "launched, no graph µs",
             "radix 8 µs",
+            "computed row twiddles µs",
             "cluster kernels µs",
             "fused kernels µs",
         ],
@@ -361,7 +385,8 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
          many empty kernels as the call launches, launched plainly and replayed as one captured graph. µs per call \
          is the default plan's: a repeated call on the same buffers replays a graph captured on its second \
          call; launched, no graph: the same call with `PlanOptions::graph_cache` off; radix 8: the same call on \
-         the full tiles at radix 8 (`PlanOptions::radix`). % of large-batch rate: the forward transform's µs per \
+         the full tiles at radix 8 (`PlanOptions::radix`); computed row twiddles: the same call with \
+         `RowTwiddles::Computed` (two small tables per tower instead of the row region, N = 2^16). % of large-batch rate: the forward transform's µs per \
          polynomial at 512 polynomials of one prime ({} u32, {} u64 at N = 2^16) over this row's µs per \
          tower. Cluster kernels: the same call with `NttKernel::Cluster` (one pass through distributed \
          shared memory, N = 2^16). Fused kernels: the same call with `LazyFused::Always` (both passes in one \
@@ -408,6 +433,7 @@ pub fn table(gpu: &Gpu, copy_gbs: f64, quick: bool) -> Result<Table, String> {
             share,
             fmt(m.launched_us),
             m.radix8_us.map_or("—".into(), fmt),
+            m.computed_us.map_or("—".into(), fmt),
             m.cluster_us.map_or("—".into(), fmt),
             m.fused_us.map_or("—".into(), fmt),
         ]);

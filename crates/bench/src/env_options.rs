@@ -13,6 +13,7 @@
 //! | `POLYMUL_LATENCY_RADIX` | [`PlanOptions::latency_radix`] | `4`, `8` or `16` |
 //! | `POLYMUL_LAZY_FUSED` | [`PlanOptions::lazy_fused`] | `0` [`LazyFused::Off`], `one` [`LazyFused::OnePolyPerBlock`], `always` [`LazyFused::Always`], else [`LazyFused::Auto`] |
 //! | `POLYMUL_GRAPH_CACHE` | [`PlanOptions::graph_cache`] (and [`DgtPlan::set_graph_cache`]) | `0` off, else on |
+//! | `POLYMUL_ROW_TWIDDLES` | [`PlanOptions::row_twiddles`] | `tables` [`RowTwiddles::Tables`], `computed` [`RowTwiddles::Computed`], else [`RowTwiddles::Auto`] |
 //!
 //! An unset variable leaves the option as the code chose it (the library's
 //! default, or what a section or check sets). The environment is read once
@@ -20,7 +21,7 @@
 //! and ignored.
 
 use polymul::dgt::DgtPlan;
-use polymul::expert::{LazyFused, PlanOptions};
+use polymul::expert::{LazyFused, PlanOptions, RowTwiddles};
 use polymul::{Coeff, Gpu, GpuOptions};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ pub struct EnvSwitches {
     pub lazy_fused: Option<LazyFused>,
     /// `POLYMUL_GRAPH_CACHE`.
     pub graph_cache: Option<bool>,
+    /// `POLYMUL_ROW_TWIDDLES`.
+    pub row_twiddles: Option<RowTwiddles>,
     /// Values that were not understood (`VARIABLE=value: why`), ignored.
     pub ignored: Vec<String>,
 }
@@ -69,6 +72,11 @@ impl EnvSwitches {
             Some("always") => LazyFused::Always,
             _ => LazyFused::Auto,
         });
+        let row_twiddles = get("POLYMUL_ROW_TWIDDLES").map(|v| match v.to_str() {
+            Some("tables") => RowTwiddles::Tables,
+            Some("computed") => RowTwiddles::Computed,
+            _ => RowTwiddles::Auto,
+        });
         Self {
             pdl: on("POLYMUL_PDL"),
             pdl_graph: on("POLYMUL_PDL_GRAPH"),
@@ -77,6 +85,7 @@ impl EnvSwitches {
             latency_radix,
             lazy_fused,
             graph_cache: on("POLYMUL_GRAPH_CACHE"),
+            row_twiddles,
             ignored,
         }
     }
@@ -88,6 +97,7 @@ impl EnvSwitches {
             latency_radix: self.latency_radix.or(base.latency_radix),
             lazy_fused: self.lazy_fused.unwrap_or(base.lazy_fused),
             graph_cache: self.graph_cache.unwrap_or(base.graph_cache),
+            row_twiddles: self.row_twiddles.unwrap_or(base.row_twiddles),
             ..base
         }
     }
@@ -175,10 +185,12 @@ mod tests {
             ("POLYMUL_LATENCY_RADIX", "16"),
             ("POLYMUL_LAZY_FUSED", "one"),
             ("POLYMUL_GRAPH_CACHE", "0"),
+            ("POLYMUL_ROW_TWIDDLES", "computed"),
         ]);
         let p = e.plan_options(PlanOptions::default());
         assert!(!p.latency_kernels && !p.graph_cache);
         assert_eq!((p.latency_radix, p.lazy_fused), (Some(16), LazyFused::OnePolyPerBlock));
+        assert_eq!(p.row_twiddles, RowTwiddles::Computed);
         let g = e.gpu_options(GpuOptions::default());
         assert!(!g.pdl && !g.pdl_graph);
         assert_eq!(g.kernel_image, Some(PathBuf::from("k.cubin")));
