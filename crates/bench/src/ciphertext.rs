@@ -297,14 +297,12 @@ fn measure<W: Coeff>(gpu: &Gpu, r: &Row, quick: bool) -> Result<Measured, String
                         .median_us
                 })
             };
-            let passes = plan.global_passes(2);
+            let launches = plan.tensor_launches(1);
             let kernel = format!("{} + tensor", plan.kernel_for(2).name());
             Ok(Measured {
                 us: time(&plan, "")?,
                 kernel,
-                // Both forwards paired (one launch per pass), the tensor
-                // kernel, the inverse.
-                launches: 2 * passes + 1,
+                launches,
                 cluster_us: None,
                 fused_us: None,
                 launched_us: time(&lp, " (launched)")?,

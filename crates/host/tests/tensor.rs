@@ -140,3 +140,44 @@ fn bad_shapes_and_unreduced_words_are_typed_errors() {
         );
     }
 }
+
+/// The tensor-source inverse row pass (the GPU's four-launch tensor
+/// product: both forwards, then an inverse whose first pass reads the
+/// products itself) run on the CPU (`emulation::tensor_lazy`): against the
+/// schoolbook at N = 2^8 (the one-pass row of 2^8 points) and against the
+/// CPU backend at N = 2^16 (the ciphertexts' size, column and row passes),
+/// one and two ciphertexts, edge words, the largest prime of each word.
+fn tensor_source_pass_equals_the_reference<W: Coeff>(bits: u32) {
+    use polymul::expert::emulation::tensor_lazy;
+    let mut rng = SplitMix64::new(u64::from(bits) ^ 0x7e45);
+    for (log_n, m) in [(8u32, 1usize), (8, 2), (16, 1)] {
+        let n = 1usize << log_n;
+        let p = NttParams::<W>::with_prime_bits(n, bits).unwrap();
+        let q = vec![p.q().as_u64()];
+        for edge in 0..3u8 {
+            let (a, b) =
+                (words::<W>(&mut rng, n, 2 * m, &q, edge), words::<W>(&mut rng, n, 2 * m, &q, 2 - edge));
+            let got = wide(&tensor_lazy(&p, &a, &b).unwrap());
+            let want = if log_n <= 8 {
+                reference(&wide(&a), &wide(&b), n, &q)
+            } else {
+                wide(&CpuPlan::new(p.clone()).unwrap().tensor(&a, &b).unwrap())
+            };
+            assert_eq!(got, want, "u{} N=2^{log_n} m={m} edge {edge}", W::BITS);
+        }
+    }
+    // N without a tensor-source kernel: a typed error.
+    let p = NttParams::<W>::with_prime_bits(1 << 12, bits).unwrap();
+    let z = vec![W::default(); 2 << 12];
+    assert!(matches!(tensor_lazy(&p, &z, &z), Err(Error::InvalidN { .. })));
+}
+
+#[test]
+fn u32_tensor_source_pass_equals_the_reference() {
+    tensor_source_pass_equals_the_reference::<u32>(30);
+}
+
+#[test]
+fn u64_tensor_source_pass_equals_the_reference() {
+    tensor_source_pass_equals_the_reference::<u64>(62);
+}

@@ -455,7 +455,13 @@ macro_rules! lazy_entry {
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal) => {
         lazy_entry!(@shape $w, $name, $mode, $shape, $computed, false);
     };
+    (@tensor $w:ty, $name:expr, $shape:expr) => {
+        lazy_entry!(@shape $w, $name, lazy::INVERSE, $shape, false, false, true);
+    };
     (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal, $latency:literal) => {
+        lazy_entry!(@shape $w, $name, $mode, $shape, $computed, $latency, false);
+    };
+    (@shape $w:ty, $name:expr, $mode:expr, $shape:expr, $computed:literal, $latency:literal, $tensor:literal) => {
         const _: () = {
             /// # Safety The invariants of `LaunchArgs` (see its doc) for this pass: a grid of
             /// `⌈subs / S⌉ × towers` blocks (twice that for a forward pass with `b`) of
@@ -490,8 +496,12 @@ macro_rules! lazy_entry {
                     // With `$computed`, the tables are the computed row twiddles' (`LaunchArgs`,
                     // `LazyTwiddles::computed_rows`; the host launches this kernel only then).
                     // A latency kernel's `pre` holds what its earlier steps left.
+                    // With `$tensor`, `ta` and `tb` hold the tensor product's inputs (`LaunchArgs`,
+                    // a tensor-source pass; the host launches this kernel only then).
                     unsafe {
-                        if $latency {
+                        if $tensor {
+                            lazy::step_tensor::<$w, _>(SHAPE, &a, &s, &mut held, blk, t as u32, e)
+                        } else if $latency {
                             lazy::step_latency::<$w, _, { $mode }>(
                                 SHAPE, &a, &s, &mut held, &mut pre, blk, t as u32, e,
                             )
@@ -574,6 +584,21 @@ macro_rules! lazy_computed_entries {
         )*
     };
 }
+
+/// The tensor-source inverse row kernels (`lazy::has_tensor_rows`,
+/// `names::LazyKernel::tensor`) of one word for every `(l, log_r)` listed.
+macro_rules! lazy_tensor_entries {
+    ($w:ty, $wname:literal, [$(($l:literal, $lr:literal)),*]) => {
+        $(
+            const _: () = assert!(lazy::has_tensor_rows(core::mem::size_of::<$w>(), lazy::INVERSE, $l, $lr));
+            lazy_entry!(@tensor $w, concat!("ntt_lazy_inv_row_l", $l, "_r", $lr, "_t_", $wname),
+                lazy::Shape::new($l, $lr, false, core::mem::size_of::<$w>()));
+        )*
+    };
+}
+
+lazy_tensor_entries!(u32, "u32", [(8, 4)]);
+lazy_tensor_entries!(u64, "u64", [(8, 3)]);
 
 lazy_computed_entries!(u32, "u32", "fwd", lazy::FORWARD, [(8, 4)]);
 lazy_computed_entries!(u32, "u32", "inv", lazy::INVERSE, [(8, 4)]);

@@ -421,6 +421,11 @@ pub struct LazyKernel {
     /// the thread-ordered region; only the full-tile row passes of
     /// [`crate::ntt::lazy::has_computed_rows`] have such a kernel.
     pub computed: bool,
+    /// An inverse row pass whose first step reads the ciphertext tensor
+    /// product of two inputs ([`crate::ntt::lazy::step_tensor`]); only the
+    /// full-tile row passes of [`crate::ntt::lazy::has_tensor_rows`] have
+    /// such a kernel.
+    pub tensor: bool,
 }
 
 /// A kernel name built without allocating: at most 48 bytes.
@@ -467,8 +472,9 @@ impl Name {
 }
 
 impl LazyKernel {
-    /// The symbol, `ntt_lazy_<fwd|inv|mul>_<row|col>_l<l>_r<log_r>[_s1][_c]_<word>`
-    /// (`_s1`: the latency shape; `_c`: computed row twiddles).
+    /// The symbol, `ntt_lazy_<fwd|inv|mul>_<row|col>_l<l>_r<log_r>[_s1][_c][_t]_<word>`
+    /// (`_s1`: the latency shape; `_c`: computed row twiddles; `_t`: the
+    /// tensor-source inverse row pass).
     pub fn name(&self, word: &str) -> Name {
         let mut n = Name::new();
         n.push("ntt_lazy_");
@@ -488,6 +494,9 @@ impl LazyKernel {
         if self.computed {
             n.push("_c");
         }
+        if self.tensor {
+            n.push("_t");
+        }
         n.push("_");
         n.push(word);
         n
@@ -503,6 +512,8 @@ impl LazyKernel {
             None
         } else if self.computed {
             crate::ntt::lazy::max_regs_computed(word_bytes, self.mode, self.l, self.log_r)
+        } else if self.tensor {
+            crate::ntt::lazy::max_regs_tensor(word_bytes, self.l, self.log_r)
         } else {
             crate::ntt::lazy::max_regs(word_bytes, self.mode, self.strided, self.l, self.log_r)
         }
@@ -520,9 +531,17 @@ impl LazyKernel {
 
     /// Every lazy kernel of one word (`word_bytes`-byte words): those of
     /// [`LazyKernel::all`], for `u32` the one-pass rows of
-    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16, and the
-    /// computed-row kernels ([`crate::ntt::lazy::has_computed_rows`]).
+    /// [`crate::ntt::lazy::WIDE_ROW_L`] points at radix 16, the
+    /// computed-row kernels ([`crate::ntt::lazy::has_computed_rows`]) and
+    /// the tensor-source ones ([`crate::ntt::lazy::has_tensor_rows`]).
     pub fn all_for(word_bytes: usize) -> impl Iterator<Item = LazyKernel> {
+        let tensor = Self::tables_for(word_bytes)
+            .filter(move |k| {
+                !k.strided
+                    && !k.latency
+                    && crate::ntt::lazy::has_tensor_rows(word_bytes, k.mode, k.l, k.log_r)
+            })
+            .map(|k| LazyKernel { tensor: true, ..k });
         let computed = Self::tables_for(word_bytes)
             .filter(move |k| {
                 !k.strided
@@ -530,7 +549,7 @@ impl LazyKernel {
                     && crate::ntt::lazy::has_computed_rows(word_bytes, k.mode, k.l, k.log_r)
             })
             .map(|k| LazyKernel { computed: true, ..k });
-        Self::tables_for(word_bytes).chain(computed)
+        Self::tables_for(word_bytes).chain(computed).chain(tensor)
     }
 
     /// The table kernels of [`LazyKernel::all_for`] (none computed).
@@ -544,6 +563,7 @@ impl LazyKernel {
             log_r: 4,
             latency: false,
             computed: false,
+            tensor: false,
         }))
     }
 
@@ -561,6 +581,7 @@ impl LazyKernel {
                         log_r,
                         latency: false,
                         computed: false,
+                        tensor: false,
                     })
                 });
                 let small = crate::ntt::lazy::LATENCY_L.flat_map(move |l| {
@@ -571,6 +592,7 @@ impl LazyKernel {
                         log_r,
                         latency: true,
                         computed: false,
+                        tensor: false,
                     })
                 });
                 full.chain(small)
@@ -753,7 +775,15 @@ mod tests {
                 for mode in [crate::ntt::lazy::FORWARD, crate::ntt::lazy::INVERSE, PRODUCT] {
                     let rm = if mode == PRODUCT { PRODUCT } else { crate::ntt::lazy::FORWARD };
                     let log_r = crate::ntt::lazy::log_radix(wb, l2, false, rm);
-                    let k = LazyKernel { mode, strided: false, l: l2, log_r, latency: false, computed: true };
+                    let k = LazyKernel {
+                        mode,
+                        strided: false,
+                        l: l2,
+                        log_r,
+                        latency: false,
+                        computed: true,
+                        tensor: false,
+                    };
                     assert!(all.contains(&k), "{w} 2^{log_n} {k:?}");
                 }
             }
@@ -766,7 +796,15 @@ mod tests {
                 assert_eq!(cap, k.max_regs(wb), "{name}");
             }
         }
-        let k = LazyKernel { mode: PRODUCT, strided: false, l: 8, log_r: 4, latency: false, computed: true };
+        let k = LazyKernel {
+            mode: PRODUCT,
+            strided: false,
+            l: 8,
+            log_r: 4,
+            latency: false,
+            computed: true,
+            tensor: false,
+        };
         assert_eq!(k.name("u64").as_str(), "ntt_lazy_mul_row_l8_r4_c_u64");
         assert_eq!(k.max_regs(8), Some(128));
         assert_eq!(LazyKernel { computed: false, ..k }.max_regs(8), Some(80));

@@ -162,6 +162,76 @@ pub unsafe fn tensor_at<W: Gmem>(
     }
 }
 
+/// The words of one unit of a lazy pass over the tensor product's outputs
+/// (the tensor-source inverse row pass, `ntt::lazy::step_tensor`): `out[x]`
+/// is the output word at `gbase + x · gstride` of the tower's `3m · N`
+/// (all in one polynomial `3j + c`), computed from `a` and `b` (the
+/// tower's `2m · N` input words each) as [`tensor_one`]'s component `c`,
+/// bit for bit. Units of consecutive words (`gstride = 1`, `R` a multiple
+/// of 4, `gbase` a multiple of 4) load their inputs four words at a time
+/// in vector loads, one or two operand pairs at a time (few registers
+/// beside the unit's).
+///
+/// # Safety
+/// `a` and `b` hold `2m · N` words below `red.q` and `out`'s places lie
+/// below `3m · N`; a unit of consecutive words starts 16-byte aligned in
+/// `a` and `b` (as the buffers are: `gbase` a multiple of 4).
+#[inline(always)]
+pub unsafe fn tensor_unit<W: Gmem, const R: usize>(
+    a: *const W,
+    b: *const W,
+    (gbase, gstride): (usize, usize),
+    log_n: u32,
+    red: &Barrett4<W>,
+    out: &mut [W; R],
+) {
+    let n = 1usize << log_n;
+    let poly = gbase >> log_n;
+    let (j, c) = (poly / 3, poly % 3);
+    let i0 = ((2 * j) << log_n) + (gbase & (n - 1));
+    // The first product's operands: a0·b0 (c = 0), a0·b1 (c = 1, then +
+    // a1·b0), a1·b1 (c = 2).
+    let (da, db) = match c {
+        0 => (0, 0),
+        1 => (0, n),
+        _ => (n, n),
+    };
+    // SAFETY: every index is below `2m · N` (`i0 + x · gstride + n`, the
+    // unit inside polynomial `3j + c` of `3m`, so `j < m`), the caller's
+    // bounds; vector loads start at multiples of 4 words of aligned buffers.
+    unsafe {
+        if gstride == 1 && R.is_multiple_of(4) && gbase.is_multiple_of(4) {
+            for ch in 0..R / 4 {
+                let i = i0 + 4 * ch;
+                let (mut u, mut v) = ([W::zero(); 4], [W::zero(); 4]);
+                W::ld_run(a.add(i + da), &mut u);
+                W::ld_run(b.add(i + db), &mut v);
+                let mut p = [W::zero(); 4];
+                for k in 0..4 {
+                    p[k] = red.mul(u[k], v[k]);
+                }
+                if c == 1 {
+                    W::ld_run(a.add(i + n), &mut u);
+                    W::ld_run(b.add(i), &mut v);
+                    for k in 0..4 {
+                        p[k] = add_mod(p[k], red.mul(u[k], v[k]), red.q);
+                    }
+                }
+                out[4 * ch..4 * ch + 4].copy_from_slice(&p);
+            }
+        } else {
+            for (x, o) in out.iter_mut().enumerate() {
+                let i = i0 + x * gstride;
+                let mut p = red.mul(W::ld(a.add(i + da)), W::ld(b.add(i + db)));
+                if c == 1 {
+                    p = add_mod(p, red.mul(W::ld(a.add(i + n)), W::ld(b.add(i))), red.q);
+                }
+                *o = p;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -204,6 +274,53 @@ mod tests {
                 assert_eq!(out[3 * j * n + i], mul(a0, b0));
                 assert_eq!(out[(3 * j + 1) * n + i], cross);
                 assert_eq!(out[(3 * j + 2) * n + i], mul(a1, b1));
+            }
+        }
+    }
+
+    /// `tensor_unit` gives the words `tensor_at` writes, bit for bit, for
+    /// units of consecutive words (vector loads) and strided units, in
+    /// every component of three ciphertexts.
+    #[test]
+    fn units_give_the_tensor_kernels_words() {
+        let q: u32 = (1 << 30) - 35;
+        let red = Barrett4::<u32>::new(q).expect("an odd modulus below 2^30");
+        let (log_n, m) = (5u32, 3usize);
+        let n = 1usize << log_n;
+        let mut s = 0x2545_f491u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            match s % 7 {
+                0 => 0,
+                1 => q - 1,
+                _ => s % q,
+            }
+        };
+        let a: Vec<u32> = (0..2 * m * n).map(|_| next()).collect();
+        let b: Vec<u32> = (0..2 * m * n).map(|_| next()).collect();
+        let mut want = std::vec![0u32; 3 * m * n];
+        for t in 0..m * n {
+            // SAFETY: the buffers hold `m` ciphertexts' words, `t < m · N`.
+            unsafe { tensor_at(want.as_mut_ptr(), a.as_ptr(), b.as_ptr(), t, log_n, &red) };
+        }
+        for base in (0..3 * m * n).step_by(8) {
+            let mut run = [0u32; 8];
+            // SAFETY: 8 consecutive words inside one polynomial (N = 32), a multiple of 4 from
+            // the start of a `Vec` (4-byte words: the host path has no alignment need).
+            unsafe { tensor_unit(a.as_ptr(), b.as_ptr(), (base, 1), log_n, &red, &mut run) };
+            assert_eq!(&run[..], &want[base..base + 8], "run at {base}");
+        }
+        for poly in 0..3 * m {
+            for first in 0..4 {
+                let base = poly * n + first;
+                let mut unit = [0u32; 8];
+                // SAFETY: words `base + 4x`, x < 8, all inside polynomial `poly`.
+                unsafe { tensor_unit(a.as_ptr(), b.as_ptr(), (base, 4), log_n, &red, &mut unit) };
+                for (x, w) in unit.iter().enumerate() {
+                    assert_eq!(*w, want[base + 4 * x], "strided unit at {base}, word {x}");
+                }
             }
         }
     }

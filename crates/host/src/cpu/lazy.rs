@@ -220,6 +220,48 @@ fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule
     Ok(a)
 }
 
+/// The ciphertext tensor product ([`crate::ciphertext`]) of `a` and `b`
+/// (`2m` polynomials each) as a lazy GPU plan with the tensor-source
+/// kernel runs it: both forwards, then the inverse of the three products,
+/// whose first (row) pass reads the products itself
+/// (`polymul_kernels::ntt::lazy::step_tensor`). Equal to the CPU backend's
+/// tensor product bit for bit.
+///
+/// # Errors
+/// As for [`forward_lazy`]; [`Error::InvalidN`] where the schedule's
+/// inverse row pass has no tensor-source kernel
+/// (`polymul_kernels::ntt::lazy::has_tensor_rows`: N = 2^8 and 2^16);
+/// [`Error::LengthMismatch`] for operands of different lengths, and
+/// [`Error::NotCiphertexts`] for an odd number of polynomials.
+pub fn tensor_lazy<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W]) -> Result<Vec<W>> {
+    let batch = p.check_batch("a", a)?;
+    p.check_batch("b", b)?;
+    if a.len() != b.len() {
+        return Err(Error::LengthMismatch { what: "b", got: b.len(), expected: a.len() });
+    }
+    if !batch.is_multiple_of(2) {
+        return Err(Error::NotCiphertexts { what: "a", polys: batch });
+    }
+    let sched = schedule(p, None)?;
+    let first = sched.inverse[0];
+    let k = first.kernel;
+    if k.strided || !lazy::has_tensor_rows(std::mem::size_of::<W>(), k.mode, k.l, k.log_r) {
+        return Err(Error::InvalidN { n: p.n(), min: 1 << lazy::TENSOR_L, max: 1 << (2 * lazy::TENSOR_L) });
+    }
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    transform_on(p, &mut a, &sched, false, batch)?;
+    transform_on(p, &mut b, &sched, false, batch)?;
+    let (fwd, inv) = tables(p, &sched)?;
+    let out_batch = batch / 2 * 3;
+    let mut out = vec![W::zero(); out_batch * p.n()];
+    let tensor = LazyPass { kernel: polymul_kernels::names::LazyKernel { tensor: true, ..k }, ..first };
+    run_pass_from(p, &tensor, &mut out, None, Some((&a, &b)), (&fwd, &inv), out_batch);
+    for pass in sched.inverse.iter().skip(1) {
+        run_pass(p, pass, &mut out, None, (&fwd, &inv), out_batch);
+    }
+    Ok(out)
+}
+
 fn schedule<W: Coeff>(p: &NttParams<W>, log_r: Option<u32>) -> Result<LazySchedule> {
     check_radix(log_r, &polymul_kernels::names::LAZY_LOG_RADIX)?;
     LazySchedule::new::<W>(p.log_n(), log_r).ok_or(Error::InvalidN {
@@ -249,6 +291,8 @@ fn whole_pass_args<W: Coeff>(
         b: std::ptr::null(),
         barrett: *p.barrett(),
         log_polys: 0,
+        ta: std::ptr::null(),
+        tb: std::ptr::null(),
     }
 }
 
@@ -264,6 +308,21 @@ fn run_pass<W: Coeff>(
     (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
     batch: usize,
 ) {
+    run_pass_from(p, pass, data, b, None, (fwd, inv), batch)
+}
+
+/// [`run_pass`] with a tensor source (`ta`, `tb`: the tensor-source
+/// inverse row pass, `pass.kernel.tensor`; `data` holds `3/2` of their
+/// words).
+fn run_pass_from<W: Coeff>(
+    p: &NttParams<W>,
+    pass: &LazyPass,
+    data: &mut [W],
+    b: Option<&mut [W]>,
+    source: Option<(&[W], &[W])>,
+    (fwd, inv): (&[ShoupPair<W>], &[ShoupPair<W>]),
+    batch: usize,
+) {
     let (log_n, shape) = (p.log_n(), pass.shape);
     let pair = b.is_some() && pass.kernel.mode == lazy::FORWARD;
     let args = PassArgs {
@@ -276,6 +335,8 @@ fn run_pass<W: Coeff>(
         b: b.map_or(std::ptr::null(), |b| b.as_mut_ptr().cast_const()),
         barrett: *p.barrett(),
         log_polys: pass.log_polys(log_n, batch),
+        ta: source.map_or(std::ptr::null(), |s| s.0.as_ptr()),
+        tb: source.map_or(std::ptr::null(), |s| s.1.as_ptr()),
     };
     let mut tile =
         vec![W::zero(); lazy::pass_smem_words(shape, pass.kernel.mode, std::mem::size_of::<W>()) as usize];
@@ -305,8 +366,15 @@ fn run_pass<W: Coeff>(
                 // computed tables (`tables` of a schedule with
                 // `computed_rows`, which sets it).
                 // A latency kernel's `pre` is that thread's, kept across the steps.
+                // A tensor-source pass (`pass.kernel.tensor`, only from
+                // `tensor_lazy`) has `ta` and `tb`: `2/3` of `data`'s words
+                // each, the forward transforms' (reduced), apart from `data`.
                 unsafe {
                     use lazy::{FORWARD as F, INVERSE as I, PRODUCT as P, step_latency, step_with};
+                    if pass.kernel.tensor && source.is_some() {
+                        lazy::step_tensor::<W, _>(shape, &args, &s, h, blk, t, e);
+                        continue;
+                    }
                     match (pass.kernel.mode, pass.kernel.computed, pre) {
                         (F, _, Some(pre)) => step_latency::<W, _, F>(shape, &args, &s, h, pre, blk, t, e),
                         (I, _, Some(pre)) => step_latency::<W, _, I>(shape, &args, &s, h, pre, blk, t, e),

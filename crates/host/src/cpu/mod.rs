@@ -27,7 +27,7 @@ pub(crate) use ntt::modmul_chains;
 pub(crate) mod emulation {
     pub use super::backend::GRAIN;
     pub use super::lazy::{
-        forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, transform_cluster,
+        forward_lazy, inverse_lazy, polymul_lazy, polymul_lazy_latency, tensor_lazy, transform_cluster,
         transform_lazy_fused, transform_lazy_latency,
     };
     pub use super::ntt::{

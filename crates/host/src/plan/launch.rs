@@ -389,6 +389,10 @@ pub(crate) struct LazyKernels<W> {
     forward: Vec<LazyPassKernel<W>>,
     inverse: Vec<LazyPassKernel<W>>,
     product: LazyPassKernel<W>,
+    /// The inverse's first (row) pass reading the tensor product of two
+    /// inputs (`lazy::step_tensor`), where the schedule's has such a kernel
+    /// (`lazy::has_tensor_rows`) and the image holds it.
+    tensor_inverse: Option<LazyPassKernel<W>>,
 }
 
 /// One lazy pass's kernel, the pass it runs, and the shared memory a
@@ -424,11 +428,31 @@ impl<W: Coeff> LazyKernels<W> {
             passes.iter().map(|p| LazyPassKernel::new(gpu, *p)).collect()
         };
         let mut product = lookup(std::slice::from_ref(&sched.product))?;
+        let w = std::mem::size_of::<W>();
+        let tensor_inverse = sched
+            .inverse
+            .first()
+            .filter(|p| {
+                let k = p.kernel;
+                !k.strided && !k.latency && !k.computed && lazy::has_tensor_rows(w, k.mode, k.l, k.log_r)
+            })
+            .and_then(|p| {
+                let pass = LazyPass { kernel: names::LazyKernel { tensor: true, ..p.kernel }, ..*p };
+                // An image without the kernel: the tensor product keeps its own launch.
+                LazyPassKernel::new(gpu, pass).ok()
+            });
         Ok(Self {
             forward: lookup(&sched.forward)?,
             inverse: lookup(&sched.inverse)?,
             product: product.remove(0),
+            tensor_inverse,
         })
+    }
+
+    /// Whether the inverse's first pass can read the tensor product itself
+    /// ([`lazy_inverse_of_tensor`]).
+    pub(crate) fn has_tensor_inverse(&self) -> bool {
+        self.tensor_inverse.is_some()
     }
 
     /// Passes of one direction.
@@ -492,8 +516,8 @@ impl<W: Coeff> LazyTables<W> {
 fn lazy_pass<W: Coeff>(
     q: &Queue<'_>,
     k: &LazyPassKernel<W>,
-    data: Buf<W>,
-    b: Buf<W>,
+    (data, b): (Buf<W>, Buf<W>),
+    source: Option<(Buf<W>, Buf<W>)>,
     t: &LazyTables<W>,
     batch: usize,
     log_n: u32,
@@ -504,6 +528,12 @@ fn lazy_pass<W: Coeff>(
     let grid = towers.grid(KERNEL)?;
     let args =
         t.launch_args(data, b, log_n, p.subs(log_n, batch), p.log_polys(log_n, batch), &grid, KERNEL)?;
+    // A tensor-source pass reads its first step from the two inputs.
+    let args = match source {
+        Some((ta, tb)) if p.kernel.tensor => args.tensor_source(ta, tb, &grid).map_err(refused(KERNEL))?,
+        None if !p.kernel.tensor => args,
+        _ => return Err(Error::BadLaunch { kernel: KERNEL, why: "a tensor source without its kernel" }),
+    };
     // A forward pass with a second operand transforms both (twice the blocks).
     let operands = if p.kernel.mode == lazy::FORWARD && !b.is_null() { 2 } else { 1 };
     let blocks = p.blocks(log_n, batch) * operands;
@@ -515,7 +545,11 @@ fn lazy_pass<W: Coeff>(
     // `# Invariants`): the buffers' extents (`data` and `b` each `rows · batch ·
     // N` words, the tables `rows · tw_pairs` pairs), the tower table, `log_n`,
     // `subs` and the one-tower modulus are checked by `LaunchArgs::new`
-    // (through `LazyTables::launch_args` and `TowerLaunch::grid`); `batch` comes
+    // (through `LazyTables::launch_args` and `TowerLaunch::grid`); a
+    // tensor-source pass's inputs (each `rows · 2/3 · batch · N` words) by
+    // `LaunchArgs::tensor_source`, and only a tensor kernel gets them (the
+    // match above); that they are reduced and overlap `data` nowhere is
+    // `lazy_inverse_of_tensor`'s contract; `batch` comes
     // from `NttEngine::batch_of` / `NttEngine::pair` (`Towers::layout_of`,
     // plan/engine/mod.rs); the tables' contents and
     // the kernels are one schedule's, paired by `LazyState::path_for`
@@ -562,7 +596,37 @@ pub(crate) fn lazy_ntt<W: Coeff>(
         Direction::Inverse => &k.inverse,
     };
     for p in passes {
-        lazy_pass(&q, p, buf(a, words), Buf::none(), t, batch, log_n, towers)?;
+        lazy_pass(&q, p, (buf(a, words), Buf::none()), None, t, batch, log_n, towers)?;
+    }
+    Ok(())
+}
+
+/// Queues the lazy inverse transform of the tensor product of `ta` and
+/// `tb` (`2m` polynomials per tower each, `batch = 3m`) into `out`
+/// (`3m` per tower): the first (row) pass reads the product itself
+/// (`lazy::step_tensor`), the others as [`lazy_ntt`]'s inverse. `Err` if
+/// the plan has no such kernel ([`LazyKernels::has_tensor_inverse`]).
+///
+/// # Safety
+/// `ta` and `tb` hold the forward transforms' (reduced) words and overlap
+/// `out` nowhere; they and `out` stay live while the launches run (or,
+/// captured, every replay).
+#[allow(clippy::too_many_arguments)] // one launch's worth of validated parameters
+pub(crate) unsafe fn lazy_inverse_of_tensor<W: Coeff>(
+    q: Queue<'_>,
+    k: &LazyKernels<W>,
+    (ta, tb, out): (Buf<W>, Buf<W>, Buf<W>),
+    t: &LazyTables<W>,
+    batch: usize,
+    log_n: u32,
+    towers: &TowerLaunch<W>,
+) -> Result<()> {
+    q.gpu.bind()?;
+    let missing = Error::BadLaunch { kernel: "a lazy NTT pass", why: "no tensor-source kernel" };
+    let first = k.tensor_inverse.as_ref().ok_or(missing)?;
+    lazy_pass(&q, first, (out, Buf::none()), Some((ta, tb)), t, batch, log_n, towers)?;
+    for p in k.inverse.iter().skip(1) {
+        lazy_pass(&q, p, (out, Buf::none()), None, t, batch, log_n, towers)?;
     }
     Ok(())
 }
@@ -583,7 +647,7 @@ pub(crate) fn lazy_forward_pair<W: Coeff>(
 ) -> Result<()> {
     q.gpu.bind()?;
     for p in &k.forward {
-        lazy_pass(&q, p, a, b, t, batch, log_n, towers)?;
+        lazy_pass(&q, p, (a, b), None, t, batch, log_n, towers)?;
     }
     Ok(())
 }
@@ -830,11 +894,11 @@ pub(crate) fn lazy_polymul<W: Coeff>(
     let cols = k.forward.len() > 1;
     if cols {
         // Both operands' column passes in one launch.
-        lazy_pass(&q, &k.forward[0], pa, pb, t, batch, log_n, towers)?;
+        lazy_pass(&q, &k.forward[0], (pa, pb), None, t, batch, log_n, towers)?;
     }
-    lazy_pass(&q, &k.product, pa, pb, t, batch, log_n, towers)?;
+    lazy_pass(&q, &k.product, (pa, pb), None, t, batch, log_n, towers)?;
     if cols {
-        lazy_pass(&q, &k.inverse[1], pa, null, t, batch, log_n, towers)?;
+        lazy_pass(&q, &k.inverse[1], (pa, null), None, t, batch, log_n, towers)?;
     }
     Ok(())
 }

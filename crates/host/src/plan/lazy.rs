@@ -114,8 +114,15 @@ impl LazySchedule {
             return None;
         }
         let pass = |mode: u8, strided: bool, l: u32| {
-            let kernel =
-                LazyKernel { mode, strided, l, log_r: radix_of(l, strided, mode), latency, computed: false };
+            let kernel = LazyKernel {
+                mode,
+                strided,
+                l,
+                log_r: radix_of(l, strided, mode),
+                latency,
+                computed: false,
+                tensor: false,
+            };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         // The forward and inverse row passes share one radix (and so one
@@ -123,7 +130,15 @@ impl LazySchedule {
         // have its own, with its own tables then (`product_tables`).
         let row = |mode: u8| {
             let lr = radix_of(l2, false, lazy::FORWARD);
-            let kernel = LazyKernel { mode, strided: false, l: l2, log_r: lr, latency, computed: false };
+            let kernel = LazyKernel {
+                mode,
+                strided: false,
+                l: l2,
+                log_r: lr,
+                latency,
+                computed: false,
+                tensor: false,
+            };
             LazyPass { kernel, shape: kernel.shape(w) }
         };
         let (mut forward, mut inverse) = (Vec::new(), Vec::new());

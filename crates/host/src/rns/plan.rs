@@ -112,6 +112,14 @@ impl<W: Coeff> RnsPlan<W> {
         self.engine.global_passes(batch)
     }
 
+    /// Kernel launches of one tensor product of `ciphertexts` ciphertexts
+    /// per tower (`tensor_in_place`): both forwards paired, then the
+    /// inverse, whose first pass reads the products itself where the plan
+    /// has that kernel (N = 2^16), else a tensor launch before it.
+    pub fn tensor_launches(&self, ciphertexts: usize) -> u32 {
+        self.engine.tensor_launches(ciphertexts)
+    }
+
     /// Validates coefficient-major limbs ([`RnsBasis::check_limbs`]: a
     /// positive multiple of `N · L` words, every coefficient below `Q`) and
     /// uploads them.

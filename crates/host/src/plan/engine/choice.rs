@@ -103,6 +103,20 @@ impl<W: Coeff> NttEngine<W> {
         Some(LazyRoute::Plain(moderate.unwrap_or_else(|| lz.path_for(polys)), lz))
     }
 
+    /// Kernel launches of one tensor product of `m` ciphertexts per tower
+    /// (`NttEngine::tensor_in_place`).
+    pub(crate) fn tensor_launches(&self, m: usize) -> u32 {
+        let (fwd, inv) =
+            (self.lazy_route(Direction::Forward, 2 * m), self.lazy_route(Direction::Inverse, 3 * m));
+        match (fwd, inv) {
+            (Some(LazyRoute::Plain(f, _)), Some(LazyRoute::Plain(i, _))) if 3 * m <= self.max_batch() => {
+                let fused = i.kernels.has_tensor_inverse();
+                (f.kernels.passes(false) + i.kernels.passes(true)) as u32 + u32::from(!fused)
+            }
+            _ => 2 * self.global_passes(2 * m) + 1 + self.global_passes(3 * m),
+        }
+    }
+
     /// Global-memory passes of one transform of `batch` polynomials per tower.
     pub(crate) fn global_passes(&self, batch: usize) -> u32 {
         match self.kernel_for_dir(batch, false) {

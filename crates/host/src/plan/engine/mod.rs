@@ -628,13 +628,35 @@ impl<W: Coeff> NttEngine<W> {
             && 3 * shape.m <= self.max_batch()
         {
             // Both forwards paired (each pass one launch over `a` and `b`),
-            // the tensor kernel and the inverse: five launches, replayed as
-            // one graph on a repeated call where the call is small enough.
+            // the tensor kernel and the inverse: five launches (four where
+            // the inverse reads the products itself), replayed as one graph
+            // on a repeated call where the call is small enough.
             let (tw_in, tw_out) = (self.tower_launch(2 * shape.m), self.tower_launch(3 * shape.m));
             let (log_n, m) = (self.log_n, shape.m);
             let (ba, bb, bo) = (buf(a.ptr(), a.len()), buf(b.ptr(), b.len()), buf(out.ptr(), out.len()));
             let record = |q: Queue<'_>| {
                 launch::lazy_forward_pair(q, fa.kernels, (ba, bb), &fa.tables, 2 * m, log_n, &tw_in)?;
+                if io.kernels.has_tensor_inverse() {
+                    // The inverse's first pass reads the products itself
+                    // (four launches): no tensor kernel, and the `3m`
+                    // products never go through global memory before it.
+                    // SAFETY: `lazy_inverse_of_tensor`'s contract, as for
+                    // `launch::tensor` below: `a` and `b` hold the
+                    // forwards' reduced words, `out` overlaps neither, all
+                    // three borrowed for this call (a replay runs on the
+                    // key's same buffers).
+                    return unsafe {
+                        launch::lazy_inverse_of_tensor(
+                            q,
+                            io.kernels,
+                            (ba, bb, bo),
+                            &io.tables,
+                            3 * m,
+                            log_n,
+                            &tw_out,
+                        )
+                    };
+                }
                 // SAFETY: `launch::tensor`'s contract: `out` is distinct from
                 // `a` and `b` (a `&mut` view beside two shared ones, all
                 // borrowed for this call; a replayed graph runs on the same

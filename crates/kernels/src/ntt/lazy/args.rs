@@ -43,6 +43,14 @@ pub struct PassArgs<W> {
     /// ([`row_polys_log`](super::row_polys_log); clamped by
     /// [`row_of`](super::row_of)); column passes ignore it.
     pub log_polys: u32,
+    /// The tensor-source inverse row pass's first ciphertexts (`2m`
+    /// polynomials of the tower, NTT domain, reduced), whose first step
+    /// reads the tensor product of `ta` and `tb` instead of `data`
+    /// ([`step_tensor`](super::step_tensor)); null (and unused) for every
+    /// other pass.
+    pub ta: *const W,
+    /// The tensor-source pass's second ciphertexts, laid out as `ta`.
+    pub tb: *const W,
 }
 
 /// The arguments of every lazy pass kernel, passed by value as one
@@ -78,6 +86,10 @@ pub struct PassArgs<W> {
 ///   at least [`pass_smem_words`](super::pass_smem_words) words of
 ///   dynamic shared memory (a launch may ask for more, to hold fewer of
 ///   its blocks per SM; the kernel uses only its tile's);
+/// * a tensor-source inverse row pass (entries named `…_t_<word>`) has
+///   non-null `ta` and `tb`, each `rows` towers of `2 · data_words / 3`
+///   reduced words (`data_words` a multiple of `3N`), overlapping neither
+///   `data`; every other kernel ignores them;
 /// * a fused kernel's launch has `subs = batch`, `2 · batch ·`
 ///   [`fused_per_poly`](super::fused_per_poly) blocks per tower, the larger
 ///   pass tile plus 16 bytes of shared memory, `ctrl` pointing to
@@ -145,6 +157,11 @@ pub struct LaunchArgs<W> {
     pub(crate) ctrl: *mut u32,
     /// A fused launch's lag in polynomials ([`fused_item`](super::fused_item)).
     pub(crate) lag: u32,
+    /// The tensor-source inverse row pass's inputs ([`PassArgs::ta`]),
+    /// `2 · data_words / 3` words per tower; null for every other kernel.
+    pub(crate) ta: *const W,
+    /// The tensor-source pass's second inputs ([`PassArgs::tb`]).
+    pub(crate) tb: *const W,
 }
 
 impl<W: Word> PassArgs<W> {
@@ -182,6 +199,9 @@ impl<W: Word> LaunchArgs<W> {
             }
         };
         let off = y as usize * self.data_words as usize;
+        // The tensor inputs: `2m` polynomials per tower beside the `3m` of `data`.
+        let in_off = (self.data_words / 3 * 2) as usize * y as usize;
+        let keep_null = |p: *const W| if p.is_null() { p } else { p.wrapping_add(in_off) };
         PassArgs {
             data: self.data.wrapping_add(off),
             tw: self.tw.wrapping_add(y as usize * self.tw_pairs as usize),
@@ -192,6 +212,8 @@ impl<W: Word> LaunchArgs<W> {
             b: self.b.wrapping_add(off),
             barrett: Barrett4 { q, mu, m: qbits },
             log_polys: self.log_polys,
+            ta: keep_null(self.ta),
+            tb: keep_null(self.tb),
         }
     }
 }
@@ -272,7 +294,31 @@ impl<W: Word> LaunchArgs<W> {
             b: b.ptr,
             ctrl: core::ptr::null_mut(),
             lag: 0,
+            ta: core::ptr::null(),
+            tb: core::ptr::null(),
         })
+    }
+
+    /// The block of a tensor-source inverse row pass
+    /// ([`step_tensor`](super::step_tensor)): this one (whose `data` is the
+    /// `3m` outputs per tower) reading its first step from the tensor
+    /// product of `a` and `b` (`2m` polynomials per tower each: checked to
+    /// hold `rows · 2 · data_words / 3` words, with `data_words` a multiple
+    /// of `3N`). That their words are reduced (the forward transforms'),
+    /// and that neither overlaps `data`, stays the caller's.
+    pub fn tensor_source(self, a: Buf<W>, b: Buf<W>, grid: &TowerGrid<W>) -> Result<Self, ArgsError> {
+        let n = 1u64 << self.log_n;
+        if !self.data_words.is_multiple_of(3 * n) || !self.b.is_null() {
+            return Err(ArgsError::Count);
+        }
+        let in_words = self.data_words / 3 * 2;
+        for x in [&a, &b] {
+            if x.is_null() {
+                return Err(ArgsError::Null);
+            }
+            x.holds(span(grid.rows() as u64, in_words, 0)?)?;
+        }
+        Ok(LaunchArgs { ta: a.ptr, tb: b.ptr, ..self })
     }
 
     /// The block of a fused launch: this one with its control words `ctrl`

@@ -189,7 +189,47 @@ pub unsafe fn step_with<W: Gmem, S: Shared<W>, const MODE: u8, const COMPUTED: b
     // SAFETY: `exec`'s contract is `step_with`'s (its `# Safety`), established by the caller (the
     // lazy kernels: the invariants of `LaunchArgs`); the pass starts from and ends in global memory.
     unsafe {
-        exec::<W, S, ToGlobal, MODE, COMPUTED, false>(
+        exec::<W, S, ToGlobal, MODE, COMPUTED, false, false>(
+            shape,
+            args,
+            s,
+            &ToGlobal,
+            (true, false, true),
+            (held, &mut Prefetch::new()),
+            blk,
+            t,
+            e,
+        )
+    }
+}
+
+/// [`step`] of an inverse row pass whose first step reads, instead of
+/// `args.data`, the ciphertext tensor product of `args.ta` and `args.tb`
+/// ([`crate::tensor`]: output polynomial `3j + c` of the tower is component
+/// `c` of ciphertexts `j`; every later step, and the pass's writes, as the
+/// inverse row pass's): the tensor kernel folded into the inverse
+/// transform, so the `3m` products never go through global memory before
+/// their first inverse step.
+///
+/// # Safety
+/// As for [`step`] with `MODE = INVERSE` and a row `shape`, and: `args.ta`
+/// and `args.tb` hold `2m · N` reduced words each where `args.data` holds
+/// `3m · N` (the tower's), overlapping neither `args.data` (the invariants
+/// of [`LaunchArgs`](super::LaunchArgs) for a tensor-source pass).
+#[inline(always)]
+pub unsafe fn step_tensor<W: Gmem, S: Shared<W>>(
+    shape: Shape,
+    args: &PassArgs<W>,
+    s: &S,
+    held: &mut [W; MAX_HELD],
+    blk: u32,
+    t: u32,
+    e: u32,
+) {
+    // SAFETY: `exec`'s contract is this function's (its `# Safety`), established by the caller
+    // (the tensor-source kernels: the invariants of `LaunchArgs`).
+    unsafe {
+        exec::<W, S, ToGlobal, INVERSE, false, false, true>(
             shape,
             args,
             s,
@@ -231,9 +271,29 @@ pub unsafe fn step_latency<W: Gmem, S: Shared<W>, const MODE: u8>(
     // thread's earlier steps left, as `exec` with prefetching requires.
     unsafe {
         if prefetches(shape, MODE, core::mem::size_of::<W>()) {
-            exec::<W, S, ToGlobal, MODE, false, true>(shape, args, s, &ToGlobal, io, (held, pre), blk, t, e)
+            exec::<W, S, ToGlobal, MODE, false, true, false>(
+                shape,
+                args,
+                s,
+                &ToGlobal,
+                io,
+                (held, pre),
+                blk,
+                t,
+                e,
+            )
         } else {
-            exec::<W, S, ToGlobal, MODE, false, false>(shape, args, s, &ToGlobal, io, (held, pre), blk, t, e)
+            exec::<W, S, ToGlobal, MODE, false, false, false>(
+                shape,
+                args,
+                s,
+                &ToGlobal,
+                io,
+                (held, pre),
+                blk,
+                t,
+                e,
+            )
         }
     }
 }
@@ -263,7 +323,7 @@ pub unsafe fn step_io<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8>(
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and a tile the first
     // step reads holds the pass's words), established by its caller.
     unsafe {
-        exec::<W, S, K, MODE, false, false>(
+        exec::<W, S, K, MODE, false, false, false>(
             shape,
             args,
             s,
@@ -298,7 +358,7 @@ pub unsafe fn step_l2<W: Gmem, S: Shared<W>, const MODE: u8>(
     // SAFETY: `exec`'s contract is this function's (its `# Safety`: `step`'s, and the first pass's
     // writes are visible), established by its caller.
     unsafe {
-        exec::<W, S, ToGlobal, MODE, false, false>(
+        exec::<W, S, ToGlobal, MODE, false, false, false>(
             shape,
             args,
             s,
@@ -329,6 +389,9 @@ struct Io {
     keep: bool,
     /// Multiplies by the held registers (the product pass's middle step).
     use_held: bool,
+    /// Reads the tensor product of `ta` and `tb` instead of global words
+    /// (the first step of [`step_tensor`]; with `from_global`).
+    tensor: bool,
 }
 
 /// [`step`] and [`step_io`] in one: execution step `e` with the held
@@ -336,10 +399,20 @@ struct Io {
 /// step of its own (`e < exec_steps`), else `e` counts butterfly steps
 /// only. With `P` (prefetching, [`step_latency`]) step 0 first fills `pre`
 /// with the twiddle pairs of every step ([`prefetch`]) and every step
-/// reads its pairs there; without, `pre` is never touched.
+/// reads its pairs there; without, `pre` is never touched. With `T` (an
+/// inverse row pass: [`step_tensor`]) the first step reads the tensor
+/// product of `args.ta` and `args.tb` instead of `args.data`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool, const P: bool>(
+unsafe fn exec<
+    W: Gmem,
+    S: Shared<W>,
+    K: Sink<W>,
+    const MODE: u8,
+    const C: bool,
+    const P: bool,
+    const T: bool,
+>(
     shape: Shape,
     args: &PassArgs<W>,
     s: &S,
@@ -386,6 +459,7 @@ unsafe fn exec<W: Gmem, S: Shared<W>, K: Sink<W>, const MODE: u8, const C: bool,
         src_b: b_steps,
         keep: b_steps && ed + 1 == n,
         use_held: MODE == PRODUCT && fwd && inv,
+        tensor: T && MODE == INVERSE && !shape.strided && ed == 0 && from_global,
     };
     // The prefetched pairs of forward step `j` (read only where `P`).
     let s = &mut (s, sink, held, &*pre, j as usize);
@@ -722,7 +796,7 @@ unsafe fn unit<
     blk: u32,
     p: u32,
     g: u32,
-    Io { from_global, cg, last, src_b, keep, use_held }: Io,
+    Io { from_global, cg, last, src_b, keep, use_held, tensor }: Io,
 ) {
     let to_global = last && !K::ACTIVE;
     let src: *const W = if src_b { args.b } else { args.data };
@@ -776,7 +850,11 @@ unsafe fn unit<
     unsafe {
         // A row unit of consecutive words moves in 16-byte vectors.
         let run = !shape.strided && lh == 0 && R * word_bytes >= 16;
-        if from_global && run && cg {
+        if tensor {
+            // The tensor-source pass: the unit's words are the tensor
+            // product's (`step_tensor`).
+            crate::tensor::tensor_unit(args.ta, args.tb, (gbase, gstride), args.log_n, &args.barrett, &mut a);
+        } else if from_global && run && cg {
             W::ld_run_cg(src.add(gbase), &mut a);
         } else if from_global && run {
             W::ld_run(src.add(gbase), &mut a);

@@ -229,6 +229,30 @@ pub const fn max_regs_computed(word_bytes: usize, mode: u8, l: u32, log_r: u32) 
     }
 }
 
+/// Whether the full-tile row pass of `mode`, `l` points and radix
+/// `2^log_r` has a tensor-source kernel (`LazyKernel::tensor`,
+/// [`step_tensor`](super::step_tensor)) for `word_bytes`-byte words: the
+/// inverse row pass of 2^8 points (N = 2^16, the ciphertexts of issue 54)
+/// at the default radix ([`log_radix`]). Elsewhere the tensor product
+/// runs its own kernel before the inverse.
+pub const fn has_tensor_rows(word_bytes: usize, mode: u8, l: u32, log_r: u32) -> bool {
+    mode == INVERSE && l == TENSOR_L && log_r == log_radix(word_bytes, l, false, INVERSE)
+}
+
+/// The `l` of the tensor-source kernels ([`has_tensor_rows`]).
+pub const TENSOR_L: u32 = 8;
+
+/// The register cap of a tensor-source kernel ([`has_tensor_rows`]): the
+/// inverse row pass's ([`max_regs`]) raised by 8 on `u32` (its first step
+/// holds a chunk of two operands beside the unit), for at most one block
+/// per SM fewer. Not measured against other caps.
+pub const fn max_regs_tensor(word_bytes: usize, l: u32, log_r: u32) -> Option<u32> {
+    match max_regs(word_bytes, INVERSE, false, l, log_r) {
+        Some(c) if word_bytes == 4 => Some(c + 8),
+        c => c,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
