@@ -220,7 +220,7 @@ fn product_on<W: Coeff>(p: &NttParams<W>, a: &[W], b: &[W], sched: &LazySchedule
     Ok(a)
 }
 
-/// The ciphertext tensor product ([`crate::ciphertext`]) of `a` and `b`
+/// The ciphertext tensor product ([`crate::Tensor`]) of `a` and `b`
 /// (`2m` polynomials each) as a lazy GPU plan with the tensor-source
 /// kernel runs it: both forwards, then the inverse of the three products,
 /// whose first (row) pass reads the products itself
