@@ -121,25 +121,16 @@ impl<W: Coeff> NttEngine<W> {
     pub(crate) fn global_passes(&self, batch: usize) -> u32 {
         match self.kernel_for_dir(batch, false) {
             NttKernel::Radix2Global => self.log_n,
-            NttKernel::Lazy => self.lazy_passes(batch).unwrap_or(2),
+            // One pass where a fused launch runs both (the words between
+            // them stay in L2), else the route's passes.
+            NttKernel::Lazy => match self.lazy_route(Direction::Forward, batch) {
+                Some(LazyRoute::Fused(..)) => 1,
+                Some(LazyRoute::Plain(path, _)) => path.kernels.passes(false) as u32,
+                None => 2,
+            },
             NttKernel::Cluster => 1,
             k => 1 + u32::from(self.tile_for(k, batch).l1 > 0),
         }
-    }
-
-    /// Passes of the lazy forward transform over device memory, if the plan
-    /// has the lazy kernels: one where a fused launch runs both passes (the
-    /// words between them stay in L2).
-    fn lazy_passes(&self, batch: usize) -> Option<u32> {
-        self.lazy.as_ref().map(|l| {
-            let polys = batch.saturating_mul(self.towers);
-            match (l.transform_moderate(polys, false), l.fused_for(batch)) {
-                (_, Some(f)) if f.always => 1,
-                (Some(path), _) => path.kernels.passes(false) as u32,
-                (None, Some(_)) => 1,
-                (None, None) => l.path_for(polys).kernels.passes(false) as u32,
-            }
-        })
     }
 
     /// The forward geometry of `batch` polynomials per tower (`None` for
